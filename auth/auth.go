@@ -1,0 +1,246 @@
+// Package auth holds Tally's local sign-in rules: passwords, the local-login flags and their
+// admin override, first-run onboarding, password reset and API-key authentication.
+package auth
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/internal/mail"
+	"tally/models"
+)
+
+// Messages shown to people and API clients.
+const (
+	MsgInvalidCredentials = "Invalid email or password."
+	MsgLocalLoginDisabled = "Local password login is disabled. Please use single sign-on."
+	MsgAdminOnlyNote      = "Local login is restricted to administrators."
+	MsgPasswordResetOff   = "Password reset via Tally is disabled. Please reset your password through your identity provider."
+	MsgSuspended          = "Your account has been suspended. Contact your administrator."
+	MsgAPIKeyInvalid      = "Access token or API key is invalid, expired, or missing"
+	MsgAccountDeactivated = "Account has been deactivated"
+	MsgAlreadyOnboarded   = "Tally is already set up. Sign in instead."
+	MsgInvalidResetToken  = "This password reset link is invalid or has expired. Ask for a new one."
+	resetTokenLifetime    = 15 * time.Minute
+)
+
+// Policy is the local-login configuration.
+type Policy struct {
+	LocalLoginEnabled    bool
+	AdminOverrideEnabled bool
+}
+
+// FormVisible reports whether the email and password form is shown.
+func (p Policy) FormVisible() bool { return p.LocalLoginEnabled || p.AdminOverrideEnabled }
+
+// AdminOnly reports whether only super admins may sign in locally.
+func (p Policy) AdminOnly() bool { return !p.LocalLoginEnabled && p.AdminOverrideEnabled }
+
+// PasswordResetEnabled reports whether password reset is offered. The admin override never
+// turns it back on.
+func (p Policy) PasswordResetEnabled() bool { return p.LocalLoginEnabled }
+
+// Service applies the sign-in rules.
+type Service struct {
+	DB     *db.DB
+	Policy Policy
+	Mailer mail.Mailer
+	// AppURL is the public base URL, for links in mail.
+	AppURL string
+	Log    *slog.Logger
+}
+
+// SignInResult says how a local sign-in succeeded.
+type SignInResult struct {
+	User *models.User
+	// Override is true when the admin override let a super admin in while local login is off.
+	Override bool
+}
+
+// SignIn checks an email and password against the local-login rules. A wrong password and an
+// unknown email fail alike, after the same amount of work.
+func (s *Service) SignIn(ctx context.Context, email, password string) (SignInResult, error) {
+	if !s.Policy.FormVisible() {
+		return SignInResult{}, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
+	}
+	u, err := models.UserByEmail(ctx, s.DB, email)
+	if err != nil && !apperr.Is(err, apperr.NotFound) {
+		return SignInResult{}, err
+	}
+	if err != nil {
+		u = nil
+	}
+	if s.Policy.AdminOnly() && (u == nil || u.Role != models.RoleSuperAdmin) {
+		_, _ = CheckPassword(dummyHash, password)
+		return SignInResult{}, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
+	}
+	hash := dummyHash
+	if u != nil && u.PasswordHash != nil {
+		hash = *u.PasswordHash
+	}
+	ok, err := CheckPassword(hash, password)
+	if err != nil {
+		return SignInResult{}, fmt.Errorf("check password: %w", err)
+	}
+	if !ok || u == nil || u.PasswordHash == nil {
+		return SignInResult{}, apperr.New(apperr.Unauthorized, MsgInvalidCredentials)
+	}
+	if !u.Active() {
+		return SignInResult{}, apperr.New(apperr.Forbidden, MsgSuspended)
+	}
+	if err := models.TouchLastLogin(ctx, s.DB, u.ID); err != nil {
+		return SignInResult{}, err
+	}
+	res := SignInResult{User: u, Override: s.Policy.AdminOnly()}
+	if res.Override {
+		s.Log.InfoContext(ctx, "super admin override login", "user_id", u.ID)
+	}
+	return res, nil
+}
+
+// Onboarding is what the first person enters to set Tally up.
+type Onboarding struct {
+	FamilyName string
+	FirstName  string
+	LastName   string
+	Email      string
+	Password   string
+	Currency   string
+}
+
+// Onboard creates the first user, as super admin of a new family. It fails with Conflict once
+// any user exists; concurrent attempts are serialised, so only one can win.
+func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, error) {
+	var v apperr.Validation
+	if msg := validatePassword(in.Password); msg != "" {
+		v.Add("password", msg)
+	}
+	if strings.TrimSpace(in.FamilyName) == "" {
+		v.Add("family_name", "Family name can't be blank")
+	}
+	if strings.TrimSpace(in.Email) == "" {
+		v.Add("email", "Email can't be blank")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return nil, err
+	}
+	var u *models.User
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if _, err := tx.NewRaw("SELECT pg_advisory_xact_lock(hashtext('tally:onboarding'))").Exec(ctx); err != nil {
+			return err
+		}
+		n, err := models.CountUsers(ctx, tx)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return apperr.New(apperr.Conflict, MsgAlreadyOnboarded)
+		}
+		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency)
+		if err != nil {
+			return err
+		}
+		u, err = models.CreateUser(ctx, tx, models.NewUser{
+			FamilyID: f.ID, Email: in.Email, PasswordHash: &hash, FirstName: in.FirstName, LastName: in.LastName,
+			Role: models.RoleSuperAdmin, FamilyCreator: true,
+		})
+		if err != nil {
+			return err
+		}
+		u.Family = f
+		return nil
+	})
+	return u, err
+}
+
+// NewUserInput is a user created by an administrator or the CLI.
+type NewUserInput struct {
+	Email    string
+	Password string
+	Role     models.Role
+	// FamilyName names the family to join; a missing family is created with the user as its
+	// creator. Empty means a new family named after the user.
+	FamilyName string
+}
+
+// CreateUser creates a user with a password.
+func (s *Service) CreateUser(ctx context.Context, in NewUserInput) (*models.User, error) {
+	if msg := validatePassword(in.Password); msg != "" {
+		return nil, apperr.New(apperr.Invalid, msg)
+	}
+	hash, err := HashPassword(in.Password)
+	if err != nil {
+		return nil, err
+	}
+	if in.FamilyName == "" {
+		local, _, _ := strings.Cut(models.NormalizeEmail(in.Email), "@")
+		in.FamilyName = local + "'s family"
+	}
+	var u *models.User
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		f, err := models.FamilyByName(ctx, tx, in.FamilyName)
+		creator := false
+		if apperr.Is(err, apperr.NotFound) {
+			f, err = models.CreateFamily(ctx, tx, in.FamilyName, "")
+			creator = true
+		}
+		if err != nil {
+			return err
+		}
+		u, err = models.CreateUser(ctx, tx, models.NewUser{
+			FamilyID: f.ID, Email: in.Email, PasswordHash: &hash, Role: in.Role, FamilyCreator: creator,
+		})
+		return err
+	})
+	return u, err
+}
+
+// AuthenticateAPIKey returns the user and key for an X-Api-Key value. A missing, unknown,
+// expired or revoked key, and a suspended user, are Unauthorized.
+func (s *Service) AuthenticateAPIKey(ctx context.Context, key string) (*models.User, *models.APIKey, error) {
+	if key == "" {
+		return nil, nil, apperr.New(apperr.Unauthorized, MsgAPIKeyInvalid)
+	}
+	k, err := models.APIKeyByKey(ctx, s.DB, key)
+	if apperr.Is(err, apperr.NotFound) || (err == nil && !k.Active(time.Now())) {
+		return nil, nil, apperr.New(apperr.Unauthorized, MsgAPIKeyInvalid)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	u, err := models.UserByID(ctx, s.DB, k.UserID)
+	if err != nil {
+		return nil, nil, err
+	}
+	if !u.Active() {
+		return nil, nil, apperr.New(apperr.Unauthorized, MsgAccountDeactivated)
+	}
+	if err := models.TouchAPIKey(ctx, s.DB, k.ID); err != nil {
+		return nil, nil, err
+	}
+	return u, k, nil
+}
+
+// UserForSession returns the active user a session points at. A suspended or deleted user is
+// NotFound, so the caller drops the session.
+func (s *Service) UserForSession(ctx context.Context, id uuid.UUID) (*models.User, error) {
+	u, err := models.UserByID(ctx, s.DB, id)
+	if err != nil {
+		return nil, err
+	}
+	if !u.Active() {
+		return nil, apperr.New(apperr.NotFound, "user not found")
+	}
+	return u, nil
+}

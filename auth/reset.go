@@ -1,0 +1,117 @@
+package auth
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/base64"
+	"fmt"
+	"net/url"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/internal/mail"
+	"tally/models"
+)
+
+// RequestPasswordReset mails a reset link to email if such a user exists and has a password.
+// It says nothing either way, so that it cannot be used to find out who has an account.
+func (s *Service) RequestPasswordReset(ctx context.Context, email string) error {
+	if !s.Policy.PasswordResetEnabled() {
+		return apperr.New(apperr.Forbidden, MsgPasswordResetOff)
+	}
+	u, err := models.UserByEmail(ctx, s.DB, email)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if !u.Active() || u.PasswordHash == nil {
+		return nil
+	}
+	raw := make([]byte, 32)
+	if _, err := rand.Read(raw); err != nil {
+		return err
+	}
+	token := base64.RawURLEncoding.EncodeToString(raw)
+	if _, err := s.DB.NewRaw(
+		"INSERT INTO password_resets (id, user_id, token_hash, expires_at) VALUES (gen_random_uuid(), ?, ?, ?)",
+		u.ID, models.HashSecret(token), time.Now().Add(resetTokenLifetime)).Exec(ctx); err != nil {
+		return err
+	}
+	link := s.AppURL + "/password_reset/edit?" + url.Values{"token": {token}}.Encode()
+	return s.Mailer.Send(ctx, mail.Message{
+		To:      u.Email,
+		Subject: "Reset your Tally password",
+		Body: fmt.Sprintf("Someone asked to reset the password of your Tally account.\n\n"+
+			"To choose a new password, open this link within 15 minutes:\n\n%s\n\n"+
+			"If you did not ask for this, ignore this message: your password stays as it is.\n", link),
+		Link: link,
+	})
+}
+
+// CheckResetToken reports whether token may still be used.
+func (s *Service) CheckResetToken(ctx context.Context, token string) error {
+	if !s.Policy.PasswordResetEnabled() {
+		return apperr.New(apperr.Forbidden, MsgPasswordResetOff)
+	}
+	var n int
+	err := s.DB.NewRaw("SELECT count(*) FROM password_resets WHERE token_hash = ? AND used_at IS NULL AND expires_at > now()",
+		models.HashSecret(token)).Scan(ctx, &n)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return apperr.New(apperr.Invalid, MsgInvalidResetToken)
+	}
+	return nil
+}
+
+// ResetPassword sets a new password with a reset token. The token is used up, every other
+// outstanding token of the user is cancelled, and so are the user's sessions.
+func (s *Service) ResetPassword(ctx context.Context, token, password string) (*models.User, error) {
+	if !s.Policy.PasswordResetEnabled() {
+		return nil, apperr.New(apperr.Forbidden, MsgPasswordResetOff)
+	}
+	if msg := validatePassword(password); msg != "" {
+		var v apperr.Validation
+		v.Add("password", msg)
+		return nil, v.Err()
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return nil, err
+	}
+	var u *models.User
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		var userID uuid.UUID
+		err := tx.NewRaw(`UPDATE password_resets SET used_at = now()
+			WHERE token_hash = ? AND used_at IS NULL AND expires_at > now() RETURNING user_id`,
+			models.HashSecret(token)).Scan(ctx, &userID)
+		if db.IsNoRows(err) {
+			return apperr.New(apperr.Invalid, MsgInvalidResetToken)
+		}
+		if err != nil {
+			return err
+		}
+		u, err = models.UserByID(ctx, tx, userID)
+		if err != nil {
+			return err
+		}
+		if !u.Active() {
+			return apperr.New(apperr.Invalid, MsgInvalidResetToken)
+		}
+		if err := models.SetPasswordHash(ctx, tx, u.ID, hash); err != nil {
+			return err
+		}
+		if _, err := tx.NewRaw("UPDATE password_resets SET used_at = now() WHERE user_id = ? AND used_at IS NULL", u.ID).Exec(ctx); err != nil {
+			return err
+		}
+		_, err = tx.NewRaw("DELETE FROM sessions WHERE user_id = ?", u.ID).Exec(ctx)
+		return err
+	})
+	return u, err
+}

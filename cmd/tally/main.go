@@ -1,0 +1,61 @@
+// Command tally is Tally's one binary: the web server, the job worker and the operator tasks.
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := run(ctx, os.Args, os.Getenv, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "tally:", err)
+		os.Exit(1)
+	}
+}
+
+const usage = `Usage: tally <command> [flags]
+
+Commands:
+  dev                 start a private PostgreSQL under .data/, migrate, and serve web and worker
+  serve               serve web and worker (needs DATABASE_URL and SECRET_KEY_BASE)
+  worker              work background jobs only
+  migrate up|down|status
+  users:create        --email E --password P [--role super_admin|admin|member] [--family NAME]
+  api_keys:create     --email E [--name N] [--scope read|read_write]; prints the key alone
+
+Configuration is read from the environment: see README.md.
+`
+
+// run is the whole program, with its environment passed in, so that tests run it as main does.
+func run(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	if len(args) < 2 {
+		fmt.Fprint(stderr, usage)
+		return fmt.Errorf("no command given")
+	}
+	cmd, rest := args[1], args[2:]
+	switch cmd {
+	case "dev":
+		return runDev(ctx, getenv, stdout, stderr)
+	case "serve":
+		return runServe(ctx, getenv, stdout, stderr, true)
+	case "worker":
+		return runServe(ctx, getenv, stdout, stderr, false)
+	case "migrate":
+		return runMigrate(ctx, rest, getenv, stdout)
+	case "users:create":
+		return runUsersCreate(ctx, rest, getenv, stdout, stderr)
+	case "api_keys:create":
+		return runAPIKeysCreate(ctx, rest, getenv, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return nil
+	}
+	fmt.Fprint(stderr, usage)
+	return fmt.Errorf("unknown command %q", cmd)
+}

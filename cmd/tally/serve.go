@@ -1,0 +1,220 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"tally/auth"
+	"tally/config"
+	"tally/handlers"
+	"tally/internal/db"
+	"tally/internal/mail"
+	"tally/internal/pgtmp"
+	"tally/internal/ratelimit"
+	"tally/jobs"
+	"tally/models"
+)
+
+func newLogger(cfg config.Config, w io.Writer, defaultFormat string) *slog.Logger {
+	opts := &slog.HandlerOptions{Level: cfg.LogLevel}
+	format := cfg.LogFormat
+	if format == "" {
+		format = defaultFormat
+	}
+	if format == "text" {
+		return slog.New(slog.NewTextHandler(w, opts))
+	}
+	return slog.New(slog.NewJSONHandler(w, opts))
+}
+
+// runServe serves the web app and works jobs (web=true), or only works jobs.
+func runServe(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, web bool) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	if err := cfg.CheckSecretKeyBase(); err != nil {
+		return err
+	}
+	if cfg.DatabaseURL == "" {
+		return errors.New("DATABASE_URL is required (or use `tally dev` for a private database)")
+	}
+	log := newLogger(cfg, stderr, "json")
+	d, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	if pending, err := db.Pending(ctx, d); err != nil {
+		return err
+	} else if len(pending) > 0 {
+		return fmt.Errorf("the database has %d pending migrations (%s): run `tally migrate up`", len(pending), strings.Join(pending, ", "))
+	}
+	if !web {
+		return work(ctx, d, log)
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
+	}
+	return serve(ctx, cfg, d, log, ln, func(url string) {
+		fmt.Fprintf(stdout, "Tally is listening on %s\n", url)
+	})
+}
+
+// runDev runs Tally with no configuration: a private PostgreSQL under .data/ (or
+// TALLY_DATA_DIR), a secret key kept beside it, migrations applied, web and worker together.
+func runDev(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
+	cfg, err := config.Load(getenv)
+	if err != nil {
+		return err
+	}
+	log := newLogger(cfg, stderr, "text")
+	dataDir := cfg.DataDir
+	if dataDir == "" {
+		dataDir = ".data"
+	}
+	if dataDir, err = filepath.Abs(dataDir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return fmt.Errorf("create data dir: %w", err)
+	}
+	if cfg.SecretKeyBase == "" {
+		if cfg.SecretKeyBase, err = devSecret(filepath.Join(dataDir, "secret_key_base")); err != nil {
+			return err
+		}
+	}
+	if cfg.DatabaseURL == "" {
+		pgLog, err := os.OpenFile(filepath.Join(dataDir, "postgres.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return err
+		}
+		defer pgLog.Close()
+		fmt.Fprintf(stdout, "Starting PostgreSQL in %s ...\n", filepath.Join(dataDir, "postgres"))
+		cluster, err := pgtmp.Start(ctx, pgtmp.Options{DataDir: filepath.Join(dataDir, "postgres"), Log: pgLog})
+		if err != nil {
+			return err
+		}
+		defer cluster.Stop()
+		if err := cluster.EnsureDatabase(ctx, "tally"); err != nil {
+			return err
+		}
+		cfg.DatabaseURL = cluster.URL("tally")
+	}
+	d, err := db.Open(ctx, cfg.DatabaseURL)
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	applied, err := db.MigrateUp(ctx, d)
+	if err != nil {
+		return err
+	}
+	if len(applied) > 0 {
+		fmt.Fprintf(stdout, "Applied %d migrations.\n", len(applied))
+	}
+	ln, err := net.Listen("tcp", cfg.ListenAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (LISTEN_ADDR): %w", cfg.ListenAddr, err)
+	}
+	return serve(ctx, cfg, d, log, ln, func(url string) {
+		fmt.Fprintf(stdout, "Tally is running at %s\n", url)
+		if n, err := models.CountUsers(ctx, d); err == nil && n == 0 {
+			fmt.Fprintf(stdout, "\nNo user exists yet. Next steps:\n"+
+				"  1. Open %s/onboarding and create your family and the first (super admin) user,\n"+
+				"     or run: go run ./cmd/tally users:create --email you@example.com --password 'a long password' --role super_admin\n"+
+				"  2. Create an API key under Settings > API keys to use the API.\n", url)
+		}
+		fmt.Fprintln(stdout, "Press Ctrl+C to stop.")
+	})
+}
+
+// devSecret reads the development secret from path, creating it on first use.
+func devSecret(path string) (string, error) {
+	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 32 {
+		return strings.TrimSpace(string(b)), nil
+	}
+	buf := make([]byte, 64)
+	if _, err := rand.Read(buf); err != nil {
+		return "", err
+	}
+	s := hex.EncodeToString(buf)
+	if err := os.WriteFile(path, []byte(s+"\n"), 0o600); err != nil {
+		return "", fmt.Errorf("write development secret: %w", err)
+	}
+	return s, nil
+}
+
+// serve runs the web server on ln and the job worker until ctx ends, then shuts both down.
+func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, ln net.Listener, ready func(url string)) error {
+	mailer, err := mail.New(cfg.SMTPURL, cfg.MailFrom, log)
+	if err != nil {
+		return err
+	}
+	url := cfg.AppURL
+	if url == "" {
+		url = "http://" + ln.Addr().String()
+		cfg.AppURL = url
+	}
+	river, err := jobs.New(d, log, jobs.Options{Work: true})
+	if err != nil {
+		return err
+	}
+	if err := river.Start(ctx); err != nil {
+		return fmt.Errorf("start job worker: %w", err)
+	}
+	h := handlers.New(handlers.Deps{
+		Config:  cfg,
+		DB:      d,
+		Limiter: ratelimit.New(d),
+		Auth: &auth.Service{
+			DB: d, Mailer: mailer, AppURL: cfg.AppURL, Log: log,
+			Policy: auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
+		},
+		Sessions: handlers.NewSessionManager(d, cfg),
+		Log:      log,
+	})
+	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	ready(url)
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	log.Info("shutting down")
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err = srv.Shutdown(shutdownCtx)
+	return errors.Join(err, river.Stop(shutdownCtx))
+}
+
+// work runs only the job worker until ctx ends.
+func work(ctx context.Context, d *db.DB, log *slog.Logger) error {
+	river, err := jobs.New(d, log, jobs.Options{Work: true})
+	if err != nil {
+		return err
+	}
+	if err := river.Start(ctx); err != nil {
+		return err
+	}
+	log.Info("worker started")
+	<-ctx.Done()
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	return river.Stop(shutdownCtx)
+}

@@ -1,0 +1,143 @@
+// Package config reads Tally's configuration from the environment. A bad value fails at start
+// with a message that names the variable.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"strings"
+)
+
+// Config is everything Tally reads from the environment.
+type Config struct {
+	// DatabaseURL is the PostgreSQL URL. Empty in `tally dev`, which starts a private cluster.
+	DatabaseURL string
+	// SecretKeyBase signs and encrypts: session cookies, CSRF tokens and secrets at rest.
+	SecretKeyBase string
+	// AppURL is the public base URL, used in links sent by mail and in SSO callback URLs.
+	AppURL string
+	// ListenAddr is where the web server listens.
+	ListenAddr string
+	LogLevel   slog.Level
+	// LogFormat is "json" (the default for serve) or "text" (the default for dev).
+	LogFormat string
+
+	LocalLoginEnabled         bool
+	LocalAdminOverrideEnabled bool
+	SMTPURL                   string
+	MailFrom                  string
+	DataDir                   string
+	SecureCookies             bool
+	// TrustedProxies are the networks whose X-Forwarded-For header names the client. Without
+	// them the connection's address is the client's, so rate limits cannot be dodged.
+	TrustedProxies []*net.IPNet
+}
+
+// Load reads the configuration through getenv.
+func Load(getenv func(string) string) (Config, error) {
+	c := Config{
+		DatabaseURL:   strings.TrimSpace(getenv("DATABASE_URL")),
+		SecretKeyBase: getenv("SECRET_KEY_BASE"),
+		AppURL:        strings.TrimRight(strings.TrimSpace(getenv("APP_URL")), "/"),
+		ListenAddr:    strings.TrimSpace(getenv("LISTEN_ADDR")),
+		LogFormat:     strings.TrimSpace(getenv("LOG_FORMAT")),
+		SMTPURL:       strings.TrimSpace(getenv("SMTP_URL")),
+		MailFrom:      strings.TrimSpace(getenv("MAIL_FROM")),
+		DataDir:       strings.TrimSpace(getenv("TALLY_DATA_DIR")),
+	}
+	var errs []error
+	if c.ListenAddr == "" {
+		c.ListenAddr = "127.0.0.1:3000"
+	}
+	if _, _, err := net.SplitHostPort(c.ListenAddr); err != nil {
+		errs = append(errs, fmt.Errorf("LISTEN_ADDR %q is not host:port: %v", c.ListenAddr, err))
+	}
+	if c.AppURL != "" {
+		if u, err := url.Parse(c.AppURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			errs = append(errs, fmt.Errorf("APP_URL %q must be an absolute http or https URL", c.AppURL))
+		} else {
+			c.SecureCookies = u.Scheme == "https"
+		}
+	}
+	if c.DatabaseURL != "" {
+		if u, err := url.Parse(c.DatabaseURL); err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+			errs = append(errs, errors.New("DATABASE_URL must be a postgres:// URL"))
+		}
+	}
+	if c.SMTPURL != "" {
+		if u, err := url.Parse(c.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
+			errs = append(errs, errors.New("SMTP_URL must look like smtp://user:password@host:587 or smtps://user:password@host:465"))
+		}
+	}
+	if c.MailFrom == "" {
+		c.MailFrom = "Tally <no-reply@localhost>"
+	}
+	switch lvl := strings.ToLower(strings.TrimSpace(getenv("LOG_LEVEL"))); lvl {
+	case "", "info":
+		c.LogLevel = slog.LevelInfo
+	case "debug":
+		c.LogLevel = slog.LevelDebug
+	case "warn", "warning":
+		c.LogLevel = slog.LevelWarn
+	case "error":
+		c.LogLevel = slog.LevelError
+	default:
+		errs = append(errs, fmt.Errorf("LOG_LEVEL %q must be debug, info, warn or error", lvl))
+	}
+	if c.LogFormat != "" && c.LogFormat != "json" && c.LogFormat != "text" {
+		errs = append(errs, fmt.Errorf("LOG_FORMAT %q must be json or text", c.LogFormat))
+	}
+	for _, cidr := range strings.Split(getenv("TRUSTED_PROXIES"), ",") {
+		if cidr = strings.TrimSpace(cidr); cidr == "" {
+			continue
+		}
+		if !strings.Contains(cidr, "/") {
+			if strings.Contains(cidr, ":") {
+				cidr += "/128"
+			} else {
+				cidr += "/32"
+			}
+		}
+		_, n, err := net.ParseCIDR(cidr)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("TRUSTED_PROXIES entry %q is not an IP address or CIDR range", cidr))
+			continue
+		}
+		c.TrustedProxies = append(c.TrustedProxies, n)
+	}
+	var err error
+	if c.LocalLoginEnabled, err = boolVar(getenv, "AUTH_LOCAL_LOGIN_ENABLED", true); err != nil {
+		errs = append(errs, err)
+	}
+	if c.LocalAdminOverrideEnabled, err = boolVar(getenv, "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED", false); err != nil {
+		errs = append(errs, err)
+	}
+	return c, errors.Join(errs...)
+}
+
+// CheckSecretKeyBase reports whether SECRET_KEY_BASE is present and long enough.
+func (c Config) CheckSecretKeyBase() error {
+	if c.SecretKeyBase == "" {
+		return errors.New("SECRET_KEY_BASE is required: generate one with `openssl rand -hex 64`")
+	}
+	if len(c.SecretKeyBase) < 32 {
+		return errors.New("SECRET_KEY_BASE must be at least 32 characters long")
+	}
+	return nil
+}
+
+func boolVar(getenv func(string) string, name string, def bool) (bool, error) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(name))); v {
+	case "":
+		return def, nil
+	case "true", "1", "yes":
+		return true, nil
+	case "false", "0", "no":
+		return false, nil
+	default:
+		return false, fmt.Errorf("%s %q must be true or false", name, v)
+	}
+}

@@ -1,0 +1,137 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
+
+	"tally/internal/apperr"
+	"tally/models"
+	"tally/views"
+)
+
+var accountFields = []string{"name", "accountable_type", "subtype", "currency", "opening_balance"}
+
+func (a *app) accountsIndex(c echo.Context) error {
+	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AccountsPage(groupAccounts(accts)))
+}
+
+func (a *app) accountShow(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	acct, err := models.AccountByID(c.Request().Context(), a.DB, u.FamilyID, id)
+	if err != nil {
+		return err
+	}
+	list, err := a.entryList(c, models.EntryFilter{FamilyID: u.FamilyID, AccountID: &acct.ID}, "/accounts/"+acct.ID.String(), false)
+	if err != nil {
+		return err
+	}
+	if isFragment(c, "entries") {
+		return a.render(c, http.StatusOK, views.EntriesTable(list))
+	}
+	return a.render(c, http.StatusOK, views.AccountPage(acct, list))
+}
+
+func (a *app) accountNew(c echo.Context) error {
+	return a.render(c, http.StatusOK, views.AccountFormPage(views.AccountForm{}))
+}
+
+func accountInput(form *views.Form) (models.AccountInput, error) {
+	in := models.AccountInput{
+		Name: form.Value("name"), AccountableType: form.Value("accountable_type"),
+		Subtype: strings.TrimSpace(form.Value("subtype")), Currency: form.Value("currency"),
+	}
+	if raw := strings.TrimSpace(strings.ReplaceAll(form.Value("opening_balance"), ",", "")); raw != "" {
+		d, err := decimal.NewFromString(raw)
+		if err != nil {
+			var v apperr.Validation
+			v.Add("opening_balance", "Current balance must be a number, such as 1250.00")
+			return in, v.Err()
+		}
+		in.OpeningBalance = d
+	}
+	return in, nil
+}
+
+func (a *app) accountCreate(c echo.Context) error {
+	form := formOf(c, accountFields...)
+	in, err := accountInput(form)
+	var acct *models.Account
+	if err == nil {
+		acct, err = models.CreateAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	}
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form}))
+		}
+		return err
+	}
+	a.flash(c, "success", "Account “"+acct.Name+"” created.")
+	return redirect(c, "/accounts/"+acct.ID.String())
+}
+
+func (a *app) accountEdit(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	acct, err := models.AccountByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AccountFormPage(views.AccountForm{Account: acct}))
+}
+
+func (a *app) accountUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	famID := currentUser(c).FamilyID
+	acct, err := models.AccountByID(ctx, a.DB, famID, id)
+	if err != nil {
+		return err
+	}
+	form := formOf(c, "name", "accountable_type", "subtype")
+	in, _ := accountInput(form)
+	updated, err := models.UpdateAccount(ctx, a.DB, famID, id, in)
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct}))
+		}
+		return err
+	}
+	a.flash(c, "success", "Account “"+updated.Name+"” saved.")
+	return redirect(c, "/accounts/"+id.String())
+}
+
+func (a *app) accountClose(c echo.Context) error {
+	return a.setAccountStatus(c, models.AccountDisabled, "Account closed. Its history is kept.")
+}
+
+func (a *app) accountReopen(c echo.Context) error {
+	return a.setAccountStatus(c, models.AccountActive, "Account reopened.")
+}
+
+func (a *app) setAccountStatus(c echo.Context, status, msg string) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := models.SetAccountStatus(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, status); err != nil {
+		return err
+	}
+	a.flash(c, "success", msg)
+	return redirect(c, "/accounts/"+id.String())
+}

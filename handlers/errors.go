@@ -1,0 +1,159 @@
+package handlers
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/views"
+)
+
+// statusOf maps an error code to an HTTP status. It is the only such mapping.
+func statusOf(code apperr.Code) int {
+	switch code {
+	case apperr.Invalid, apperr.InvalidFormat:
+		return http.StatusUnprocessableEntity
+	case apperr.BadRequest:
+		return http.StatusBadRequest
+	case apperr.NotFound:
+		return http.StatusNotFound
+	case apperr.Conflict:
+		return http.StatusConflict
+	case apperr.Unauthorized:
+		return http.StatusUnauthorized
+	case apperr.Forbidden:
+		return http.StatusForbidden
+	case apperr.TooLarge:
+		return http.StatusRequestEntityTooLarge
+	case apperr.RateLimited:
+		return http.StatusTooManyRequests
+	case apperr.Unavailable:
+		return http.StatusServiceUnavailable
+	}
+	return http.StatusInternalServerError
+}
+
+// apiSlugs are the API's "error" values per code.
+var apiSlugs = map[apperr.Code]string{
+	apperr.Invalid:       "validation_failed",
+	apperr.InvalidFormat: "invalid_format",
+	apperr.BadRequest:    "bad_request",
+	apperr.NotFound:      "record_not_found",
+	apperr.Conflict:      "conflict",
+	apperr.Unauthorized:  "unauthorized",
+	apperr.Forbidden:     "forbidden",
+	apperr.TooLarge:      "content_too_large",
+	apperr.RateLimited:   "rate_limit_exceeded",
+	apperr.Unavailable:   "service_unavailable",
+	apperr.Internal:      "internal_server_error",
+}
+
+// APIError is the JSON body of every API error.
+type APIError struct {
+	Error    string   `json:"error"`
+	Message  string   `json:"message,omitempty"`
+	Details  any      `json:"details,omitempty"`
+	Errors   []string `json:"errors,omitempty"`
+	ImportID string   `json:"import_id,omitempty"`
+}
+
+// toAppError turns any error into an *apperr.Error: Echo's own errors (unknown route, wrong
+// method, a body too large) keep their status's meaning; anything else is internal.
+func toAppError(err error) *apperr.Error {
+	if e := apperr.As(err); e != nil {
+		return e
+	}
+	var he *echo.HTTPError
+	if errors.As(err, &he) {
+		msg := http.StatusText(he.Code)
+		if m, ok := he.Message.(string); ok && m != "" {
+			msg = m
+		}
+		switch he.Code {
+		case http.StatusNotFound:
+			return &apperr.Error{Code: apperr.NotFound, Message: "The requested resource was not found", Err: err}
+		case http.StatusMethodNotAllowed:
+			return &apperr.Error{Code: apperr.NotFound, Message: "The requested resource was not found", Err: err}
+		case http.StatusRequestEntityTooLarge:
+			return &apperr.Error{Code: apperr.TooLarge, Message: "The request body is too large", Err: err}
+		case http.StatusBadRequest, http.StatusUnsupportedMediaType:
+			return &apperr.Error{Code: apperr.BadRequest, Message: msg, Err: err}
+		case http.StatusUnauthorized:
+			return &apperr.Error{Code: apperr.Unauthorized, Message: msg, Err: err}
+		case http.StatusForbidden:
+			return &apperr.Error{Code: apperr.Forbidden, Message: msg, Err: err}
+		}
+	}
+	return &apperr.Error{Code: apperr.Internal, Message: "Something went wrong on our side. It has been logged; please try again.", Err: err}
+}
+
+// handleError is Echo's error handler: JSON under /api, an htmx fragment for htmx requests, a
+// page otherwise. Only internal errors are logged, and their text never reaches the client.
+func (a *app) handleError(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	e := toAppError(err)
+	status := statusOf(e.Code)
+	if status >= 500 {
+		a.Log.ErrorContext(c.Request().Context(), "internal error", slog.String("error", err.Error()),
+			slog.Any("request_id", c.Get(echo.HeaderXRequestID)), slog.String("path", c.Request().URL.Path))
+	}
+	var renderErr error
+	switch {
+	case isAPI(c):
+		body := APIError{Error: e.Slug, Message: e.Message, Details: e.Details}
+		if body.Error == "" {
+			body.Error = apiSlugs[e.Code]
+		}
+		if e.Code == apperr.NotFound && e.Slug == "" {
+			body.Message = "The requested resource was not found"
+		}
+		if len(e.Fields) > 0 {
+			for _, msgs := range e.Fields {
+				body.Errors = append(body.Errors, msgs...)
+			}
+			if body.Details == nil {
+				body.Details = e.Fields
+			}
+		}
+		if c.Request().Method == http.MethodHead {
+			renderErr = c.NoContent(status)
+		} else {
+			renderErr = c.JSON(status, body)
+		}
+	case c.Request().Header.Get("HX-Request") == "true":
+		renderErr = a.render(c, status, views.ErrorFragment(e.Message))
+	default:
+		renderErr = a.render(c, status, views.ErrorPage(status, titleFor(status), e.Message))
+	}
+	if renderErr != nil {
+		a.Log.ErrorContext(c.Request().Context(), "render error response", slog.String("error", renderErr.Error()))
+	}
+}
+
+func titleFor(status int) string {
+	switch status {
+	case http.StatusNotFound:
+		return "We couldn't find that page"
+	case http.StatusForbidden:
+		return "You can't do that"
+	case http.StatusTooManyRequests:
+		return "Slow down a little"
+	case http.StatusUnprocessableEntity, http.StatusBadRequest:
+		return "That didn't work"
+	}
+	if status >= 500 {
+		return "Something went wrong"
+	}
+	return fmt.Sprint(http.StatusText(status))
+}
+
+func isAPI(c echo.Context) bool {
+	return strings.HasPrefix(c.Request().URL.Path, "/api/")
+}

@@ -1,0 +1,256 @@
+package handlers
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"encoding/base64"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"runtime/debug"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/internal/ratelimit"
+	"tally/internal/sessions"
+	"tally/models"
+)
+
+// Context keys set by middleware.
+const (
+	ctxUser   = "user"
+	ctxAPIKey = "api_key"
+	ctxCSRF   = "csrf"
+)
+
+// Session keys.
+const (
+	sessCSRF         = "csrf"
+	sessFlashSuccess = "flash_success"
+	sessFlashError   = "flash_error"
+	sessReturnTo     = "return_to"
+)
+
+// requestID gives each request an id, from X-Request-Id when it is sane, and echoes it back.
+func requestID(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		id := c.Request().Header.Get(echo.HeaderXRequestID)
+		if len(id) == 0 || len(id) > 64 || strings.ContainsAny(id, " \t\r\n") {
+			id = uuid.NewString()
+		}
+		c.Response().Header().Set(echo.HeaderXRequestID, id)
+		c.Set(echo.HeaderXRequestID, id)
+		return next(c)
+	}
+}
+
+// logRequests writes one line per request, and turns a panic into an internal error.
+func (a *app) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		start := time.Now()
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
+			}
+			if err != nil {
+				c.Error(err)
+			}
+			req := c.Request()
+			attrs := []any{
+				"method", req.Method, "path", req.URL.Path, "status", c.Response().Status,
+				"duration_ms", time.Since(start).Milliseconds(), "request_id", c.Get(echo.HeaderXRequestID),
+				"ip", c.RealIP(),
+			}
+			if u, ok := c.Get(ctxUser).(*models.User); ok {
+				attrs = append(attrs, "user_id", u.ID, "family_id", u.FamilyID)
+			}
+			a.Log.LogAttrs(req.Context(), slog.LevelInfo, "request", argsToAttrs(attrs)...)
+		}()
+		return next(c)
+	}
+}
+
+func argsToAttrs(args []any) []slog.Attr {
+	attrs := make([]slog.Attr, 0, len(args)/2)
+	for i := 0; i+1 < len(args); i += 2 {
+		attrs = append(attrs, slog.Any(args[i].(string), args[i+1]))
+	}
+	return attrs
+}
+
+// secureHeaders sets the headers every response should carry.
+func (a *app) secureHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("X-Frame-Options", "DENY")
+		h.Set("Referrer-Policy", "strict-origin-when-cross-origin")
+		h.Set("Content-Security-Policy", "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'; form-action 'self' https: http:; base-uri 'self'")
+		if a.Config.SecureCookies {
+			h.Set("Strict-Transport-Security", "max-age=63072000; includeSubDomains")
+		}
+		return next(c)
+	}
+}
+
+// loadSession loads the scs session for the request and saves it after.
+func (a *app) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		var nextErr error
+		h := a.Sessions.LoadAndSave(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			c.SetRequest(r)
+			c.Response().Writer = w
+			nextErr = next(c)
+			// Errors are rendered here, inside LoadAndSave, so that flash and session changes
+			// made while handling them are saved with the response.
+			if nextErr != nil {
+				c.Error(nextErr)
+				nextErr = nil
+			}
+		}))
+		req := c.Request()
+		req = req.WithContext(sessions.WithClient(req.Context(), c.RealIP(), req.UserAgent()))
+		h.ServeHTTP(c.Response().Writer, req)
+		return nextErr
+	}
+}
+
+// csrf checks the session's CSRF token on every state-changing request. Browsers that say a
+// request is cross-site are refused outright.
+func (a *app) csrf(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		token := a.Sessions.GetString(ctx, sessCSRF)
+		if token == "" {
+			b := make([]byte, 32)
+			if _, err := rand.Read(b); err != nil {
+				return err
+			}
+			token = base64.RawURLEncoding.EncodeToString(b)
+			a.Sessions.Put(ctx, sessCSRF, token)
+		}
+		c.Set(ctxCSRF, token)
+		switch c.Request().Method {
+		case http.MethodGet, http.MethodHead, http.MethodOptions:
+			return next(c)
+		}
+		if c.Request().Header.Get("Sec-Fetch-Site") == "cross-site" {
+			return apperr.New(apperr.Forbidden, "Cross-site form submissions are not accepted.")
+		}
+		sent := c.Request().Header.Get("X-CSRF-Token")
+		if sent == "" {
+			sent = c.FormValue("_csrf")
+		}
+		if subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
+			return apperr.New(apperr.Forbidden, "This form has expired. Reload the page and try again.")
+		}
+		return next(c)
+	}
+}
+
+// loadUser puts the signed-in user into the context. A session whose user was suspended or
+// deleted is destroyed.
+func (a *app) loadUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		raw := a.Sessions.GetString(ctx, sessions.UserIDKey)
+		if raw == "" {
+			return next(c)
+		}
+		if id, err := uuid.Parse(raw); err == nil {
+			u, err := a.Auth.UserForSession(ctx, id)
+			if err == nil {
+				c.Set(ctxUser, u)
+				return next(c)
+			}
+			if !apperr.Is(err, apperr.NotFound) {
+				return err
+			}
+		}
+		if err := a.Sessions.Destroy(ctx); err != nil {
+			return err
+		}
+		return next(c)
+	}
+}
+
+// requireUser sends people who are not signed in to the sign-in page (or onboarding on a new
+// instance), and back here afterwards.
+func (a *app) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if currentUser(c) != nil {
+			return next(c)
+		}
+		ctx := c.Request().Context()
+		n, err := models.CountUsers(ctx, a.DB)
+		if err != nil {
+			return err
+		}
+		target := "/sessions/new"
+		if n == 0 {
+			target = "/onboarding"
+		} else if c.Request().Method == http.MethodGet {
+			a.Sessions.Put(ctx, sessReturnTo, c.Request().URL.RequestURI())
+		}
+		return redirect(c, target)
+	}
+}
+
+// rateLimit allows rule's number of requests per window and client IP for the route group
+// called name, counted in PostgreSQL across every instance.
+func (a *app) rateLimit(name string, rule ratelimit.Rule) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			res, err := a.Limiter.Allow(c.Request().Context(), name+":"+c.RealIP(), rule)
+			if err != nil {
+				return err
+			}
+			if !res.Allowed {
+				secs := res.RetryAfterSeconds()
+				c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+				return apperr.Errorf(apperr.RateLimited, "Too many requests. Try again in %d seconds.", secs).
+					WithSlug("rate_limit_exceeded")
+			}
+			return next(c)
+		}
+	}
+}
+
+func currentUser(c echo.Context) *models.User {
+	u, _ := c.Get(ctxUser).(*models.User)
+	return u
+}
+
+// redirect answers 303 See Other, or tells htmx to navigate.
+func redirect(c echo.Context, to string) error {
+	if c.Request().Header.Get("HX-Request") == "true" {
+		c.Response().Header().Set("HX-Redirect", to)
+		return c.NoContent(http.StatusNoContent)
+	}
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+// flash leaves a message for the next page.
+func (a *app) flash(c echo.Context, kind, text string) {
+	key := sessFlashSuccess
+	if kind == "error" {
+		key = sessFlashError
+	}
+	a.Sessions.Put(c.Request().Context(), key, text)
+}
+
+// signIn starts a session for u: a new session token (against fixation) and a new CSRF token.
+func (a *app) signIn(c echo.Context, u *models.User) error {
+	ctx := c.Request().Context()
+	if err := a.Sessions.RenewToken(ctx); err != nil {
+		return err
+	}
+	a.Sessions.Remove(ctx, sessCSRF)
+	a.Sessions.Put(ctx, sessions.UserIDKey, u.ID.String())
+	return nil
+}

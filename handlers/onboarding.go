@@ -1,0 +1,49 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"tally/auth"
+	"tally/models"
+	"tally/views"
+)
+
+var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency"}
+
+// onboardingNew shows the first-run form, only while no user exists.
+func (a *app) onboardingNew(c echo.Context) error {
+	n, err := models.CountUsers(c.Request().Context(), a.DB)
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return redirect(c, "/sessions/new")
+	}
+	return a.render(c, http.StatusOK, views.OnboardingPage(nil))
+}
+
+// onboardingCreate creates the first family and its super admin, and signs them in.
+func (a *app) onboardingCreate(c echo.Context) error {
+	form := formOf(c, onboardingFields...)
+	u, err := a.Auth.Onboard(c.Request().Context(), auth.Onboarding{
+		FamilyName: form.Value("family_name"), FirstName: form.Value("first_name"), LastName: form.Value("last_name"),
+		Email: form.Value("email"), Password: form.Value("password"), Currency: form.Value("currency"),
+	})
+	if err != nil {
+		if e := asConflict(err); e != "" {
+			a.flash(c, "error", e)
+			return redirect(c, "/sessions/new")
+		}
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.OnboardingPage(form))
+		}
+		return err
+	}
+	if err := a.signIn(c, u); err != nil {
+		return err
+	}
+	a.flash(c, "success", "Welcome to Tally. Add your first account to get started.")
+	return redirect(c, "/")
+}

@@ -1,0 +1,67 @@
+package handlers
+
+import (
+	"strings"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/views"
+)
+
+// render writes comp as the response with status, giving it the page state (user, CSRF token,
+// flash messages) through the context.
+func (a *app) render(c echo.Context, status int, comp templ.Component) error {
+	ctx := c.Request().Context()
+	st := &views.State{User: currentUser(c), Path: c.Request().URL.Path, Nav: navFor(c.Request().URL.Path)}
+	st.CSRF, _ = c.Get(ctxCSRF).(string)
+	if c.Get(ctxCSRF) != nil { // the session is loaded: flash messages may wait in it
+		if msg := a.Sessions.PopString(ctx, sessFlashSuccess); msg != "" {
+			st.Flash = append(st.Flash, views.Flash{Kind: "success", Text: msg})
+		}
+		if msg := a.Sessions.PopString(ctx, sessFlashError); msg != "" {
+			st.Flash = append(st.Flash, views.Flash{Kind: "error", Text: msg})
+		}
+	}
+	c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+	c.Response().Header().Set("Cache-Control", "no-store")
+	c.Response().WriteHeader(status)
+	return comp.Render(views.WithState(ctx, st), c.Response())
+}
+
+func navFor(path string) string {
+	switch {
+	case path == "/":
+		return "dashboard"
+	case strings.HasPrefix(path, "/accounts"):
+		return "accounts"
+	case strings.HasPrefix(path, "/settings/api_keys"):
+		return "api_keys"
+	}
+	return ""
+}
+
+// formOf reads the named fields of a submitted form.
+func formOf(c echo.Context, fields ...string) *views.Form {
+	f := &views.Form{Values: map[string]string{}}
+	for _, name := range fields {
+		f.Values[name] = c.FormValue(name)
+	}
+	return f
+}
+
+// withError puts err's problems on f: per-field ones under their fields, the rest as the form
+// message. It returns the status to answer with, or false when err is not the client's.
+func withError(f *views.Form, err error) (int, bool) {
+	e := apperr.As(err)
+	if e == nil || e.Code == apperr.Internal {
+		return 0, false
+	}
+	if len(e.Fields) > 0 {
+		f.Errors = e.Fields
+	} else {
+		f.Message = e.Message
+	}
+	return statusOf(e.Code), true
+}

@@ -1,0 +1,66 @@
+package handlers
+
+import (
+	"io/fs"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/ratelimit"
+	"tally/models"
+	"tally/static"
+)
+
+// loginRule limits password sign-in (and reset requests) per IP across every instance.
+var loginRule = ratelimit.Rule{Limit: 10, Window: time.Minute}
+
+// routes registers every route of Tally. It is the one place to look for what the server
+// answers.
+func (a *app) routes(e *echo.Echo) {
+	e.Use(requestID, a.logRequests, a.secureHeaders)
+
+	e.GET("/healthz", a.healthz)
+	assets, _ := fs.Sub(static.Dist, "dist")
+	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", cacheFor(time.Hour, http.FileServerFS(assets)))))
+
+	// Pages: a session, CSRF on every form, the signed-in user if any.
+	web := e.Group("", a.loadSession, a.csrf, a.loadUser)
+	web.GET("/onboarding", a.onboardingNew)
+	web.POST("/onboarding", a.onboardingCreate)
+	web.GET("/sessions/new", a.sessionNew)
+	web.GET("/sessions", a.sessionRedirect)
+	web.POST("/sessions", a.sessionCreate, a.rateLimit("login", loginRule))
+	web.POST("/sign_out", a.sessionDestroy)
+	web.GET("/password_reset/new", a.passwordResetNew)
+	web.POST("/password_reset", a.passwordResetCreate, a.rateLimit("password_reset", loginRule))
+	web.GET("/password_reset/edit", a.passwordResetEdit)
+	web.POST("/password_reset/edit", a.passwordResetUpdate, a.rateLimit("password_reset", loginRule))
+
+	signedIn := web.Group("", a.requireUser)
+	signedIn.GET("/", a.dashboard)
+	signedIn.GET("/accounts", a.accountsIndex)
+	signedIn.GET("/accounts/new", a.accountNew)
+	signedIn.POST("/accounts", a.accountCreate)
+	signedIn.GET("/accounts/:id", a.accountShow)
+	signedIn.GET("/accounts/:id/edit", a.accountEdit)
+	signedIn.POST("/accounts/:id", a.accountUpdate)
+	signedIn.POST("/accounts/:id/close", a.accountClose)
+	signedIn.POST("/accounts/:id/reopen", a.accountReopen)
+	signedIn.GET("/settings/api_keys", a.apiKeysIndex)
+	signedIn.POST("/settings/api_keys", a.apiKeyCreate)
+	signedIn.POST("/settings/api_keys/:id/revoke", a.apiKeyRevoke)
+
+	// API: X-Api-Key, JSON only, no cookies and so no CSRF.
+	api := e.Group("/api/v1", a.apiAuth)
+	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
+	api.GET("/accounts/:id", a.apiAccountShow, requireScope(models.ScopeRead))
+}
+
+func cacheFor(d time.Duration, h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Cache-Control", "public, max-age="+strconv.Itoa(int(d.Seconds())))
+		h.ServeHTTP(w, r)
+	})
+}

@@ -1,0 +1,71 @@
+// Package handlers is Tally's HTTP edge: routes, middleware, the error handler and one file per
+// resource. Handlers decode the request, call one domain function and render.
+package handlers
+
+import (
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/alexedwards/scs/v2"
+	"github.com/labstack/echo/v4"
+
+	"tally/auth"
+	"tally/config"
+	"tally/internal/db"
+	"tally/internal/ratelimit"
+	"tally/internal/sessions"
+)
+
+// Deps are what the handlers need. Every field is required.
+type Deps struct {
+	Config   config.Config
+	DB       *db.DB
+	Auth     *auth.Service
+	Limiter  *ratelimit.Limiter
+	Sessions *scs.SessionManager
+	Log      *slog.Logger
+}
+
+// app is the handlers' receiver.
+type app struct {
+	Deps
+}
+
+// New returns the web server's handler with every route registered.
+func New(d Deps) *echo.Echo {
+	e := echo.New()
+	e.HideBanner, e.HidePort = true, true
+	a := &app{Deps: d}
+	e.HTTPErrorHandler = a.handleError
+	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
+	a.routes(e)
+	return e
+}
+
+// NewSessionManager returns the scs manager storing sessions in db.
+func NewSessionManager(d *db.DB, cfg config.Config) *scs.SessionManager {
+	sm := scs.New()
+	sm.Store = &sessions.Store{DB: d, Codec: sm.Codec}
+	sm.Lifetime = 30 * 24 * time.Hour
+	sm.IdleTimeout = 14 * 24 * time.Hour
+	sm.Cookie.Name = "tally_session"
+	sm.Cookie.HttpOnly = true
+	sm.Cookie.SameSite = http.SameSiteLaxMode
+	sm.Cookie.Secure = cfg.SecureCookies
+	sm.Cookie.Persist = true
+	return sm
+}
+
+func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {
+	if len(trusted) == 0 {
+		return echo.ExtractIPDirect()
+	}
+	// Only the listed proxies are trusted: not loopback or private ranges by default.
+	opts := []echo.TrustOption{echo.TrustLoopback(false), echo.TrustLinkLocal(false), echo.TrustPrivateNet(false)}
+	for _, n := range trusted {
+		opts = append(opts, echo.TrustIPRange(n))
+	}
+	return echo.ExtractIPFromXFFHeader(opts...)
+}

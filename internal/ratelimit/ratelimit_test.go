@@ -1,0 +1,70 @@
+package ratelimit
+
+import (
+	"context"
+	"os"
+	"sync"
+	"testing"
+	"time"
+
+	"tally/internal/testkit"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+func TestAllowCountsAcrossLimitersSharingTheDatabase(t *testing.T) {
+	d := testkit.MustOpenDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 1, 5, 10, 0, 30, 0, time.UTC)
+	a, b := New(d), New(d)
+	a.now = func() time.Time { return now }
+	b.now = a.now
+	rule := Rule{Limit: 10, Window: time.Minute}
+
+	// Twenty concurrent requests through two limiters: exactly ten are allowed.
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	allowed := 0
+	for i := range 20 {
+		l := a
+		if i%2 == 1 {
+			l = b
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := l.Allow(ctx, "login:1.2.3.4", rule)
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			if res.Allowed {
+				mu.Lock()
+				allowed++
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if allowed != 10 {
+		t.Fatalf("allowed %d requests, want 10", allowed)
+	}
+
+	res, _ := a.Allow(ctx, "login:1.2.3.4", rule)
+	if res.Allowed || res.RetryAfterSeconds() != 30 {
+		t.Fatalf("over-limit result %+v, want refused with 30s to wait", res)
+	}
+	if res, _ := a.Allow(ctx, "login:5.6.7.8", rule); !res.Allowed || res.Remaining != 9 {
+		t.Fatalf("another key shares the count: %+v", res)
+	}
+
+	// The next window starts afresh.
+	now = now.Add(time.Minute)
+	if res, _ := a.Allow(ctx, "login:1.2.3.4", rule); !res.Allowed {
+		t.Fatalf("new window still refused: %+v", res)
+	}
+	n, err := Prune(ctx, d, now.Truncate(time.Minute))
+	if err != nil || n != 2 {
+		t.Fatalf("pruned %d windows (err %v), want 2", n, err)
+	}
+}

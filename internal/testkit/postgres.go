@@ -1,0 +1,116 @@
+// Package testkit holds the helpers Tally's tests share: a private PostgreSQL cluster per
+// test binary, a fresh migrated database per test, and factories for common records.
+package testkit
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
+	"github.com/peterldowns/pgtestdb"
+
+	"tally/internal/db"
+	"tally/internal/pgtmp"
+)
+
+var (
+	clusterMu sync.Mutex
+	cluster   *pgtmp.Cluster
+	tmpDir    string
+)
+
+// Main runs a test binary's tests with a private PostgreSQL cluster, started on first use and
+// stopped when the tests end. Call it from TestMain: os.Exit(testkit.Main(m)).
+func Main(m *testing.M) int {
+	code := m.Run()
+	clusterMu.Lock()
+	defer clusterMu.Unlock()
+	if cluster != nil {
+		cluster.Stop()
+		os.RemoveAll(tmpDir)
+	}
+	return code
+}
+
+func startCluster(tb testing.TB) *pgtmp.Cluster {
+	tb.Helper()
+	clusterMu.Lock()
+	defer clusterMu.Unlock()
+	if cluster != nil {
+		return cluster
+	}
+	dir, err := os.MkdirTemp("", "tally-test-")
+	if err != nil {
+		tb.Fatalf("temp dir: %v", err)
+	}
+	// The server may run as the postgres user, which must be able to reach its data dir.
+	if err := os.Chmod(dir, 0o755); err != nil {
+		tb.Fatalf("temp dir: %v", err)
+	}
+	logf, err := os.Create(filepath.Join(dir, "postgres.log"))
+	if err != nil {
+		tb.Fatalf("postgres log: %v", err)
+	}
+	c, err := pgtmp.Start(context.Background(), pgtmp.Options{DataDir: filepath.Join(dir, "data"), Fast: true, Log: logf})
+	if err != nil {
+		tb.Fatalf("start postgres: %v", err)
+	}
+	cluster, tmpDir = c, dir
+	return c
+}
+
+type migrator struct{}
+
+func (migrator) Hash() (string, error) { return db.SchemaHash() }
+
+func (migrator) Migrate(ctx context.Context, _ *sql.DB, conf pgtestdb.Config) error {
+	d, err := db.Open(ctx, conf.URL())
+	if err != nil {
+		return err
+	}
+	defer d.Close()
+	_, err = db.MigrateUp(ctx, d)
+	return err
+}
+
+// DatabaseURL returns the URL of a fresh, fully migrated database that is dropped when the
+// test passes.
+func DatabaseURL(tb testing.TB) string {
+	tb.Helper()
+	c := startCluster(tb)
+	conf := pgtestdb.Custom(tb, pgtestdb.Config{
+		DriverName: "pgx",
+		User:       "postgres",
+		Password:   "",
+		Host:       "",
+		Port:       "5432",
+		Database:   "postgres",
+		Options:    url.Values{"host": {c.SocketDir()}, "sslmode": {"disable"}}.Encode(),
+	}, migrator{})
+	return conf.URL()
+}
+
+// MustOpenDB returns a fresh, fully migrated database, closed when the test ends.
+func MustOpenDB(tb testing.TB) *db.DB {
+	tb.Helper()
+	d, err := db.Open(context.Background(), DatabaseURL(tb))
+	if err != nil {
+		tb.Fatalf("open test database: %v", err)
+	}
+	tb.Cleanup(d.Close)
+	return d
+}
+
+// must fails the test on err.
+func must(tb testing.TB, err error, what string, args ...any) {
+	tb.Helper()
+	if err != nil {
+		tb.Fatalf("%s: %v", fmt.Sprintf(what, args...), err)
+	}
+}

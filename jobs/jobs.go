@@ -1,0 +1,80 @@
+// Package jobs runs Tally's background work on River: each worker is thin and calls one domain
+// function. It is the only package that knows River's worker API.
+package jobs
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+
+	"tally/internal/db"
+	"tally/internal/ratelimit"
+	"tally/internal/sessions"
+)
+
+// Client is the River client Tally uses.
+type Client = river.Client[pgx.Tx]
+
+// Options configures the job client.
+type Options struct {
+	// Work makes the client work jobs; without it, it only inserts them (web-only processes).
+	Work       bool
+	MaxWorkers int
+}
+
+// New returns a River client over d with every worker and periodic job registered.
+func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
+	cfg := &river.Config{Logger: log.With("component", "river")}
+	if opts.Work {
+		workers := river.NewWorkers()
+		river.AddWorker(workers, &cleanupWorker{db: d})
+		if opts.MaxWorkers == 0 {
+			opts.MaxWorkers = 10
+		}
+		cfg.Workers = workers
+		cfg.Queues = map[string]river.QueueConfig{river.QueueDefault: {MaxWorkers: opts.MaxWorkers}}
+		cfg.PeriodicJobs = []*river.PeriodicJob{
+			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+				func() (river.JobArgs, *river.InsertOpts) { return CleanupArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "cleanup", RunOnStart: true}),
+		}
+	}
+	return river.NewClient(riverpgxv5.New(d.Pool), cfg)
+}
+
+// CleanupArgs asks for expired sessions, rate-limit windows and reset tokens to be deleted.
+type CleanupArgs struct{}
+
+// Kind names the job.
+func (CleanupArgs) Kind() string { return "cleanup" }
+
+// InsertOpts makes the cleanup job unique: one at a time is enough.
+func (CleanupArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Hour}}
+}
+
+type cleanupWorker struct {
+	river.WorkerDefaults[CleanupArgs]
+	db *db.DB
+}
+
+func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) error {
+	return Cleanup(ctx, w.db, time.Now())
+}
+
+// Cleanup deletes what has expired: sessions, rate-limit windows older than a day, and
+// password reset tokens older than a day.
+func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
+	if _, err := sessions.PruneExpired(ctx, d); err != nil {
+		return err
+	}
+	if _, err := ratelimit.Prune(ctx, d, now.Add(-24*time.Hour)); err != nil {
+		return err
+	}
+	_, err := d.NewRaw("DELETE FROM password_resets WHERE expires_at < ?", now.Add(-24*time.Hour)).Exec(ctx)
+	return err
+}

@@ -1,0 +1,205 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+)
+
+// AccountType describes one of the nine kinds of account a family can hold.
+type AccountType struct {
+	Name      string   // the accountable type, as stored: "Depository"
+	Label     string   // as a person reads it: "Cash and bank"
+	Liability bool     // what the family owes rather than owns
+	Subtypes  []string // the subtypes offered for it, if any
+}
+
+// AccountTypes lists the account types in the order pages show them.
+var AccountTypes = []AccountType{
+	{Name: "Depository", Label: "Cash and bank", Subtypes: []string{"checking", "savings", "hsa", "cd", "money_market"}},
+	{Name: "Investment", Label: "Investments", Subtypes: []string{"brokerage", "pension", "retirement", "401k", "roth_401k", "403b", "tsp", "529_plan", "hsa", "mutual_fund", "ira", "roth_ira", "angel"}},
+	{Name: "Crypto", Label: "Crypto"},
+	{Name: "Property", Label: "Property", Subtypes: []string{"single_family_home", "multi_family_home", "condominium", "townhouse", "investment_property", "second_home"}},
+	{Name: "Vehicle", Label: "Vehicles"},
+	{Name: "OtherAsset", Label: "Other assets"},
+	{Name: "CreditCard", Label: "Credit cards", Liability: true, Subtypes: []string{"credit_card"}},
+	{Name: "Loan", Label: "Loans", Liability: true, Subtypes: []string{"mortgage", "student", "auto", "other"}},
+	{Name: "OtherLiability", Label: "Other liabilities", Liability: true},
+}
+
+// AccountTypeByName returns the account type called name (case-sensitive, as stored).
+func AccountTypeByName(name string) (AccountType, bool) {
+	for _, t := range AccountTypes {
+		if t.Name == name {
+			return t, true
+		}
+	}
+	return AccountType{}, false
+}
+
+// Account statuses.
+const (
+	AccountActive   = "active"
+	AccountDisabled = "disabled" // closed: kept for history, hidden from totals
+	AccountDraft    = "draft"
+)
+
+// Account is a place where a family holds or owes money.
+type Account struct {
+	bun.BaseModel `bun:"table:accounts,alias:a"`
+
+	ID                uuid.UUID       `bun:"id,pk,type:uuid"`
+	FamilyID          uuid.UUID       `bun:"family_id,type:uuid"`
+	Name              string          `bun:"name"`
+	AccountableType   string          `bun:"accountable_type"`
+	Subtype           string          `bun:"subtype"`
+	Classification    string          `bun:"classification,scanonly"`
+	Currency          string          `bun:"currency"`
+	Balance           decimal.Decimal `bun:"balance,type:numeric(19,4)"`
+	CashBalance       decimal.Decimal `bun:"cash_balance,type:numeric(19,4)"`
+	Status            string          `bun:"status"`
+	InstitutionName   string          `bun:"institution_name"`
+	InstitutionDomain string          `bun:"institution_domain"`
+	Notes             string          `bun:"notes"`
+	LockedAttributes  map[string]any  `bun:"locked_attributes,type:jsonb"`
+	ImportID          *uuid.UUID      `bun:"import_id,type:uuid"`
+	ExternalID        *string         `bun:"external_id"`
+	Source            *string         `bun:"source"`
+	CreatedAt         time.Time       `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt         time.Time       `bun:"updated_at,nullzero,default:now()"`
+}
+
+// Type returns the account's type description.
+func (a *Account) Type() AccountType {
+	t, _ := AccountTypeByName(a.AccountableType)
+	return t
+}
+
+// AccountInput is what a person enters to create or edit a manual account.
+type AccountInput struct {
+	Name            string
+	AccountableType string
+	Subtype         string
+	Currency        string
+	// OpeningBalance is used on create only; editing the balance is a valuation.
+	OpeningBalance decimal.Decimal
+	OpeningDate    time.Time
+}
+
+func (in *AccountInput) validate(creating bool) error {
+	in.Name = strings.TrimSpace(in.Name)
+	in.Currency = strings.ToUpper(strings.TrimSpace(in.Currency))
+	var v apperr.Validation
+	if in.Name == "" {
+		v.Add("name", "Name can't be blank")
+	}
+	t, ok := AccountTypeByName(in.AccountableType)
+	if !ok {
+		v.Add("accountable_type", "Type must be one of the listed account types")
+	} else if in.Subtype != "" && !contains(t.Subtypes, in.Subtype) {
+		v.Add("subtype", "Subtype is not valid for this type")
+	}
+	if creating && !validCurrency(in.Currency) {
+		v.Add("currency", "Currency must be a three-letter ISO code such as USD")
+	}
+	return v.Err()
+}
+
+// CreateAccount creates a manual account in the family. A non-zero opening balance is recorded
+// as an opening-anchor valuation on OpeningDate (today when zero), so the account's history
+// explains its balance.
+func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in AccountInput) (*Account, error) {
+	if err := in.validate(true); err != nil {
+		return nil, err
+	}
+	a := &Account{
+		ID: newID(), FamilyID: familyID, Name: in.Name, AccountableType: in.AccountableType,
+		Subtype: in.Subtype, Currency: in.Currency, Balance: in.OpeningBalance, CashBalance: in.OpeningBalance,
+		Status: AccountActive, LockedAttributes: map[string]any{},
+	}
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if _, err := tx.NewInsert().Model(a).Exec(ctx); err != nil {
+			return err
+		}
+		if in.OpeningBalance.IsZero() {
+			return nil
+		}
+		date := in.OpeningDate
+		if date.IsZero() {
+			date = time.Now().UTC()
+		}
+		return insertValuation(ctx, tx, a, date, in.OpeningBalance, "Opening balance", "opening_anchor")
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// UpdateAccount changes a family account's name, type and subtype.
+func UpdateAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in AccountInput) (*Account, error) {
+	if err := in.validate(false); err != nil {
+		return nil, err
+	}
+	a := new(Account)
+	err := db.NewUpdate().Model(a).
+		Set("name = ?", in.Name).Set("accountable_type = ?", in.AccountableType).Set("subtype = ?", in.Subtype).
+		Set("updated_at = now()").
+		Where("id = ? AND family_id = ?", id, familyID).Returning("*").Scan(ctx)
+	return a, notFound(err, "account")
+}
+
+// SetAccountStatus closes (disabled) or reopens (active) a family account.
+func SetAccountStatus(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, status string) error {
+	res, err := db.NewUpdate().Model((*Account)(nil)).Set("status = ?", status).Set("updated_at = now()").
+		Where("id = ? AND family_id = ?", id, familyID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return apperr.New(apperr.NotFound, "account not found")
+	}
+	return nil
+}
+
+// AccountByID returns the family's account with id.
+func AccountByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Account, error) {
+	a := new(Account)
+	err := db.NewSelect().Model(a).Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
+	return a, notFound(err, "account")
+}
+
+// AccountsForFamily lists the family's accounts by type and name. Closed accounts come last.
+func AccountsForFamily(ctx context.Context, db bun.IDB, familyID uuid.UUID) ([]Account, error) {
+	var accts []Account
+	err := db.NewSelect().Model(&accts).Where("family_id = ?", familyID).
+		OrderExpr("status = 'disabled', accountable_type, lower(name), id").Scan(ctx)
+	return accts, err
+}
+
+func insertValuation(ctx context.Context, db bun.IDB, a *Account, date time.Time, amount decimal.Decimal, name, kind string) error {
+	e := &Entry{
+		ID: newID(), FamilyID: a.FamilyID, AccountID: a.ID, Kind: EntryValuation, Date: date,
+		Amount: amount, Currency: a.Currency, Name: name, TransactionKind: "standard",
+	}
+	if _, err := db.NewInsert().Model(e).Exec(ctx); err != nil {
+		return err
+	}
+	_, err := db.NewRaw("INSERT INTO valuations (entry_id, kind) VALUES (?, ?)", e.ID, kind).Exec(ctx)
+	return err
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

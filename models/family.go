@@ -1,0 +1,75 @@
+package models
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+)
+
+// Family is a household: the unit that owns accounts and data, and the tenant of every query.
+type Family struct {
+	bun.BaseModel `bun:"table:families"`
+
+	ID         uuid.UUID `bun:"id,pk,type:uuid"`
+	Name       string    `bun:"name"`
+	Currency   string    `bun:"currency"`
+	Locale     string    `bun:"locale"`
+	DateFormat string    `bun:"date_format"`
+	Timezone   string    `bun:"timezone"`
+	CreatedAt  time.Time `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt  time.Time `bun:"updated_at,nullzero,default:now()"`
+}
+
+// CreateFamily inserts a family named name with currency (USD when empty).
+func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Family, error) {
+	name = strings.TrimSpace(name)
+	if currency == "" {
+		currency = "USD"
+	}
+	var v apperr.Validation
+	if name == "" {
+		v.Add("family_name", "Family name can't be blank")
+	}
+	if !validCurrency(currency) {
+		v.Add("currency", "Currency must be a three-letter ISO code such as USD")
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: "en", DateFormat: "%Y-%m-%d", Timezone: "UTC"}
+	if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
+		return nil, err
+	}
+	return f, nil
+}
+
+// FamilyByID returns the family with id.
+func FamilyByID(ctx context.Context, db bun.IDB, id uuid.UUID) (*Family, error) {
+	f := new(Family)
+	err := db.NewSelect().Model(f).Where("id = ?", id).Scan(ctx)
+	return f, notFound(err, "family")
+}
+
+// FamilyByName returns the family called name.
+func FamilyByName(ctx context.Context, db bun.IDB, name string) (*Family, error) {
+	f := new(Family)
+	err := db.NewSelect().Model(f).Where("name = ?", name).OrderExpr("created_at").Limit(1).Scan(ctx)
+	return f, notFound(err, "family")
+}
+
+func validCurrency(c string) bool {
+	if len(c) != 3 {
+		return false
+	}
+	for _, r := range c {
+		if r < 'A' || r > 'Z' {
+			return false
+		}
+	}
+	return true
+}

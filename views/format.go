@@ -1,0 +1,71 @@
+package views
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+)
+
+type currencyInfo struct {
+	symbol   string
+	decimals int32
+}
+
+// currencies lists the symbols and minor units of common currencies; others show their code.
+var currencies = map[string]currencyInfo{
+	"USD": {"$", 2}, "EUR": {"€", 2}, "GBP": {"£", 2}, "JPY": {"¥", 0}, "CAD": {"CA$", 2},
+	"AUD": {"A$", 2}, "NZD": {"NZ$", 2}, "CHF": {"CHF ", 2}, "INR": {"₹", 2}, "CNY": {"CN¥", 2},
+	"KRW": {"₩", 0}, "BRL": {"R$", 2}, "MXN": {"MX$", 2}, "SEK": {"SEK ", 2}, "NOK": {"NOK ", 2},
+	"DKK": {"DKK ", 2}, "PLN": {"zł ", 2}, "HKD": {"HK$", 2}, "SGD": {"S$", 2}, "ZAR": {"R ", 2},
+	"BHD": {"BHD ", 3}, "KWD": {"KWD ", 3}, "CZK": {"Kč ", 2}, "HUF": {"Ft ", 2}, "ISK": {"kr ", 0},
+}
+
+// FormatMoney formats amount in currency with its symbol, thousands separators and exactly
+// the currency's number of decimals: FormatMoney(-1234.5, "USD") is "-$1,234.50".
+func FormatMoney(amount decimal.Decimal, currency string) string {
+	info, ok := currencies[currency]
+	if !ok {
+		info = currencyInfo{symbol: currency + " ", decimals: 2}
+	}
+	s := amount.Abs().StringFixed(info.decimals)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	for i, r := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(r)
+	}
+	out := info.symbol + b.String()
+	if frac != "" {
+		out += "." + frac
+	}
+	if amount.Round(info.decimals).IsNegative() {
+		return "-" + out
+	}
+	return out
+}
+
+// FormatDate formats a date as 2026-01-05, the way tables show dates.
+func FormatDate(t time.Time) string { return t.Format("2006-01-02") }
+
+// FormatTime formats a moment for people, or "never" for nil.
+func FormatTime(t *time.Time) string {
+	if t == nil {
+		return "Never"
+	}
+	return t.UTC().Format("2006-01-02 15:04 UTC")
+}
+
+// Plural returns "1 account" or "3 accounts".
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+func statusText(code int) string { return fmt.Sprintf("%d · %s", code, http.StatusText(code)) }
