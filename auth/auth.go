@@ -201,6 +201,9 @@ func (s *Service) CreateUser(ctx context.Context, in NewUserInput) (*models.User
 		u, err = models.CreateUser(ctx, tx, models.NewUser{
 			FamilyID: f.ID, Email: in.Email, PasswordHash: &hash, Role: in.Role, FamilyCreator: creator,
 		})
+		if err == nil {
+			u.Family = f
+		}
 		return err
 	})
 	return u, err

@@ -13,7 +13,7 @@ import (
 
 // Family is a household: the unit that owns accounts and data, and the tenant of every query.
 type Family struct {
-	bun.BaseModel `bun:"table:families"`
+	bun.BaseModel `bun:"table:families,alias:f"`
 
 	ID         uuid.UUID `bun:"id,pk,type:uuid"`
 	Name       string    `bun:"name"`

@@ -57,7 +57,7 @@ const (
 
 // User is a person who signs in. Email is unique across the instance, stored lower-case.
 type User struct {
-	bun.BaseModel `bun:"table:users"`
+	bun.BaseModel `bun:"table:users,alias:u"`
 
 	ID            uuid.UUID  `bun:"id,pk,type:uuid"`
 	FamilyID      uuid.UUID  `bun:"family_id,type:uuid"`

@@ -102,7 +102,7 @@ func OnboardingPage(form *Form) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Button(Primary, "Create family and account", templ.Attributes{"data-testid": "onboarding-submit", "class": buttonClass(Primary) + " w-full"}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Button(Primary, "Create family and account", templ.Attributes{"data-testid": "onboarding-submit", "class": "w-full"}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -202,7 +202,7 @@ func SignInPage(p SignIn) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Button(Primary, "Log in", templ.Attributes{"data-testid": "sign-in-submit", "class": buttonClass(Primary) + " w-full"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Button(Primary, "Log in", templ.Attributes{"data-testid": "sign-in-submit", "class": "w-full"}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -309,7 +309,7 @@ func PasswordResetRequestPage(form *Form, sent bool) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Button(Primary, "Send reset link", templ.Attributes{"class": buttonClass(Primary) + " w-full"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Button(Primary, "Send reset link", templ.Attributes{"class": "w-full"}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -405,7 +405,7 @@ func PasswordResetEditPage(form *Form, token string) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Button(Primary, "Save new password", templ.Attributes{"class": buttonClass(Primary) + " w-full"}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Button(Primary, "Save new password", templ.Attributes{"class": "w-full"}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -81,13 +81,7 @@ func runDev(ctx context.Context, getenv func(string) string, stdout, stderr io.W
 		return err
 	}
 	log := newLogger(cfg, stderr, "text")
-	dataDir := cfg.DataDir
-	if dataDir == "" {
-		dataDir = ".data"
-	}
-	if dataDir, err = filepath.Abs(dataDir); err != nil {
-		return err
-	}
+	dataDir := devDataDir(cfg)
 	if err := os.MkdirAll(dataDir, 0o755); err != nil {
 		return fmt.Errorf("create data dir: %w", err)
 	}
@@ -139,6 +133,18 @@ func runDev(ctx context.Context, getenv func(string) string, stdout, stderr io.W
 		}
 		fmt.Fprintln(stdout, "Press Ctrl+C to stop.")
 	})
+}
+
+// devDataDir is where `tally dev` keeps its cluster and secret: TALLY_DATA_DIR, else .data.
+func devDataDir(cfg config.Config) string {
+	dir := cfg.DataDir
+	if dir == "" {
+		dir = ".data"
+	}
+	if abs, err := filepath.Abs(dir); err == nil {
+		return abs
+	}
+	return dir
 }
 
 // devSecret reads the development secret from path, creating it on first use.

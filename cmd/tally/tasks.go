@@ -7,25 +7,48 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
+	"path/filepath"
 
 	"tally/auth"
 	"tally/config"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/pgtmp"
 	"tally/models"
 )
 
-// openDB opens DATABASE_URL for an operator task.
-func openDB(ctx context.Context, getenv func(string) string) (*db.DB, config.Config, error) {
+// openDB opens the database of an operator task: DATABASE_URL, or else the `tally dev`
+// cluster under the data directory, which is started for the task when it is not running.
+// The returned close function closes the database and stops a cluster started here.
+func openDB(ctx context.Context, getenv func(string) string) (*db.DB, config.Config, func(), error) {
 	cfg, err := config.Load(getenv)
 	if err != nil {
-		return nil, cfg, err
+		return nil, cfg, nil, err
 	}
+	stop := func() {}
 	if cfg.DatabaseURL == "" {
-		return nil, cfg, errors.New("DATABASE_URL is required for this task")
+		pgDir := filepath.Join(devDataDir(cfg), "postgres")
+		if _, err := os.Stat(filepath.Join(pgDir, "PG_VERSION")); err != nil {
+			return nil, cfg, nil, errors.New("DATABASE_URL is not set and there is no `tally dev` database here: set DATABASE_URL, or run `make run` first")
+		}
+		url, ok := pgtmp.Running(ctx, pgDir, "tally")
+		if !ok {
+			cluster, err := pgtmp.Start(ctx, pgtmp.Options{DataDir: pgDir})
+			if err != nil {
+				return nil, cfg, nil, err
+			}
+			stop = func() { cluster.Stop() }
+			url = cluster.URL("tally")
+		}
+		cfg.DatabaseURL = url
 	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
-	return d, cfg, err
+	if err != nil {
+		stop()
+		return nil, cfg, nil, err
+	}
+	return d, cfg, func() { d.Close(); stop() }, nil
 }
 
 func runMigrate(ctx context.Context, args []string, getenv func(string) string, stdout io.Writer) error {
@@ -33,11 +56,11 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 	if len(args) > 0 {
 		dir = args[0]
 	}
-	d, _, err := openDB(ctx, getenv)
+	d, _, closeDB, err := openDB(ctx, getenv)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer closeDB()
 	switch dir {
 	case "up":
 		names, err := db.MigrateUp(ctx, d)
@@ -92,17 +115,17 @@ func runUsersCreate(ctx context.Context, args []string, getenv func(string) stri
 	if *email == "" || *password == "" {
 		return errors.New("users:create needs --email and --password")
 	}
-	d, cfg, err := openDB(ctx, getenv)
+	d, cfg, closeDB, err := openDB(ctx, getenv)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer closeDB()
 	svc := &auth.Service{DB: d, Log: slog.New(slog.NewTextHandler(stderr, nil)), Policy: auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled}}
 	u, err := svc.CreateUser(ctx, auth.NewUserInput{Email: *email, Password: *password, Role: models.Role(*role), FamilyName: *family})
 	if err != nil {
 		return clientMessage(err)
 	}
-	fmt.Fprintf(stdout, "Created %s (%s) in family %s\n", u.Email, u.Role, u.FamilyID)
+	fmt.Fprintf(stdout, "Created %s (%s) in the family %q\n", u.Email, u.Role, u.Family.Name)
 	return nil
 }
 
@@ -118,11 +141,11 @@ func runAPIKeysCreate(ctx context.Context, args []string, getenv func(string) st
 	if *email == "" {
 		return errors.New("api_keys:create needs --email")
 	}
-	d, _, err := openDB(ctx, getenv)
+	d, _, closeDB, err := openDB(ctx, getenv)
 	if err != nil {
 		return err
 	}
-	defer d.Close()
+	defer closeDB()
 	u, err := models.UserByEmail(ctx, d, *email)
 	if err != nil {
 		return clientMessage(err)

@@ -243,3 +243,23 @@ func checkReachable(dir string) error {
 		}
 	}
 }
+
+// Running returns a connection URL for database on the server that already runs on dataDir,
+// read from its postmaster.pid (whose fifth line is the socket directory).
+func Running(ctx context.Context, dataDir, database string) (string, bool) {
+	b, err := os.ReadFile(filepath.Join(dataDir, "postmaster.pid"))
+	if err != nil {
+		return "", false
+	}
+	lines := strings.Split(string(b), "\n")
+	if len(lines) < 5 || strings.TrimSpace(lines[4]) == "" {
+		return "", false
+	}
+	c := &Cluster{socketDir: strings.TrimSpace(lines[4])}
+	conn, err := pgx.Connect(ctx, c.URL(database))
+	if err != nil {
+		return "", false
+	}
+	conn.Close(ctx)
+	return c.URL(database), true
+}

@@ -1,0 +1,40 @@
+# Tally: `make run` starts everything from a clean clone; `make test` runs every test.
+GO      ?= go
+PKGS    := ./...
+TESTFLAGS ?=
+
+.PHONY: run test bench generate assets lint build fuzz clean
+
+node_modules/.package-lock.json: package.json package-lock.json
+	npm ci --no-audit --no-fund
+	@touch $@
+
+# Front-end assets (Tailwind CSS, htmx) into static/dist, embedded into the binary.
+assets: node_modules/.package-lock.json
+	npm run --silent build
+
+# templ components into *_templ.go (committed, so `go build` works without the templ CLI).
+generate:
+	$(GO) tool templ generate
+
+build: assets
+	$(GO) build -o bin/tally ./cmd/tally
+
+# A private PostgreSQL under .data/, migrations, web and worker in one process.
+run: assets
+	$(GO) run ./cmd/tally dev
+
+test: assets
+	$(GO) test $(TESTFLAGS) -count=1 -timeout 12m $(PKGS)
+
+bench: assets
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m $(PKGS)
+
+lint:
+	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
+	$(GO) vet $(PKGS)
+	$(GO) tool templ generate
+	@git diff --exit-code -- '*_templ.go' || (echo "generated templ files are stale: run make generate and commit"; exit 1)
+
+clean:
+	rm -rf bin static/dist/*.css static/dist/*.js
