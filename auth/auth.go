@@ -90,7 +90,7 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (SignInRes
 		return SignInResult{}, fmt.Errorf("check password: %w", err)
 	}
 	if !ok || u == nil || u.PasswordHash == nil {
-		return SignInResult{}, apperr.New(apperr.Unauthorized, MsgInvalidCredentials)
+		return SignInResult{}, apperr.New(apperr.Invalid, MsgInvalidCredentials)
 	}
 	if !u.Active() {
 		return SignInResult{}, apperr.New(apperr.Forbidden, MsgSuspended)

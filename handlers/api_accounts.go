@@ -1,11 +1,14 @@
 package handlers
 
 import (
+	"encoding/json"
 	"net/http"
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
 
+	"tally/internal/apperr"
 	"tally/models"
 )
 
@@ -26,7 +29,7 @@ type AccountJSON struct {
 func accountJSON(a *models.Account) AccountJSON {
 	return AccountJSON{
 		ID: a.ID.String(), Name: a.Name, AccountableType: a.AccountableType, Subtype: a.Subtype,
-		Classification: a.Classification, Currency: a.Currency, Balance: a.Balance.StringFixed(2),
+		Classification: a.Classification(), Currency: a.Currency, Balance: a.Balance.StringFixed(2),
 		Status: a.Status, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
 	}
 }
@@ -55,4 +58,33 @@ func (a *app) apiAccountShow(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": accountJSON(acct)})
+}
+
+// accountCreateRequest is the body of POST /api/v1/accounts.
+type accountCreateRequest struct {
+	Name            string          `json:"name"`
+	AccountableType string          `json:"accountable_type"`
+	Subtype         string          `json:"subtype"`
+	Currency        string          `json:"currency"`
+	Balance         decimal.Decimal `json:"balance"`
+}
+
+// apiAccountCreate creates a manual account in the family.
+func (a *app) apiAccountCreate(c echo.Context) error {
+	var req accountCreateRequest
+	if err := json.NewDecoder(c.Request().Body).Decode(&req); err != nil {
+		return apperr.Wrap(apperr.BadRequest, err, "The request body must be a JSON object: "+err.Error())
+	}
+	u := currentUser(c)
+	if req.Currency == "" {
+		req.Currency = u.Family.Currency
+	}
+	acct, err := models.CreateAccount(c.Request().Context(), a.DB, u.FamilyID, models.AccountInput{
+		Name: req.Name, AccountableType: req.AccountableType, Subtype: req.Subtype,
+		Currency: req.Currency, OpeningBalance: req.Balance,
+	})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"data": accountJSON(acct)})
 }

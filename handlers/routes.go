@@ -56,6 +56,7 @@ func (a *app) routes(e *echo.Echo) {
 	api := e.Group("/api/v1", a.apiAuth)
 	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
 	api.GET("/accounts/:id", a.apiAccountShow, requireScope(models.ScopeRead))
+	api.POST("/accounts", a.apiAccountCreate, requireScope(models.ScopeReadWrite))
 }
 
 func cacheFor(d time.Duration, h http.Handler) http.Handler {

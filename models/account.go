@@ -59,7 +59,6 @@ type Account struct {
 	Name              string          `bun:"name"`
 	AccountableType   string          `bun:"accountable_type"`
 	Subtype           string          `bun:"subtype"`
-	Classification    string          `bun:"classification,scanonly"`
 	Currency          string          `bun:"currency"`
 	Balance           decimal.Decimal `bun:"balance,type:numeric(19,4)"`
 	CashBalance       decimal.Decimal `bun:"cash_balance,type:numeric(19,4)"`
@@ -79,6 +78,14 @@ type Account struct {
 func (a *Account) Type() AccountType {
 	t, _ := AccountTypeByName(a.AccountableType)
 	return t
+}
+
+// Classification is "liability" for what the family owes and "asset" otherwise.
+func (a *Account) Classification() string {
+	if a.Type().Liability {
+		return "liability"
+	}
+	return "asset"
 }
 
 // AccountInput is what a person enters to create or edit a manual account.

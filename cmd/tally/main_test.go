@@ -1,0 +1,156 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// buildBinary compiles the tally command once for the test.
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tally")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// startDev runs `tally dev` in dir with no DATABASE_URL, as `make run` does, and returns the
+// URL it prints and a function that stops it with ^C and waits for it.
+func startDev(t *testing.T, bin, dir string) (string, func()) {
+	t.Helper()
+	cmd := exec.Command(bin, "dev")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LISTEN_ADDR=127.0.0.1:0"}
+	stdout, _ := cmd.StdoutPipe()
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	urlc := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		re := regexp.MustCompile(`Tally is running at (http://\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				urlc <- m[1]
+			}
+		}
+	}()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	stop := func() {
+		_ = cmd.Process.Signal(syscall.SIGINT)
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("tally dev exited with %v\n%s", err, stderr.String())
+			}
+		case <-time.After(30 * time.Second):
+			_ = cmd.Process.Kill()
+			t.Errorf("tally dev did not stop on SIGINT\n%s", stderr.String())
+		}
+	}
+	select {
+	case url := <-urlc:
+		return url, stop
+	case err := <-done:
+		t.Fatalf("tally dev exited before serving: %v\n%s", err, stderr.String())
+	case <-time.After(60 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatalf("tally dev printed no URL within a minute\n%s", stderr.String())
+	}
+	return "", nil
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	client := &http.Client{Timeout: 10 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := client.Get(url)
+	if err != nil {
+		t.Fatalf("GET %s: %v", url, err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestDevStartsFromNothing runs the real binary with no configuration at all, twice on the
+// same directory: the second run reuses the first one's data.
+func TestDevStartsFromNothing(t *testing.T) {
+	bin := buildBinary(t)
+	// The private cluster may run as the postgres user, which must reach the data directory:
+	// t.TempDir's parent is private to this user, so make one of our own.
+	dir, err := os.MkdirTemp("", "tally-dev-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+
+	url, stop := startDev(t, bin, dir)
+	if code, body := get(t, url+"/healthz"); code != http.StatusOK || !strings.Contains(body, `"ok"`) {
+		t.Fatalf("healthz: %d %s", code, body)
+	}
+	if code, body := get(t, url+"/onboarding"); code != http.StatusOK || !strings.Contains(body, `data-testid="onboarding-form"`) {
+		t.Fatalf("onboarding page: %d", code)
+	}
+	stop()
+	secret, err := os.ReadFile(filepath.Join(dir, ".data", "secret_key_base"))
+	if err != nil || len(strings.TrimSpace(string(secret))) < 64 {
+		t.Fatalf("no development secret kept: %v", err)
+	}
+
+	// An operator task finds the stopped dev database by itself, and the next run sees the user.
+	cmd := exec.Command(bin, "users:create", "--email", "ada@example.com", "--password", "a long password", "--role", "super_admin")
+	cmd.Dir = dir
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir}
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Created ada@example.com") {
+		t.Fatalf("users:create: %v\n%s", err, out)
+	}
+	url, stop = startDev(t, bin, dir)
+	defer stop()
+	if code, _ := get(t, url+"/onboarding"); code != http.StatusSeeOther {
+		t.Fatalf("second run shows onboarding again (%d): data not reused", code)
+	}
+	if code, _ := get(t, url+"/healthz"); code != http.StatusOK {
+		t.Fatalf("healthz on second run: %d", code)
+	}
+}
+
+func TestServeRefusesBadConfiguration(t *testing.T) {
+	cases := map[string]struct {
+		env  map[string]string
+		want string
+	}{
+		"no secret":       {map[string]string{"DATABASE_URL": "postgres://localhost/x"}, "SECRET_KEY_BASE is required"},
+		"no database":     {map[string]string{"SECRET_KEY_BASE": strings.Repeat("x", 64)}, "DATABASE_URL is required"},
+		"bad flag":        {map[string]string{"AUTH_LOCAL_LOGIN_ENABLED": "sometimes"}, "AUTH_LOCAL_LOGIN_ENABLED"},
+		"bad listen addr": {map[string]string{"LISTEN_ADDR": "nowhere"}, "LISTEN_ADDR"},
+	}
+	for name, tc := range cases {
+		t.Run(name, func(t *testing.T) {
+			err := run(context.Background(), []string{"tally", "serve"}, func(k string) string { return tc.env[k] }, io.Discard, io.Discard)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("serve error %v, want one naming %q", err, tc.want)
+			}
+		})
+	}
+	if err := run(context.Background(), []string{"tally", "bogus"}, func(string) string { return "" }, io.Discard, io.Discard); err == nil {
+		t.Fatal("unknown command accepted")
+	}
+}

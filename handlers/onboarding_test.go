@@ -1,0 +1,71 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+func TestOnboarding(t *testing.T) {
+	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	c := testkit.NewClient(t, srv)
+
+	for _, path := range []string{"/", "/sessions/new", "/accounts"} {
+		if r := c.Get(path); r.Status != http.StatusSeeOther || r.Location() != "/onboarding" {
+			t.Fatalf("GET %s on a new instance: %d → %q, want /onboarding", path, r.Status, r.Location())
+		}
+	}
+	if r := c.Get("/onboarding"); r.Status != http.StatusOK || !r.Has(t, "onboarding-form") {
+		t.Fatalf("onboarding page: %d", r.Status)
+	}
+
+	// Every problem is reported at once, and nothing is created.
+	r := c.PostForm("/onboarding", url.Values{"family_name": {" "}, "email": {"not-an-email"}, "password": {"short"}})
+	if r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("invalid onboarding: %d", r.Status)
+	}
+	for id, want := range map[string]string{
+		"error-family_name": "Family name can't be blank",
+		"error-password":    "Password must be at least 8 characters",
+	} {
+		if got := r.TestID(t, id); got != want {
+			t.Errorf("%s = %q, want %q", id, got, want)
+		}
+	}
+	if v, _ := r.Doc(t).Find(`[data-testid="field-email"]`).Attr("value"); v != "not-an-email" {
+		t.Errorf("typed email not kept: %q", v)
+	}
+	if n, _ := models.CountUsers(t.Context(), srv.DB); n != 0 {
+		t.Fatalf("%d users after a refused onboarding", n)
+	}
+
+	r = c.PostForm("/onboarding", url.Values{"family_name": {"The Smiths"}, "first_name": {"Ada"}, "email": {"Ada@Example.com"},
+		"password": {"a long enough password"}, "currency": {"EUR"}})
+	if r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("onboarding: %d → %q\n%s", r.Status, r.Location(), r.Body)
+	}
+	dash := c.Get("/")
+	if dash.Status != http.StatusOK || dash.TestID(t, "family-name") != "The Smiths" || dash.TestID(t, "current-user") != "Ada" {
+		t.Fatalf("dashboard after onboarding: %d family %q user %q", dash.Status, dash.TestID(t, "family-name"), dash.TestID(t, "current-user"))
+	}
+	u, err := models.UserByEmail(t.Context(), srv.DB, "ada@example.com")
+	if err != nil || u.Role != models.RoleSuperAdmin || !u.FamilyCreator || u.Family.Currency != "EUR" {
+		t.Fatalf("first user: %+v (err %v)", u, err)
+	}
+
+	// Once set up, onboarding is closed.
+	other := testkit.NewClient(t, srv)
+	if r := other.Get("/onboarding"); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
+		t.Fatalf("onboarding after setup: %d → %q", r.Status, r.Location())
+	}
+	r = other.PostForm("/onboarding", url.Values{"family_name": {"Intruders"}, "email": {"eve@example.com"}, "password": {"a long enough password"}})
+	if r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
+		t.Fatalf("second onboarding: %d → %q", r.Status, r.Location())
+	}
+	if n, _ := models.CountUsers(t.Context(), srv.DB); n != 1 {
+		t.Fatalf("second onboarding created a user: %d users", n)
+	}
+}

@@ -1,0 +1,174 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// signInCase is one sign-in attempt under a configuration.
+type signInCase struct {
+	name       string
+	env        map[string]string
+	role       models.Role // the user who tries; "" means an unknown email
+	suspended  bool
+	password   string
+	wantStatus int
+	wantText   string // in the body when not a redirect
+}
+
+func TestSignIn(t *testing.T) {
+	off := map[string]string{"AUTH_LOCAL_LOGIN_ENABLED": "false"}
+	override := map[string]string{"AUTH_LOCAL_LOGIN_ENABLED": "false", "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED": "true"}
+	cases := []signInCase{
+		{name: "right password signs in", role: models.RoleMember, password: testkit.Password, wantStatus: http.StatusSeeOther},
+		{name: "wrong password is refused", role: models.RoleMember, password: "wrong password!", wantStatus: http.StatusUnprocessableEntity, wantText: "Invalid email or password."},
+		{name: "unknown email fails like a wrong password", role: "", password: testkit.Password, wantStatus: http.StatusUnprocessableEntity, wantText: "Invalid email or password."},
+		{name: "suspended user cannot sign in", role: models.RoleAdmin, suspended: true, password: testkit.Password, wantStatus: http.StatusForbidden, wantText: "suspended"},
+		{name: "local login off refuses everyone", env: off, role: models.RoleSuperAdmin, password: testkit.Password, wantStatus: http.StatusForbidden, wantText: "Local password login is disabled. Please use single sign-on."},
+		{name: "override lets a super admin in", env: override, role: models.RoleSuperAdmin, password: testkit.Password, wantStatus: http.StatusSeeOther},
+		{name: "override refuses a family admin", env: override, role: models.RoleAdmin, password: testkit.Password, wantStatus: http.StatusForbidden, wantText: "Local password login is disabled. Please use single sign-on."},
+		{name: "override refuses an unknown email the same way", env: override, role: "", password: testkit.Password, wantStatus: http.StatusForbidden, wantText: "Local password login is disabled."},
+		{name: "override still checks the super admin's password", env: override, role: models.RoleSuperAdmin, password: "wrong password!", wantStatus: http.StatusUnprocessableEntity, wantText: "Invalid email or password."},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testkit.StartServer(t, testkit.ServerOptions{Env: tc.env})
+			email := "nobody@example.com"
+			if tc.role != "" {
+				u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: tc.role})
+				email = u.Email
+				if tc.suspended {
+					testkit.MustSuspend(t, srv.DB, u.ID)
+				}
+			} else {
+				testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{}) // so that the instance is set up
+			}
+			c := testkit.NewClient(t, srv)
+			r := c.PostForm("/sessions", url.Values{"email": {strings.ToUpper(email)}, "password": {tc.password}})
+			if r.Status != tc.wantStatus {
+				t.Fatalf("status %d, want %d; body: %s", r.Status, tc.wantStatus, r.Body)
+			}
+			if tc.wantText != "" && !strings.Contains(r.Body, tc.wantText) {
+				t.Fatalf("body does not say %q:\n%s", tc.wantText, r.Body)
+			}
+			// Only a successful sign-in opens the dashboard.
+			dash := c.Get("/")
+			if signedIn := dash.Status == http.StatusOK; signedIn != (tc.wantStatus == http.StatusSeeOther) {
+				t.Fatalf("after the attempt GET / answered %d (%s)", dash.Status, dash.Location())
+			}
+		})
+	}
+}
+
+func TestSignInPageFollowsTheFlags(t *testing.T) {
+	cases := []struct {
+		name                            string
+		env                             map[string]string
+		form, adminNote, forgot, noAuth bool
+	}{
+		{"local login on", nil, true, false, true, false},
+		{"local login off", map[string]string{"AUTH_LOCAL_LOGIN_ENABLED": "false"}, false, false, false, true},
+		{"local login off with admin override", map[string]string{"AUTH_LOCAL_LOGIN_ENABLED": "false", "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED": "true"}, true, true, false, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := testkit.StartServer(t, testkit.ServerOptions{Env: tc.env})
+			testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+			r := testkit.NewClient(t, srv).Get("/sessions/new")
+			if r.Status != http.StatusOK {
+				t.Fatalf("status %d", r.Status)
+			}
+			for id, want := range map[string]bool{"sign-in-form": tc.form, "admin-only-note": tc.adminNote, "forgot-password": tc.forgot, "no-auth-methods": tc.noAuth} {
+				if got := r.Has(t, id); got != want {
+					t.Errorf("%s shown = %v, want %v", id, got, want)
+				}
+			}
+		})
+	}
+}
+
+func TestSignInRenewsTheSessionAndSignOutEndsIt(t *testing.T) {
+	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, srv)
+	c.Get("/sessions/new")
+	before := c.Cookie("tally_session")
+	if before == "" {
+		t.Fatal("no session cookie before sign-in")
+	}
+	c.SignIn(u.Email, testkit.Password)
+	during := c.Cookie("tally_session")
+	if during == "" || during == before {
+		t.Fatalf("session token not renewed at sign-in (%q → %q)", before, during)
+	}
+	if r := c.Get("/"); r.Status != http.StatusOK || r.TestID(t, "current-user") != u.Email {
+		t.Fatalf("dashboard after sign-in: %d, user %q", r.Status, r.TestID(t, "current-user"))
+	}
+	r := c.PostForm("/sign_out", nil)
+	if r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
+		t.Fatalf("sign out: %d → %q", r.Status, r.Location())
+	}
+	after := c.Cookie("tally_session")
+	if after == during {
+		t.Fatal("session token not renewed at sign-out")
+	}
+	if r := c.Get("/sessions/new"); r.TestID(t, "flash-success") != "You have signed out successfully." {
+		t.Fatalf("sign-out message missing: %q", r.TestID(t, "flash-success"))
+	}
+	if r := c.Get("/"); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
+		t.Fatalf("dashboard after sign-out: %d → %q", r.Status, r.Location())
+	}
+	// The old token is dead in the database too, not just forgotten by this browser.
+	var n int
+	if err := srv.DB.NewRaw("SELECT count(*) FROM sessions WHERE token = ?", during).Scan(t.Context(), &n); err != nil || n != 0 {
+		t.Fatalf("signed-in session row still stored (n=%d, err=%v)", n, err)
+	}
+}
+
+func TestSuspendingAUserEndsTheirSessions(t *testing.T) {
+	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	testkit.MustSuspend(t, srv.DB, u.ID)
+	if r := c.Get("/"); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
+		t.Fatalf("suspended user still sees the dashboard: %d %q", r.Status, r.Location())
+	}
+}
+
+func TestFormsNeedTheCSRFToken(t *testing.T) {
+	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, srv)
+	for name, token := range map[string]string{"missing": "", "wrong": "not-the-token"} {
+		t.Run(name, func(t *testing.T) {
+			r := c.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}, "_csrf": {token}})
+			if r.Status != http.StatusForbidden || !strings.Contains(r.Body, "This form has expired") {
+				t.Fatalf("status %d, body %s", r.Status, r.Body)
+			}
+		})
+	}
+	r := c.Do(http.MethodPost, "/sessions", strings.NewReader(url.Values{"email": {u.Email}, "password": {testkit.Password}}.Encode()),
+		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Sec-Fetch-Site": "cross-site"})
+	if r.Status != http.StatusForbidden {
+		t.Fatalf("cross-site POST answered %d", r.Status)
+	}
+}
+
+func TestSignInReturnsToTheRequestedPage(t *testing.T) {
+	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, srv)
+	if r := c.Get("/settings/api_keys"); r.Location() != "/sessions/new" {
+		t.Fatalf("anonymous GET went to %q", r.Location())
+	}
+	r := c.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}})
+	if r.Location() != "/settings/api_keys" {
+		t.Fatalf("after sign-in went to %q, want the page asked for", r.Location())
+	}
+}

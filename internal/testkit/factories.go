@@ -1,0 +1,75 @@
+package testkit
+
+import (
+	"context"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"tally/auth"
+	"tally/internal/db"
+	"tally/models"
+)
+
+// Password is the password of users made by MustCreateUser.
+const Password = "correct horse battery staple"
+
+// UserOpts describes a user for MustCreateUser.
+type UserOpts struct {
+	Email string
+	Role  models.Role
+	// FamilyID joins an existing family; zero makes a new one.
+	FamilyID uuid.UUID
+}
+
+// MustCreateUser creates a user with Password, in a new family unless FamilyID is set.
+func MustCreateUser(tb testing.TB, d *db.DB, o UserOpts) *models.User {
+	tb.Helper()
+	ctx := context.Background()
+	if o.Email == "" {
+		o.Email = "user-" + uuid.NewString()[:8] + "@example.com"
+	}
+	if o.Role == "" {
+		o.Role = models.RoleAdmin
+	}
+	hash, err := auth.HashPassword(Password)
+	must(tb, err, "hash password")
+	famID := o.FamilyID
+	creator := false
+	if famID == uuid.Nil {
+		f, err := models.CreateFamily(ctx, d, "Family of "+o.Email, "USD")
+		must(tb, err, "create family")
+		famID, creator = f.ID, true
+	}
+	u, err := models.CreateUser(ctx, d, models.NewUser{FamilyID: famID, Email: o.Email, PasswordHash: &hash, Role: o.Role, FamilyCreator: creator})
+	must(tb, err, "create user %s", o.Email)
+	u, err = models.UserByID(ctx, d, u.ID)
+	must(tb, err, "reload user")
+	return u
+}
+
+// MustSuspend suspends the user directly in the database.
+func MustSuspend(tb testing.TB, d *db.DB, userID uuid.UUID) {
+	tb.Helper()
+	_, err := d.NewRaw("UPDATE users SET status = 'suspended', suspended_at = now() WHERE id = ?", userID).Exec(context.Background())
+	must(tb, err, "suspend user")
+}
+
+// MustCreateAccount creates a manual account with balance in the family.
+func MustCreateAccount(tb testing.TB, d *db.DB, familyID uuid.UUID, name, typ, balance string) *models.Account {
+	tb.Helper()
+	a, err := models.CreateAccount(context.Background(), d, familyID, models.AccountInput{
+		Name: name, AccountableType: typ, Currency: "USD", OpeningBalance: decimal.RequireFromString(balance),
+	})
+	must(tb, err, "create account %s", name)
+	return a
+}
+
+// MustCreateAPIKey creates an API key for the user and returns the key.
+func MustCreateAPIKey(tb testing.TB, d *db.DB, userID uuid.UUID, scope string) string {
+	tb.Helper()
+	_, key, err := models.CreateAPIKey(context.Background(), d, userID, "key-"+uuid.NewString()[:8], scope)
+	must(tb, err, "create API key")
+	return key
+}

@@ -1,0 +1,115 @@
+package testkit
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+
+	"tally/auth"
+	"tally/config"
+	"tally/handlers"
+	"tally/internal/db"
+	"tally/internal/mail"
+	"tally/internal/ratelimit"
+)
+
+// Server is Tally's real router behind a real HTTP server on loopback.
+type Server struct {
+	URL    string
+	DB     *db.DB
+	Config config.Config
+	Outbox *Outbox
+	Logs   *strings.Builder
+}
+
+// ServerOptions adjusts a test server.
+type ServerOptions struct {
+	// DB shares a database with another server; nil means a fresh one.
+	DB *db.DB
+	// Env is the environment the configuration is read from.
+	Env map[string]string
+}
+
+// StartServer starts Tally's web app for a test, closed when the test ends.
+func StartServer(tb testing.TB, opts ServerOptions) *Server {
+	tb.Helper()
+	env := map[string]string{"SECRET_KEY_BASE": strings.Repeat("test-secret-", 6)}
+	for k, v := range opts.Env {
+		env[k] = v
+	}
+	cfg, err := config.Load(func(k string) string { return env[k] })
+	must(tb, err, "load config")
+	d := opts.DB
+	if d == nil {
+		d = MustOpenDB(tb)
+	}
+	logs := &strings.Builder{}
+	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	outbox := &Outbox{}
+	srv := httptest.NewUnstartedServer(nil)
+	if cfg.AppURL == "" {
+		cfg.AppURL = "http://" + srv.Listener.Addr().String()
+	}
+	srv.Config.Handler = handlers.New(handlers.Deps{
+		Config:  cfg,
+		DB:      d,
+		Limiter: ratelimit.New(d),
+		Auth: &auth.Service{
+			DB: d, Mailer: outbox, AppURL: cfg.AppURL, Log: log,
+			Policy: auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
+		},
+		Sessions: handlers.NewSessionManager(d, cfg),
+		Log:      log,
+	})
+	srv.Start()
+	tb.Cleanup(srv.Close)
+	return &Server{URL: srv.URL, DB: d, Config: cfg, Outbox: outbox, Logs: logs}
+}
+
+// Outbox keeps the mail a test server sends.
+type Outbox struct {
+	mu       sync.Mutex
+	Messages []mail.Message
+}
+
+var _ mail.Mailer = (*Outbox)(nil)
+
+// Send keeps m.
+func (o *Outbox) Send(_ context.Context, m mail.Message) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.Messages = append(o.Messages, m)
+	return nil
+}
+
+// Last returns the last message sent, or false.
+func (o *Outbox) Last() (mail.Message, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.Messages) == 0 {
+		return mail.Message{}, false
+	}
+	return o.Messages[len(o.Messages)-1], true
+}
+
+// Count returns how many messages were sent.
+func (o *Outbox) Count() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return len(o.Messages)
+}
+
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
