@@ -14,6 +14,7 @@ import (
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/mail"
+	"tally/internal/password"
 	"tally/models"
 )
 
@@ -47,6 +48,9 @@ func (p Policy) AdminOnly() bool { return !p.LocalLoginEnabled && p.AdminOverrid
 // turns it back on.
 func (p Policy) PasswordResetEnabled() bool { return p.LocalLoginEnabled }
 
+// checkPassword is password.Check; tests count its calls.
+var checkPassword = password.Check
+
 // Service applies the sign-in rules.
 type Service struct {
 	DB     *db.DB
@@ -66,7 +70,7 @@ type SignInResult struct {
 
 // SignIn checks an email and password against the local-login rules. A wrong password and an
 // unknown email fail alike, after the same amount of work.
-func (s *Service) SignIn(ctx context.Context, email, password string) (SignInResult, error) {
+func (s *Service) SignIn(ctx context.Context, email, pw string) (SignInResult, error) {
 	if !s.Policy.FormVisible() {
 		return SignInResult{}, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
 	}
@@ -78,14 +82,14 @@ func (s *Service) SignIn(ctx context.Context, email, password string) (SignInRes
 		u = nil
 	}
 	if s.Policy.AdminOnly() && (u == nil || u.Role != models.RoleSuperAdmin) {
-		_, _ = CheckPassword(dummyHash, password)
+		_, _ = checkPassword(password.Dummy, pw)
 		return SignInResult{}, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
 	}
-	hash := dummyHash
+	hash := password.Dummy
 	if u != nil && u.PasswordHash != nil {
 		hash = *u.PasswordHash
 	}
-	ok, err := CheckPassword(hash, password)
+	ok, err := checkPassword(hash, pw)
 	if err != nil {
 		return SignInResult{}, fmt.Errorf("check password: %w", err)
 	}
@@ -119,7 +123,7 @@ type Onboarding struct {
 // any user exists; concurrent attempts are serialised, so only one can win.
 func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, error) {
 	var v apperr.Validation
-	if msg := validatePassword(in.Password); msg != "" {
+	if msg := password.Validate(in.Password); msg != "" {
 		v.Add("password", msg)
 	}
 	if strings.TrimSpace(in.FamilyName) == "" {
@@ -131,7 +135,7 @@ func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, err
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	hash, err := HashPassword(in.Password)
+	hash, err := password.Hash(in.Password)
 	if err != nil {
 		return nil, err
 	}
@@ -176,10 +180,10 @@ type NewUserInput struct {
 
 // CreateUser creates a user with a password.
 func (s *Service) CreateUser(ctx context.Context, in NewUserInput) (*models.User, error) {
-	if msg := validatePassword(in.Password); msg != "" {
+	if msg := password.Validate(in.Password); msg != "" {
 		return nil, apperr.New(apperr.Invalid, msg)
 	}
-	hash, err := HashPassword(in.Password)
+	hash, err := password.Hash(in.Password)
 	if err != nil {
 		return nil, err
 	}

@@ -13,6 +13,7 @@ import (
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/mail"
+	"tally/internal/password"
 	"tally/models"
 )
 
@@ -72,16 +73,16 @@ func (s *Service) CheckResetToken(ctx context.Context, token string) error {
 
 // ResetPassword sets a new password with a reset token. The token is used up, every other
 // outstanding token of the user is cancelled, and so are the user's sessions.
-func (s *Service) ResetPassword(ctx context.Context, token, password string) (*models.User, error) {
+func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) (*models.User, error) {
 	if !s.Policy.PasswordResetEnabled() {
 		return nil, apperr.New(apperr.Forbidden, MsgPasswordResetOff)
 	}
-	if msg := validatePassword(password); msg != "" {
+	if msg := password.Validate(newPassword); msg != "" {
 		var v apperr.Validation
 		v.Add("password", msg)
 		return nil, v.Err()
 	}
-	hash, err := HashPassword(password)
+	hash, err := password.Hash(newPassword)
 	if err != nil {
 		return nil, err
 	}

@@ -46,26 +46,28 @@ func (a *app) accountNew(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.AccountFormPage(views.AccountForm{}))
 }
 
-func accountInput(form *views.Form) (models.AccountInput, error) {
+// accountInput reads the account form. Every problem, the balance's included, is reported at
+// once.
+func accountInput(form *views.Form, creating bool) (models.AccountInput, error) {
 	in := models.AccountInput{
 		Name: form.Value("name"), AccountableType: form.Value("accountable_type"),
 		Subtype: strings.TrimSpace(form.Value("subtype")), Currency: form.Value("currency"),
 	}
-	if raw := strings.TrimSpace(strings.ReplaceAll(form.Value("opening_balance"), ",", "")); raw != "" {
+	var v apperr.Validation
+	if raw := strings.TrimSpace(strings.ReplaceAll(form.Value("opening_balance"), ",", "")); creating && raw != "" {
 		d, err := decimal.NewFromString(raw)
 		if err != nil {
-			var v apperr.Validation
 			v.Add("opening_balance", "Current balance must be a number, such as 1250.00")
-			return in, v.Err()
 		}
 		in.OpeningBalance = d
 	}
-	return in, nil
+	v.Merge(in.Validate(creating))
+	return in, v.Err()
 }
 
 func (a *app) accountCreate(c echo.Context) error {
 	form := formOf(c, accountFields...)
-	in, err := accountInput(form)
+	in, err := accountInput(form, true)
 	var acct *models.Account
 	if err == nil {
 		acct, err = models.CreateAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
@@ -104,8 +106,11 @@ func (a *app) accountUpdate(c echo.Context) error {
 		return err
 	}
 	form := formOf(c, "name", "accountable_type", "subtype")
-	in, _ := accountInput(form)
-	updated, err := models.UpdateAccount(ctx, a.DB, famID, id, in)
+	in, err := accountInput(form, false)
+	var updated *models.Account
+	if err == nil {
+		updated, err = models.UpdateAccount(ctx, a.DB, famID, id, in)
+	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct}))

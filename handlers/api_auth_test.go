@@ -5,12 +5,13 @@ import (
 	"testing"
 	"time"
 
+	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
 )
 
 func TestAPIAuthentication(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	readKey := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
 	writeKey := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
@@ -44,7 +45,7 @@ func TestAPIAuthentication(t *testing.T) {
 		{"malformed JSON", "POST", "/api/v1/accounts", writeKey, "not an object", 400, "bad_request", ""},
 		{"unknown route under the API", "GET", "/api/v1/nothing", readKey, nil, 404, "record_not_found", "The requested resource was not found"},
 	}
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := c.API(tc.method, tc.path, tc.key, tc.body)
@@ -88,7 +89,7 @@ func TestAPIAuthentication(t *testing.T) {
 	_ = created
 }
 
-func mustExec(t *testing.T, srv *testkit.Server, query string, args ...any) {
+func mustExec(t *testing.T, srv *apptest.Server, query string, args ...any) {
 	t.Helper()
 	if _, err := srv.DB.NewRaw(query, args...).Exec(t.Context()); err != nil {
 		t.Fatal(err)
@@ -96,13 +97,13 @@ func mustExec(t *testing.T, srv *testkit.Server, query string, args ...any) {
 }
 
 func TestTenantIsolation(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	alice := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	bob := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	bobs := testkit.MustCreateAccount(t, srv.DB, bob.FamilyID, "Bob's checking", "Depository", "500")
 	alicesKey := testkit.MustCreateAPIKey(t, srv.DB, alice.ID, models.ScopeReadWrite)
 
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	if r := c.API("GET", "/api/v1/accounts/"+bobs.ID.String(), alicesKey, nil); r.Status != http.StatusNotFound {
 		t.Fatalf("API: another family's account answered %d", r.Status)
 	}

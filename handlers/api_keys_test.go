@@ -7,14 +7,15 @@ import (
 	"strings"
 	"testing"
 
+	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
 )
 
 func TestAPIKeysPage(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember})
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	c.SignIn(u.Email, testkit.Password)
 
 	if r := c.Get("/settings/api_keys"); !r.Has(t, "api-keys-empty") {

@@ -5,13 +5,14 @@ import (
 	"net/url"
 	"testing"
 
+	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
 )
 
 func TestOnboarding(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
-	c := testkit.NewClient(t, srv)
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	c := testkit.NewClient(t, srv.URL)
 
 	for _, path := range []string{"/", "/sessions/new", "/accounts"} {
 		if r := c.Get(path); r.Status != http.StatusSeeOther || r.Location() != "/onboarding" {
@@ -57,7 +58,7 @@ func TestOnboarding(t *testing.T) {
 	}
 
 	// Once set up, onboarding is closed.
-	other := testkit.NewClient(t, srv)
+	other := testkit.NewClient(t, srv.URL)
 	if r := other.Get("/onboarding"); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
 		t.Fatalf("onboarding after setup: %d → %q", r.Status, r.Location())
 	}

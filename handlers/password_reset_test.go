@@ -6,13 +6,14 @@ import (
 	"strings"
 	"testing"
 
+	"tally/internal/apptest"
 	"tally/internal/testkit"
 )
 
 func TestPasswordReset(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 
 	// An unknown address gets the same answer and no mail.
 	r := c.PostForm("/password_reset", url.Values{"email": {"stranger@example.com"}})
@@ -62,9 +63,9 @@ func TestPasswordReset(t *testing.T) {
 }
 
 func TestPasswordResetLinkExpires(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	c.PostForm("/password_reset", url.Values{"email": {u.Email}})
 	msg, _ := srv.Outbox.Last()
 	if _, err := srv.DB.NewRaw("UPDATE password_resets SET expires_at = now() - interval '1 second'").Exec(t.Context()); err != nil {
@@ -81,9 +82,9 @@ func TestPasswordResetIsOffWithLocalLogin(t *testing.T) {
 		"admin override":  {"AUTH_LOCAL_LOGIN_ENABLED": "false", "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED": "true"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			srv := testkit.StartServer(t, testkit.ServerOptions{Env: env})
+			srv := apptest.StartServer(t, apptest.ServerOptions{Env: env})
 			u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-			c := testkit.NewClient(t, srv)
+			c := testkit.NewClient(t, srv.URL)
 			for _, r := range []*testkit.Response{
 				c.Get("/password_reset/new"),
 				c.PostForm("/password_reset", url.Values{"email": {u.Email}}),

@@ -7,15 +7,16 @@ import (
 	"strings"
 	"testing"
 
+	"tally/internal/apptest"
 	"tally/internal/testkit"
 )
 
 // The limit on password sign-in holds across two instances of Tally sharing one database.
 func TestSignInRateLimitIsSharedAcrossInstances(t *testing.T) {
-	first := testkit.StartServer(t, testkit.ServerOptions{})
-	second := testkit.StartServer(t, testkit.ServerOptions{DB: first.DB})
+	first := apptest.StartServer(t, apptest.ServerOptions{})
+	second := apptest.StartServer(t, apptest.ServerOptions{DB: first.DB})
 	u := testkit.MustCreateUser(t, first.DB, testkit.UserOpts{})
-	clients := []*testkit.Client{testkit.NewClient(t, first), testkit.NewClient(t, second)}
+	clients := []*testkit.Client{testkit.NewClient(t, first.URL), testkit.NewClient(t, second.URL)}
 
 	for i := range 10 {
 		r := clients[i%2].PostForm("/sessions", url.Values{"email": {u.Email}, "password": {"wrong password!"}})

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
 )
@@ -37,7 +38,7 @@ func TestSignIn(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testkit.StartServer(t, testkit.ServerOptions{Env: tc.env})
+			srv := apptest.StartServer(t, apptest.ServerOptions{Env: tc.env})
 			email := "nobody@example.com"
 			if tc.role != "" {
 				u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: tc.role})
@@ -48,7 +49,7 @@ func TestSignIn(t *testing.T) {
 			} else {
 				testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{}) // so that the instance is set up
 			}
-			c := testkit.NewClient(t, srv)
+			c := testkit.NewClient(t, srv.URL)
 			r := c.PostForm("/sessions", url.Values{"email": {strings.ToUpper(email)}, "password": {tc.password}})
 			if r.Status != tc.wantStatus {
 				t.Fatalf("status %d, want %d; body: %s", r.Status, tc.wantStatus, r.Body)
@@ -77,9 +78,9 @@ func TestSignInPageFollowsTheFlags(t *testing.T) {
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			srv := testkit.StartServer(t, testkit.ServerOptions{Env: tc.env})
+			srv := apptest.StartServer(t, apptest.ServerOptions{Env: tc.env})
 			testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-			r := testkit.NewClient(t, srv).Get("/sessions/new")
+			r := testkit.NewClient(t, srv.URL).Get("/sessions/new")
 			if r.Status != http.StatusOK {
 				t.Fatalf("status %d", r.Status)
 			}
@@ -93,9 +94,9 @@ func TestSignInPageFollowsTheFlags(t *testing.T) {
 }
 
 func TestSignInRenewsTheSessionAndSignOutEndsIt(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	c.Get("/sessions/new")
 	before := c.Cookie("tally_session")
 	if before == "" {
@@ -131,9 +132,9 @@ func TestSignInRenewsTheSessionAndSignOutEndsIt(t *testing.T) {
 }
 
 func TestSuspendingAUserEndsTheirSessions(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	c.SignIn(u.Email, testkit.Password)
 	testkit.MustSuspend(t, srv.DB, u.ID)
 	if r := c.Get("/"); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
@@ -142,9 +143,9 @@ func TestSuspendingAUserEndsTheirSessions(t *testing.T) {
 }
 
 func TestFormsNeedTheCSRFToken(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	for name, token := range map[string]string{"missing": "", "wrong": "not-the-token"} {
 		t.Run(name, func(t *testing.T) {
 			r := c.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}, "_csrf": {token}})
@@ -161,9 +162,9 @@ func TestFormsNeedTheCSRFToken(t *testing.T) {
 }
 
 func TestSignInReturnsToTheRequestedPage(t *testing.T) {
-	srv := testkit.StartServer(t, testkit.ServerOptions{})
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv)
+	c := testkit.NewClient(t, srv.URL)
 	if r := c.Get("/settings/api_keys"); r.Location() != "/sessions/new" {
 		t.Fatalf("anonymous GET went to %q", r.Location())
 	}

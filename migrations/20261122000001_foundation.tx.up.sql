@@ -89,9 +89,6 @@ CREATE TABLE accounts (
         'Depository', 'CreditCard', 'Investment', 'Crypto', 'Property', 'Vehicle', 'Loan',
         'OtherAsset', 'OtherLiability')),
     subtype            text NOT NULL DEFAULT '',
-    classification     text NOT NULL GENERATED ALWAYS AS (
-        CASE WHEN accountable_type IN ('CreditCard', 'Loan', 'OtherLiability') THEN 'liability' ELSE 'asset' END
-    ) STORED,
     currency           text NOT NULL CHECK (currency ~ '^[A-Z]{3}$'),
     balance            numeric(19, 4) NOT NULL DEFAULT 0,
     cash_balance       numeric(19, 4) NOT NULL DEFAULT 0,

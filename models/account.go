@@ -99,7 +99,9 @@ type AccountInput struct {
 	OpeningDate    time.Time
 }
 
-func (in *AccountInput) validate(creating bool) error {
+// Validate normalises the input and reports every problem with it. Creating also checks the
+// currency, which cannot change afterwards.
+func (in *AccountInput) Validate(creating bool) error {
 	in.Name = strings.TrimSpace(in.Name)
 	in.Currency = strings.ToUpper(strings.TrimSpace(in.Currency))
 	var v apperr.Validation
@@ -122,7 +124,7 @@ func (in *AccountInput) validate(creating bool) error {
 // as an opening-anchor valuation on OpeningDate (today when zero), so the account's history
 // explains its balance.
 func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in AccountInput) (*Account, error) {
-	if err := in.validate(true); err != nil {
+	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
 	a := &Account{
@@ -151,7 +153,7 @@ func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Accou
 
 // UpdateAccount changes a family account's name, type and subtype.
 func UpdateAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in AccountInput) (*Account, error) {
-	if err := in.validate(false); err != nil {
+	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
 	a := new(Account)

@@ -112,6 +112,19 @@ func (v *Validation) Add(field, msg string) {
 	v.fields[field] = append(v.fields[field], msg)
 }
 
+// Merge adds the field problems of err, an Invalid error; other errors are ignored.
+func (v *Validation) Merge(err error) {
+	e := As(err)
+	if e == nil || e.Code != Invalid {
+		return
+	}
+	for field, msgs := range e.Fields {
+		for _, m := range msgs {
+			v.Add(field, m)
+		}
+	}
+}
+
 // Err returns nil when nothing was added, else an Invalid error holding every problem.
 func (v *Validation) Err() error {
 	if len(v.fields) == 0 {

@@ -22,10 +22,10 @@ type Client struct {
 	csrf string
 }
 
-// NewClient returns a client of srv with an empty cookie jar.
-func NewClient(tb testing.TB, srv *Server) *Client {
+// NewClient returns a client of the server at baseURL with an empty cookie jar.
+func NewClient(tb testing.TB, baseURL string) *Client {
 	jar, _ := cookiejar.New(nil)
-	return &Client{tb: tb, base: srv.URL, http: &http.Client{
+	return &Client{tb: tb, base: baseURL, http: &http.Client{
 		Jar:           jar,
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}

@@ -7,8 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"tally/auth"
 	"tally/internal/db"
+	"tally/internal/password"
 	"tally/models"
 )
 
@@ -33,7 +33,7 @@ func MustCreateUser(tb testing.TB, d *db.DB, o UserOpts) *models.User {
 	if o.Role == "" {
 		o.Role = models.RoleAdmin
 	}
-	hash, err := auth.HashPassword(Password)
+	hash, err := password.Hash(Password)
 	must(tb, err, "hash password")
 	famID := o.FamilyID
 	creator := false

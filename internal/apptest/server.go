@@ -1,4 +1,5 @@
-package testkit
+// Package apptest starts Tally's real web app on a loopback HTTP server for tests.
+package apptest
 
 import (
 	"context"
@@ -15,6 +16,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/ratelimit"
+	"tally/internal/testkit"
 )
 
 // Server is Tally's real router behind a real HTTP server on loopback.
@@ -42,10 +44,12 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 		env[k] = v
 	}
 	cfg, err := config.Load(func(k string) string { return env[k] })
-	must(tb, err, "load config")
+	if err != nil {
+		tb.Fatalf("load config: %v", err)
+	}
 	d := opts.DB
 	if d == nil {
-		d = MustOpenDB(tb)
+		d = testkit.MustOpenDB(tb)
 	}
 	logs := &strings.Builder{}
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))

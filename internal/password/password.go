@@ -1,4 +1,5 @@
-package auth
+// Package password hashes and checks passwords with argon2id.
+package password
 
 import (
 	"crypto/rand"
@@ -19,11 +20,11 @@ const (
 	argonKeyLen  = 32
 )
 
-// MinPasswordLength is the shortest password accepted.
-const MinPasswordLength = 8
+// MinLength is the shortest password accepted.
+const MinLength = 8
 
-// HashPassword returns an argon2id hash of password in the PHC string format.
-func HashPassword(password string) (string, error) {
+// Hash returns an argon2id hash of password in the PHC string format.
+func Hash(password string) (string, error) {
 	salt := make([]byte, 16)
 	if _, err := rand.Read(salt); err != nil {
 		return "", err
@@ -33,9 +34,9 @@ func HashPassword(password string) (string, error) {
 		base64.RawStdEncoding.EncodeToString(salt), base64.RawStdEncoding.EncodeToString(key)), nil
 }
 
-// CheckPassword reports whether password matches hash, in time that does not depend on where
+// Check reports whether password matches hash, in time that does not depend on where
 // they differ.
-func CheckPassword(hash, password string) (bool, error) {
+func Check(hash, password string) (bool, error) {
 	parts := strings.Split(hash, "$")
 	if len(parts) != 6 || parts[1] != "argon2id" {
 		return false, errors.New("unsupported password hash")
@@ -61,20 +62,21 @@ func CheckPassword(hash, password string) (bool, error) {
 	return subtle.ConstantTimeCompare(got, want) == 1, nil
 }
 
-// dummyHash is checked against when there is no user, so that an unknown email takes as long
-// as a wrong password.
-var dummyHash = func() string {
-	h, err := HashPassword("tally-timing-equaliser")
+// Dummy is a hash to check against when there is no user, so that an unknown email takes as
+// long as a wrong password.
+var Dummy = func() string {
+	h, err := Hash("tally-timing-equaliser")
 	if err != nil {
 		panic(err)
 	}
 	return h
 }()
 
-func validatePassword(password string) string {
+// Validate returns what is wrong with a new password, or "".
+func Validate(password string) string {
 	switch {
-	case len(password) < MinPasswordLength:
-		return fmt.Sprintf("Password must be at least %d characters", MinPasswordLength)
+	case len(password) < MinLength:
+		return fmt.Sprintf("Password must be at least %d characters", MinLength)
 	case len(password) > 1024:
 		return "Password must be at most 1024 characters"
 	}

@@ -1,0 +1,75 @@
+package jobs
+
+import (
+	"context"
+	"os"
+	"testing"
+	"time"
+
+	"tally/internal/testkit"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+func TestCleanupDeletesOnlyWhatExpired(t *testing.T) {
+	d := testkit.MustOpenDB(t)
+	ctx := context.Background()
+	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	now := time.Now()
+	exec := func(q string, args ...any) {
+		t.Helper()
+		if _, err := d.NewRaw(q, args...).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exec("INSERT INTO sessions (token, data, expiry, user_id) VALUES ('old', '', ?, ?), ('live', '', ?, ?)", now.Add(-time.Hour), u.ID, now.Add(time.Hour), u.ID)
+	exec("INSERT INTO rate_limits (key, window_start, count) VALUES ('a', ?, 3), ('b', ?, 1)", now.Add(-48*time.Hour), now)
+	exec("INSERT INTO password_resets (id, user_id, token_hash, expires_at) VALUES (gen_random_uuid(), ?, 'x', ?), (gen_random_uuid(), ?, 'y', ?)",
+		u.ID, now.Add(-48*time.Hour), u.ID, now.Add(time.Minute))
+
+	if err := Cleanup(ctx, d, now); err != nil {
+		t.Fatal(err)
+	}
+	for table, want := range map[string]string{"sessions": "live", "rate_limits": "b", "password_resets": "y"} {
+		col := map[string]string{"sessions": "token", "rate_limits": "key", "password_resets": "token_hash"}[table]
+		var left []string
+		if err := d.NewRaw("SELECT "+col+" FROM "+table).Scan(ctx, &left); err != nil {
+			t.Fatal(err)
+		}
+		if len(left) != 1 || left[0] != want {
+			t.Errorf("%s left %v, want [%s]", table, left, want)
+		}
+	}
+}
+
+func TestClientStartsAndRunsTheCleanupJob(t *testing.T) {
+	d := testkit.MustOpenDB(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := d.NewRaw("INSERT INTO rate_limits (key, window_start, count) VALUES ('stale', now() - interval '3 days', 1)").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(d, testkit.DiscardLogger(), Options{Work: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Stop(context.Background())
+	// The periodic cleanup runs on start.
+	for {
+		var n int
+		if err := d.NewRaw("SELECT count(*) FROM rate_limits").Scan(ctx, &n); err != nil {
+			t.Fatal(err)
+		}
+		if n == 0 {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("the cleanup job did not run on start")
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
