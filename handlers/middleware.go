@@ -194,7 +194,7 @@ func (a *app) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 		target := "/sessions/new"
 		if n == 0 {
 			target = "/onboarding"
-		} else if c.Request().Method == http.MethodGet {
+		} else if isPageNavigation(c) {
 			a.Sessions.Put(ctx, sessReturnTo, c.Request().URL.RequestURI())
 		}
 		return redirect(c, target)
@@ -219,6 +219,14 @@ func (a *app) rateLimit(name string, rule ratelimit.Rule) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
+}
+
+// isPageNavigation reports whether the request is a person opening a page, as opposed to a
+// browser fetching an icon or htmx fetching a fragment: only those are worth returning to.
+func isPageNavigation(c echo.Context) bool {
+	r := c.Request()
+	return r.Method == http.MethodGet && r.Header.Get("HX-Request") == "" &&
+		(r.Header.Get("Accept") == "" || strings.Contains(r.Header.Get("Accept"), "text/html"))
 }
 
 func currentUser(c echo.Context) *models.User {

@@ -23,6 +23,7 @@ func (a *app) routes(e *echo.Echo) {
 
 	e.GET("/healthz", a.healthz)
 	assets, _ := fs.Sub(static.Dist, "dist")
+	e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, static.URL("favicon.svg")) })
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", cacheFor(365*24*time.Hour, http.FileServerFS(assets)))))
 
 	// Pages: a session, CSRF on every form, the signed-in user if any.

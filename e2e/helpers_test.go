@@ -1,0 +1,146 @@
+package e2e
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"tally/internal/apptest"
+)
+
+// actionTimeout bounds one browser action, such as waiting for the next page.
+const actionTimeout = 15 * time.Second
+
+// step runs one part of a journey as a subtest, and stops the journey when it fails: the
+// later steps depend on it.
+func step(t *testing.T, name string, f func(t *testing.T)) {
+	t.Helper()
+	if !t.Run(name, f) {
+		t.FailNow()
+	}
+}
+
+// startServer starts Tally for t and prints its log when t fails.
+func startServer(t *testing.T, opts apptest.ServerOptions) *apptest.Server {
+	t.Helper()
+	var srv *apptest.Server
+	// Registered first, so it runs after the server has closed and its log is complete.
+	t.Cleanup(func() {
+		if t.Failed() && srv != nil {
+			t.Logf("server log of %s:\n%s", srv.URL, srv.Logs.String())
+		}
+	})
+	srv = apptest.StartServer(t, opts)
+	return srv
+}
+
+// testID is the CSS selector of the element with data-testid id.
+func testID(id string) chromedp.CSS {
+	return chromedp.CSS(`[data-testid="` + id + `"]`)
+}
+
+// run runs an action in the tab with actionTimeout, and fails t with what, the error and the
+// page the browser is on.
+func run[T any](t *testing.T, ctx context.Context, what string, a chromedp.Action[T]) T {
+	t.Helper()
+	actx, cancel := context.WithTimeout(ctx, actionTimeout)
+	defer cancel()
+	v, err := chromedp.Run(actx, a)
+	if err != nil {
+		loc, _ := chromedp.Run(ctx, chromedp.Location())
+		title, _ := chromedp.Run(ctx, chromedp.Title())
+		t.Fatalf("%s: %v (browser on %s, title %q)", what, err, loc, title)
+	}
+	return v
+}
+
+// visit loads url and waits for the page to load.
+func visit(t *testing.T, ctx context.Context, url string) {
+	t.Helper()
+	run(t, ctx, "visit "+url, chromedp.Navigate(url))
+}
+
+// visible waits until the element with data-testid id is visible.
+func visible(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	run(t, ctx, "wait for "+id, chromedp.WaitVisible(testID(id)))
+}
+
+// fill types value into the input with data-testid id, as a person would.
+func fill(t *testing.T, ctx context.Context, id, value string) {
+	t.Helper()
+	run(t, ctx, "type into "+id, chromedp.SendKeys(testID(id), value))
+}
+
+// choose picks the option with value in the select with data-testid id.
+func choose(t *testing.T, ctx context.Context, id, value string) {
+	t.Helper()
+	run(t, ctx, "choose "+value+" in "+id, chromedp.SetValue(testID(id), value))
+	if got := inputValue(t, ctx, id); got != value {
+		t.Fatalf("%s has value %q after choosing %q: no such option?", id, got, value)
+	}
+}
+
+// click clicks the element with data-testid id.
+func click(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	run(t, ctx, "click "+id, chromedp.Click(testID(id)))
+}
+
+// text returns the trimmed visible text of the element with data-testid id.
+func text(t *testing.T, ctx context.Context, id string) string {
+	t.Helper()
+	return strings.TrimSpace(run(t, ctx, "read text of "+id, chromedp.Text(testID(id), chromedp.NodeVisible)))
+}
+
+// inputValue returns the value of the input or select with data-testid id.
+func inputValue(t *testing.T, ctx context.Context, id string) string {
+	t.Helper()
+	return run(t, ctx, "read value of "+id, chromedp.Value(testID(id)))
+}
+
+// count returns how many elements with data-testid id the page has now, without waiting.
+func count(t *testing.T, ctx context.Context, id string) int {
+	t.Helper()
+	js := fmt.Sprintf("document.querySelectorAll(%q).length", string(testID(id)))
+	return run(t, ctx, "count "+id, chromedp.Evaluate[int](js))
+}
+
+// pageContains reports whether the HTML of the page contains s.
+func pageContains(t *testing.T, ctx context.Context, s string) bool {
+	t.Helper()
+	js := fmt.Sprintf("document.documentElement.outerHTML.includes(%q)", s)
+	return run(t, ctx, "search the page", chromedp.Evaluate[bool](js))
+}
+
+// path returns the path of the page the browser is on.
+func path(t *testing.T, ctx context.Context) string {
+	t.Helper()
+	loc := run(t, ctx, "read location", chromedp.Location())
+	u, err := url.Parse(loc)
+	if err != nil {
+		t.Fatalf("parse location %q: %v", loc, err)
+	}
+	return u.Path
+}
+
+// wantText fails t unless the element with data-testid id shows want.
+func wantText(t *testing.T, ctx context.Context, id, want string) {
+	t.Helper()
+	if got := text(t, ctx, id); got != want {
+		t.Errorf("%s shows %q, want %q", id, got, want)
+	}
+}
+
+// wantPath fails t unless the browser is on want.
+func wantPath(t *testing.T, ctx context.Context, want string) {
+	t.Helper()
+	if got := path(t, ctx); got != want {
+		t.Fatalf("browser is on %s, want %s", got, want)
+	}
+}
