@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"strconv"
 	"strings"
 )
 
@@ -34,6 +35,8 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For header names the client. Without
 	// them the connection's address is the client's, so rate limits cannot be dodged.
 	TrustedProxies []*net.IPNet
+	// ImportMaxRows is the most rows one import may publish (IMPORT_MAX_ROWS).
+	ImportMaxRows int
 }
 
 // Load reads the configuration through getenv.
@@ -107,6 +110,15 @@ func Load(getenv func(string) string) (Config, error) {
 			continue
 		}
 		c.TrustedProxies = append(c.TrustedProxies, n)
+	}
+	c.ImportMaxRows = 250_000
+	if v := strings.TrimSpace(getenv("IMPORT_MAX_ROWS")); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			errs = append(errs, fmt.Errorf("IMPORT_MAX_ROWS %q must be a positive whole number", v))
+		} else {
+			c.ImportMaxRows = n
+		}
 	}
 	var err error
 	if c.LocalLoginEnabled, err = boolVar(getenv, "AUTH_LOCAL_LOGIN_ENABLED", true); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"sort"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -114,9 +115,18 @@ func (a *app) handleError(err error, c echo.Context) {
 		if e.Code == apperr.NotFound && e.Slug == "" {
 			body.Message = "The requested resource was not found"
 		}
+		var withImport interface{ UploadedImportID() string }
+		if errors.As(err, &withImport) {
+			body.ImportID = withImport.UploadedImportID()
+		}
 		if len(e.Fields) > 0 {
-			for _, msgs := range e.Fields {
-				body.Errors = append(body.Errors, msgs...)
+			keys := make([]string, 0, len(e.Fields))
+			for k := range e.Fields {
+				keys = append(keys, k)
+			}
+			sort.Strings(keys)
+			for _, k := range keys {
+				body.Errors = append(body.Errors, e.Fields[k]...)
 			}
 			if body.Details == nil {
 				body.Details = e.Fields

@@ -58,6 +58,15 @@ func (a *app) routes(e *echo.Echo) {
 	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
 	api.GET("/accounts/:id", a.apiAccountShow, requireScope(models.ScopeRead))
 	api.POST("/accounts", a.apiAccountCreate, requireScope(models.ScopeReadWrite))
+	api.GET("/imports", a.apiImportsIndex, requireScope(models.ScopeRead))
+	api.POST("/imports", a.apiImportCreate, requireScope(models.ScopeReadWrite))
+	api.POST("/imports/preflight", a.apiImportPreflight, requireScope(models.ScopeRead))
+	api.GET("/imports/:id", a.apiImportShow, requireScope(models.ScopeRead))
+	api.GET("/imports/:id/rows", a.apiImportRows, requireScope(models.ScopeRead))
+	api.GET("/imports/:id/file", a.importFile, requireScope(models.ScopeRead))
+	api.POST("/imports/:id/publish", a.apiImportPublish, requireScope(models.ScopeReadWrite))
+	api.POST("/imports/:id/revert", a.apiImportRevert, requireScope(models.ScopeReadWrite))
+	api.DELETE("/imports/:id", a.apiImportDelete, requireScope(models.ScopeReadWrite))
 }
 
 func cacheFor(d time.Duration, h http.Handler) http.Handler {

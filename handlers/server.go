@@ -13,6 +13,7 @@ import (
 
 	"tally/auth"
 	"tally/config"
+	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
@@ -23,6 +24,7 @@ type Deps struct {
 	Config   config.Config
 	DB       *db.DB
 	Auth     *auth.Service
+	Imports  *imports.Service
 	Limiter  *ratelimit.Limiter
 	Sessions *scs.SessionManager
 	Log      *slog.Logger

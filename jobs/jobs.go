@@ -11,6 +11,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
@@ -24,6 +25,8 @@ type Options struct {
 	// Work makes the client work jobs; without it, it only inserts them (web-only processes).
 	Work       bool
 	MaxWorkers int
+	// Imports runs import publishes and reverts.
+	Imports *imports.Service
 }
 
 // New returns a River client over d with every worker and periodic job registered.
@@ -32,6 +35,9 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 	if opts.Work {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &cleanupWorker{db: d})
+		river.AddWorker(workers, &publishWorker{svc: opts.Imports})
+		river.AddWorker(workers, &revertWorker{svc: opts.Imports})
+		river.AddWorker(workers, &reapWorker{svc: opts.Imports})
 		if opts.MaxWorkers == 0 {
 			opts.MaxWorkers = 10
 		}
@@ -41,6 +47,9 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 			river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
 				func() (river.JobArgs, *river.InsertOpts) { return CleanupArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "cleanup", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
+				func() (river.JobArgs, *river.InsertOpts) { return ReapImportsArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "reap_imports", RunOnStart: true}),
 		}
 	}
 	return river.NewClient(riverpgxv5.New(d.Pool), cfg)

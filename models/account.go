@@ -212,3 +212,30 @@ func contains(list []string, s string) bool {
 	}
 	return false
 }
+
+// RecomputeBalances sets the balance of the given manual accounts from their ledger: the
+// latest valuation, plus the transactions dated after it (all of them when there is none).
+// An outflow lowers an asset and raises what a liability owes. Accounts fed by a provider
+// (source set) keep the balance the provider reports.
+func RecomputeBalances(ctx context.Context, db bun.IDB, accountIDs []uuid.UUID) error {
+	if len(accountIDs) == 0 {
+		return nil
+	}
+	_, err := db.NewRaw(`
+		UPDATE accounts a SET balance = x.balance, cash_balance = x.balance, updated_at = now()
+		FROM (
+			SELECT a.id,
+				coalesce(v.amount, 0) + CASE WHEN a.accountable_type IN ('CreditCard', 'Loan', 'OtherLiability') THEN 1 ELSE -1 END *
+					coalesce((SELECT sum(e.amount) FROM entries e
+						WHERE e.account_id = a.id AND e.kind = 'transaction' AND e.parent_id IS NULL
+							AND (v.date IS NULL OR e.date > v.date)), 0) AS balance
+			FROM accounts a
+			LEFT JOIN LATERAL (
+				SELECT date, amount FROM entries
+				WHERE account_id = a.id AND kind = 'valuation' ORDER BY date DESC, created_at DESC LIMIT 1
+			) v ON true
+			WHERE a.id IN (?)
+		) x
+		WHERE a.id = x.id AND a.source IS NULL`, bun.In(accountIDs)).Exec(ctx)
+	return err
+}

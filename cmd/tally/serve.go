@@ -18,6 +18,7 @@ import (
 	"tally/auth"
 	"tally/config"
 	"tally/handlers"
+	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/pgtmp"
@@ -62,7 +63,7 @@ func runServe(ctx context.Context, getenv func(string) string, stdout, stderr io
 		return fmt.Errorf("the database has %d pending migrations (%s): run `tally migrate up`", len(pending), strings.Join(pending, ", "))
 	}
 	if !web {
-		return work(ctx, d, log)
+		return work(ctx, cfg, d, log)
 	}
 	ln, err := net.Listen("tcp", cfg.ListenAddr)
 	if err != nil {
@@ -174,14 +175,17 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		url = "http://" + ln.Addr().String()
 		cfg.AppURL = url
 	}
-	river, err := jobs.New(d, log, jobs.Options{Work: true})
+	importSvc := &imports.Service{DB: d, Limits: importLimits(cfg), Log: log}
+	river, err := jobs.New(d, log, jobs.Options{Work: true, Imports: importSvc})
 	if err != nil {
 		return err
 	}
+	importSvc.Jobs = jobs.Enqueuer{Client: river}
 	if err := river.Start(ctx); err != nil {
 		return fmt.Errorf("start job worker: %w", err)
 	}
 	h := handlers.New(handlers.Deps{
+		Imports: importSvc,
 		Config:  cfg,
 		DB:      d,
 		Limiter: ratelimit.New(d),
@@ -209,12 +213,19 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	return errors.Join(err, river.Stop(shutdownCtx))
 }
 
+// importLimits are the 10 MB content cap and the configured row limit.
+func importLimits(cfg config.Config) imports.Limits {
+	return imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows}
+}
+
 // work runs only the job worker until ctx ends.
-func work(ctx context.Context, d *db.DB, log *slog.Logger) error {
-	river, err := jobs.New(d, log, jobs.Options{Work: true})
+func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
+	importSvc := &imports.Service{DB: d, Limits: importLimits(cfg), Log: log}
+	river, err := jobs.New(d, log, jobs.Options{Work: true, Imports: importSvc})
 	if err != nil {
 		return err
 	}
+	importSvc.Jobs = jobs.Enqueuer{Client: river}
 	if err := river.Start(ctx); err != nil {
 		return err
 	}

@@ -9,14 +9,17 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"tally/auth"
 	"tally/config"
 	"tally/handlers"
+	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/ratelimit"
 	"tally/internal/testkit"
+	"tally/jobs"
 )
 
 // Server is Tally's real router behind a real HTTP server on loopback.
@@ -26,6 +29,9 @@ type Server struct {
 	Config config.Config
 	Outbox *Outbox
 	Logs   *strings.Builder
+	// Imports is the server's import service; Jobs its River client.
+	Imports *imports.Service
+	Jobs    *jobs.Client
 }
 
 // ServerOptions adjusts a test server.
@@ -34,6 +40,8 @@ type ServerOptions struct {
 	DB *db.DB
 	// Env is the environment the configuration is read from.
 	Env map[string]string
+	// NoWorker leaves background jobs queued instead of working them.
+	NoWorker bool
 }
 
 // StartServer starts Tally's web app for a test, closed when the test ends.
@@ -58,7 +66,26 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if cfg.AppURL == "" {
 		cfg.AppURL = "http://" + srv.Listener.Addr().String()
 	}
+	importSvc := &imports.Service{DB: d, Limits: imports.DefaultLimits, Log: log}
+	river, err := jobs.New(d, log, jobs.Options{Work: true, Imports: importSvc})
+	if err != nil {
+		tb.Fatalf("job client: %v", err)
+	}
+	importSvc.Jobs = jobs.Enqueuer{Client: river}
+	if !opts.NoWorker {
+		ctx, cancel := context.WithCancel(context.Background())
+		if err := river.Start(ctx); err != nil {
+			tb.Fatalf("start jobs: %v", err)
+		}
+		tb.Cleanup(func() {
+			stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
+			defer stop()
+			_ = river.Stop(stopCtx)
+			cancel()
+		})
+	}
 	srv.Config.Handler = handlers.New(handlers.Deps{
+		Imports: importSvc,
 		Config:  cfg,
 		DB:      d,
 		Limiter: ratelimit.New(d),
@@ -71,7 +98,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	})
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	return &Server{URL: srv.URL, DB: d, Config: cfg, Outbox: outbox, Logs: logs}
+	return &Server{URL: srv.URL, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river}
 }
 
 // Outbox keeps the mail a test server sends.

@@ -1,0 +1,459 @@
+package handlers
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/imports"
+	"tally/internal/apperr"
+)
+
+// apiTime renders a time as the API does: ISO 8601, UTC, with milliseconds.
+type apiTime time.Time
+
+func (t apiTime) MarshalJSON() ([]byte, error) {
+	return []byte(`"` + time.Time(t).UTC().Format("2006-01-02T15:04:05.000Z") + `"`), nil
+}
+
+// ImportJSON is ImportDetail.
+type ImportJSON struct {
+	ID            string            `json:"id"`
+	Type          string            `json:"type"`
+	Status        string            `json:"status"`
+	CreatedAt     apiTime           `json:"created_at"`
+	UpdatedAt     apiTime           `json:"updated_at"`
+	AccountID     *string           `json:"account_id"`
+	Error         *string           `json:"error,omitempty"`
+	StatusDetail  StatusDetailJSON  `json:"status_detail"`
+	Configuration ConfigurationJSON `json:"configuration"`
+	Stats         StatsJSON         `json:"stats"`
+	Content       *ContentJSON      `json:"content,omitempty"`
+	Progress      *ProgressJSON     `json:"progress,omitempty"`
+	Problems      []string          `json:"problems,omitempty"`
+}
+
+// StatusDetailJSON is ImportStatusDetail.
+type StatusDetailJSON struct {
+	Uploaded    bool `json:"uploaded"`
+	Configured  bool `json:"configured"`
+	Terminal    bool `json:"terminal"`
+	Cleaned     bool `json:"cleaned"`
+	Publishable bool `json:"publishable"`
+	Revertable  bool `json:"revertable"`
+}
+
+// ConfigurationJSON is ImportConfiguration.
+type ConfigurationJSON struct {
+	DateColLabel      *string `json:"date_col_label"`
+	AmountColLabel    *string `json:"amount_col_label"`
+	NameColLabel      *string `json:"name_col_label"`
+	CategoryColLabel  *string `json:"category_col_label"`
+	TagsColLabel      *string `json:"tags_col_label"`
+	NotesColLabel     *string `json:"notes_col_label"`
+	AccountColLabel   *string `json:"account_col_label"`
+	DateFormat        *string `json:"date_format"`
+	NumberFormat      *string `json:"number_format"`
+	SignageConvention *string `json:"signage_convention"`
+}
+
+// StatsJSON is ImportStats, with the duplicate count Tally adds.
+type StatsJSON struct {
+	RowsCount               int `json:"rows_count"`
+	ValidRowsCount          int `json:"valid_rows_count"`
+	InvalidRowsCount        int `json:"invalid_rows_count"`
+	MappingsCount           int `json:"mappings_count"`
+	UnassignedMappingsCount int `json:"unassigned_mappings_count"`
+	DuplicateRowsCount      int `json:"duplicate_rows_count"`
+}
+
+// ContentJSON describes the uploaded file.
+type ContentJSON struct {
+	Filename    string `json:"filename"`
+	ContentType string `json:"content_type"`
+	ByteSize    int    `json:"byte_size"`
+	Encoding    string `json:"encoding"`
+}
+
+// ProgressJSON is how far a running publish or revert is.
+type ProgressJSON struct {
+	Done  int `json:"done"`
+	Total int `json:"total"`
+}
+
+func importJSON(d *imports.Detail) ImportJSON {
+	im := d.Import
+	out := ImportJSON{
+		ID: im.ID.String(), Type: string(im.Type), Status: im.Status,
+		CreatedAt: apiTime(im.CreatedAt), UpdatedAt: apiTime(im.UpdatedAt), Error: im.Error,
+		StatusDetail: StatusDetailJSON(d.Status),
+		Configuration: ConfigurationJSON{
+			DateColLabel: im.DateColLabel, AmountColLabel: im.AmountColLabel, NameColLabel: im.NameColLabel,
+			CategoryColLabel: im.CategoryColLabel, TagsColLabel: im.TagsColLabel, NotesColLabel: im.NotesColLabel,
+			AccountColLabel: im.AccountColLabel, DateFormat: im.DateFormat,
+			NumberFormat: &im.NumberFormat, SignageConvention: &im.SignageConvention,
+		},
+		Stats: StatsJSON(d.Stats),
+	}
+	if im.AccountID != nil {
+		s := im.AccountID.String()
+		out.AccountID = &s
+	}
+	if d.Status.Uploaded {
+		out.Content = &ContentJSON{Filename: deref(im.Filename), ContentType: deref(im.ContentType), ByteSize: im.ByteSize, Encoding: deref(im.Encoding)}
+	}
+	if d.Progress != nil {
+		out.Progress = &ProgressJSON{Done: d.Progress.Done, Total: d.Progress.Total}
+	}
+	if !d.Status.Publishable && !im.Terminal() && !im.Running() {
+		out.Problems = d.Problems
+	}
+	return out
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// importRequest reads a create or preflight request: JSON, or a multipart form whose "file"
+// part wins over raw_file_content.
+func (a *app) importRequest(c echo.Context) (imports.Request, error) {
+	u := currentUser(c)
+	req := imports.Request{FamilyID: u.FamilyID, UserID: u.ID, Labels: map[string]*string{}}
+	maxBytes := a.Imports.Limits.MaxBytes
+	// JSON escapes make a body larger than its content: allow for that, then check the
+	// content itself exactly.
+	body := http.MaxBytesReader(c.Response(), c.Request().Body, int64(3*maxBytes+1<<20))
+	c.Request().Body = body
+	mediaType, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	var fields map[string]any
+	switch mediaType {
+	case echo.MIMEApplicationJSON:
+		dec := json.NewDecoder(c.Request().Body)
+		dec.UseNumber()
+		if err := dec.Decode(&fields); err != nil {
+			return req, bodyError(err, "The request body must be a JSON object")
+		}
+	case echo.MIMEMultipartForm, echo.MIMEApplicationForm:
+		if err := c.Request().ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+			return req, bodyError(err, "The multipart form could not be read")
+		}
+		fields = map[string]any{}
+		for k, v := range c.Request().Form {
+			if len(v) > 0 {
+				fields[k] = v[0]
+			}
+		}
+		if fh, err := c.FormFile("file"); err == nil {
+			f, err := fh.Open()
+			if err != nil {
+				return req, err
+			}
+			defer f.Close()
+			content, err := io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
+			if err != nil {
+				return req, err
+			}
+			req.Upload = imports.Upload{Content: content, Filename: fh.Filename, ContentType: fh.Header.Get("Content-Type"), FromFile: true, Present: true}
+		}
+	default:
+		return req, apperr.New(apperr.BadRequest, "Send the request as application/json or multipart/form-data")
+	}
+
+	var v apperr.Validation
+	str := func(key string) *string {
+		raw, ok := fields[key]
+		if !ok || raw == nil {
+			return nil
+		}
+		switch x := raw.(type) {
+		case string:
+			return &x
+		case json.Number:
+			s := x.String()
+			return &s
+		case bool:
+			s := strconv.FormatBool(x)
+			return &s
+		}
+		v.Add(key, key+" must be a string")
+		return nil
+	}
+	if t := str("type"); t != nil {
+		req.Type = strings.TrimSpace(*t)
+	}
+	req.AccountID = str("account_id")
+	if p := str("publish"); p != nil {
+		switch strings.ToLower(strings.TrimSpace(*p)) {
+		case "true":
+			req.Publish = true
+		case "false", "":
+		default:
+			v.Add("publish", `publish must be true or false`)
+		}
+	}
+	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic"} {
+		if l := str(key + "_col_label"); l != nil {
+			req.Labels[key] = l
+		}
+	}
+	req.DateFormat, req.NumberFormat = str("date_format"), str("number_format")
+	req.SignageConvention, req.ColSep = str("signage_convention"), str("col_sep")
+	req.AmountTypeStrategy, req.AmountTypeInflowValue = str("amount_type_strategy"), str("amount_type_inflow_value")
+	if s := str("rows_to_skip"); s != nil && strings.TrimSpace(*s) != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(*s))
+		if err != nil {
+			v.Add("rows_to_skip", "rows_to_skip must be a whole number")
+		}
+		req.RowsToSkip = &n
+	}
+	if !req.Upload.Present {
+		if raw := str("raw_file_content"); raw != nil {
+			req.Upload = imports.Upload{Content: []byte(*raw), Present: true}
+		}
+	}
+	if err := v.Err(); err != nil {
+		e := apperr.As(err)
+		e.Message, e.Slug = "Import could not be created", "validation_failed"
+		return req, e
+	}
+	return req, nil
+}
+
+// bodyError turns a body that cannot be read into a client error; one over the size limit
+// says so.
+func bodyError(err error, msg string) error {
+	var tooLarge *http.MaxBytesError
+	if errors.As(err, &tooLarge) {
+		return apperr.New(apperr.Invalid, "Content is too large. Maximum size is 10MB.").WithSlug("content_too_large")
+	}
+	return apperr.Wrap(apperr.BadRequest, err, msg+": "+err.Error())
+}
+
+// apiImportCreate is POST /api/v1/imports.
+func (a *app) apiImportCreate(c echo.Context) error {
+	req, err := a.importRequest(c)
+	if err != nil {
+		return err
+	}
+	d, err := a.Imports.Create(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"data": importJSON(d)})
+}
+
+// apiImportPreflight is POST /api/v1/imports/preflight: the same checks as create, nothing
+// stored.
+func (a *app) apiImportPreflight(c echo.Context) error {
+	req, err := a.importRequest(c)
+	if err != nil {
+		return err
+	}
+	res, err := a.Imports.Preflight(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{
+		"type": res.Type, "valid": res.Valid,
+		"content": map[string]any{"filename": res.Filename, "content_type": res.ContentType, "byte_size": res.ByteSize, "encoding": res.Encoding},
+		"stats":   map[string]any{"rows_count": res.RowsCount, "valid_rows_count": res.ValidRowsCount, "invalid_rows_count": res.RowsCount - res.ValidRowsCount},
+		"headers": res.Headers, "required_headers": res.RequiredHeaders, "missing_required_headers": res.MissingHeaders,
+		"errors": res.Errors, "warnings": res.Warnings,
+	}})
+}
+
+// pageParams reads page (from 1) and per_page (1 to 100, default 25).
+func pageParams(c echo.Context) (int, int) {
+	page, err := strconv.Atoi(c.QueryParam("page"))
+	if err != nil || page < 1 {
+		page = 1
+	}
+	per, err := strconv.Atoi(c.QueryParam("per_page"))
+	if err != nil || per < 1 || per > 100 {
+		per = 25
+	}
+	return page, per
+}
+
+// pageMeta is the "meta" of a paged list.
+func pageMeta(page, per, total int) map[string]any {
+	pages := max(1, (total+per-1)/per)
+	meta := map[string]any{"current_page": page, "per_page": per, "total_count": total, "total_pages": pages, "next_page": nil, "prev_page": nil}
+	if page < pages {
+		meta["next_page"] = page + 1
+	}
+	if page > 1 {
+		meta["prev_page"] = page - 1
+	}
+	return meta
+}
+
+// apiImportsIndex is GET /api/v1/imports: newest first, filtered by status and type.
+func (a *app) apiImportsIndex(c echo.Context) error {
+	status, typ := c.QueryParam("status"), c.QueryParam("type")
+	var v apperr.Validation
+	if status != "" && !contains(imports.Statuses, status) {
+		v.Add("status", fmt.Sprintf("status must be one of: %s", strings.Join(imports.Statuses, ", ")))
+	}
+	if typ != "" && !imports.Type(typ).Valid() {
+		v.Add("type", "type must be one of: "+imports.TypeNames(imports.Types))
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	page, per := pageParams(c)
+	ctx := c.Request().Context()
+	list, total, err := imports.List(ctx, a.DB, imports.ListFilter{FamilyID: currentUser(c).FamilyID, Status: status, Type: typ, Page: page, PerPage: per})
+	if err != nil {
+		return err
+	}
+	data := make([]ImportJSON, 0, len(list))
+	for i := range list {
+		d, err := imports.Describe(ctx, a.DB, &list[i])
+		if err != nil {
+			return err
+		}
+		data = append(data, importJSON(d))
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": data, "meta": pageMeta(page, per, total)})
+}
+
+// familyImport loads the import named by :id in the caller's family.
+func (a *app) familyImport(c echo.Context) (*imports.Import, error) {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+	}
+	return imports.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+}
+
+func (a *app) importDetail(c echo.Context, status int, id uuid.UUID) error {
+	im, err := imports.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	d, err := imports.Describe(c.Request().Context(), a.DB, im)
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, map[string]any{"data": importJSON(d)})
+}
+
+// apiImportShow is GET /api/v1/imports/:id.
+func (a *app) apiImportShow(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	return a.importDetail(c, http.StatusOK, im.ID)
+}
+
+// apiImportRows is GET /api/v1/imports/:id/rows: each row's cells, problems and mappings.
+func (a *app) apiImportRows(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	only := c.QueryParam("only")
+	if only != "" && only != "invalid" && only != "duplicate" {
+		return apperr.New(apperr.Invalid, "only must be invalid or duplicate")
+	}
+	page, per := pageParams(c)
+	ctx := c.Request().Context()
+	rows, total, err := imports.Rows(ctx, a.DB, imports.RowFilter{ImportID: im.ID, Only: only, Page: page, PerPage: per})
+	if err != nil {
+		return err
+	}
+	data := make([]map[string]any, 0, len(rows))
+	for i := range rows {
+		r := &rows[i]
+		errs := r.Errors
+		if errs == nil {
+			errs = []string{}
+		}
+		data = append(data, map[string]any{
+			"row_number": r.RowNumber, "line": r.Line, "valid": r.Valid, "duplicate": r.Duplicate,
+			"errors": errs, "fields": r.Fields(im.Type),
+		})
+	}
+	ms, err := imports.Mappings(ctx, a.DB, im.ID)
+	if err != nil {
+		return err
+	}
+	if ms == nil {
+		ms = []imports.Mapping{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": data, "mappings": ms, "meta": pageMeta(page, per, total)})
+}
+
+// apiImportPublish is POST /api/v1/imports/:id/publish: 202 once queued.
+func (a *app) apiImportPublish(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	if err := a.Imports.Publish(c.Request().Context(), im.FamilyID, im.ID); err != nil {
+		return err
+	}
+	return a.importDetail(c, http.StatusAccepted, im.ID)
+}
+
+// apiImportRevert is POST /api/v1/imports/:id/revert: 202 once queued.
+func (a *app) apiImportRevert(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	if err := a.Imports.Revert(c.Request().Context(), im.FamilyID, im.ID); err != nil {
+		return err
+	}
+	return a.importDetail(c, http.StatusAccepted, im.ID)
+}
+
+// apiImportDelete is DELETE /api/v1/imports/:id.
+func (a *app) apiImportDelete(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	if err := a.Imports.Delete(c.Request().Context(), im.FamilyID, im.ID); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// importFile sends the import's original file, byte for byte.
+func (a *app) importFile(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	if im.ByteSize == 0 {
+		return apperr.New(apperr.NotFound, "This import has no file").WithSlug("not_found")
+	}
+	name := strings.NewReplacer(`"`, "", "\r", "", "\n", "").Replace(deref(im.Filename))
+	c.Response().Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
+	return c.Blob(http.StatusOK, "application/octet-stream", im.Content)
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

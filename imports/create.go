@@ -1,0 +1,369 @@
+package imports
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
+
+	"tally/imports/parse"
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/models"
+)
+
+// Upload is the file of a request: a multipart file or raw_file_content.
+type Upload struct {
+	Content     []byte
+	Filename    string
+	ContentType string
+	// FromFile is true for a multipart file, false for raw_file_content.
+	FromFile bool
+	// Present is false when the request carried neither.
+	Present bool
+}
+
+// Request asks for an import to be created (or checked, for a preflight). Pointers are nil
+// when the caller did not send the field.
+type Request struct {
+	FamilyID  uuid.UUID
+	UserID    uuid.UUID
+	Type      string
+	AccountID *string
+	Publish   bool
+
+	// Labels are the "<column>_col_label" parameters by column key ("date", "amount", ...).
+	Labels                map[string]*string
+	DateFormat            *string
+	NumberFormat          *string
+	SignageConvention     *string
+	ColSep                *string
+	AmountTypeStrategy    *string
+	AmountTypeInflowValue *string
+	RowsToSkip            *int
+
+	Upload Upload
+}
+
+// prepared is a request that passed every check, with its rows read, ready to store.
+type prepared struct {
+	im       *Import
+	account  *models.Account
+	headers  []string
+	required []string
+	rows     []Row
+	warnings []string
+}
+
+// Create validates the request, reads its file into rows and stores the import, its rows and
+// mappings in one transaction. With Publish it then queues the publish; a rejected or failed
+// publish keeps the upload and says so with the import's id (see PublishError).
+func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
+	p, err := s.prepare(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if _, err := tx.NewInsert().Model(p.im).Exec(ctx); err != nil {
+			return fmt.Errorf("insert import: %w", err)
+		}
+		if err := copyRows(ctx, tx, p.im.ID, p.rows); err != nil {
+			return err
+		}
+		return syncMappings(ctx, tx, p.im)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if req.Publish {
+		if err := s.Publish(ctx, req.FamilyID, p.im.ID); err != nil {
+			return nil, &PublishError{ImportID: p.im.ID, Err: err}
+		}
+	}
+	im, err := Get(ctx, s.DB, req.FamilyID, p.im.ID)
+	if err != nil {
+		return nil, err
+	}
+	return Describe(ctx, s.DB, im)
+}
+
+// PublishError is a publish that failed after the upload was stored: the caller can inspect
+// the import or retry with its id.
+type PublishError struct {
+	ImportID uuid.UUID
+	Err      error
+}
+
+func (e *PublishError) Error() string { return fmt.Sprintf("import %s: %v", e.ImportID, e.Err) }
+func (e *PublishError) Unwrap() error { return e.Err }
+
+// UploadedImportID is the id to report with the error.
+func (e *PublishError) UploadedImportID() string { return e.ImportID.String() }
+
+// contentTypesRefused are uploads that are surely not text.
+var contentTypesRefused = []string{"application/pdf", "image/", "audio/", "video/", "application/zip", "application/x-zip", "application/vnd.openxmlformats", "application/msword"}
+
+// prepare checks everything about a request that does not need the database to change, and
+// reads the file. Every problem with the configuration is reported at once.
+func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
+	typ := Type(req.Type)
+	if req.Type == "" {
+		typ = TransactionImport
+	}
+	if !typ.Valid() {
+		return nil, apperr.Errorf(apperr.Invalid, "type must be one of: %s", TypeNames(Types)).WithSlug("invalid_import_type")
+	}
+	if typ == NativeImport || typ == PdfImport {
+		return nil, apperr.Errorf(apperr.Invalid, "%s is not available yet on this server", typ).WithSlug("unsupported_import_type")
+	}
+	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending}
+	if req.UserID != uuid.Nil {
+		im.UserID = &req.UserID
+	}
+	var v apperr.Validation
+	applyConfig(&im.Config, req, &v)
+	presets(typ, &im.Config)
+
+	var acct *models.Account
+	if req.AccountID != nil && strings.TrimSpace(*req.AccountID) != "" {
+		// A malformed id and another family's account get the same answer.
+		if id, err := uuid.Parse(strings.TrimSpace(*req.AccountID)); err == nil {
+			a, err := models.AccountByID(ctx, s.DB, req.FamilyID, id)
+			switch {
+			case err == nil:
+				acct = a
+			case !apperr.Is(err, apperr.NotFound):
+				return nil, err
+			}
+		}
+		if acct == nil {
+			v.Add("account_id", "Account must belong to your family")
+		} else {
+			im.AccountID = &acct.ID
+		}
+	}
+	if err := v.Err(); err != nil {
+		e := apperr.As(err)
+		e.Message, e.Slug = "Import could not be created", "validation_failed"
+		return nil, e
+	}
+
+	up := req.Upload
+	if !up.Present || len(bytes.TrimSpace(up.Content)) == 0 {
+		return nil, apperr.New(apperr.Invalid, "Provide a file or raw_file_content.").WithSlug("missing_content")
+	}
+	if len(up.Content) > s.Limits.MaxBytes {
+		slug, msg := "content_too_large", "Content is too large. Maximum size is %dMB."
+		if up.FromFile {
+			slug, msg = "file_too_large", "File is too large. Maximum size is %dMB."
+		}
+		return nil, apperr.Errorf(apperr.Invalid, msg, s.Limits.MaxBytes/(1024*1024)).WithSlug(slug)
+	}
+	if !looksLikeText(up) {
+		return nil, apperr.New(apperr.Invalid, "Invalid file type. Please upload a CSV or QIF text file.").WithSlug("invalid_file_type")
+	}
+	text, enc := parse.Text(up.Content)
+	im.Content = up.Content
+	im.ByteSize = len(up.Content)
+	im.Encoding = &enc
+	im.Filename = strPtr(defaultString(up.Filename, "import."+map[bool]string{true: "qif", false: "csv"}[typ == QifImport]))
+	im.ContentType = strPtr(defaultString(up.ContentType, "text/csv"))
+
+	rc := &rowContext{cfg: &im.Config, typ: typ, fixedAccount: acct != nil, now: s.now()}
+	p := &prepared{im: im, account: acct}
+	if err := readRows(text, rc, p); err != nil {
+		return nil, err
+	}
+	im.RowsCount = len(p.rows)
+	for _, r := range p.rows {
+		if len(r.Errors) == 0 {
+			im.ValidRowsCount++
+		}
+	}
+	return p, nil
+}
+
+// readRows reads the text of the file into rows by the import's type.
+func readRows(text string, rc *rowContext, p *prepared) error {
+	switch rc.typ {
+	case QifImport:
+		return qifRows(text, rc, p)
+	case CategoryImport, MerchantImport, RuleImport:
+		return taxonomyRows(text, rc, p)
+	}
+	table, err := readCSV(text, rc.cfg)
+	if err != nil {
+		return err
+	}
+	p.headers = table.Headers
+	if rc.typ == ExternalAppAImport || rc.typ == ExternalAppBImport || rc.typ == ExternalAppCImport {
+		return externalRows(table, rc, p)
+	}
+	cr := newColumnReader(table, rc.cfg, specs[rc.typ].columns)
+	p.required = requiredHeaders(rc.cfg, rc.typ)
+	if missing := missingHeaders(cr, rc.cfg, rc.typ); len(missing) > 0 {
+		return missingHeadersError(missing, table.Headers)
+	}
+	p.rows = csvRows(table, rc)
+	return nil
+}
+
+func missingHeadersError(missing, headers []string) error {
+	return apperr.Errorf(apperr.Invalid, "Missing required columns: %s", strings.Join(missing, ", ")).
+		WithSlug("missing_required_headers").
+		WithDetails(map[string]any{"missing_required_headers": missing, "headers": headers})
+}
+
+// readCSV parses the file as CSV; a file that cannot be parsed is a 422 naming the line.
+func readCSV(text string, cfg *Config) (*parse.CSVTable, error) {
+	sep := ','
+	if cfg.ColSep == ";" {
+		sep = ';'
+	}
+	table, err := parse.CSV(text, parse.CSVOptions{Separator: sep, RowsToSkip: cfg.RowsToSkip})
+	if err != nil {
+		return nil, &apperr.Error{Code: apperr.Invalid, Slug: "invalid_csv", Message: "CSV content could not be parsed",
+			Fields: map[string][]string{"content": {err.Error()}}, Err: err}
+	}
+	return table, nil
+}
+
+func looksLikeText(up Upload) bool {
+	if up.FromFile {
+		ct := strings.ToLower(up.ContentType)
+		for _, bad := range contentTypesRefused {
+			if strings.HasPrefix(ct, bad) {
+				return false
+			}
+		}
+	}
+	head := up.Content
+	if len(head) > 8192 {
+		head = head[:8192]
+	}
+	// UTF-16 text has NUL bytes; it starts with a byte-order mark.
+	if bytes.HasPrefix(head, []byte{0xFF, 0xFE}) || bytes.HasPrefix(head, []byte{0xFE, 0xFF}) {
+		return true
+	}
+	return bytes.IndexByte(head, 0) < 0 && !bytes.HasPrefix(head, []byte("%PDF-"))
+}
+
+// applyConfig copies the request's configuration onto cfg, recording each invalid value.
+func applyConfig(cfg *Config, req Request, v *apperr.Validation) {
+	for key, val := range req.Labels {
+		col := columnIndex(key)
+		if col < 0 || val == nil {
+			continue
+		}
+		l := strings.TrimSpace(*val)
+		cfg.setLabel(col, &l)
+	}
+	cfg.NumberFormat = string(parse.NumberUS)
+	if req.NumberFormat != nil {
+		if !parse.NumberFormat(*req.NumberFormat).Valid() {
+			v.Add("number_format", fmt.Sprintf("Number format %q is not one of: 1,234.56; 1.234,56; 1 234,56; 1,234", *req.NumberFormat))
+		}
+		cfg.NumberFormat = *req.NumberFormat
+	}
+	cfg.SignageConvention = InflowsPositive
+	if req.SignageConvention != nil {
+		if *req.SignageConvention != InflowsPositive && *req.SignageConvention != InflowsNegative {
+			v.Add("signage_convention", fmt.Sprintf("Signage convention %q is not one of: inflows_positive, inflows_negative", *req.SignageConvention))
+		}
+		cfg.SignageConvention = *req.SignageConvention
+	}
+	cfg.ColSep = ","
+	if req.ColSep != nil {
+		switch strings.ToLower(*req.ColSep) {
+		case ",", "comma":
+		case ";", "semicolon":
+			cfg.ColSep = ";"
+		default:
+			v.Add("col_sep", fmt.Sprintf("Column separator %q is not one of: comma, semicolon", *req.ColSep))
+		}
+	}
+	cfg.AmountTypeStrategy = SignedAmount
+	if req.AmountTypeStrategy != nil {
+		if *req.AmountTypeStrategy != SignedAmount && *req.AmountTypeStrategy != CustomColumn {
+			v.Add("amount_type_strategy", fmt.Sprintf("Amount type strategy %q is not one of: signed_amount, custom_column", *req.AmountTypeStrategy))
+		}
+		cfg.AmountTypeStrategy = *req.AmountTypeStrategy
+	}
+	if req.AmountTypeInflowValue != nil && strings.TrimSpace(*req.AmountTypeInflowValue) != "" {
+		cfg.AmountTypeInflowValue = strPtr(strings.TrimSpace(*req.AmountTypeInflowValue))
+	}
+	if cfg.AmountTypeStrategy == CustomColumn && cfg.AmountTypeInflowValue == nil {
+		v.Add("amount_type_inflow_value", "Custom column imports require amount_type_inflow_value: the value of the type column that marks an inflow")
+	}
+	if req.RowsToSkip != nil {
+		if *req.RowsToSkip < 0 {
+			v.Add("rows_to_skip", "Rows to skip must be greater than or equal to 0")
+		}
+		cfg.RowsToSkip = *req.RowsToSkip
+	}
+	if req.DateFormat != nil && strings.TrimSpace(*req.DateFormat) != "" {
+		f := strings.TrimSpace(*req.DateFormat)
+		if err := parse.ValidateDateFormat(f); err != nil {
+			v.Add("date_format", "Date format: "+err.Error())
+		}
+		cfg.DateFormat = &f
+	}
+}
+
+func columnIndex(key string) int {
+	for i, k := range columnKeys {
+		if k == key {
+			return i
+		}
+	}
+	return -1
+}
+
+func defaultString(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// copyRows writes rows with COPY: the one fast path for large files.
+func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, rows []Row) error {
+	cols := []string{"import_id", "row_number", "line", "raw", "errors", "record_id", "date", "amount", "currency",
+		"name", "notes", "account_key", "category_key", "tags", "entity_type", "ticker", "mic", "qty", "price", "extra"}
+	_, err := tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, cols, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
+		r := &rows[i]
+		errs := r.Errors
+		if errs == nil {
+			errs = []string{}
+		}
+		var date pgtype.Date
+		if r.Date != nil {
+			date = pgtype.Date{Time: *r.Date, Valid: true}
+		}
+		var extra any
+		if r.Extra != nil {
+			extra = r.Extra
+		}
+		return []any{importID, r.Number, r.Line, r.Raw[:], errs, r.RecordID, date, numeric(r.Amount), nullString(r.Currency),
+			r.Name, r.Notes, nullString(r.AccountKey), nullString(r.CategoryKey), r.Tags, nullString(r.EntityType),
+			nullString(r.Ticker), nullString(r.MIC), numeric(r.Qty), numeric(r.Price), extra}, nil
+	}))
+	if err != nil {
+		return fmt.Errorf("copy import rows: %w", err)
+	}
+	return nil
+}
+
+func numeric(d *decimal.Decimal) pgtype.Numeric {
+	if d == nil {
+		return pgtype.Numeric{}
+	}
+	return pgtype.Numeric{Int: d.Coefficient(), Exp: d.Exponent(), Valid: true}
+}
+
+func nullString(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }

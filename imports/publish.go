@@ -1,0 +1,152 @@
+package imports
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+)
+
+// Publish checks that the family's import can be published and queues it: the status becomes
+// importing and the job is enqueued in one transaction. A rejection leaves the import as it
+// was.
+func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		im, err := lockForUpdate(ctx, tx, id)
+		if err != nil || im.FamilyID != familyID {
+			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+		}
+		switch im.Status {
+		case StatusPending, StatusFailed:
+		case StatusImporting:
+			return apperr.New(apperr.Conflict, "The import is already being published.").WithSlug("already_importing")
+		default:
+			return apperr.Errorf(apperr.Conflict, "An import that is %s cannot be published: revert it first.", im.Status).WithSlug("not_publishable")
+		}
+		if im.RowsCount > s.Limits.MaxRows {
+			return apperr.Errorf(apperr.Invalid, "Import was uploaded but has too many rows to publish: %d rows, the limit is %d.", im.RowsCount, s.Limits.MaxRows).
+				WithSlug("max_row_count_exceeded")
+		}
+		d, err := Describe(ctx, tx, im)
+		if err != nil {
+			return err
+		}
+		if !d.Status.Publishable {
+			e := apperr.New(apperr.Invalid, "Import was uploaded but cannot be published.").WithSlug("not_publishable")
+			e.Fields = map[string][]string{"import": d.Problems}
+			if d.Stats.InvalidRowsCount > 0 {
+				e.Fields["rows"], err = rowProblems(ctx, tx, im.ID, 20)
+				if err != nil {
+					return err
+				}
+			}
+			return e
+		}
+		jobID, err := s.Jobs.EnqueuePublish(ctx, tx, im.ID)
+		if err != nil {
+			return &apperr.Error{Code: apperr.Internal, Slug: "publish_failed", Message: "Import was uploaded but could not be queued for processing.", Err: err}
+		}
+		return setStatus(ctx, tx, im.ID, StatusImporting, nil, &jobID)
+	})
+}
+
+// rowProblems describes up to limit invalid rows: "Row 3 (line 4): Date is required".
+func rowProblems(ctx context.Context, tx db.Tx, importID uuid.UUID, limit int) ([]string, error) {
+	var out []string
+	err := tx.NewRaw(`
+		SELECT format('Row %s (line %s): %s', row_number, line, array_to_string(errors, '; '))
+		FROM import_rows WHERE import_id = ? AND cardinality(errors) > 0 ORDER BY row_number LIMIT ?`,
+		importID, limit).Scan(ctx, &out)
+	return out, err
+}
+
+func setStatus(ctx context.Context, tx db.Tx, id uuid.UUID, status string, errMsg *string, jobID *int64) error {
+	q := tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).
+		Set("status = ?", status).Set("error = ?", errMsg).
+		Set("status_changed_at = now()").Set("updated_at = now()")
+	if jobID != nil {
+		q = q.Set("job_id = ?", *jobID)
+		if _, err := tx.NewRaw("DELETE FROM import_progress WHERE import_id = ?", id).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	_, err := q.Exec(ctx)
+	return err
+}
+
+// RunPublish is the publish job. It writes everything in one transaction that also marks the
+// import complete, so a lost or repeated job can never write twice: a second run finds the
+// import no longer importing and does nothing. A failure rolls everything back and marks the
+// import failed with the reason.
+func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		im, err := lockForUpdate(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if im.Status != StatusImporting {
+			s.Log.InfoContext(ctx, "publish job found the import not importing: nothing to do", "import_id", id, "status", im.Status)
+			return nil
+		}
+		p := &publisher{svc: s, tx: tx, im: im}
+		if err := p.run(ctx); err != nil {
+			return err
+		}
+		_, err = tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).
+			Set("status = ?", StatusComplete).Set("error = NULL").
+			Set("duplicate_rows_count = ?", p.duplicates).
+			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
+		return err
+	})
+	return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
+}
+
+// finish records a failed job on the import, unless the failure is the worker shutting down,
+// which River retries.
+func (s *Service) finish(ctx context.Context, id uuid.UUID, running, failed, what string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	msg := failureMessage(what, err)
+	if e := apperr.As(err); e == nil || e.Code == apperr.Internal {
+		s.Log.ErrorContext(ctx, what+" failed", "import_id", id, "error", err.Error())
+	}
+	markErr := s.DB.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx db.Tx) error {
+		im, err := lockForUpdate(ctx, tx, id)
+		if err != nil || im.Status != running {
+			return err
+		}
+		return setStatus(ctx, tx, id, failed, &msg, nil)
+	})
+	return markErr
+}
+
+// failureMessage is what the import's error says: the client-safe message of a coded error,
+// else a generic sentence (the cause is in the log).
+func failureMessage(what string, err error) string {
+	if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
+		return e.Message
+	}
+	return fmt.Sprintf("The %s failed unexpectedly and nothing was written. The error has been logged; try again, and contact your administrator if it fails again.", what)
+}
+
+// progress records how far a running job is. It writes outside the job's transaction, so
+// that the import's page can show it while the transaction is still open.
+func (s *Service) progress(ctx context.Context, id uuid.UUID, done, total int) {
+	_, err := s.DB.NewRaw(`INSERT INTO import_progress (import_id, done, total) VALUES (?, ?, ?)
+		ON CONFLICT (import_id) DO UPDATE SET done = EXCLUDED.done, total = EXCLUDED.total, updated_at = now()`,
+		id, done, total).Exec(context.WithoutCancel(ctx))
+	if err != nil {
+		s.Log.WarnContext(ctx, "record import progress", "import_id", id, "error", err.Error())
+	}
+}
+
+// publishBatch is how many rows one statement of a publish writes, between progress updates.
+const publishBatch = 25_000

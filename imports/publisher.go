@@ -1,0 +1,291 @@
+package imports
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/models"
+)
+
+// publisher writes one import's rows inside the publish transaction. The rows were typed and
+// checked when the file was uploaded, so publishing is set-based SQL over import_rows: a
+// statement per batch, not a round trip per row.
+type publisher struct {
+	svc        *Service
+	tx         db.Tx
+	im         *Import
+	duplicates int
+	accounts   []uuid.UUID // accounts whose balance the publish changes
+}
+
+// validRows is the condition selecting the rows a publish writes.
+const validRows = "r.import_id = ? AND cardinality(r.errors) = 0 AND NOT r.duplicate"
+
+func (p *publisher) run(ctx context.Context) error {
+	if err := p.createMappedRecords(ctx); err != nil {
+		return err
+	}
+	var err error
+	switch p.im.Type {
+	case AccountImport:
+		err = p.publishAccounts(ctx)
+	case CategoryImport, MerchantImport, RuleImport:
+		err = p.publishTaxonomy(ctx)
+	default:
+		err = p.publishEntries(ctx)
+	}
+	if err != nil {
+		return err
+	}
+	return models.RecomputeBalances(ctx, p.tx, p.accounts)
+}
+
+// accountJoin joins a row to its account mapping; the row's account is the import's fixed
+// account, else the mapping's target.
+func (p *publisher) accountJoin() string {
+	return `LEFT JOIN import_mappings am ON am.import_id = r.import_id AND am.kind = 'account' AND am.key = r.account_key`
+}
+
+// publishEntries publishes transactions and trades: duplicates first, then the batches.
+func (p *publisher) publishEntries(ctx context.Context) error {
+	im, tx := p.im, p.tx
+	if err := p.checkAccounts(ctx); err != nil {
+		return err
+	}
+	if err := p.markDuplicates(ctx); err != nil {
+		return err
+	}
+	if _, err := tx.NewRaw(`
+		INSERT INTO securities (id, ticker, exchange_operating_mic, name)
+		SELECT gen_random_uuid(), s.ticker, s.mic, s.ticker
+		FROM (SELECT DISTINCT r.ticker, r.mic FROM import_rows r WHERE `+validRows+` AND r.ticker IS NOT NULL) s
+		ON CONFLICT (ticker, (coalesce(exchange_operating_mic, ''))) DO NOTHING`, im.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("create securities: %w", err)
+	}
+	total := im.RowsCount
+	for lo := 0; lo < total; lo += publishBatch {
+		hi := lo + publishBatch
+		if err := p.entryBatch(ctx, lo, hi); err != nil {
+			return err
+		}
+		p.svc.progress(ctx, im.ID, min(hi, total), total)
+	}
+	if err := p.openingBalance(ctx); err != nil {
+		return err
+	}
+	return tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, im.ID).Scan(ctx, &p.accounts)
+}
+
+// checkAccounts makes sure every valid row has an account, so that none is silently left out.
+func (p *publisher) checkAccounts(ctx context.Context) error {
+	if p.im.AccountID != nil {
+		return nil
+	}
+	var missing []string
+	err := p.tx.NewRaw(`
+		SELECT format('Row %s: account %L is not mapped to an account', r.row_number, coalesce(r.account_key, ''))
+		FROM import_rows r `+p.accountJoin()+`
+		WHERE `+validRows+` AND am.target_id IS NULL ORDER BY r.row_number LIMIT 5`, p.im.ID).Scan(ctx, &missing)
+	if err != nil {
+		return err
+	}
+	if len(missing) > 0 {
+		return apperr.New(apperr.Invalid, missing[0])
+	}
+	return nil
+}
+
+// markDuplicates flags rows that match a transaction that existed before this import: same
+// account, date and amount, and the same name ignoring case and spacing (DECISIONS 6).
+// Duplicates are reported and skipped, never claimed.
+func (p *publisher) markDuplicates(ctx context.Context) error {
+	im := p.im
+	// A family importing into new or empty accounts has nothing to match: skip the work.
+	var any bool
+	if err := p.tx.NewRaw(`
+		SELECT EXISTS (
+			SELECT 1 FROM import_rows r `+p.accountJoin()+`
+			JOIN entries e ON e.account_id = coalesce(?::uuid, am.target_id) AND e.kind = 'transaction'
+				AND e.import_id IS DISTINCT FROM r.import_id
+			WHERE `+validRows+` AND r.ticker IS NULL LIMIT 1)`, im.AccountID, im.ID).Scan(ctx, &any); err != nil {
+		return err
+	}
+	if !any {
+		return nil
+	}
+	res, err := p.tx.NewRaw(`
+		WITH src AS (
+			SELECT r.row_number, coalesce(?::uuid, am.target_id) AS account_id
+			FROM import_rows r `+p.accountJoin()+`
+			WHERE `+validRows+` AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL)
+		UPDATE import_rows r SET duplicate = true FROM src
+		WHERE r.import_id = ? AND r.row_number = src.row_number AND EXISTS (
+			SELECT 1 FROM entries e
+			WHERE e.account_id = src.account_id AND e.date = r.date AND e.amount = r.amount
+				AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
+				AND lower(regexp_replace(btrim(e.name), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g')))`,
+		im.AccountID, im.ID, im.ID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("find duplicates: %w", err)
+	}
+	n, _ := res.RowsAffected()
+	p.duplicates = int(n)
+	return nil
+}
+
+// entryBatch writes rows (lo, hi] as entries, with their tags and trades.
+func (p *publisher) entryBatch(ctx context.Context, lo, hi int) error {
+	im, tx := p.im, p.tx
+	batch := validRows + ` AND r.row_number > ? AND r.row_number <= ? AND (r.extra->>'opening_balance') IS NULL`
+	if _, err := tx.NewRaw(`
+		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, import_id, source)
+		SELECT r.record_id, ?, a.id, CASE WHEN r.ticker IS NULL THEN 'transaction' ELSE 'trade' END,
+			r.date, r.amount, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''), cm.target_id, r.import_id, 'import'
+		FROM import_rows r `+p.accountJoin()+`
+		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
+		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key
+		WHERE `+batch, im.FamilyID, im.AccountID, im.FamilyID, im.ID, lo, hi).Exec(ctx); err != nil {
+		return fmt.Errorf("write entries: %w", err)
+	}
+	if _, err := tx.NewRaw(`
+		INSERT INTO entry_tags (entry_id, tag_id)
+		SELECT DISTINCT r.record_id, tm.target_id
+		FROM import_rows r CROSS JOIN LATERAL unnest(r.tags) AS t(name)
+		JOIN import_mappings tm ON tm.import_id = r.import_id AND tm.kind = 'tag' AND tm.key = t.name
+		WHERE `+batch+` AND tm.target_id IS NOT NULL`, im.ID, lo, hi).Exec(ctx); err != nil {
+		return fmt.Errorf("tag entries: %w", err)
+	}
+	if _, err := tx.NewRaw(`
+		INSERT INTO trades (entry_id, security_id, qty, price, currency)
+		SELECT r.record_id, s.id, r.qty, r.price, e.currency
+		FROM import_rows r
+		JOIN entries e ON e.id = r.record_id
+		JOIN securities s ON s.ticker = r.ticker AND coalesce(s.exchange_operating_mic, '') = coalesce(r.mic, '')
+		WHERE `+batch+` AND r.ticker IS NOT NULL`, im.ID, lo, hi).Exec(ctx); err != nil {
+		return fmt.Errorf("write trades: %w", err)
+	}
+	return nil
+}
+
+// openingBalance writes a QIF file's "Opening Balance" record as the account's opening anchor.
+func (p *publisher) openingBalance(ctx context.Context) error {
+	_, err := p.tx.NewRaw(`
+		WITH e AS (
+			INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, import_id, source)
+			SELECT r.record_id, a.family_id, a.id, 'valuation', r.date, r.amount, a.currency, 'Opening balance', r.import_id, 'import'
+			FROM import_rows r JOIN accounts a ON a.id = ?
+			WHERE `+validRows+` AND (r.extra->>'opening_balance') IS NOT NULL
+			RETURNING id)
+		INSERT INTO valuations (entry_id, kind) SELECT id, 'opening_anchor' FROM e`, p.im.AccountID, p.im.ID).Exec(ctx)
+	return err
+}
+
+// publishAccounts publishes an AccountImport: one account per row, with its balance as an opening
+// anchor dated the row's date (two years ago when it has none).
+func (p *publisher) publishAccounts(ctx context.Context) error {
+	im, tx := p.im, p.tx
+	fam, err := models.FamilyByID(ctx, tx, im.FamilyID)
+	if err != nil {
+		return err
+	}
+	if _, err := tx.NewRaw(`
+		INSERT INTO accounts (id, family_id, name, accountable_type, currency, balance, cash_balance, import_id, source)
+		SELECT r.record_id, ?, r.name, r.entity_type, coalesce(r.currency, ?), r.amount, r.amount, r.import_id, NULL
+		FROM import_rows r WHERE `+validRows, im.FamilyID, fam.Currency, im.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("create accounts: %w", err)
+	}
+	defaultDate := p.svc.now().AddDate(-2, 0, 0)
+	if _, err := tx.NewRaw(`
+		WITH e AS (
+			INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, import_id, source)
+			SELECT gen_random_uuid(), ?, r.record_id, 'valuation', coalesce(r.date, ?::date), r.amount, coalesce(r.currency, ?), 'Opening balance', r.import_id, 'import'
+			FROM import_rows r WHERE `+validRows+`
+			RETURNING id)
+		INSERT INTO valuations (entry_id, kind) SELECT id, 'opening_anchor' FROM e`,
+		im.FamilyID, defaultDate.Format(time.DateOnly), fam.Currency, im.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("set opening balances: %w", err)
+	}
+	p.svc.progress(ctx, im.ID, im.RowsCount, im.RowsCount)
+	return nil
+}
+
+// createMappedRecords creates the accounts, categories and tags that mappings mark "create
+// new", and points the mappings at them. Each created record carries the import's id, so that
+// revert can remove it.
+func (p *publisher) createMappedRecords(ctx context.Context) error {
+	var ms []mapping
+	if err := p.tx.NewSelect().Model(&ms).
+		Where("import_id = ? AND target_id IS NULL AND create_when_empty", p.im.ID).
+		OrderExpr("kind, key").Scan(ctx); err != nil {
+		return err
+	}
+	for _, m := range ms {
+		var id uuid.UUID
+		var err error
+		switch m.Kind {
+		case MapAccount:
+			id, err = p.createAccount(ctx, m.Key)
+		case MapCategory:
+			var parentID *uuid.UUID
+			if parent := categoryParent(m.Key); parent != "" {
+				pid, err := p.findOrCreate(ctx, "categories", parent, nil)
+				if err != nil {
+					return err
+				}
+				parentID = &pid
+			}
+			id, err = p.findOrCreate(ctx, "categories", categoryLeaf(m.Key), parentID)
+		case MapTag:
+			id, err = p.findOrCreate(ctx, "tags", m.Key, nil)
+		default:
+			continue
+		}
+		if err != nil {
+			return fmt.Errorf("create %s %q: %w", m.Kind, m.Key, err)
+		}
+		if _, err := p.tx.NewUpdate().Model((*mapping)(nil)).Where("id = ?", m.ID).
+			Set("target_id = ?", id).Set("created = true").Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (p *publisher) createAccount(ctx context.Context, name string) (uuid.UUID, error) {
+	fam, err := models.FamilyByID(ctx, p.tx, p.im.FamilyID)
+	if err != nil {
+		return uuid.Nil, err
+	}
+	id := uuid.Must(uuid.NewV7())
+	_, err = p.tx.NewRaw(`INSERT INTO accounts (id, family_id, name, accountable_type, currency, import_id)
+		VALUES (?, ?, ?, 'Depository', ?, ?)`, id, p.im.FamilyID, name, fam.Currency, p.im.ID).Exec(ctx)
+	return id, err
+}
+
+// findOrCreate returns the family's category or tag called name, creating it (as this
+// import's) when there is none.
+func (p *publisher) findOrCreate(ctx context.Context, table, name string, parentID *uuid.UUID) (uuid.UUID, error) {
+	var id uuid.UUID
+	err := p.tx.NewRaw("SELECT id FROM ? WHERE family_id = ? AND name = ?", bun.Ident(table), p.im.FamilyID, name).Scan(ctx, &id)
+	if err == nil {
+		return id, nil
+	}
+	if !db.IsNoRows(err) {
+		return uuid.Nil, err
+	}
+	id = uuid.Must(uuid.NewV7())
+	if table == "categories" {
+		_, err = p.tx.NewRaw("INSERT INTO categories (id, family_id, name, parent_id, import_id) VALUES (?, ?, ?, ?, ?)",
+			id, p.im.FamilyID, name, parentID, p.im.ID).Exec(ctx)
+	} else {
+		_, err = p.tx.NewRaw("INSERT INTO tags (id, family_id, name, import_id) VALUES (?, ?, ?, ?)",
+			id, p.im.FamilyID, name, p.im.ID).Exec(ctx)
+	}
+	return id, err
+}

@@ -1,0 +1,109 @@
+package imports
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/google/uuid"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/models"
+)
+
+// Revert queues the removal of what the family's import published.
+func (s *Service) Revert(ctx context.Context, familyID, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		im, err := lockForUpdate(ctx, tx, id)
+		if err != nil || im.FamilyID != familyID {
+			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+		}
+		if !im.Revertable() {
+			return apperr.Errorf(apperr.Conflict, "Import is not revertable: it is %s, and only a complete import (or one whose revert failed) can be reverted.", im.Status).
+				WithSlug("not_revertable")
+		}
+		jobID, err := s.Jobs.EnqueueRevert(ctx, tx, im.ID)
+		if err != nil {
+			return &apperr.Error{Code: apperr.Internal, Slug: "revert_failed", Message: "The revert could not be queued for processing.", Err: err}
+		}
+		return setStatus(ctx, tx, im.ID, StatusReverting, nil, &jobID)
+	})
+}
+
+// RunRevert is the revert job. In one transaction it removes exactly what the publish created:
+// its entries, and the accounts, categories, tags, merchants and rules it created that nothing
+// else uses now. Records that existed before the import are never touched. On success the
+// import is pending again and can be published anew.
+func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		im, err := lockForUpdate(ctx, tx, id)
+		if err != nil {
+			return err
+		}
+		if im.Status != StatusReverting {
+			return nil
+		}
+		var accounts []uuid.UUID
+		if err := tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, id).Scan(ctx, &accounts); err != nil {
+			return err
+		}
+		for _, stmt := range revertStatements {
+			if _, err := tx.NewRaw(stmt.sql, id).Exec(ctx); err != nil {
+				return fmt.Errorf("revert %s: %w", stmt.what, err)
+			}
+		}
+		if err := models.RecomputeBalances(ctx, tx, accounts); err != nil {
+			return err
+		}
+		_, err = tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).
+			Set("status = ?", StatusPending).Set("error = NULL").Set("duplicate_rows_count = 0").
+			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
+		return err
+	})
+	return s.finish(ctx, id, StatusReverting, StatusRevertFailed, "revert", err)
+}
+
+// revertStatements remove an import's data, most dependent first. Each takes the import's id.
+var revertStatements = []struct{ what, sql string }{
+	{"entries", `DELETE FROM entries WHERE import_id = ?`},
+	{"rules", `DELETE FROM rules WHERE import_id = ?`},
+	{"accounts", `DELETE FROM accounts a WHERE a.import_id = ?
+		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.account_id = a.id)
+		AND NOT EXISTS (SELECT 1 FROM holdings h WHERE h.account_id = a.id)
+		AND NOT EXISTS (SELECT 1 FROM recurring_transactions t WHERE t.account_id = a.id)`},
+	{"tags", `DELETE FROM tags t WHERE t.import_id = ? AND NOT EXISTS (SELECT 1 FROM entry_tags et WHERE et.tag_id = t.id)`},
+	{"merchants", `DELETE FROM merchants m WHERE m.import_id = ?
+		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.merchant_id = m.id)
+		AND NOT EXISTS (SELECT 1 FROM recurring_transactions t WHERE t.merchant_id = m.id)`},
+	// Children before parents: a category is removed when no entry, budget or remaining
+	// category needs it.
+	{"child categories", `DELETE FROM categories c WHERE c.import_id = ? AND c.parent_id IS NOT NULL
+		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.category_id = c.id)
+		AND NOT EXISTS (SELECT 1 FROM budget_categories b WHERE b.category_id = c.id)`},
+	{"categories", `DELETE FROM categories c WHERE c.import_id = ?
+		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.category_id = c.id)
+		AND NOT EXISTS (SELECT 1 FROM budget_categories b WHERE b.category_id = c.id)
+		AND NOT EXISTS (SELECT 1 FROM categories k WHERE k.parent_id = c.id)`},
+	{"mappings", `UPDATE import_mappings SET target_id = NULL, created = false WHERE import_id = ? AND created`},
+	{"duplicates", `UPDATE import_rows SET duplicate = false WHERE import_id = ? AND duplicate`},
+}
+
+// Delete removes the family's import. An import whose data is published must be reverted
+// first, so that deleting it never leaves data nobody can revert; a running one must finish.
+func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		im, err := lockForUpdate(ctx, tx, id)
+		if err != nil || im.FamilyID != familyID {
+			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+		}
+		switch im.Status {
+		case StatusPending, StatusFailed:
+		case StatusComplete, StatusRevertFailed:
+			return apperr.New(apperr.Conflict, "This import's data is published: revert it before deleting it.").WithSlug("not_deletable")
+		default:
+			return apperr.Errorf(apperr.Conflict, "This import is %s: wait until it finishes.", im.Status).WithSlug("not_deletable")
+		}
+		_, err = tx.NewDelete().Model((*Import)(nil)).Where("id = ?", id).Exec(ctx)
+		return err
+	})
+}

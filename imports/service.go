@@ -1,0 +1,46 @@
+package imports
+
+import (
+	"context"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/internal/db"
+)
+
+// Enqueuer starts background work inside the caller's transaction, so that a job exists if
+// and only if the status change that asks for it commits.
+type Enqueuer interface {
+	EnqueuePublish(ctx context.Context, tx db.Tx, importID uuid.UUID) (jobID int64, err error)
+	EnqueueRevert(ctx context.Context, tx db.Tx, importID uuid.UUID) (jobID int64, err error)
+}
+
+// Limits bound what an import may hold.
+type Limits struct {
+	// MaxBytes is the largest file accepted: 10 MB.
+	MaxBytes int
+	// MaxRows is the most rows one import may publish.
+	MaxRows int
+}
+
+// DefaultLimits are the limits when none are configured.
+var DefaultLimits = Limits{MaxBytes: 10 * 1024 * 1024, MaxRows: 250_000}
+
+// Service runs imports for the families of one database.
+type Service struct {
+	DB     *db.DB
+	Jobs   Enqueuer
+	Limits Limits
+	Log    *slog.Logger
+	// Now is the clock; nil means time.Now.
+	Now func() time.Time
+}
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}

@@ -1,0 +1,127 @@
+// Package imports is Tally's import engine: it turns an uploaded file into rows, maps the names
+// in it to the family's records, publishes the rows as accounts, entries and taxonomy in one
+// transaction, and reverts exactly what a publish created.
+package imports
+
+import (
+	"slices"
+	"strings"
+)
+
+// Type is one of the twelve import types.
+type Type string
+
+// The import types. ExternalAppA, B and C are the export layouts of Mint, Actual Budget and
+// YNAB.
+const (
+	TransactionImport  Type = "TransactionImport"
+	TradeImport        Type = "TradeImport"
+	AccountImport      Type = "AccountImport"
+	ExternalAppAImport Type = "ExternalAppAImport"
+	ExternalAppBImport Type = "ExternalAppBImport"
+	ExternalAppCImport Type = "ExternalAppCImport"
+	CategoryImport     Type = "CategoryImport"
+	RuleImport         Type = "RuleImport"
+	MerchantImport     Type = "MerchantImport"
+	PdfImport          Type = "PdfImport"
+	QifImport          Type = "QifImport"
+	NativeImport       Type = "NativeImport"
+)
+
+// Types lists every import type, in the order the API documents them.
+var Types = []Type{
+	TransactionImport, TradeImport, AccountImport, ExternalAppAImport, ExternalAppBImport,
+	ExternalAppCImport, CategoryImport, RuleImport, MerchantImport, PdfImport, QifImport, NativeImport,
+}
+
+// TypeNames returns the types as a comma-separated list, for error messages.
+func TypeNames(types []Type) string {
+	names := make([]string, len(types))
+	for i, t := range types {
+		names[i] = string(t)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Valid reports whether t is one of the twelve types.
+func (t Type) Valid() bool { return slices.Contains(Types, t) }
+
+// Mapping kinds: what a name in the file can stand for.
+const (
+	MapAccount     = "account"
+	MapCategory    = "category"
+	MapTag         = "tag"
+	MapAccountType = "account_type"
+)
+
+// The logical columns of a row, in the order rows store their raw cells.
+const (
+	ColAccount = iota
+	ColDate
+	ColQty
+	ColTicker
+	ColMIC
+	ColPrice
+	ColAmount
+	ColCurrency
+	ColName
+	ColCategory
+	ColTags
+	ColEntityType
+	ColNotes
+	numCols
+)
+
+// columnKeys are the logical columns' names: the API's "<key>_col_label" parameters and the
+// keys of a row's fields.
+var columnKeys = [numCols]string{
+	"account", "date", "qty", "ticker", "exchange_operating_mic", "price", "amount", "currency",
+	"name", "category", "tags", "entity_type", "notes",
+}
+
+// columnAliases are headers tried after a column's label, in order.
+var columnAliases = [numCols][]string{
+	ColAccount:    {"account", "account_name"},
+	ColDate:       {"date"},
+	ColQty:        {"qty", "quantity"},
+	ColTicker:     {"ticker"},
+	ColMIC:        {"exchange_operating_mic"},
+	ColPrice:      {"price"},
+	ColAmount:     {"amount", "balance"},
+	ColCurrency:   {"currency"},
+	ColName:       {"name"},
+	ColCategory:   {"category"},
+	ColTags:       {"tags"},
+	ColEntityType: {"entity_type", "account_type", "type"},
+	ColNotes:      {"notes"},
+}
+
+// spec describes what a CSV-path type reads and needs.
+type spec struct {
+	columns  []int    // logical columns read from the file
+	required []int    // columns a row must have
+	mappings []string // mapping kinds built for it
+}
+
+var specs = map[Type]spec{
+	TransactionImport:  {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
+	TradeImport:        {columns: []int{ColAccount, ColDate, ColTicker, ColMIC, ColCurrency, ColQty, ColPrice, ColName}, required: []int{ColDate, ColTicker, ColQty, ColPrice}, mappings: []string{MapAccount}},
+	AccountImport:      {columns: []int{ColEntityType, ColName, ColAmount, ColCurrency, ColDate}, required: []int{ColName, ColAmount}, mappings: []string{MapAccountType}},
+	ExternalAppAImport: {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
+	ExternalAppBImport: {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCategory, ColNotes}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory}},
+	ExternalAppCImport: {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCategory, ColNotes}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory}},
+	QifImport:          {columns: []int{ColDate, ColAmount, ColName, ColCategory, ColTags, ColNotes}, required: []int{ColDate, ColAmount}, mappings: []string{MapCategory, MapTag}},
+	CategoryImport:     {required: []int{ColName}},
+	MerchantImport:     {required: []int{ColName}},
+	RuleImport:         {},
+}
+
+// createsEntries reports whether a type's publish writes ledger entries (and so can find
+// duplicates and needs an account).
+func (t Type) createsEntries() bool {
+	switch t {
+	case TransactionImport, TradeImport, ExternalAppAImport, ExternalAppBImport, ExternalAppCImport, QifImport, PdfImport:
+		return true
+	}
+	return false
+}

@@ -1,0 +1,95 @@
+package jobs
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+
+	"tally/imports"
+	"tally/internal/db"
+)
+
+// PublishImportArgs asks for an import to be published.
+type PublishImportArgs struct {
+	ImportID uuid.UUID `json:"import_id"`
+}
+
+// Kind names the job.
+func (PublishImportArgs) Kind() string { return "import_publish" }
+
+// RevertImportArgs asks for an import's data to be removed.
+type RevertImportArgs struct {
+	ImportID uuid.UUID `json:"import_id"`
+}
+
+// Kind names the job.
+func (RevertImportArgs) Kind() string { return "import_revert" }
+
+// ReapImportsArgs asks for imports whose job was lost to be marked failed.
+type ReapImportsArgs struct{}
+
+// Kind names the job.
+func (ReapImportsArgs) Kind() string { return "import_reap" }
+
+// InsertOpts keeps one reaper in the queue at a time.
+func (ReapImportsArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{UniqueOpts: river.UniqueOpts{ByPeriod: time.Minute}}
+}
+
+type publishWorker struct {
+	river.WorkerDefaults[PublishImportArgs]
+	svc *imports.Service
+}
+
+// Timeout allows a large publish to finish: 10 MB of rows takes seconds, not an hour.
+func (w *publishWorker) Timeout(*river.Job[PublishImportArgs]) time.Duration { return time.Hour }
+
+func (w *publishWorker) Work(ctx context.Context, job *river.Job[PublishImportArgs]) error {
+	return w.svc.RunPublish(ctx, job.Args.ImportID)
+}
+
+type revertWorker struct {
+	river.WorkerDefaults[RevertImportArgs]
+	svc *imports.Service
+}
+
+func (w *revertWorker) Timeout(*river.Job[RevertImportArgs]) time.Duration { return time.Hour }
+
+func (w *revertWorker) Work(ctx context.Context, job *river.Job[RevertImportArgs]) error {
+	return w.svc.RunRevert(ctx, job.Args.ImportID)
+}
+
+type reapWorker struct {
+	river.WorkerDefaults[ReapImportsArgs]
+	svc *imports.Service
+}
+
+func (w *reapWorker) Work(ctx context.Context, _ *river.Job[ReapImportsArgs]) error {
+	_, err := w.svc.ReapLost(ctx, 2*time.Hour)
+	return err
+}
+
+// Enqueuer inserts import jobs in the caller's transaction.
+type Enqueuer struct{ Client *Client }
+
+var _ imports.Enqueuer = Enqueuer{}
+
+// EnqueuePublish inserts a publish job for the import inside tx.
+func (e Enqueuer) EnqueuePublish(ctx context.Context, tx db.Tx, importID uuid.UUID) (int64, error) {
+	res, err := e.Client.InsertTx(ctx, tx.Pgx, PublishImportArgs{ImportID: importID}, &river.InsertOpts{MaxAttempts: 5})
+	if err != nil {
+		return 0, err
+	}
+	return res.Job.ID, nil
+}
+
+// EnqueueRevert inserts a revert job for the import inside tx.
+func (e Enqueuer) EnqueueRevert(ctx context.Context, tx db.Tx, importID uuid.UUID) (int64, error) {
+	res, err := e.Client.InsertTx(ctx, tx.Pgx, RevertImportArgs{ImportID: importID}, &river.InsertOpts{MaxAttempts: 5})
+	if err != nil {
+		return 0, err
+	}
+	return res.Job.ID, nil
+}
