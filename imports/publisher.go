@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
 	"tally/internal/db"
@@ -79,7 +80,7 @@ func (p *publisher) publishEntries(ctx context.Context) error {
 	if err := p.openingBalance(ctx); err != nil {
 		return err
 	}
-	return tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, im.ID).Scan(ctx, &p.accounts)
+	return tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, im.ID).Scan(ctx, pgdialect.Array(&p.accounts))
 }
 
 // checkAccounts makes sure every valid row has an account, so that none is silently left out.

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
 	"tally/internal/db"
@@ -44,7 +45,7 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 			return nil
 		}
 		var accounts []uuid.UUID
-		if err := tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, id).Scan(ctx, &accounts); err != nil {
+		if err := tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, id).Scan(ctx, pgdialect.Array(&accounts)); err != nil {
 			return err
 		}
 		for _, stmt := range revertStatements {

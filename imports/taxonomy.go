@@ -10,31 +10,28 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-
-	"tally/imports/parse"
 )
 
 // The columns of the taxonomy types, by normalised header, with their alternative spellings.
 var (
 	categoryColumns = map[string][]string{"name": {"name"}, "color": {"color"}, "parent": {"parent_category", "parent"}, "icon": {"lucide_icon", "icon"}}
 	merchantColumns = map[string][]string{"name": {"name"}, "color": {"color"}, "website": {"website_url", "website"}}
-	ruleColumns     = []string{"name", "resource_type", "active", "effective_date", "conditions", "actions"}
 	hexColor        = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 )
 
 // taxonomyRows reads a CategoryImport, MerchantImport or RuleImport file.
 func taxonomyRows(text string, rc *rowContext, p *prepared) error {
+	if rc.typ == RuleImport {
+		p.required = []string{"resource_type", "conditions", "actions"}
+		p.headers, p.rows = ruleRows(text, rc.cfg.ColSep)
+		return nil
+	}
 	table, err := readCSV(text, rc.cfg)
 	if err != nil {
 		return err
 	}
 	p.headers = table.Headers
 	idx := table.Index()
-	if rc.typ == RuleImport {
-		p.required = []string{"resource_type", "conditions", "actions"}
-		p.rows = ruleRows(table, idx)
-		return nil
-	}
 	cols := categoryColumns
 	if rc.typ == MerchantImport {
 		cols = merchantColumns
@@ -78,32 +75,35 @@ func taxonomyRows(text string, rc *rowContext, p *prepared) error {
 	return nil
 }
 
-// ruleRows reads rules. Conditions and actions are JSON arrays; files often hold them unquoted,
-// so their commas split them over several fields: everything from the fifth field on is joined
-// again and cut after the first complete JSON array.
-func ruleRows(table *parse.CSVTable, idx map[string]int) []Row {
+// ruleRows reads rules line by line. Conditions and actions are JSON arrays that files often
+// hold unquoted, so their quotes and commas would confuse a CSV reader: the first four fields
+// are read as CSV, and the rest of the line is cut after its first complete JSON array.
+func ruleRows(text, sep string) ([]string, []Row) {
+	if sep == "" {
+		sep = ","
+	}
+	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
+	var headers []string
 	var rows []Row
-	for i, rec := range table.Records {
-		r := Row{Number: i + 1, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7()), Extra: map[string]any{}}
-		field := func(name string, pos int) string {
-			if j, ok := idx[name]; ok && j < len(rec.Fields) && j < 4 && strings.TrimSpace(rec.Fields[j]) != "" {
-				return strings.TrimSpace(rec.Fields[j])
-			}
-			if pos < len(rec.Fields) {
-				return strings.TrimSpace(rec.Fields[pos])
-			}
-			return ""
+	for i, line := range lines {
+		if strings.TrimSpace(line) == "" {
+			continue
 		}
-		r.Name = field("name", 0)
-		r.Raw[ColName] = r.Name
-		resource := field("resource_type", 1)
-		active := strings.ToLower(field("active", 2))
-		effective := field("effective_date", 3)
-		var tail string
-		if len(rec.Fields) > 4 {
-			tail = strings.Join(rec.Fields[4:], ",")
+		if headers == nil {
+			headers = strings.Split(line, sep)
+			for j := range headers {
+				headers[j] = strings.TrimSpace(headers[j])
+			}
+			continue
 		}
-		conditions, actions := splitJSONArrays(tail)
+		head, tail := leadingFields(line, sep, 4)
+		for len(head) < 4 {
+			head = append(head, "")
+		}
+		r := Row{Number: len(rows) + 1, Line: i + 1, RecordID: uuid.Must(uuid.NewV7()), Extra: map[string]any{}}
+		r.Name, r.Raw[ColName] = head[0], head[0]
+		resource, active, effective := head[1], strings.ToLower(head[2]), head[3]
+		conditions, actions := splitJSONArrays(unquoteCSV(tail, sep))
 		r.Extra["resource_type"] = resource
 		r.Extra["active"] = active == "true" || active == "1" || active == "yes" || active == "y"
 		if effective != "" {
@@ -134,7 +134,55 @@ func ruleRows(table *parse.CSVTable, idx map[string]int) []Row {
 		}
 		rows = append(rows, r)
 	}
-	return rows
+	return headers, rows
+}
+
+// leadingFields reads n CSV fields from the start of line (quotes allowed) and returns them
+// with the rest of the line.
+func leadingFields(line, sep string, n int) ([]string, string) {
+	var fields []string
+	rest := line
+	for len(fields) < n && rest != "" {
+		rest = strings.TrimLeft(rest, " ")
+		if strings.HasPrefix(rest, `"`) {
+			end := 1
+			var b strings.Builder
+			for end < len(rest) {
+				if rest[end] == '"' {
+					if end+1 < len(rest) && rest[end+1] == '"' {
+						b.WriteByte('"')
+						end += 2
+						continue
+					}
+					break
+				}
+				b.WriteByte(rest[end])
+				end++
+			}
+			fields = append(fields, strings.TrimSpace(b.String()))
+			rest = rest[min(end+1, len(rest)):]
+			rest = strings.TrimPrefix(strings.TrimLeft(rest, " "), sep)
+			continue
+		}
+		field, after, found := strings.Cut(rest, sep)
+		fields = append(fields, strings.TrimSpace(field))
+		if !found {
+			return fields, ""
+		}
+		rest = after
+	}
+	return fields, rest
+}
+
+// unquoteCSV undoes CSV quoting of the conditions and actions when a file did quote them:
+// "[{""a"":1}]","[...]" becomes [{"a":1}],[...].
+func unquoteCSV(tail, sep string) string {
+	t := strings.TrimSpace(tail)
+	if !strings.HasPrefix(t, `"`) {
+		return t
+	}
+	parts, rest := leadingFields(t, sep, 2)
+	return strings.Join(parts, sep) + rest
 }
 
 // splitJSONArrays cuts s after its first complete JSON array (brackets counted outside

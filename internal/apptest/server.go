@@ -66,7 +66,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if cfg.AppURL == "" {
 		cfg.AppURL = "http://" + srv.Listener.Addr().String()
 	}
-	importSvc := &imports.Service{DB: d, Limits: imports.DefaultLimits, Log: log}
+	importSvc := &imports.Service{DB: d, Limits: imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows}, Log: log}
 	river, err := jobs.New(d, log, jobs.Options{Work: true, Imports: importSvc})
 	if err != nil {
 		tb.Fatalf("job client: %v", err)
