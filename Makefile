@@ -3,6 +3,8 @@ GO      ?= go
 PKGS    := ./...
 TESTFLAGS ?=
 
+FUZZTIME ?= 10s
+
 .PHONY: run test bench generate assets lint build fuzz clean
 
 node_modules/.package-lock.json: package.json package-lock.json
@@ -29,6 +31,12 @@ test: assets
 
 bench: assets
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m $(PKGS)
+
+# Each fuzz target for FUZZTIME (CI runs them briefly; run longer by hand).
+fuzz:
+	@for f in FuzzCSV FuzzNumber FuzzDate FuzzQIF; do \
+		$(GO) test ./imports/parse -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
 
 lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi

@@ -19,7 +19,7 @@ import (
 func TestAccountPages(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	c.SignIn(u.Email, testkit.Password)
 
 	if r := c.Get("/"); !r.Has(t, "dashboard-empty") {
@@ -91,7 +91,7 @@ func TestEntriesArePagedWithHTMX(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	c.SignIn(u.Email, testkit.Password)
 
 	first := c.Get("/")

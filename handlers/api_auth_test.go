@@ -45,7 +45,7 @@ func TestAPIAuthentication(t *testing.T) {
 		{"malformed JSON", "POST", "/api/v1/accounts", writeKey, "not an object", 400, "bad_request", ""},
 		{"unknown route under the API", "GET", "/api/v1/nothing", readKey, nil, 404, "record_not_found", "The requested resource was not found"},
 	}
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			r := c.API(tc.method, tc.path, tc.key, tc.body)
@@ -103,7 +103,7 @@ func TestTenantIsolation(t *testing.T) {
 	bobs := testkit.MustCreateAccount(t, srv.DB, bob.FamilyID, "Bob's checking", "Depository", "500")
 	alicesKey := testkit.MustCreateAPIKey(t, srv.DB, alice.ID, models.ScopeReadWrite)
 
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	if r := c.API("GET", "/api/v1/accounts/"+bobs.ID.String(), alicesKey, nil); r.Status != http.StatusNotFound {
 		t.Fatalf("API: another family's account answered %d", r.Status)
 	}

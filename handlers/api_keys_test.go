@@ -15,7 +15,7 @@ import (
 func TestAPIKeysPage(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	c.SignIn(u.Email, testkit.Password)
 
 	if r := c.Get("/settings/api_keys"); !r.Has(t, "api-keys-empty") {

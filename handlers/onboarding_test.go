@@ -6,13 +6,12 @@ import (
 	"testing"
 
 	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
 )
 
 func TestOnboarding(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 
 	for _, path := range []string{"/", "/sessions/new", "/accounts"} {
 		if r := c.Get(path); r.Status != http.StatusSeeOther || r.Location() != "/onboarding" {
@@ -58,7 +57,7 @@ func TestOnboarding(t *testing.T) {
 	}
 
 	// Once set up, onboarding is closed.
-	other := testkit.NewClient(t, srv.URL)
+	other := apptest.NewClient(t, srv)
 	if r := other.Get("/onboarding"); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
 		t.Fatalf("onboarding after setup: %d → %q", r.Status, r.Location())
 	}

@@ -13,7 +13,7 @@ import (
 func TestPasswordReset(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 
 	// An unknown address gets the same answer and no mail.
 	r := c.PostForm("/password_reset", url.Values{"email": {"stranger@example.com"}})
@@ -65,7 +65,7 @@ func TestPasswordReset(t *testing.T) {
 func TestPasswordResetLinkExpires(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	c.PostForm("/password_reset", url.Values{"email": {u.Email}})
 	msg, _ := srv.Outbox.Last()
 	if _, err := srv.DB.NewRaw("UPDATE password_resets SET expires_at = now() - interval '1 second'").Exec(t.Context()); err != nil {
@@ -84,7 +84,7 @@ func TestPasswordResetIsOffWithLocalLogin(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			srv := apptest.StartServer(t, apptest.ServerOptions{Env: env})
 			u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-			c := testkit.NewClient(t, srv.URL)
+			c := apptest.NewClient(t, srv)
 			for _, r := range []*testkit.Response{
 				c.Get("/password_reset/new"),
 				c.PostForm("/password_reset", url.Values{"email": {u.Email}}),

@@ -16,7 +16,7 @@ func TestSignInRateLimitIsSharedAcrossInstances(t *testing.T) {
 	first := apptest.StartServer(t, apptest.ServerOptions{})
 	second := apptest.StartServer(t, apptest.ServerOptions{DB: first.DB})
 	u := testkit.MustCreateUser(t, first.DB, testkit.UserOpts{})
-	clients := []*testkit.Client{testkit.NewClient(t, first.URL), testkit.NewClient(t, second.URL)}
+	clients := []*testkit.Client{apptest.NewClient(t, first), apptest.NewClient(t, second)}
 
 	for i := range 10 {
 		r := clients[i%2].PostForm("/sessions", url.Values{"email": {u.Email}, "password": {"wrong password!"}})

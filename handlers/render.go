@@ -36,6 +36,8 @@ func navFor(path string) string {
 		return "dashboard"
 	case strings.HasPrefix(path, "/accounts"):
 		return "accounts"
+	case strings.HasPrefix(path, "/imports"):
+		return "imports"
 	case strings.HasPrefix(path, "/settings/api_keys"):
 		return "api_keys"
 	}

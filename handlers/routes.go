@@ -22,6 +22,7 @@ func (a *app) routes(e *echo.Echo) {
 	e.Use(requestID, a.logRequests, a.secureHeaders)
 
 	e.GET("/healthz", a.healthz)
+	e.GET("/api/v1/openapi.json", a.apiOpenAPI)
 	assets, _ := fs.Sub(static.Dist, "dist")
 	e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, static.URL("favicon.svg")) })
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", cacheFor(365*24*time.Hour, http.FileServerFS(assets)))))
@@ -52,6 +53,13 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.GET("/settings/api_keys", a.apiKeysIndex)
 	signedIn.POST("/settings/api_keys", a.apiKeyCreate)
 	signedIn.POST("/settings/api_keys/:id/revoke", a.apiKeyRevoke)
+	signedIn.GET("/imports", a.importsIndex)
+	signedIn.GET("/imports/:id", a.importShow)
+	signedIn.GET("/imports/:id/progress", a.importProgress)
+	signedIn.GET("/imports/:id/file", a.importFile)
+	signedIn.POST("/imports/:id/publish", a.importPublish)
+	signedIn.POST("/imports/:id/revert", a.importRevert)
+	signedIn.POST("/imports/:id/delete", a.importDelete)
 
 	// API: X-Api-Key, JSON only, no cookies and so no CSRF.
 	api := e.Group("/api/v1", a.apiAuth)

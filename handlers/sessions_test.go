@@ -49,7 +49,7 @@ func TestSignIn(t *testing.T) {
 			} else {
 				testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{}) // so that the instance is set up
 			}
-			c := testkit.NewClient(t, srv.URL)
+			c := apptest.NewClient(t, srv)
 			r := c.PostForm("/sessions", url.Values{"email": {strings.ToUpper(email)}, "password": {tc.password}})
 			if r.Status != tc.wantStatus {
 				t.Fatalf("status %d, want %d; body: %s", r.Status, tc.wantStatus, r.Body)
@@ -80,7 +80,7 @@ func TestSignInPageFollowsTheFlags(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			srv := apptest.StartServer(t, apptest.ServerOptions{Env: tc.env})
 			testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-			r := testkit.NewClient(t, srv.URL).Get("/sessions/new")
+			r := apptest.NewClient(t, srv).Get("/sessions/new")
 			if r.Status != http.StatusOK {
 				t.Fatalf("status %d", r.Status)
 			}
@@ -96,7 +96,7 @@ func TestSignInPageFollowsTheFlags(t *testing.T) {
 func TestSignInRenewsTheSessionAndSignOutEndsIt(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	c.Get("/sessions/new")
 	before := c.Cookie("tally_session")
 	if before == "" {
@@ -134,7 +134,7 @@ func TestSignInRenewsTheSessionAndSignOutEndsIt(t *testing.T) {
 func TestSuspendingAUserEndsTheirSessions(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	c.SignIn(u.Email, testkit.Password)
 	testkit.MustSuspend(t, srv.DB, u.ID)
 	if r := c.Get("/"); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
@@ -145,7 +145,7 @@ func TestSuspendingAUserEndsTheirSessions(t *testing.T) {
 func TestFormsNeedTheCSRFToken(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	for name, token := range map[string]string{"missing": "", "wrong": "not-the-token"} {
 		t.Run(name, func(t *testing.T) {
 			r := c.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}, "_csrf": {token}})
@@ -164,7 +164,7 @@ func TestFormsNeedTheCSRFToken(t *testing.T) {
 func TestSignInReturnsToTheRequestedPage(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	c := testkit.NewClient(t, srv.URL)
+	c := apptest.NewClient(t, srv)
 	if r := c.Get("/settings/api_keys"); r.Location() != "/sessions/new" {
 		t.Fatalf("anonymous GET went to %q", r.Location())
 	}

@@ -69,8 +69,15 @@ func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
 		return nil, err
 	}
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		// The file goes as a bind parameter: bun would inline it into the SQL text.
+		content := p.im.Content
+		p.im.Content = nil
 		if _, err := tx.NewInsert().Model(p.im).Exec(ctx); err != nil {
 			return fmt.Errorf("insert import: %w", err)
+		}
+		p.im.Content = content
+		if _, err := tx.Pgx.Exec(ctx, "UPDATE imports SET content = $1 WHERE id = $2", content, p.im.ID); err != nil {
+			return fmt.Errorf("store import file: %w", err)
 		}
 		if err := copyRows(ctx, tx, p.im.ID, p.rows); err != nil {
 			return err
@@ -335,6 +342,8 @@ func defaultString(s, def string) string {
 func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, rows []Row) error {
 	cols := []string{"import_id", "row_number", "line", "raw", "errors", "record_id", "date", "amount", "currency",
 		"name", "notes", "account_key", "category_key", "tags", "entity_type", "ticker", "mic", "qty", "price", "extra"}
+	// UUIDs go as pgtype.UUID: uuid.UUID would be sent as text through driver.Valuer.
+	id := pgtype.UUID{Bytes: importID, Valid: true}
 	_, err := tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, cols, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
 		r := &rows[i]
 		errs := r.Errors
@@ -349,7 +358,7 @@ func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, rows []Row) err
 		if r.Extra != nil {
 			extra = r.Extra
 		}
-		return []any{importID, r.Number, r.Line, r.Raw[:], errs, r.RecordID, date, numeric(r.Amount), nullString(r.Currency),
+		return []any{id, r.Number, r.Line, r.Raw[:], errs, pgtype.UUID{Bytes: r.RecordID, Valid: true}, date, numeric(r.Amount), nullString(r.Currency),
 			r.Name, r.Notes, nullString(r.AccountKey), nullString(r.CategoryKey), r.Tags, nullString(r.EntityType),
 			nullString(r.Ticker), nullString(r.MIC), numeric(r.Qty), numeric(r.Price), extra}, nil
 	}))

@@ -149,4 +149,4 @@ func (s *Service) progress(ctx context.Context, id uuid.UUID, done, total int) {
 }
 
 // publishBatch is how many rows one statement of a publish writes, between progress updates.
-const publishBatch = 25_000
+const publishBatch = 5_000

@@ -29,6 +29,11 @@ type publisher struct {
 const validRows = "r.import_id = ? AND cardinality(r.errors) = 0 AND NOT r.duplicate"
 
 func (p *publisher) run(ctx context.Context) error {
+	// The rows arrived by COPY moments ago: without statistics the planner takes the table
+	// for empty and joins it row by row.
+	if _, err := p.tx.NewRaw("ANALYZE import_rows").Exec(ctx); err != nil {
+		return err
+	}
 	if err := p.createMappedRecords(ctx); err != nil {
 		return err
 	}
@@ -140,27 +145,24 @@ func (p *publisher) markDuplicates(ctx context.Context) error {
 	return nil
 }
 
-// entryBatch writes rows (lo, hi] as entries, with their tags and trades.
+// entryBatch writes rows (lo, hi] as entries, with their tags, and their trades.
 func (p *publisher) entryBatch(ctx context.Context, lo, hi int) error {
 	im, tx := p.im, p.tx
 	batch := validRows + ` AND r.row_number > ? AND r.row_number <= ? AND (r.extra->>'opening_balance') IS NULL`
 	if _, err := tx.NewRaw(`
-		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, import_id, source)
+		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source)
 		SELECT r.record_id, ?, a.id, CASE WHEN r.ticker IS NULL THEN 'transaction' ELSE 'trade' END,
-			r.date, r.amount, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''), cm.target_id, r.import_id, 'import'
+			r.date, r.amount, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''), cm.target_id,
+			CASE WHEN r.tags IS NULL THEN '{}'::uuid[] ELSE ARRAY(
+				SELECT DISTINCT tm.target_id FROM unnest(r.tags) AS t(name)
+				JOIN import_mappings tm ON tm.import_id = r.import_id AND tm.kind = 'tag' AND tm.key = t.name
+				WHERE tm.target_id IS NOT NULL) END,
+			r.import_id, 'import'
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key
 		WHERE `+batch, im.FamilyID, im.AccountID, im.FamilyID, im.ID, lo, hi).Exec(ctx); err != nil {
 		return fmt.Errorf("write entries: %w", err)
-	}
-	if _, err := tx.NewRaw(`
-		INSERT INTO entry_tags (entry_id, tag_id)
-		SELECT DISTINCT r.record_id, tm.target_id
-		FROM import_rows r CROSS JOIN LATERAL unnest(r.tags) AS t(name)
-		JOIN import_mappings tm ON tm.import_id = r.import_id AND tm.kind = 'tag' AND tm.key = t.name
-		WHERE `+batch+` AND tm.target_id IS NOT NULL`, im.ID, lo, hi).Exec(ctx); err != nil {
-		return fmt.Errorf("tag entries: %w", err)
 	}
 	if _, err := tx.NewRaw(`
 		INSERT INTO trades (entry_id, security_id, qty, price, currency)

@@ -72,7 +72,7 @@ var revertStatements = []struct{ what, sql string }{
 		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.account_id = a.id)
 		AND NOT EXISTS (SELECT 1 FROM holdings h WHERE h.account_id = a.id)
 		AND NOT EXISTS (SELECT 1 FROM recurring_transactions t WHERE t.account_id = a.id)`},
-	{"tags", `DELETE FROM tags t WHERE t.import_id = ? AND NOT EXISTS (SELECT 1 FROM entry_tags et WHERE et.tag_id = t.id)`},
+	{"tags", `DELETE FROM tags t WHERE t.import_id = ? AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.tag_ids @> ARRAY[t.id] AND e.tag_ids <> '{}')`},
 	{"merchants", `DELETE FROM merchants m WHERE m.import_id = ?
 		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.merchant_id = m.id)
 		AND NOT EXISTS (SELECT 1 FROM recurring_transactions t WHERE t.merchant_id = m.id)`},

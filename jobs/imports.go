@@ -40,11 +40,13 @@ func (ReapImportsArgs) InsertOpts() river.InsertOpts {
 
 type publishWorker struct {
 	river.WorkerDefaults[PublishImportArgs]
-	svc *imports.Service
+	svc     *imports.Service
+	timeout time.Duration
 }
 
-// Timeout allows a large publish to finish: 10 MB of rows takes seconds, not an hour.
-func (w *publishWorker) Timeout(*river.Job[PublishImportArgs]) time.Duration { return time.Hour }
+// Timeout bounds a publish. A 10 MB file takes seconds; the bound is generous because a
+// stuck job is only handed to another worker after it.
+func (w *publishWorker) Timeout(*river.Job[PublishImportArgs]) time.Duration { return w.timeout }
 
 func (w *publishWorker) Work(ctx context.Context, job *river.Job[PublishImportArgs]) error {
 	return w.svc.RunPublish(ctx, job.Args.ImportID)
@@ -52,10 +54,11 @@ func (w *publishWorker) Work(ctx context.Context, job *river.Job[PublishImportAr
 
 type revertWorker struct {
 	river.WorkerDefaults[RevertImportArgs]
-	svc *imports.Service
+	svc     *imports.Service
+	timeout time.Duration
 }
 
-func (w *revertWorker) Timeout(*river.Job[RevertImportArgs]) time.Duration { return time.Hour }
+func (w *revertWorker) Timeout(*river.Job[RevertImportArgs]) time.Duration { return w.timeout }
 
 func (w *revertWorker) Work(ctx context.Context, job *river.Job[RevertImportArgs]) error {
 	return w.svc.RunRevert(ctx, job.Args.ImportID)

@@ -3,6 +3,7 @@
 package jobs
 
 import (
+	"cmp"
 	"context"
 	"log/slog"
 	"time"
@@ -27,16 +28,27 @@ type Options struct {
 	MaxWorkers int
 	// Imports runs import publishes and reverts.
 	Imports *imports.Service
+	// ImportTimeout is how long a publish or revert may run; zero means an hour. River hands
+	// the job of a worker that died to another worker only after this time.
+	ImportTimeout time.Duration
+	// RescueAfter is how long a job may run before River considers it stuck; zero means
+	// River's default (an hour). Tests shorten both.
+	RescueAfter time.Duration
 }
 
 // New returns a River client over d with every worker and periodic job registered.
 func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 	cfg := &river.Config{Logger: log.With("component", "river")}
+	if opts.RescueAfter > 0 {
+		cfg.RescueStuckJobsAfter = opts.RescueAfter
+		cfg.JobTimeout = min(time.Minute, opts.RescueAfter/2)
+	}
 	if opts.Work {
 		workers := river.NewWorkers()
 		river.AddWorker(workers, &cleanupWorker{db: d})
-		river.AddWorker(workers, &publishWorker{svc: opts.Imports})
-		river.AddWorker(workers, &revertWorker{svc: opts.Imports})
+		timeout := cmp.Or(opts.ImportTimeout, time.Hour)
+		river.AddWorker(workers, &publishWorker{svc: opts.Imports, timeout: timeout})
+		river.AddWorker(workers, &revertWorker{svc: opts.Imports, timeout: timeout})
 		river.AddWorker(workers, &reapWorker{svc: opts.Imports})
 		if opts.MaxWorkers == 0 {
 			opts.MaxWorkers = 10

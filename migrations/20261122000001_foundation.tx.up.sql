@@ -104,6 +104,9 @@ CREATE TABLE accounts (
     updated_at         timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX accounts_family_id_idx ON accounts (family_id, accountable_type, name);
+-- Lets entries and holdings reference (account, family) together, so that a record's family is
+-- always its account's.
+CREATE UNIQUE INDEX accounts_id_family_key ON accounts (id, family_id);
 CREATE INDEX accounts_import_id_idx ON accounts (import_id) WHERE import_id IS NOT NULL;
 
 CREATE TABLE categories (
@@ -165,8 +168,8 @@ CREATE UNIQUE INDEX securities_ticker_mic_key ON securities (ticker, coalesce(ex
 -- valuations keep their extra fields in tables of their own keyed by the entry.
 CREATE TABLE entries (
     id               uuid PRIMARY KEY,
-    family_id        uuid NOT NULL REFERENCES families (id) ON DELETE CASCADE,
-    account_id       uuid NOT NULL REFERENCES accounts (id) ON DELETE CASCADE,
+    family_id        uuid NOT NULL,
+    account_id       uuid NOT NULL,
     kind             text NOT NULL CHECK (kind IN ('transaction', 'trade', 'valuation')),
     date             date NOT NULL,
     amount           numeric(19, 4) NOT NULL,
@@ -177,30 +180,34 @@ CREATE TABLE entries (
     -- Transaction fields (NULL or default for trades and valuations).
     category_id      uuid REFERENCES categories (id) ON DELETE SET NULL,
     merchant_id      uuid REFERENCES merchants (id) ON DELETE SET NULL,
+    -- The entry's tags. An array rather than a join table: bulk writes (imports, bank sync)
+    -- write a transaction and its tags in one row, with no per-tag foreign-key check; deleting
+    -- a tag removes it from the arrays (models.DeleteTag).
+    tag_ids          uuid[] NOT NULL DEFAULT '{}',
     transaction_kind text NOT NULL DEFAULT 'standard' CHECK (transaction_kind IN (
         'standard', 'funds_movement', 'cc_payment', 'loan_payment', 'one_time', 'investment_contribution')),
     pending          boolean NOT NULL DEFAULT false,
     -- A split entry's parts point at it.
     parent_id        uuid REFERENCES entries (id) ON DELETE CASCADE,
-    -- Provenance: the import that created the entry, and a stable id from its source.
+    -- Provenance: the import that created the entry, and a stable id from its source. The
+    -- import is not a foreign key: only its own publish and revert write these rows, and an
+    -- import with entries cannot be deleted.
     import_id        uuid,
     external_id      text,
     source           text,
     created_at       timestamptz NOT NULL DEFAULT now(),
-    updated_at       timestamptz NOT NULL DEFAULT now()
+    updated_at       timestamptz NOT NULL DEFAULT now(),
+    -- One check for both: the account exists and belongs to the entry's family.
+    FOREIGN KEY (account_id, family_id) REFERENCES accounts (id, family_id) ON DELETE CASCADE
 );
 CREATE INDEX entries_account_date_idx ON entries (account_id, date DESC, id);
 CREATE INDEX entries_family_date_idx ON entries (family_id, date DESC, id);
 CREATE INDEX entries_import_id_idx ON entries (import_id) WHERE import_id IS NOT NULL;
+-- The parent's cascade looks its parts up: without this, deleting entries is quadratic.
+CREATE INDEX entries_parent_id_idx ON entries (parent_id) WHERE parent_id IS NOT NULL;
+CREATE INDEX entries_tag_ids_idx ON entries USING gin (tag_ids) WHERE tag_ids <> '{}';
 CREATE UNIQUE INDEX entries_source_external_id_key ON entries (account_id, source, external_id)
     WHERE external_id IS NOT NULL AND source IS NOT NULL;
-
-CREATE TABLE entry_tags (
-    entry_id uuid NOT NULL REFERENCES entries (id) ON DELETE CASCADE,
-    tag_id   uuid NOT NULL REFERENCES tags (id) ON DELETE CASCADE,
-    PRIMARY KEY (entry_id, tag_id)
-);
-CREATE INDEX entry_tags_tag_id_idx ON entry_tags (tag_id);
 
 CREATE TABLE trades (
     entry_id    uuid PRIMARY KEY REFERENCES entries (id) ON DELETE CASCADE,
@@ -342,6 +349,7 @@ CREATE TABLE transfers (
     UNIQUE (inflow_entry_id, outflow_entry_id),
     CHECK (inflow_entry_id <> outflow_entry_id)
 );
+CREATE INDEX transfers_outflow_entry_id_idx ON transfers (outflow_entry_id);
 
 -- Pairs the user said are not transfers, so that matching does not propose them again.
 CREATE TABLE rejected_transfers (
@@ -353,3 +361,4 @@ CREATE TABLE rejected_transfers (
     created_at       timestamptz NOT NULL DEFAULT now(),
     UNIQUE (inflow_entry_id, outflow_entry_id)
 );
+CREATE INDEX rejected_transfers_outflow_entry_id_idx ON rejected_transfers (outflow_entry_id);

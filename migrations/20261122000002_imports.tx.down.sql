@@ -1,5 +1,4 @@
 ALTER TABLE accounts DROP CONSTRAINT IF EXISTS accounts_import_id_fkey;
-ALTER TABLE entries DROP CONSTRAINT IF EXISTS entries_import_id_fkey;
 ALTER TABLE categories DROP CONSTRAINT IF EXISTS categories_import_id_fkey;
 ALTER TABLE tags DROP CONSTRAINT IF EXISTS tags_import_id_fkey;
 ALTER TABLE merchants DROP CONSTRAINT IF EXISTS merchants_import_id_fkey;

@@ -104,7 +104,6 @@ CREATE TABLE import_mappings (
 );
 
 ALTER TABLE accounts ADD FOREIGN KEY (import_id) REFERENCES imports (id) ON DELETE SET NULL;
-ALTER TABLE entries ADD FOREIGN KEY (import_id) REFERENCES imports (id) ON DELETE SET NULL;
 ALTER TABLE categories ADD FOREIGN KEY (import_id) REFERENCES imports (id) ON DELETE SET NULL;
 ALTER TABLE tags ADD FOREIGN KEY (import_id) REFERENCES imports (id) ON DELETE SET NULL;
 ALTER TABLE merchants ADD FOREIGN KEY (import_id) REFERENCES imports (id) ON DELETE SET NULL;

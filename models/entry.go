@@ -32,6 +32,7 @@ type Entry struct {
 	Excluded        bool            `bun:"excluded"`
 	CategoryID      *uuid.UUID      `bun:"category_id,type:uuid"`
 	MerchantID      *uuid.UUID      `bun:"merchant_id,type:uuid"`
+	TagIDs          []uuid.UUID     `bun:"tag_ids,type:uuid[],array,nullzero,default:'{}'"`
 	TransactionKind string          `bun:"transaction_kind"`
 	Pending         bool            `bun:"pending"`
 	ParentID        *uuid.UUID      `bun:"parent_id,type:uuid"`

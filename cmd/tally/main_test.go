@@ -16,7 +16,7 @@ import (
 )
 
 // buildBinary compiles the tally command once for the test.
-func buildBinary(t *testing.T) string {
+func buildBinary(t testing.TB) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "tally")
 	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -73,6 +74,24 @@ func ValidateDateFormat(pattern string) error {
 	return err
 }
 
+// compiled holds compiled patterns: an import parses every row's date with the same one.
+var compiled sync.Map // pattern → compiledPattern
+
+type compiledPattern struct {
+	tokens []dateToken
+	err    error
+}
+
+func compiledDate(pattern string) ([]dateToken, error) {
+	if c, ok := compiled.Load(pattern); ok {
+		cp := c.(compiledPattern)
+		return cp.tokens, cp.err
+	}
+	tokens, err := compileDate(pattern)
+	compiled.Store(pattern, compiledPattern{tokens, err})
+	return tokens, err
+}
+
 func compileDate(pattern string) ([]dateToken, error) {
 	p := strings.TrimSpace(pattern)
 	if p == "" {
@@ -140,7 +159,7 @@ func compileDate(pattern string) ([]dateToken, error) {
 // another numeric field; whitespace in the pattern matches any run of spaces; the value is
 // trimmed and must be used up.
 func Date(s, pattern string) (time.Time, error) {
-	tokens, err := compileDate(pattern)
+	tokens, err := compiledDate(pattern)
 	if err != nil {
 		return time.Time{}, err
 	}

@@ -101,6 +101,25 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	return &Server{URL: srv.URL, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river}
 }
 
+// apiValidator checks API responses against Tally's OpenAPI document; it is built once per
+// test binary because loading the document is the slow part.
+var apiValidator = sync.OnceValues(func() (*testkit.APIValidator, error) {
+	return testkit.LoadAPIValidator(handlers.OpenAPIDocument())
+})
+
+// NewClient returns a client of srv that checks every API response against the OpenAPI
+// document the server serves.
+func NewClient(tb testing.TB, srv *Server) *testkit.Client {
+	tb.Helper()
+	v, err := apiValidator()
+	if err != nil {
+		tb.Fatalf("OpenAPI document: %v", err)
+	}
+	c := testkit.NewClient(tb, srv.URL)
+	c.ValidateAPI(v)
+	return c
+}
+
 // Outbox keeps the mail a test server sends.
 type Outbox struct {
 	mu       sync.Mutex

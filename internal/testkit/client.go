@@ -20,6 +20,7 @@ type Client struct {
 	base string
 	http *http.Client
 	csrf string
+	api  *APIValidator
 }
 
 // NewClient returns a client of the server at baseURL with an empty cookie jar.
@@ -30,6 +31,10 @@ func NewClient(tb testing.TB, baseURL string) *Client {
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}}
 }
+
+// ValidateAPI makes the client check every response to a path under /api/ against v's
+// document, failing the test on any response the document does not describe.
+func (c *Client) ValidateAPI(v *APIValidator) { c.api = v }
 
 // Response is an answer with its body read.
 type Response struct {
@@ -88,6 +93,9 @@ func (c *Client) Do(method, path string, body io.Reader, headers map[string]stri
 	defer resp.Body.Close()
 	b, _ := io.ReadAll(resp.Body)
 	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: string(b)}
+	if c.api != nil && strings.HasPrefix(req.URL.Path, "/api/") {
+		c.api.Validate(c.tb, req, resp.StatusCode, resp.Header, b)
+	}
 	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/html") {
 		if tok, ok := r.Doc(c.tb).Find(`meta[name="csrf-token"]`).Attr("content"); ok && tok != "" {
 			c.csrf = tok

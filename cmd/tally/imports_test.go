@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/imports"
+	"tally/internal/db"
+	"tally/internal/testkit"
+	"tally/jobs"
+	"tally/models"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+// startProcess runs the tally binary with args against databaseURL and returns it, with the
+// first line of its standard output that matches ready (nil: do not wait).
+func startProcess(tb testing.TB, bin, databaseURL string, ready *regexp.Regexp, args ...string) (*exec.Cmd, []string) {
+	tb.Helper()
+	cmd := exec.Command(bin, args...)
+	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + databaseURL,
+		"SECRET_KEY_BASE=" + strings.Repeat("s", 64), "LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=warn"}
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	if ready == nil {
+		go io.Copy(io.Discard, stdout)
+		return cmd, nil
+	}
+	found := make(chan []string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		for sc.Scan() {
+			if m := ready.FindStringSubmatch(sc.Text()); m != nil {
+				found <- m
+			}
+		}
+	}()
+	select {
+	case m := <-found:
+		return cmd, m
+	case <-time.After(30 * time.Second):
+		tb.Fatalf("%s printed nothing matching %s", args[0], ready)
+	}
+	return nil, nil
+}
+
+// transactionCSV generates rows transactions over two accounts, with categories and tags.
+func transactionCSV(rows int) string {
+	var b strings.Builder
+	b.WriteString("date,amount,name,category,tags,account,notes\n")
+	for i := range rows {
+		fmt.Fprintf(&b, "%s,-%d.%02d,Merchant %d,Category %d,tag%d|weekly,%s,Note %d\n",
+			time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700).Format("2006-01-02"),
+			1+i%500, i%100, i%1000, i%20, i%7, []string{"Checking", "Credit Card"}[i%2], i)
+	}
+	return b.String()
+}
+
+// queuedImport stores an import of rows transactions and queues its publish, without working
+// the job.
+func queuedImport(tb testing.TB, d *db.DB, rows int) (*imports.Service, *models.User, uuid.UUID) {
+	tb.Helper()
+	ctx := context.Background()
+	u := testkit.MustCreateUser(tb, d, testkit.UserOpts{})
+	svc := &imports.Service{DB: d, Limits: imports.DefaultLimits, Log: testkit.DiscardLogger()}
+	client, err := jobs.New(d, svc.Log, jobs.Options{Imports: svc})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	svc.Jobs = jobs.Enqueuer{Client: client}
+	df := "%Y-%m-%d"
+	det, err := svc.Create(ctx, imports.Request{FamilyID: u.FamilyID, UserID: u.ID, DateFormat: &df, Publish: true,
+		Upload: imports.Upload{Content: []byte(transactionCSV(rows)), Present: true}})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return svc, u, det.ID
+}
+
+func importStatus(tb testing.TB, d *db.DB, id uuid.UUID) (status string, entries int) {
+	tb.Helper()
+	ctx := context.Background()
+	if err := d.NewRaw("SELECT status FROM imports WHERE id = ?", id).Scan(ctx, &status); err != nil {
+		tb.Fatal(err)
+	}
+	if err := d.NewRaw("SELECT count(*) FROM entries WHERE import_id = ?", id).Scan(ctx, &entries); err != nil {
+		tb.Fatal(err)
+	}
+	return status, entries
+}
+
+// TestKilledWorkerLeavesNothingAndTheRetryCompletesOnce kills a real worker process in the
+// middle of a publish: nothing it wrote survives, and the retried job publishes every row
+// exactly once.
+func TestKilledWorkerLeavesNothingAndTheRetryCompletesOnce(t *testing.T) {
+	bin := buildBinary(t)
+	url := testkit.DatabaseURL(t)
+	d, err := db.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	const rows = 20_000 // four batches: enough to catch the worker between two
+	svc, _, id := queuedImport(t, d, rows)
+
+	worker, _ := startProcess(t, bin, url, nil, "worker")
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		var done int
+		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(context.Background(), &done)
+		if done > 0 && done < rows {
+			break
+		}
+		if done >= rows || time.Now().After(deadline) {
+			t.Fatalf("never caught the worker mid-publish (progress %d of %d)", done, rows)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := worker.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_ = worker.Wait()
+
+	status, entries := importStatus(t, d, id)
+	if status != imports.StatusImporting || entries != 0 {
+		t.Fatalf("after the kill: status %s with %d entries, want importing with none", status, entries)
+	}
+
+	// Another worker takes the orphaned job over once River deems it stuck.
+	client, err := jobs.New(d, svc.Log, jobs.Options{Work: true, Imports: svc, ImportTimeout: 10 * time.Second, RescueAfter: 11 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	if err := client.Start(ctx); err != nil {
+		t.Fatal(err)
+	}
+	defer client.Stop(context.Background())
+	for {
+		status, entries = importStatus(t, d, id)
+		if status == imports.StatusComplete {
+			break
+		}
+		if ctx.Err() != nil {
+			t.Fatalf("the retried job did not finish: status %s", status)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if entries != rows {
+		t.Fatalf("%d entries after the retry, want exactly %d", entries, rows)
+	}
+	var attempts int
+	if err := d.NewRaw("SELECT attempt FROM river_job WHERE kind = 'import_publish' AND args->>'import_id' = ?", id.String()).Scan(context.Background(), &attempts); err != nil || attempts < 2 {
+		t.Fatalf("job attempts %d (err %v): the publish was not retried", attempts, err)
+	}
+	// A redelivered job finds the import complete and writes nothing more.
+	if err := svc.RunPublish(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	if _, entries = importStatus(t, d, id); entries != rows {
+		t.Fatalf("a redelivered job changed the entries: %d", entries)
+	}
+}

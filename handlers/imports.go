@@ -1,0 +1,203 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/imports"
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/models"
+	"tally/views"
+)
+
+const (
+	importsPerPage    = 25
+	importRowsPerPage = 50
+)
+
+// importsIndex is GET /imports: the family's imports, newest first, filtered by ?status= and
+// ?type=. An htmx request from the filters or the pager gets only the table.
+func (a *app) importsIndex(c echo.Context) error {
+	l := views.ImportList{Status: c.QueryParam("status"), Type: c.QueryParam("type")}
+	// A hand-edited URL with an unknown value shows every import rather than an error page.
+	if !contains(imports.Statuses, l.Status) {
+		l.Status = ""
+	}
+	if !imports.Type(l.Type).Valid() {
+		l.Type = ""
+	}
+	page := pageNumber(c)
+	list, total, err := imports.List(c.Request().Context(), a.DB, imports.ListFilter{
+		FamilyID: currentUser(c).FamilyID, Status: l.Status, Type: l.Type, Page: page, PerPage: importsPerPage,
+	})
+	if err != nil {
+		return err
+	}
+	l.Imports = list
+	link := func(p int) string {
+		q := url.Values{}
+		if l.Status != "" {
+			q.Set("status", l.Status)
+		}
+		if l.Type != "" {
+			q.Set("type", l.Type)
+		}
+		q.Set("page", strconv.Itoa(p))
+		return "/imports?" + q.Encode()
+	}
+	if page > 1 {
+		l.PrevURL = link(page - 1)
+	}
+	if page*importsPerPage < total {
+		l.NextURL = link(page + 1)
+	}
+	if isFragment(c, "imports") {
+		return a.render(c, http.StatusOK, views.ImportsTable(l))
+	}
+	return a.render(c, http.StatusOK, views.ImportsPage(l))
+}
+
+// importShow is GET /imports/:id: the import, its mappings and a page of its rows (?only=
+// invalid|duplicate, ?page=). An htmx request from the row filter or pager gets only the rows.
+func (a *app) importShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	im, err := a.familyImportMeta(c)
+	if err != nil {
+		return err
+	}
+	d, err := imports.Describe(ctx, a.DB, im)
+	if err != nil {
+		return err
+	}
+	only := c.QueryParam("only")
+	if only != "invalid" && only != "duplicate" {
+		only = ""
+	}
+	page := pageNumber(c)
+	rows, total, err := imports.Rows(ctx, a.DB, imports.RowFilter{ImportID: im.ID, Only: only, Page: page, PerPage: importRowsPerPage})
+	if err != nil {
+		return err
+	}
+	r := views.ImportRows{ImportID: im.ID.String(), Type: im.Type, Rows: rows, Only: only, Total: total, Stats: d.Stats}
+	if page > 1 {
+		r.PrevURL = views.RowsURL(r.ImportID, only, page-1)
+	}
+	if page*importRowsPerPage < total {
+		r.NextURL = views.RowsURL(r.ImportID, only, page+1)
+	}
+	if isFragment(c, "import-rows") {
+		return a.render(c, http.StatusOK, views.ImportRowsTable(r))
+	}
+	v := views.ImportView{Detail: d, Rows: r}
+	if v.Mappings, err = imports.Mappings(ctx, a.DB, im.ID); err != nil {
+		return err
+	}
+	if im.AccountID != nil {
+		acct, err := models.AccountByID(ctx, a.DB, im.FamilyID, *im.AccountID)
+		switch {
+		case err == nil:
+			v.AccountName = acct.Name
+		case !apperr.Is(err, apperr.NotFound):
+			return err
+		}
+	}
+	return a.render(c, http.StatusOK, views.ImportPage(v))
+}
+
+// importProgress is GET /imports/:id/progress, polled by the import page every second while a
+// publish or revert runs. Once it has ended the answer tells htmx to reload the page, which
+// then shows the final state (and stops polling, as it no longer has the progress section).
+func (a *app) importProgress(c echo.Context) error {
+	im, err := a.familyImportMeta(c)
+	if err != nil {
+		return err
+	}
+	d, err := imports.Describe(c.Request().Context(), a.DB, im)
+	if err != nil {
+		return err
+	}
+	if !im.Running() {
+		c.Response().Header().Set("HX-Refresh", "true")
+	}
+	return a.render(c, http.StatusOK, views.ImportProgress(d))
+}
+
+// importPublish is POST /imports/:id/publish.
+func (a *app) importPublish(c echo.Context) error {
+	return a.importAction(c, a.Imports.Publish, "Publishing started.", false)
+}
+
+// importRevert is POST /imports/:id/revert.
+func (a *app) importRevert(c echo.Context) error {
+	return a.importAction(c, a.Imports.Revert, "Revert started.", false)
+}
+
+// importDelete is POST /imports/:id/delete.
+func (a *app) importDelete(c echo.Context) error {
+	return a.importAction(c, a.Imports.Delete, "Import deleted.", true)
+}
+
+// importAction runs one of the service's actions on the family's import and goes back to its
+// page (the list after a delete). An action the import's state rejects is the person's to
+// fix, not a broken page: its message is flashed on the import page instead.
+func (a *app) importAction(c echo.Context, do func(ctx context.Context, familyID, id uuid.UUID) error, done string, toList bool) error {
+	im, err := a.familyImportMeta(c)
+	if err != nil {
+		return err
+	}
+	back := "/imports/" + im.ID.String()
+	if err := do(c.Request().Context(), im.FamilyID, im.ID); err != nil {
+		e := apperr.As(err)
+		if e == nil || (e.Code != apperr.Conflict && e.Code != apperr.Invalid) {
+			return err
+		}
+		a.flash(c, "error", actionMessage(e))
+		return redirect(c, back)
+	}
+	a.flash(c, "success", done)
+	if toList {
+		return redirect(c, "/imports")
+	}
+	return redirect(c, back)
+}
+
+// actionMessage is a rejection with the import's problems: "cannot be published" alone would
+// not say what to fix. The rows' own problems are on the page, under each row.
+func actionMessage(e *apperr.Error) string {
+	parts := append([]string{e.Message}, e.Fields["import"]...)
+	return strings.Join(parts, " ")
+}
+
+// familyImportMeta loads the import named by :id in the caller's family without its file: the
+// pages never show the content, and the progress endpoint, polled every second, should not
+// read up to 10 MB each time.
+func (a *app) familyImportMeta(c echo.Context) (*imports.Import, error) {
+	notFound := apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return nil, notFound
+	}
+	im := new(imports.Import)
+	err = a.DB.NewSelect().Model(im).ExcludeColumn("content").
+		Where("id = ? AND family_id = ?", id, currentUser(c).FamilyID).Scan(c.Request().Context())
+	if db.IsNoRows(err) {
+		return nil, notFound
+	}
+	return im, err
+}
+
+// pageNumber reads ?page=, from 1.
+func pageNumber(c echo.Context) int {
+	n, err := strconv.Atoi(c.QueryParam("page"))
+	if err != nil || n < 1 {
+		return 1
+	}
+	return n
+}
