@@ -95,7 +95,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 	out := ImportJSON{
 		ID: im.ID.String(), Type: string(im.Type), Status: im.Status,
 		CreatedAt: apiTime(im.CreatedAt), UpdatedAt: apiTime(im.UpdatedAt), Error: im.Error,
-		StatusDetail: StatusDetailJSON(d.Status),
+		StatusDetail: StatusDetailJSON(d.StatusDetail),
 		Configuration: ConfigurationJSON{
 			DateColLabel: im.DateColLabel, AmountColLabel: im.AmountColLabel, NameColLabel: im.NameColLabel,
 			CategoryColLabel: im.CategoryColLabel, TagsColLabel: im.TagsColLabel, NotesColLabel: im.NotesColLabel,
@@ -108,13 +108,13 @@ func importJSON(d *imports.Detail) ImportJSON {
 		s := im.AccountID.String()
 		out.AccountID = &s
 	}
-	if d.Status.Uploaded {
+	if d.StatusDetail.Uploaded {
 		out.Content = &ContentJSON{Filename: deref(im.Filename), ContentType: deref(im.ContentType), ByteSize: im.ByteSize, Encoding: deref(im.Encoding)}
 	}
 	if d.Progress != nil {
 		out.Progress = &ProgressJSON{Done: d.Progress.Done, Total: d.Progress.Total}
 	}
-	if !d.Status.Publishable && !im.Terminal() && !im.Running() {
+	if !d.StatusDetail.Publishable && !im.Terminal() && !im.Running() {
 		out.Problems = d.Problems
 	}
 	return out
@@ -444,9 +444,13 @@ func (a *app) importFile(c echo.Context) error {
 	if im.ByteSize == 0 {
 		return apperr.New(apperr.NotFound, "This import has no file").WithSlug("not_found")
 	}
+	content, err := imports.Content(c.Request().Context(), a.DB, im.FamilyID, im.ID)
+	if err != nil {
+		return err
+	}
 	name := strings.NewReplacer(`"`, "", "\r", "", "\n", "").Replace(deref(im.Filename))
 	c.Response().Header().Set("Content-Disposition", `attachment; filename="`+name+`"`)
-	return c.Blob(http.StatusOK, "application/octet-stream", im.Content)
+	return c.Blob(http.StatusOK, "application/octet-stream", content)
 }
 
 func contains(list []string, s string) bool {

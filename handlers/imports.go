@@ -12,7 +12,6 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
-	"tally/internal/db"
 	"tally/models"
 	"tally/views"
 )
@@ -68,7 +67,7 @@ func (a *app) importsIndex(c echo.Context) error {
 // invalid|duplicate, ?page=). An htmx request from the row filter or pager gets only the rows.
 func (a *app) importShow(c echo.Context) error {
 	ctx := c.Request().Context()
-	im, err := a.familyImportMeta(c)
+	im, err := a.familyImport(c)
 	if err != nil {
 		return err
 	}
@@ -115,7 +114,7 @@ func (a *app) importShow(c echo.Context) error {
 // publish or revert runs. Once it has ended the answer tells htmx to reload the page, which
 // then shows the final state (and stops polling, as it no longer has the progress section).
 func (a *app) importProgress(c echo.Context) error {
-	im, err := a.familyImportMeta(c)
+	im, err := a.familyImport(c)
 	if err != nil {
 		return err
 	}
@@ -148,7 +147,7 @@ func (a *app) importDelete(c echo.Context) error {
 // page (the list after a delete). An action the import's state rejects is the person's to
 // fix, not a broken page: its message is flashed on the import page instead.
 func (a *app) importAction(c echo.Context, do func(ctx context.Context, familyID, id uuid.UUID) error, done string, toList bool) error {
-	im, err := a.familyImportMeta(c)
+	im, err := a.familyImport(c)
 	if err != nil {
 		return err
 	}
@@ -173,24 +172,6 @@ func (a *app) importAction(c echo.Context, do func(ctx context.Context, familyID
 func actionMessage(e *apperr.Error) string {
 	parts := append([]string{e.Message}, e.Fields["import"]...)
 	return strings.Join(parts, " ")
-}
-
-// familyImportMeta loads the import named by :id in the caller's family without its file: the
-// pages never show the content, and the progress endpoint, polled every second, should not
-// read up to 10 MB each time.
-func (a *app) familyImportMeta(c echo.Context) (*imports.Import, error) {
-	notFound := apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
-	id, err := uuid.Parse(c.Param("id"))
-	if err != nil {
-		return nil, notFound
-	}
-	im := new(imports.Import)
-	err = a.DB.NewSelect().Model(im).ExcludeColumn("content").
-		Where("id = ? AND family_id = ?", id, currentUser(c).FamilyID).Scan(c.Request().Context())
-	if db.IsNoRows(err) {
-		return nil, notFound
-	}
-	return im, err
 }
 
 // pageNumber reads ?page=, from 1.

@@ -153,8 +153,8 @@ type Stats struct {
 // Detail is an import with what is derived from its rows and mappings.
 type Detail struct {
 	*Import
-	Status StatusDetail
-	Stats  Stats
+	StatusDetail StatusDetail
+	Stats        Stats
 	// Problems says why an import that is not publishable cannot be published.
 	Problems []string
 	// Progress is set while a publish or revert runs.
@@ -174,14 +174,25 @@ func (i *Import) Revertable() bool {
 // Running reports whether a publish or revert is under way.
 func (i *Import) Running() bool { return i.Status == StatusImporting || i.Status == StatusReverting }
 
-// Get returns the family's import with id; another family's is not found.
+// Get returns the family's import with id, without its file; another family's is not found.
 func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Import, error) {
 	im := new(Import)
-	err := idb.NewSelect().Model(im).Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
+	err := idb.NewSelect().Model(im).ExcludeColumn("content").Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
 	if db.IsNoRows(err) {
 		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
 	}
 	return im, err
+}
+
+// Content returns the uploaded file of the family's import, byte for byte. Get leaves it out:
+// it can be 10 MB, and pages and jobs rarely need it.
+func Content(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) ([]byte, error) {
+	var content []byte
+	err := idb.NewRaw("SELECT content FROM imports WHERE id = ? AND family_id = ?", id, familyID).Scan(ctx, &content)
+	if db.IsNoRows(err) {
+		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+	}
+	return content, err
 }
 
 // lockForUpdate loads the import with a row lock, so that status changes are serialised. The
@@ -189,7 +200,7 @@ func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Import, err
 // job holds it.
 func lockForUpdate(ctx context.Context, idb bun.IDB, id uuid.UUID) (*Import, error) {
 	im := new(Import)
-	err := idb.NewSelect().Model(im).Where("id = ?", id).For("NO KEY UPDATE").Scan(ctx)
+	err := idb.NewSelect().Model(im).ExcludeColumn("content").Where("id = ?", id).For("NO KEY UPDATE").Scan(ctx)
 	if db.IsNoRows(err) {
 		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
 	}
@@ -232,7 +243,7 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 		RowsCount: im.RowsCount, ValidRowsCount: im.ValidRowsCount, InvalidRowsCount: im.RowsCount - im.ValidRowsCount,
 		MappingsCount: counts.Mappings, UnassignedMappingsCount: counts.Unassigned, DuplicateRowsCount: im.DuplicateRowsCount,
 	}
-	st := &d.Status
+	st := &d.StatusDetail
 	st.Uploaded = im.ByteSize > 0
 	st.Configured = st.Uploaded && im.RowsCount > 0
 	st.Terminal = im.Terminal()

@@ -35,7 +35,7 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 		if err != nil {
 			return err
 		}
-		if !d.Status.Publishable {
+		if !d.StatusDetail.Publishable {
 			e := apperr.New(apperr.Invalid, "Import was uploaded but cannot be published.").WithSlug("not_publishable")
 			e.Fields = map[string][]string{"import": d.Problems}
 			if d.Stats.InvalidRowsCount > 0 {

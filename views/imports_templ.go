@@ -764,7 +764,7 @@ func ImportPage(v ImportView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if d.Status.Uploaded {
+			if d.StatusDetail.Uploaded {
 				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 38, "<p class=\"text-sm text-slate-500\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -796,7 +796,7 @@ func ImportPage(v ImportView) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			if d.Status.Uploaded {
+			if d.StatusDetail.Uploaded {
 				templ_7745c5c3_Err = LinkButton(Secondary, "Download original file", importURL(d.Import)+"/file", templ.Attributes{"data-testid": "import-download"}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
@@ -1175,7 +1175,7 @@ func actionForm(action, kind, label, testid, dialog string) templ.Component {
 }
 
 func publishable(d *imports.Detail) bool {
-	return (d.Import.Status == imports.StatusPending || d.Import.Status == imports.StatusFailed) && d.Status.Publishable
+	return (d.Import.Status == imports.StatusPending || d.Import.Status == imports.StatusFailed) && d.StatusDetail.Publishable
 }
 
 func deletable(d *imports.Detail) bool {
