@@ -15,42 +15,56 @@ import (
 // importing and the job is enqueued in one transaction. A rejection leaves the import as it
 // was.
 func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
+	return s.queue(ctx, familyID, id, StatusImporting, "publish_failed", s.Jobs.EnqueuePublish,
+		func(ctx context.Context, tx db.Tx, im *Import) error {
+			switch im.Status {
+			case StatusPending, StatusFailed:
+			case StatusImporting:
+				return apperr.New(apperr.Conflict, "The import is already being published.").WithSlug("already_importing")
+			default:
+				return apperr.Errorf(apperr.Conflict, "An import that is %s cannot be published: revert it first.", im.Status).WithSlug("not_publishable")
+			}
+			if im.RowsCount > s.Limits.MaxRows {
+				return apperr.Errorf(apperr.Invalid, "Import was uploaded but has too many rows to publish: %d rows, the limit is %d.", im.RowsCount, s.Limits.MaxRows).
+					WithSlug("max_row_count_exceeded")
+			}
+			d, err := Describe(ctx, tx, im)
+			if err != nil || d.StatusDetail.Publishable {
+				return err
+			}
+			e := apperr.New(apperr.Invalid, "Import was uploaded but cannot be published.").WithSlug("not_publishable")
+			e.Fields = map[string][]string{"import": d.Problems}
+			if d.Stats.InvalidRowsCount > 0 {
+				if e.Fields["rows"], err = rowProblems(ctx, tx, im.ID, 20); err != nil {
+					return err
+				}
+			}
+			return e
+		})
+}
+
+// queue moves the family's import to status and enqueues its job, in one transaction under the
+// import's lock, when check allows it.
+func (s *Service) queue(ctx context.Context, familyID, id uuid.UUID, status, failSlug string,
+	enqueue func(context.Context, db.Tx, uuid.UUID) (int64, error),
+	check func(context.Context, db.Tx, *Import) error) error {
 	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, id)
 		if err != nil || im.FamilyID != familyID {
 			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
 		}
-		switch im.Status {
-		case StatusPending, StatusFailed:
-		case StatusImporting:
-			return apperr.New(apperr.Conflict, "The import is already being published.").WithSlug("already_importing")
-		default:
-			return apperr.Errorf(apperr.Conflict, "An import that is %s cannot be published: revert it first.", im.Status).WithSlug("not_publishable")
-		}
-		if im.RowsCount > s.Limits.MaxRows {
-			return apperr.Errorf(apperr.Invalid, "Import was uploaded but has too many rows to publish: %d rows, the limit is %d.", im.RowsCount, s.Limits.MaxRows).
-				WithSlug("max_row_count_exceeded")
-		}
-		d, err := Describe(ctx, tx, im)
-		if err != nil {
+		if err := check(ctx, tx, im); err != nil {
 			return err
 		}
-		if !d.StatusDetail.Publishable {
-			e := apperr.New(apperr.Invalid, "Import was uploaded but cannot be published.").WithSlug("not_publishable")
-			e.Fields = map[string][]string{"import": d.Problems}
-			if d.Stats.InvalidRowsCount > 0 {
-				e.Fields["rows"], err = rowProblems(ctx, tx, im.ID, 20)
-				if err != nil {
-					return err
-				}
-			}
-			return e
-		}
-		jobID, err := s.Jobs.EnqueuePublish(ctx, tx, im.ID)
+		jobID, err := enqueue(ctx, tx, im.ID)
 		if err != nil {
-			return &apperr.Error{Code: apperr.Internal, Slug: "publish_failed", Message: "Import was uploaded but could not be queued for processing.", Err: err}
+			msg := "Import was uploaded but could not be queued for processing."
+			if status == StatusReverting {
+				msg = "The revert could not be queued for processing."
+			}
+			return &apperr.Error{Code: apperr.Internal, Slug: failSlug, Message: msg, Err: err}
 		}
-		return setStatus(ctx, tx, im.ID, StatusImporting, nil, &jobID)
+		return setStatus(ctx, tx, im.ID, status, nil, &jobID)
 	})
 }
 

@@ -14,21 +14,14 @@ import (
 
 // Revert queues the removal of what the family's import published.
 func (s *Service) Revert(ctx context.Context, familyID, id uuid.UUID) error {
-	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		im, err := lockForUpdate(ctx, tx, id)
-		if err != nil || im.FamilyID != familyID {
-			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
-		}
-		if !im.Revertable() {
-			return apperr.Errorf(apperr.Conflict, "Import is not revertable: it is %s, and only a complete import (or one whose revert failed) can be reverted.", im.Status).
-				WithSlug("not_revertable")
-		}
-		jobID, err := s.Jobs.EnqueueRevert(ctx, tx, im.ID)
-		if err != nil {
-			return &apperr.Error{Code: apperr.Internal, Slug: "revert_failed", Message: "The revert could not be queued for processing.", Err: err}
-		}
-		return setStatus(ctx, tx, im.ID, StatusReverting, nil, &jobID)
-	})
+	return s.queue(ctx, familyID, id, StatusReverting, "revert_failed", s.Jobs.EnqueueRevert,
+		func(_ context.Context, _ db.Tx, im *Import) error {
+			if !im.Revertable() {
+				return apperr.Errorf(apperr.Conflict, "Import is not revertable: it is %s, and only a complete import (or one whose revert failed) can be reverted.", im.Status).
+					WithSlug("not_revertable")
+			}
+			return nil
+		})
 }
 
 // RunRevert is the revert job. In one transaction it removes exactly what the publish created:
