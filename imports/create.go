@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"iter"
 	"strings"
 
 	"github.com/google/uuid"
@@ -50,14 +51,17 @@ type Request struct {
 	Upload Upload
 }
 
-// prepared is a request that passed every check, with its rows read, ready to store.
+// prepared is a request that passed every check, ready to store. Its rows are typed as they
+// are read from each, so that a large file is never held as typed rows all at once.
 type prepared struct {
 	im       *Import
 	account  *models.Account
 	headers  []string
 	required []string
-	rows     []Row
-	warnings []string
+	// rows holds the rows of the types whose readers build them whole (QIF, taxonomy, app
+	// exports); each yields every row, from rows or straight from the CSV records.
+	rows []Row
+	each iter.Seq[*Row]
 }
 
 // Create validates the request, reads its file into rows and stores the import, its rows and
@@ -79,7 +83,12 @@ func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
 		if _, err := tx.Pgx.Exec(ctx, "UPDATE imports SET content = $1 WHERE id = $2", content, p.im.ID); err != nil {
 			return fmt.Errorf("store import file: %w", err)
 		}
-		if err := copyRows(ctx, tx, p.im.ID, p.rows); err != nil {
+		total, valid, err := copyRows(ctx, tx, p.im.ID, p.each)
+		if err != nil {
+			return err
+		}
+		p.im.RowsCount, p.im.ValidRowsCount = total, valid
+		if _, err := tx.NewUpdate().Model(p.im).Column("rows_count", "valid_rows_count").WherePK().Exec(ctx); err != nil {
 			return err
 		}
 		return syncMappings(ctx, tx, p.im)
@@ -186,10 +195,13 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	if err := readRows(text, rc, p); err != nil {
 		return nil, err
 	}
-	im.RowsCount = len(p.rows)
-	for _, r := range p.rows {
-		if len(r.Errors) == 0 {
-			im.ValidRowsCount++
+	if p.each == nil {
+		p.each = func(yield func(*Row) bool) {
+			for i := range p.rows {
+				if !yield(&p.rows[i]) {
+					return
+				}
+			}
 		}
 	}
 	return p, nil
@@ -216,7 +228,7 @@ func readRows(text string, rc *rowContext, p *prepared) error {
 	if missing := missingHeaders(cr, rc.cfg, rc.typ); len(missing) > 0 {
 		return missingHeadersError(missing, table.Headers)
 	}
-	p.rows = csvRows(table, rc)
+	p.each = csvRows(table, rc)
 	return nil
 }
 
@@ -338,17 +350,24 @@ func defaultString(s, def string) string {
 	return s
 }
 
-// copyRows writes rows with COPY: the one fast path for large files.
-func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, rows []Row) error {
+// copyRows writes rows with COPY, the one fast path for large files, and counts them.
+func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, each iter.Seq[*Row]) (total, valid int, err error) {
 	cols := []string{"import_id", "row_number", "line", "raw", "errors", "record_id", "date", "amount", "currency",
 		"name", "notes", "account_key", "category_key", "tags", "entity_type", "ticker", "mic", "qty", "price", "extra"}
 	// UUIDs go as pgtype.UUID: uuid.UUID would be sent as text through driver.Valuer.
 	id := pgtype.UUID{Bytes: importID, Valid: true}
-	_, err := tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, cols, pgx.CopyFromSlice(len(rows), func(i int) ([]any, error) {
-		r := &rows[i]
+	next, stop := iter.Pull(each)
+	defer stop()
+	_, err = tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, cols, pgx.CopyFromFunc(func() ([]any, error) {
+		r, ok := next()
+		if !ok {
+			return nil, nil
+		}
+		total++
 		errs := r.Errors
 		if errs == nil {
 			errs = []string{}
+			valid++
 		}
 		var date pgtype.Date
 		if r.Date != nil {
@@ -363,9 +382,9 @@ func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, rows []Row) err
 			nullString(r.Ticker), nullString(r.MIC), numeric(r.Qty), numeric(r.Price), extra}, nil
 	}))
 	if err != nil {
-		return fmt.Errorf("copy import rows: %w", err)
+		return 0, 0, fmt.Errorf("copy import rows: %w", err)
 	}
-	return nil
+	return total, valid, nil
 }
 
 func numeric(d *decimal.Decimal) pgtype.Numeric {

@@ -69,30 +69,35 @@ func (s *Service) Preflight(ctx context.Context, req Request) (*PreflightResult,
 	im := p.im
 	res.Filename, res.ContentType, res.ByteSize = *im.Filename, *im.ContentType, im.ByteSize
 	res.Encoding = *im.Encoding
-	res.RowsCount, res.ValidRowsCount = im.RowsCount, im.ValidRowsCount
 	if p.headers != nil {
 		res.Headers = p.headers
 	}
 	if p.required != nil {
 		res.RequiredHeaders = p.required
 	}
-	if im.RowsCount == 0 {
-		res.Errors = append(res.Errors, Problem{Code: "no_data_rows", Message: "No data rows were found."})
-	}
+	var rowErrors []Problem
 	listed := 0
-	for _, r := range p.rows {
+	for r := range p.each {
+		res.RowsCount++
+		if len(r.Errors) == 0 {
+			res.ValidRowsCount++
+		}
 		for _, msg := range r.Errors {
 			if listed == maxPreflightRowErrors {
 				break
 			}
-			res.Errors = append(res.Errors, Problem{Code: "invalid_row", Message: fmt.Sprintf("Row %d (line %d): %s", r.Number, r.Line, msg), Row: r.Number, Line: r.Line})
+			rowErrors = append(rowErrors, Problem{Code: "invalid_row", Message: fmt.Sprintf("Row %d (line %d): %s", r.Number, r.Line, msg), Row: r.Number, Line: r.Line})
 			listed++
 		}
 	}
-	if invalid := im.RowsCount - im.ValidRowsCount; invalid > listed && listed == maxPreflightRowErrors {
+	if res.RowsCount == 0 {
+		res.Errors = append(res.Errors, Problem{Code: "no_data_rows", Message: "No data rows were found."})
+	}
+	res.Errors = append(res.Errors, rowErrors...)
+	if invalid := res.RowsCount - res.ValidRowsCount; invalid > listed && listed == maxPreflightRowErrors {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Only the first %d row problems are listed.", maxPreflightRowErrors))
 	}
-	if im.RowsCount > s.Limits.MaxRows {
+	if res.RowsCount > s.Limits.MaxRows {
 		res.Warnings = append(res.Warnings, fmt.Sprintf("Row count exceeds this import type's publish limit (%d rows).", s.Limits.MaxRows))
 	}
 	if im.Type == QifImport && im.AccountID == nil {

@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"iter"
 	"strings"
 	"time"
 
@@ -121,20 +122,24 @@ func missingHeaders(cr *columnReader, cfg *Config, typ Type) []string {
 	return out
 }
 
-// csvRows turns the records of a CSV-path file into rows of type typ.
-func csvRows(t *parse.CSVTable, rc *rowContext) []Row {
+// csvRows types the records of a CSV-path file into rows of type typ, one at a time: the row
+// yielded is reused for the next record, so a consumer must copy what it keeps.
+func csvRows(t *parse.CSVTable, rc *rowContext) iter.Seq[*Row] {
 	sp := specs[rc.typ]
 	cr := newColumnReader(t, rc.cfg, sp.columns)
-	rows := make([]Row, len(t.Records))
-	for i, rec := range t.Records {
-		r := &rows[i]
-		r.Number, r.Line, r.RecordID = i+1, rec.Line, uuid.Must(uuid.NewV7())
-		for _, col := range sp.columns {
-			r.Raw[col] = cr.value(rec, col)
+	return func(yield func(*Row) bool) {
+		var r Row
+		for i, rec := range t.Records {
+			r = Row{Number: i + 1, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7())}
+			for _, col := range sp.columns {
+				r.Raw[col] = cr.value(rec, col)
+			}
+			rc.typeRow(&r)
+			if !yield(&r) {
+				return
+			}
 		}
-		rc.typeRow(r)
 	}
-	return rows
 }
 
 // typeRow checks a row's raw cells and fills its typed values, recording every problem.
