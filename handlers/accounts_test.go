@@ -17,6 +17,7 @@ import (
 )
 
 func TestAccountPages(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
@@ -79,6 +80,7 @@ func TestAccountPages(t *testing.T) {
 }
 
 func TestEntriesArePagedWithHTMX(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "0")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestAPIAuthentication(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	readKey := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
@@ -97,6 +98,7 @@ func mustExec(t *testing.T, srv *apptest.Server, query string, args ...any) {
 }
 
 func TestTenantIsolation(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	alice := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	bob := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

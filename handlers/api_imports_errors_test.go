@@ -42,6 +42,7 @@ func multipartBody(t *testing.T, fields map[string]string, filename, contentType
 }
 
 func TestImportCreateRejections(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{Env: map[string]string{"IMPORT_MAX_ROWS": "2"}})
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
 	foreign := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Not yours", "Depository", "0")
@@ -120,6 +121,7 @@ func TestImportCreateRejections(t *testing.T) {
 }
 
 func TestImportUploadLimits(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	tenMB := 10 * 1024 * 1024
 	row := "2024-01-02,-10.00,Coffee\n"

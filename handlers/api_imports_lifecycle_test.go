@@ -15,6 +15,7 @@ import (
 )
 
 func TestPublishRevertPublishGivesTheSameResult(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	csv := "date,amount,name,category,tags\n2024-01-02,-12.50,Coffee,Food:Coffee,morning\n2024-01-03,2500,Salary,Income,\n"
@@ -57,6 +58,7 @@ func TestPublishRevertPublishGivesTheSameResult(t *testing.T) {
 }
 
 func TestImportsOfAnotherFamilyAreNotFound(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	var b importBody
@@ -84,6 +86,7 @@ func TestImportsOfAnotherFamilyAreNotFound(t *testing.T) {
 }
 
 func TestImportList(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	e.publish(t, map[string]any{"raw_file_content": "date,amount\n01/02/2024,1\n", "account_id": acct.ID.String()})
@@ -126,6 +129,7 @@ func TestImportList(t *testing.T) {
 }
 
 func TestReaperFailsImportsWhoseJobIsGone(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	var lost, running importBody

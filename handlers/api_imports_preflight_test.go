@@ -27,6 +27,7 @@ type preflightBody struct {
 
 // The preflight cases of the reference (§7.9): nothing is ever stored.
 func TestPreflight(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
@@ -111,6 +112,7 @@ func TestPreflight(t *testing.T) {
 // When the upload is stored but its job cannot be queued, the answer is 500 with the import's
 // id, and the import stays pending.
 func TestEnqueueFailureKeepsTheUpload(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	mustExecDB(t, e, "ALTER TABLE river_job RENAME TO river_job_away")

@@ -38,6 +38,7 @@ type rowsBody struct {
 // TestRowTyping is a table of files and the ledger amounts (or row errors) they give: number
 // formats, signage, the custom type column, dates, tags and encodings.
 func TestRowTyping(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	cases := []struct {
 		name    string
@@ -101,6 +102,7 @@ func mustEncode(t *testing.T, cm *charmap.Charmap, s string) []byte {
 }
 
 func TestRowDiagnosticsAndMappings(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	e.srv.DB.NewRaw("INSERT INTO categories (id, family_id, name) VALUES (gen_random_uuid(), ?, 'Diagnostic Groceries')", e.user.FamilyID).Exec(t.Context())
@@ -163,6 +165,7 @@ func TestRowDiagnosticsAndMappings(t *testing.T) {
 }
 
 func TestDuplicatesAreReportedAndSkipped(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
 	mustExecDB(t, e, "INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name) VALUES (gen_random_uuid(), ?, ?, 'transaction', '2024-01-01', 100, 'USD', 'Coffee  Shop')", e.user.FamilyID, acct.ID)

@@ -89,6 +89,7 @@ func (e *importEnv) count(t *testing.T, query string, args ...any) int {
 }
 
 func TestTransactionImportPublishesAndReverts(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "1000")
 	csv := "date,amount,name,category,tags,notes\n" +

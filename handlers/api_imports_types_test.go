@@ -49,6 +49,7 @@ func (e *importEnv) strings(t *testing.T, query string, args ...any) []string {
 }
 
 func TestTransactionImportAcrossAccountsCreatesAndMatchesByName(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "TestAccount2", "Depository", "0")
 	csv := "date,name,amount,category,tags,account,notes\n" +
@@ -82,6 +83,7 @@ func TestTransactionImportAcrossAccountsCreatesAndMatchesByName(t *testing.T) {
 }
 
 func TestTradeImport(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Brokerage", "Investment", "0")
 	csv := "date,ticker,exchange_operating_mic,quantity,price,currency\n" +
@@ -98,6 +100,7 @@ func TestTradeImport(t *testing.T) {
 }
 
 func TestAccountImport(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	csv := "Account type*,Name*,Balance*,Currency,Balance Date\n" +
 		"checking,Main Checking,1000.00,USD,01/15/2024\n" +
@@ -122,6 +125,7 @@ func TestAccountImport(t *testing.T) {
 }
 
 func TestBudgetingAppExports(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	cases := []struct {
 		name, typ, csv string
@@ -180,6 +184,7 @@ func TestBudgetingAppExports(t *testing.T) {
 }
 
 func TestTaxonomyImports(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	e.publish(t, map[string]any{"type": "CategoryImport", "raw_file_content": "name*,color,parent_category,lucide_icon\n" +
 		"Groceries,#407706,Food & Drink,shopping-basket\n" +
@@ -226,6 +231,7 @@ func TestTaxonomyImports(t *testing.T) {
 }
 
 func TestQIFImport(t *testing.T) {
+	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "0")
 	qif := "!Type:CCard\nD6/ 4'20\nT-99.00\nPMerchant A\nLFees & Charges\n^\n" +

@@ -13,6 +13,7 @@ import (
 )
 
 func TestAPIKeysPage(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember})
 	c := apptest.NewClient(t, srv)

@@ -69,6 +69,7 @@ func wantPage(t *testing.T, r *testkit.Response, status int) {
 }
 
 func TestImportsPageListsAndFilters(t *testing.T) {
+	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
 
 	r := e.c.Get("/imports")
@@ -192,6 +193,7 @@ func TestImportsPageListsAndFilters(t *testing.T) {
 }
 
 func TestImportsPagePages(t *testing.T) {
+	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
 	// 26 imports straight into the database: one more than a page.
 	for i := range 26 {
@@ -218,6 +220,7 @@ func TestImportsPagePages(t *testing.T) {
 }
 
 func TestImportPageShowsRowsAndProblems(t *testing.T) {
+	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
 	csv := "Posted,amount,name,category\n2024-01-02,-12.50,Coffee,Food\nnot a date,-3.00,Bad row,\n2024-01-05,40,Refund,\n"
 	id := e.createImport(t, csv, map[string]any{"date_col_label": "Posted"})
@@ -306,6 +309,7 @@ func TestImportPageShowsRowsAndProblems(t *testing.T) {
 }
 
 func TestImportPagesRowsArePaged(t *testing.T) {
+	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
 	var b strings.Builder
 	b.WriteString("date,amount,name\n")
@@ -330,6 +334,7 @@ func TestImportPagesRowsArePaged(t *testing.T) {
 }
 
 func TestImportPageActions(t *testing.T) {
+	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
 	id := e.createImport(t, importPageCSV, nil)
 	page := "/imports/" + id
@@ -422,6 +427,7 @@ func TestImportPageActions(t *testing.T) {
 }
 
 func TestImportPageWhileRunning(t *testing.T) {
+	t.Parallel()
 	// No worker: the publish stays queued, so the page is seen mid-run every time.
 	e := newImportPageEnv(t, apptest.ServerOptions{NoWorker: true})
 	id := e.createImport(t, importPageCSV+"2024-01-03,-4.00,Tea\n", map[string]any{"publish": true})
@@ -491,6 +497,7 @@ func TestImportPageWhileRunning(t *testing.T) {
 }
 
 func TestImportPagesOfAnotherFamily(t *testing.T) {
+	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
 	id := e.createImport(t, importPageCSV, nil)
 
@@ -520,6 +527,7 @@ func TestImportPagesOfAnotherFamily(t *testing.T) {
 }
 
 func TestImportFileDownload(t *testing.T) {
+	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
 	content := "date,amount,name\r\n2024-01-02,-12.50,Café ☕\r\n"
 	body, ctype := multipartBody(t, map[string]string{"date_format": "%Y-%m-%d", "account_id": e.acct.ID.String()}, "bank export.csv", "text/csv", []byte(content))

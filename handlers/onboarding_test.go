@@ -10,6 +10,7 @@ import (
 )
 
 func TestOnboarding(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	c := apptest.NewClient(t, srv)
 

@@ -19,6 +19,7 @@ import (
 )
 
 func TestOpenAPIDocumentIsServed(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
 	r := apptest.NewClient(t, srv).Get("/api/v1/openapi.json")
 	if r.Status != http.StatusOK {
@@ -78,6 +79,7 @@ func registeredAPIRoutes(t *testing.T) []string {
 }
 
 func TestOpenAPIDocumentsEveryAPIRoute(t *testing.T) {
+	t.Parallel()
 	v := testkit.NewAPIValidator(t, handlers.OpenAPIDocument())
 	documented := map[string]bool{}
 	for path, item := range v.Doc().Paths.Map() {
@@ -104,6 +106,7 @@ func TestOpenAPIDocumentsEveryAPIRoute(t *testing.T) {
 }
 
 func TestOpenAPIDocumentsAuthentication(t *testing.T) {
+	t.Parallel()
 	v := testkit.NewAPIValidator(t, handlers.OpenAPIDocument())
 	for path, item := range v.Doc().Paths.Map() {
 		for method, op := range item.Operations() {
@@ -139,6 +142,7 @@ func TestOpenAPIDocumentsAuthentication(t *testing.T) {
 // key every operation answers 401, and a read key gets 403 exactly where read_write is
 // documented. Every answer is also checked against the document by the client.
 func TestOpenAPIScopesMatchTheServer(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	readKey := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
@@ -194,6 +198,7 @@ func (r *recordingTB) Errorf(format string, args ...any) {
 }
 
 func TestAPIValidatorRejectsUndocumentedResponses(t *testing.T) {
+	t.Parallel()
 	v := testkit.NewAPIValidator(t, []byte(tinyAPI))
 	cases := []struct {
 		name, method, path string
@@ -247,6 +252,7 @@ func TestAPIValidatorRejectsUndocumentedResponses(t *testing.T) {
 }
 
 func TestAPIValidatorRejectsInvalidDocuments(t *testing.T) {
+	t.Parallel()
 	for name, doc := range map[string]string{
 		"not JSON":       `{`,
 		"unknown type":   strings.Replace(tinyAPI, `"type": "object"`, `"type": "thing"`, 1),

@@ -11,6 +11,7 @@ import (
 )
 
 func TestPasswordReset(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
@@ -63,6 +64,7 @@ func TestPasswordReset(t *testing.T) {
 }
 
 func TestPasswordResetLinkExpires(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
@@ -77,6 +79,7 @@ func TestPasswordResetLinkExpires(t *testing.T) {
 }
 
 func TestPasswordResetIsOffWithLocalLogin(t *testing.T) {
+	t.Parallel()
 	for name, env := range map[string]map[string]string{
 		"local login off": {"AUTH_LOCAL_LOGIN_ENABLED": "false"},
 		"admin override":  {"AUTH_LOCAL_LOGIN_ENABLED": "false", "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED": "true"},

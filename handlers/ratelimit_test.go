@@ -14,6 +14,7 @@ import (
 
 // The limit on password sign-in holds across two instances of Tally sharing one database.
 func TestSignInRateLimitIsSharedAcrossInstances(t *testing.T) {
+	t.Parallel()
 	first := apptest.StartServer(t, apptest.ServerOptions{})
 	second := apptest.StartServer(t, apptest.ServerOptions{DB: first.DB})
 	u := testkit.MustCreateUser(t, first.DB, testkit.UserOpts{})

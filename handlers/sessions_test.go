@@ -23,6 +23,7 @@ type signInCase struct {
 }
 
 func TestSignIn(t *testing.T) {
+	t.Parallel()
 	off := map[string]string{"AUTH_LOCAL_LOGIN_ENABLED": "false"}
 	override := map[string]string{"AUTH_LOCAL_LOGIN_ENABLED": "false", "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED": "true"}
 	cases := []signInCase{
@@ -67,6 +68,7 @@ func TestSignIn(t *testing.T) {
 }
 
 func TestSignInPageFollowsTheFlags(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name                            string
 		env                             map[string]string
@@ -94,6 +96,7 @@ func TestSignInPageFollowsTheFlags(t *testing.T) {
 }
 
 func TestSignInRenewsTheSessionAndSignOutEndsIt(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
@@ -132,6 +135,7 @@ func TestSignInRenewsTheSessionAndSignOutEndsIt(t *testing.T) {
 }
 
 func TestSuspendingAUserEndsTheirSessions(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
@@ -143,6 +147,7 @@ func TestSuspendingAUserEndsTheirSessions(t *testing.T) {
 }
 
 func TestFormsNeedTheCSRFToken(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
@@ -162,6 +167,7 @@ func TestFormsNeedTheCSRFToken(t *testing.T) {
 }
 
 func TestSignInReturnsToTheRequestedPage(t *testing.T) {
+	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
