@@ -66,6 +66,7 @@ func (a *app) routes(e *echo.Echo) {
 	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
 	api.GET("/accounts/:id", a.apiAccountShow, requireScope(models.ScopeRead))
 	api.POST("/accounts", a.apiAccountCreate, requireScope(models.ScopeReadWrite))
+	api.GET("/export", a.apiExport, requireScope(models.ScopeRead))
 	api.GET("/imports", a.apiImportsIndex, requireScope(models.ScopeRead))
 	api.POST("/imports", a.apiImportCreate, requireScope(models.ScopeReadWrite))
 	api.POST("/imports/preflight", a.apiImportPreflight, requireScope(models.ScopeRead))

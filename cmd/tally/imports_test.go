@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -175,5 +176,47 @@ func TestKilledWorkerLeavesNothingAndTheRetryCompletesOnce(t *testing.T) {
 	}
 	if _, entries = importStatus(t, d, id); entries != rows {
 		t.Fatalf("a redelivered job changed the entries: %d", entries)
+	}
+}
+
+// TestExportCommand writes a family's data to a file, and only that family's.
+func TestExportCommand(t *testing.T) {
+	url := testkit.DatabaseURL(t)
+	d, err := db.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "250")
+	other := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	testkit.MustCreateAccount(t, d, other.FamilyID, "Not mine", "Depository", "1")
+
+	out := t.TempDir() + "/family.ndjson"
+	var stdout strings.Builder
+	env := func(k string) string { return map[string]string{"DATABASE_URL": url}[k] }
+	if err := run(context.Background(), []string{"tally", "export", "--family", u.Family.Name, "--out", out}, env, &stdout, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, line := range strings.Split(string(b), "\n") {
+		var rec struct {
+			Type string
+			Data map[string]any
+		}
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("not JSON: %q", line)
+		}
+		got = append(got, fmt.Sprintf("%s %v %v", rec.Type, rec.Data["name"], rec.Data["amount"]))
+	}
+	if strings.Join(got, "; ") != "Account Checking <nil>; Valuation Opening balance 250.0000" {
+		t.Fatalf("export: %v", got)
+	}
+	if err := run(context.Background(), []string{"tally", "export", "--family", "Nobody"}, env, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Fatalf("unknown family: %v", err)
 	}
 }

@@ -28,6 +28,7 @@ Commands:
   migrate up|down|status
   users:create        --email E --password P [--role super_admin|admin|member] [--family NAME]
   api_keys:create     --email E [--name N] [--scope read|read_write]; prints the key alone
+  export              --family NAME [--out FILE]; the family's data as NDJSON (stdout by default)
 
 Configuration is read from the environment: see README.md.
 `
@@ -52,6 +53,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runUsersCreate(ctx, rest, getenv, stdout, stderr)
 	case "api_keys:create":
 		return runAPIKeysCreate(ctx, rest, getenv, stdout, stderr)
+	case "export":
+		return runExport(ctx, rest, getenv, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

@@ -12,6 +12,7 @@ import (
 
 	"tally/auth"
 	"tally/config"
+	"tally/imports"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/pgtmp"
@@ -164,4 +165,43 @@ func clientMessage(err error) error {
 		return errors.New(e.Message)
 	}
 	return err
+}
+
+func runExport(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("export", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	family := fs.String("family", "", "the family to export (required)")
+	out := fs.String("out", "", "file to write; standard output when empty")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	if *family == "" {
+		return errors.New("export needs --family")
+	}
+	d, _, closeDB, err := openDB(ctx, getenv)
+	if err != nil {
+		return err
+	}
+	defer closeDB()
+	f, err := models.FamilyByName(ctx, d, *family)
+	if err != nil {
+		return clientMessage(err)
+	}
+	w := stdout
+	if *out != "" {
+		file, err := os.Create(*out)
+		if err != nil {
+			return err
+		}
+		defer file.Close()
+		w = file
+	}
+	counts, err := imports.Export(ctx, d, f.ID, w)
+	if err != nil {
+		return err
+	}
+	if *out != "" {
+		fmt.Fprintf(stdout, "Exported the family %q to %s: %v\n", f.Name, *out, counts)
+	}
+	return nil
 }

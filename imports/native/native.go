@@ -29,7 +29,7 @@ type Record struct {
 
 // File is a read NDJSON file with its preflight results.
 type File struct {
-	Records []Record  // the valid lines, in file order
+	Records  []Record  // the valid lines, in file order
 	Problems []Problem // blocking errors, in line order within each check
 	// Counts is expected_record_counts (§6.4): for each of the 15 entity keys, the lines of
 	// that type that carry a data key. All 15 keys are present.

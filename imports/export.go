@@ -1,0 +1,158 @@
+package imports
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+)
+
+// exportQueries build the NDJSON lines of a family export, one query per record type, in the
+// order an import processes them. Each selects one JSON text per record, built by PostgreSQL;
+// the only parameter is the family's id. Money is written as strings and dates as
+// YYYY-MM-DD. Unlike Sure's export, entries keep their provenance (external_id, source), so
+// that restored data can still be matched to its bank or file (DECISIONS 11).
+var exportQueries = []struct{ typ, sql string }{
+	{"Account", `
+		SELECT json_build_object('type', 'Account', 'data', json_build_object(
+			'id', a.id, 'name', a.name, 'balance', a.balance::text, 'cash_balance', a.cash_balance::text,
+			'currency', a.currency, 'subtype', nullif(a.subtype, ''), 'status', a.status,
+			'institution_name', nullif(a.institution_name, ''), 'institution_domain', nullif(a.institution_domain, ''),
+			'notes', nullif(a.notes, ''), 'accountable_type', a.accountable_type,
+			'accountable', json_build_object('subtype', nullif(a.subtype, ''), 'locked_attributes', a.locked_attributes),
+			'external_id', a.external_id, 'source', a.source, 'created_at', a.created_at))::text
+		FROM accounts a WHERE a.family_id = ? ORDER BY a.created_at, a.id`},
+	{"Balance", `
+		SELECT json_build_object('type', 'Balance', 'data', json_build_object(
+			'account_id', b.account_id, 'date', b.date, 'currency', b.currency, 'balance', b.balance::text,
+			'cash_balance', b.cash_balance::text, 'start_cash_balance', b.start_cash_balance::text,
+			'start_non_cash_balance', b.start_non_cash_balance::text, 'cash_inflows', b.cash_inflows::text,
+			'cash_outflows', b.cash_outflows::text, 'non_cash_inflows', b.non_cash_inflows::text,
+			'non_cash_outflows', b.non_cash_outflows::text, 'net_market_flows', b.net_market_flows::text,
+			'cash_adjustments', b.cash_adjustments::text, 'non_cash_adjustments', b.non_cash_adjustments::text,
+			'flows_factor', b.flows_factor))::text
+		FROM balances b WHERE b.family_id = ? ORDER BY b.date, b.account_id`},
+	{"Category", `
+		SELECT json_build_object('type', 'Category', 'data', json_build_object(
+			'id', c.id, 'name', c.name, 'color', c.color, 'classification', c.classification,
+			'lucide_icon', c.lucide_icon, 'parent_id', c.parent_id))::text
+		FROM categories c WHERE c.family_id = ? ORDER BY c.parent_id NULLS FIRST, c.name`},
+	{"Tag", `
+		SELECT json_build_object('type', 'Tag', 'data', json_build_object('id', t.id, 'name', t.name, 'color', t.color))::text
+		FROM tags t WHERE t.family_id = ? ORDER BY t.name`},
+	{"Merchant", `
+		SELECT json_build_object('type', 'Merchant', 'data', json_build_object(
+			'id', m.id, 'name', m.name, 'color', nullif(m.color, ''), 'logo_url', nullif(m.logo_url, ''),
+			'website_url', nullif(m.website_url, '')))::text
+		FROM merchants m WHERE m.family_id = ? ORDER BY m.name`},
+	{"RecurringTransaction", `
+		SELECT json_build_object('type', 'RecurringTransaction', 'data', json_build_object(
+			'id', r.id, 'account_id', r.account_id, 'merchant_id', r.merchant_id, 'name', r.name,
+			'amount', r.amount::text, 'currency', r.currency, 'expected_day_of_month', r.expected_day_of_month,
+			'last_occurrence_date', r.last_occurrence_date, 'next_expected_date', r.next_expected_date,
+			'status', r.status, 'occurrence_count', r.occurrence_count, 'manual', r.manual,
+			'expected_amount_min', r.expected_amount_min::text, 'expected_amount_max', r.expected_amount_max::text,
+			'expected_amount_avg', r.expected_amount_avg::text))::text
+		FROM recurring_transactions r WHERE r.family_id = ? ORDER BY r.created_at, r.id`},
+	{"Transaction", `
+		SELECT json_build_object('type', 'Transaction', 'data', json_build_object(
+			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'date', e.date, 'amount', e.amount::text,
+			'currency', e.currency, 'name', e.name, 'notes', nullif(e.notes, ''), 'excluded', e.excluded,
+			'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids,
+			'kind', e.transaction_kind, 'external_id', e.external_id, 'source', e.source,
+			'created_at', e.created_at, 'updated_at', e.updated_at,
+			'split_lines', (SELECT json_agg(json_build_object(
+				'id', s.id, 'name', s.name, 'amount', s.amount::text, 'category_id', s.category_id,
+				'merchant_id', s.merchant_id, 'notes', nullif(s.notes, ''), 'excluded', s.excluded,
+				'tag_ids', s.tag_ids, 'kind', s.transaction_kind) ORDER BY s.created_at, s.id)
+				FROM entries s WHERE s.parent_id = e.id)))::text
+		FROM entries e WHERE e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL
+		ORDER BY e.date, e.created_at, e.id`},
+	{"Transfer", `
+		SELECT json_build_object('type', 'Transfer', 'data', json_build_object(
+			'id', t.id, 'inflow_transaction_id', t.inflow_entry_id, 'outflow_transaction_id', t.outflow_entry_id,
+			'status', t.status, 'notes', nullif(t.notes, '')))::text
+		FROM transfers t WHERE t.family_id = ? ORDER BY t.created_at, t.id`},
+	{"RejectedTransfer", `
+		SELECT json_build_object('type', 'RejectedTransfer', 'data', json_build_object(
+			'inflow_transaction_id', t.inflow_entry_id, 'outflow_transaction_id', t.outflow_entry_id))::text
+		FROM rejected_transfers t WHERE t.family_id = ? ORDER BY t.created_at, t.id`},
+	{"Trade", `
+		SELECT json_build_object('type', 'Trade', 'data', json_build_object(
+			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'security_id', s.id, 'ticker', s.ticker,
+			'security_name', nullif(s.name, ''), 'exchange_operating_mic', s.exchange_operating_mic, 'date', e.date,
+			'qty', t.qty::text, 'price', t.price::text, 'fee', t.fee::text, 'amount', e.amount::text,
+			'currency', e.currency, 'name', e.name, 'external_id', e.external_id, 'source', e.source))::text
+		FROM entries e JOIN trades t ON t.entry_id = e.id JOIN securities s ON s.id = t.security_id
+		WHERE e.family_id = ? ORDER BY e.date, e.created_at, e.id`},
+	{"Holding", `
+		SELECT json_build_object('type', 'Holding', 'data', json_build_object(
+			'id', h.id, 'account_id', h.account_id, 'security_id', s.id, 'ticker', s.ticker,
+			'security_name', nullif(s.name, ''), 'exchange_operating_mic', s.exchange_operating_mic,
+			'exchange_mic', s.exchange_mic, 'exchange_acronym', s.exchange_acronym, 'country_code', s.country_code,
+			'kind', s.kind, 'website_url', s.website_url, 'date', h.date, 'qty', h.qty::text, 'price', h.price::text,
+			'amount', h.amount::text, 'currency', h.currency, 'cost_basis', h.cost_basis::text,
+			'cost_basis_source', h.cost_basis_source, 'cost_basis_locked', h.cost_basis_locked,
+			'security_locked', h.security_locked, 'external_id', h.external_id, 'source', h.source))::text
+		FROM holdings h JOIN securities s ON s.id = h.security_id
+		WHERE h.family_id = ? ORDER BY h.date, h.account_id, s.ticker`},
+	{"Valuation", `
+		SELECT json_build_object('type', 'Valuation', 'data', json_build_object(
+			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'date', e.date, 'amount', e.amount::text,
+			'currency', e.currency, 'name', e.name, 'kind', v.kind, 'external_id', e.external_id, 'source', e.source))::text
+		FROM entries e JOIN valuations v ON v.entry_id = e.id
+		WHERE e.family_id = ? ORDER BY e.date, e.created_at, e.id`},
+	{"Budget", `
+		SELECT json_build_object('type', 'Budget', 'data', json_build_object(
+			'id', b.id, 'start_date', b.start_date, 'end_date', b.end_date,
+			'budgeted_spending', b.budgeted_spending::text, 'expected_income', b.expected_income::text,
+			'currency', b.currency))::text
+		FROM budgets b WHERE b.family_id = ? ORDER BY b.start_date`},
+	{"BudgetCategory", `
+		SELECT json_build_object('type', 'BudgetCategory', 'data', json_build_object(
+			'id', b.id, 'budget_id', b.budget_id, 'category_id', b.category_id,
+			'budgeted_spending', b.budgeted_spending::text, 'currency', b.currency))::text
+		FROM budget_categories b WHERE b.family_id = ? ORDER BY b.budget_id, b.category_id`},
+	{"Rule", `
+		SELECT json_build_object('type', 'Rule', 'version', 1, 'data', json_build_object(
+			'id', r.id, 'name', nullif(r.name, ''), 'resource_type', r.resource_type, 'active', r.active,
+			'effective_date', r.effective_date, 'conditions', r.conditions, 'actions', r.actions))::text
+		FROM rules r WHERE r.family_id = ? ORDER BY r.created_at, r.id`},
+}
+
+// Export writes the family's data as native NDJSON: one {"type", "data"} object per line, in
+// the order an import processes them, lines joined by newlines. Another family's data never
+// appears: every query filters by the family.
+func Export(ctx context.Context, idb bun.IDB, familyID uuid.UUID, w io.Writer) (map[string]int, error) {
+	bw := bufio.NewWriterSize(w, 64*1024)
+	counts := map[string]int{}
+	first := true
+	for _, q := range exportQueries {
+		rows, err := idb.QueryContext(ctx, idb.NewRaw(q.sql, familyID).String())
+		if err != nil {
+			return nil, fmt.Errorf("export %s: %w", q.typ, err)
+		}
+		for rows.Next() {
+			var line string
+			if err := rows.Scan(&line); err != nil {
+				rows.Close()
+				return nil, err
+			}
+			if !first {
+				bw.WriteByte('\n')
+			}
+			first = false
+			bw.WriteString(line)
+			counts[q.typ]++
+		}
+		if err := rows.Err(); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("export %s: %w", q.typ, err)
+		}
+		rows.Close()
+	}
+	return counts, bw.Flush()
+}
