@@ -327,14 +327,20 @@ func (c *checker) checkAccount(r *Record, lbl string, missing map[string]bool) {
 	if isBlank(sub) {
 		return
 	}
-	// Tally's own list decides: the account could not be saved with any other subtype.
-	s, _ := sub.(string)
+	s, ok := sub.(string)
+	if !ok {
+		c.problem(r, CodeInvalidAccountableSubtype, field, "%s has a %s subtype that is not text: %s", lbl, t.Name, show(sub))
+		return
+	}
+	// A subtype Tally does not offer is kept as given rather than refused: other apps' exports
+	// use subtypes Tally's forms do not list, and the data is the user's.
 	if !slices.Contains(t.Subtypes, strings.TrimSpace(s)) {
-		allowed := "none"
+		offered := "none"
 		if len(t.Subtypes) > 0 {
-			allowed = strings.Join(t.Subtypes, ", ")
+			offered = strings.Join(t.Subtypes, ", ")
 		}
-		c.problem(r, CodeInvalidAccountableSubtype, field, "%s has invalid %s subtype %s; allowed: %s", lbl, t.Name, show(sub), allowed)
+		c.warning(r, CodeInvalidAccountableSubtype, field, "%s has %s subtype %s, which Tally does not offer (it offers: %s); it will be kept as given",
+			lbl, t.Name, show(sub), offered)
 	}
 }
 
