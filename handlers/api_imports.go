@@ -159,12 +159,12 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 		if fh, err := c.FormFile("file"); err == nil {
 			f, err := fh.Open()
 			if err != nil {
-				return req, err
+				return req, bodyError(err, "The uploaded file could not be read")
 			}
 			defer f.Close()
 			content, err := io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
 			if err != nil {
-				return req, err
+				return req, bodyError(err, "The uploaded file could not be read")
 			}
 			req.Upload = imports.Upload{Content: content, Filename: fh.Filename, ContentType: fh.Header.Get("Content-Type"), FromFile: true, Present: true}
 		}

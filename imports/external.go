@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"tally/imports/parse"
 )
@@ -75,7 +76,7 @@ func externalRows(t *parse.CSVTable, rc *rowContext, p *prepared) error {
 			r.Raw[ColCategory] = ynabCategory(rec, cell)
 			r.Raw[ColName] = firstNonBlank(cell(rec, "Payee"), r.Raw[ColNotes])
 			if r.Raw[ColAmount] == "" && (has("Outflow") || has("Inflow")) {
-				r.Raw[ColAmount] = ynabAmount(r, rc, cell(rec, "Inflow"), cell(rec, "Outflow"))
+				r.fileAmount = ynabAmount(r, rc, cell(rec, "Inflow"), cell(rec, "Outflow"))
 			}
 		}
 		rc.typeRow(r)
@@ -95,20 +96,28 @@ func externalRows(t *parse.CSVTable, rc *rowContext, p *prepared) error {
 	return nil
 }
 
-// ynabAmount is a YNAB row's signed file amount: inflow minus outflow.
-func ynabAmount(r *Row, rc *rowContext, inflow, outflow string) string {
+// ynabAmount is a YNAB row's signed file amount, inflow minus outflow; nil when both cells are
+// blank (the row then has no amount).
+func ynabAmount(r *Row, rc *rowContext, inflow, outflow string) *decimal.Decimal {
 	f := parse.NumberFormat(rc.cfg.NumberFormat)
 	in, err1 := parse.Number(inflow, f)
 	out, err2 := parse.Number(outflow, f)
+	bad := false
 	for _, e := range []struct {
 		err  error
 		name string
 	}{{err1, "Inflow"}, {err2, "Outflow"}} {
 		if e.err != nil && e.err != parse.ErrBlank {
 			r.fail(e.name + " " + e.err.Error())
+			bad = true
 		}
 	}
-	return in.Sub(out.Abs()).String()
+	if bad || (err1 == parse.ErrBlank && err2 == parse.ErrBlank) {
+		return nil
+	}
+	amt := in.Sub(out.Abs())
+	r.Raw[ColAmount] = amt.String() // shown in the row's diagnostics
+	return &amt
 }
 
 func ynabCategory(rec parse.CSVRecord, cell func(parse.CSVRecord, string) string) string {

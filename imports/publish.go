@@ -50,7 +50,10 @@ func (s *Service) queue(ctx context.Context, familyID, id uuid.UUID, status, fai
 	check func(context.Context, db.Tx, *Import) error) error {
 	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, id)
-		if err != nil || im.FamilyID != familyID {
+		if err != nil {
+			return err
+		}
+		if im.FamilyID != familyID {
 			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
 		}
 		if err := check(ctx, tx, im); err != nil {

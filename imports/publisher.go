@@ -127,13 +127,14 @@ func (p *publisher) markDuplicates(ctx context.Context) error {
 	}
 	res, err := p.tx.NewRaw(`
 		WITH src AS (
-			SELECT r.row_number, coalesce(?::uuid, am.target_id) AS account_id
+			SELECT r.row_number, a.id AS account_id, coalesce(r.currency, a.currency) AS currency
 			FROM import_rows r `+p.accountJoin()+`
+			JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
 			WHERE `+validRows+` AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL)
 		UPDATE import_rows r SET duplicate = true FROM src
 		WHERE r.import_id = ? AND r.row_number = src.row_number AND EXISTS (
 			SELECT 1 FROM entries e
-			WHERE e.account_id = src.account_id AND e.date = r.date AND e.amount = r.amount
+			WHERE e.account_id = src.account_id AND e.date = r.date AND e.amount = r.amount AND e.currency = src.currency
 				AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
 				AND lower(regexp_replace(btrim(e.name), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g')))`,
 		im.AccountID, im.ID, im.ID).Exec(ctx)
@@ -149,7 +150,11 @@ func (p *publisher) markDuplicates(ctx context.Context) error {
 func (p *publisher) entryBatch(ctx context.Context, lo, hi int) error {
 	im, tx := p.im, p.tx
 	batch := validRows + ` AND r.row_number > ? AND r.row_number <= ? AND (r.extra->>'opening_balance') IS NULL`
-	if _, err := tx.NewRaw(`
+	var want int
+	if err := tx.NewRaw(`SELECT count(*) FROM import_rows r WHERE `+batch, im.ID, lo, hi).Scan(ctx, &want); err != nil {
+		return err
+	}
+	res, err := tx.NewRaw(`
 		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source)
 		SELECT r.record_id, ?, a.id, CASE WHEN r.ticker IS NULL THEN 'transaction' ELSE 'trade' END,
 			r.date, r.amount, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''), cm.target_id,
@@ -161,8 +166,14 @@ func (p *publisher) entryBatch(ctx context.Context, lo, hi int) error {
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key
-		WHERE `+batch, im.FamilyID, im.AccountID, im.FamilyID, im.ID, lo, hi).Exec(ctx); err != nil {
+		WHERE `+batch, im.FamilyID, im.AccountID, im.FamilyID, im.ID, lo, hi).Exec(ctx)
+	if err != nil {
 		return fmt.Errorf("write entries: %w", err)
+	}
+	// Every valid row becomes an entry: a row whose account went missing must fail the
+	// publish, not vanish from it.
+	if n, _ := res.RowsAffected(); int(n) != want {
+		return apperr.Errorf(apperr.Invalid, "%d of rows %d to %d have no account any more; publish the import again.", want-int(n), lo+1, hi)
 	}
 	if _, err := tx.NewRaw(`
 		INSERT INTO trades (entry_id, security_id, qty, price, currency)
@@ -200,7 +211,8 @@ func (p *publisher) publishAccounts(ctx context.Context) error {
 	if _, err := tx.NewRaw(`
 		INSERT INTO accounts (id, family_id, name, accountable_type, currency, balance, cash_balance, import_id, source)
 		SELECT r.record_id, ?, r.name, r.entity_type, coalesce(r.currency, ?), r.amount, r.amount, r.import_id, NULL
-		FROM import_rows r WHERE `+validRows, im.FamilyID, fam.Currency, im.ID).Exec(ctx); err != nil {
+		FROM import_rows r WHERE `+validRows+`
+		ON CONFLICT (id) DO NOTHING`, im.FamilyID, fam.Currency, im.ID).Exec(ctx); err != nil {
 		return fmt.Errorf("create accounts: %w", err)
 	}
 	defaultDate := p.svc.now().AddDate(-2, 0, 0)
@@ -208,7 +220,8 @@ func (p *publisher) publishAccounts(ctx context.Context) error {
 		WITH e AS (
 			INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, import_id, source)
 			SELECT gen_random_uuid(), ?, r.record_id, 'valuation', coalesce(r.date, ?::date), r.amount, coalesce(r.currency, ?), 'Opening balance', r.import_id, 'import'
-			FROM import_rows r WHERE `+validRows+`
+			FROM import_rows r JOIN accounts a ON a.id = r.record_id AND a.import_id = r.import_id
+			WHERE `+validRows+`
 			RETURNING id)
 		INSERT INTO valuations (entry_id, kind) SELECT id, 'opening_anchor' FROM e`,
 		im.FamilyID, defaultDate.Format(time.DateOnly), fam.Currency, im.ID).Exec(ctx); err != nil {
@@ -222,6 +235,17 @@ func (p *publisher) publishAccounts(ctx context.Context) error {
 // new", and points the mappings at them. Each created record carries the import's id, so that
 // revert can remove it.
 func (p *publisher) createMappedRecords(ctx context.Context) error {
+	// Targets were chosen at upload; one may have gone since (another import's revert, a
+	// deleted tag). Such a mapping is created anew rather than left pointing at nothing.
+	if _, err := p.tx.NewRaw(`
+		UPDATE import_mappings m SET target_id = NULL, created = false, create_when_empty = (m.kind <> 'account_type')
+		WHERE m.import_id = ? AND m.target_id IS NOT NULL AND NOT EXISTS (
+			SELECT 1 FROM accounts a WHERE m.kind = 'account' AND a.id = m.target_id AND a.family_id = ?
+			UNION ALL SELECT 1 FROM categories c WHERE m.kind = 'category' AND c.id = m.target_id AND c.family_id = ?
+			UNION ALL SELECT 1 FROM tags t WHERE m.kind = 'tag' AND t.id = m.target_id AND t.family_id = ?)`,
+		p.im.ID, p.im.FamilyID, p.im.FamilyID, p.im.FamilyID).Exec(ctx); err != nil {
+		return fmt.Errorf("refresh mappings: %w", err)
+	}
 	var ms []mapping
 	if err := p.tx.NewSelect().Model(&ms).
 		Where("import_id = ? AND target_id IS NULL AND create_when_empty", p.im.ID).

@@ -65,19 +65,29 @@ var revertStatements = []struct{ what, sql string }{
 		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.account_id = a.id)
 		AND NOT EXISTS (SELECT 1 FROM holdings h WHERE h.account_id = a.id)
 		AND NOT EXISTS (SELECT 1 FROM recurring_transactions t WHERE t.account_id = a.id)`},
-	{"tags", `DELETE FROM tags t WHERE t.import_id = ? AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.tag_ids @> ARRAY[t.id] AND e.tag_ids <> '{}')`},
+	{"tags", `DELETE FROM tags t WHERE t.import_id = ? AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.tag_ids @> ARRAY[t.id] AND e.tag_ids <> '{}')
+		AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.family_id = t.family_id AND (r.conditions::text || r.actions::text) LIKE '%' || t.id::text || '%')`},
 	{"merchants", `DELETE FROM merchants m WHERE m.import_id = ?
 		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.merchant_id = m.id)
-		AND NOT EXISTS (SELECT 1 FROM recurring_transactions t WHERE t.merchant_id = m.id)`},
+		AND NOT EXISTS (SELECT 1 FROM recurring_transactions t WHERE t.merchant_id = m.id)
+		AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.family_id = m.family_id AND (r.conditions::text || r.actions::text) LIKE '%' || m.id::text || '%')`},
 	// Children before parents: a category is removed when no entry, budget or remaining
 	// category needs it.
 	{"child categories", `DELETE FROM categories c WHERE c.import_id = ? AND c.parent_id IS NOT NULL
 		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.category_id = c.id)
-		AND NOT EXISTS (SELECT 1 FROM budget_categories b WHERE b.category_id = c.id)`},
+		AND NOT EXISTS (SELECT 1 FROM budget_categories b WHERE b.category_id = c.id)
+		AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.family_id = c.family_id AND (r.conditions::text || r.actions::text) LIKE '%' || c.id::text || '%')`},
 	{"categories", `DELETE FROM categories c WHERE c.import_id = ?
 		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.category_id = c.id)
 		AND NOT EXISTS (SELECT 1 FROM budget_categories b WHERE b.category_id = c.id)
-		AND NOT EXISTS (SELECT 1 FROM categories k WHERE k.parent_id = c.id)`},
+		AND NOT EXISTS (SELECT 1 FROM categories k WHERE k.parent_id = c.id)
+		AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.family_id = c.family_id AND (r.conditions::text || r.actions::text) LIKE '%' || c.id::text || '%')`},
+	// What the import created but something else uses now stays, and is no longer the
+	// import's: a later revert must not remove it.
+	{"kept accounts", `UPDATE accounts SET import_id = NULL WHERE import_id = ?`},
+	{"kept tags", `UPDATE tags SET import_id = NULL WHERE import_id = ?`},
+	{"kept merchants", `UPDATE merchants SET import_id = NULL WHERE import_id = ?`},
+	{"kept categories", `UPDATE categories SET import_id = NULL WHERE import_id = ?`},
 	{"mappings", `UPDATE import_mappings SET target_id = NULL, created = false WHERE import_id = ? AND created`},
 	{"duplicates", `UPDATE import_rows SET duplicate = false WHERE import_id = ? AND duplicate`},
 }
@@ -87,7 +97,10 @@ var revertStatements = []struct{ what, sql string }{
 func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
 	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, id)
-		if err != nil || im.FamilyID != familyID {
+		if err != nil {
+			return err
+		}
+		if im.FamilyID != familyID {
 			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
 		}
 		switch im.Status {

@@ -35,9 +35,16 @@ type Row struct {
 	Qty         *decimal.Decimal
 	Price       *decimal.Decimal
 	Extra       map[string]any
+
+	// fileAmount is an amount the reader already computed (YNAB's inflow minus outflow); it
+	// takes the place of parsing the amount cell.
+	fileAmount *decimal.Decimal
 }
 
 func (r *Row) fail(msg string) { r.Errors = append(r.Errors, msg) }
+
+// maxAmount bounds amounts: they are stored as numeric(19,4), 15 digits before the point.
+var maxAmount = decimal.New(1, 15)
 
 // rowContext is what typing a row needs besides the row.
 type rowContext struct {
@@ -145,7 +152,7 @@ func csvRows(t *parse.CSVTable, rc *rowContext) iter.Seq[*Row] {
 // typeRow checks a row's raw cells and fills its typed values, recording every problem.
 func (rc *rowContext) typeRow(r *Row) {
 	for _, col := range specs[rc.typ].required {
-		if r.Raw[col] == "" {
+		if r.Raw[col] == "" && (col != ColAmount || r.fileAmount == nil) {
 			r.fail(requiredMessage(col))
 		}
 	}
@@ -235,7 +242,11 @@ func (rc *rowContext) typeTransaction(r *Row) {
 	r.CategoryKey = r.Raw[ColCategory]
 	r.Tags = parse.Tags(r.Raw[ColTags])
 	r.EntityType = r.Raw[ColEntityType]
-	if amt := rc.number(r, ColAmount, "Amount"); amt != nil {
+	amt := r.fileAmount
+	if amt == nil {
+		amt = rc.number(r, ColAmount, "Amount")
+	}
+	if amt != nil {
 		signed := rc.sign(*amt, r.EntityType)
 		r.Amount = &signed
 	}
@@ -275,6 +286,10 @@ func (rc *rowContext) typeTrade(r *Row) {
 	r.Name = r.Raw[ColName]
 	if r.Qty != nil && r.Price != nil {
 		amt := r.Qty.Mul(*r.Price).Round(4)
+		if amt.Abs().GreaterThanOrEqual(maxAmount) {
+			r.fail("Qty times price is too large for an amount: " + amt.String())
+			return
+		}
 		if rc.cfg.SignageConvention == InflowsNegative {
 			amt = amt.Neg()
 		}

@@ -10,6 +10,10 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
 )
 
 // The columns of the taxonomy types, by normalised header, with their alternative spellings.
@@ -368,11 +372,20 @@ func (p *publisher) resolveRuleValues(ctx context.Context, items []any, typeKey 
 			}
 			continue
 		}
-		if _, err := uuid.Parse(name); err == nil {
-			continue // already an id
-		}
 		var id uuid.UUID
 		var err error
+		if given, perr := uuid.Parse(name); perr == nil {
+			// An id is kept only when it is one of this family's records: a rule must never
+			// point at another family's category, merchant or tag.
+			err = p.tx.NewRaw("SELECT id FROM ? WHERE id = ? AND family_id = ?", bun.Ident(table), given, p.im.FamilyID).Scan(ctx, &id)
+			if err == nil {
+				continue
+			}
+			if !db.IsNoRows(err) {
+				return err
+			}
+			return apperr.Errorf(apperr.Invalid, "A rule refers to %s %s, which is not one of this family's.", strings.TrimSuffix(table, "s"), given)
+		}
 		if table == "merchants" {
 			err = p.createMerchant(ctx, name, map[string]any{})
 			if err == nil {
