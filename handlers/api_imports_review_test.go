@@ -119,3 +119,32 @@ func TestDuplicatesCompareCurrencies(t *testing.T) {
 		t.Fatalf("duplicates %d, want only the USD row", b.Data.Stats.DuplicateRowsCount)
 	}
 }
+
+func TestRevertRestoresWhatTaxonomyImportsChanged(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	mustExecDB(t, e, "INSERT INTO categories (id, family_id, name, color, lucide_icon) VALUES (gen_random_uuid(), ?, 'Groceries', '#000000', 'cart')", e.user.FamilyID)
+	mustExecDB(t, e, `INSERT INTO rules (id, family_id, name, active, conditions, actions) VALUES (gen_random_uuid(), ?, 'Coffee rule', false,
+		'[{"condition_type":"transaction_name","operator":"like","value":"coffee"}]', '[{"action_type":"set_transaction_name","value":"Coffee"}]')`, e.user.FamilyID)
+	state := func() string {
+		return strings.Join(e.strings(t, `SELECT c.name || ' ' || c.color || ' ' || c.lucide_icon || ' ' || coalesce(p.name, '-')
+			FROM categories c LEFT JOIN categories p ON p.id = c.parent_id WHERE c.family_id = ? ORDER BY c.name`, e.user.FamilyID), "; ") + " | " +
+			strings.Join(e.strings(t, `SELECT name || ' ' || active || ' ' || (conditions->0->>'value') FROM rules WHERE family_id = ?`, e.user.FamilyID), "; ")
+	}
+	before := state()
+	cats := e.publish(t, map[string]any{"type": "CategoryImport", "raw_file_content": "name,color,parent_category,lucide_icon\nGroceries,#111111,Food,basket\n"})
+	rules := e.publish(t, map[string]any{"type": "RuleImport", "raw_file_content": "name,resource_type,active,effective_date,conditions,actions\n" +
+		`Coffee rule,transaction,true,,[{"condition_type":"transaction_name","operator":"like","value":"espresso"}],[{"action_type":"set_transaction_name","value":"Coffee"}]` + "\n"})
+	if after := state(); after != "Food #737373 shapes -; Groceries #111111 basket Food | Coffee rule true espresso" {
+		t.Fatalf("after the imports: %s", after)
+	}
+	for _, id := range []string{rules.Data.ID, cats.Data.ID} {
+		e.c.API(http.MethodPost, "/api/v1/imports/"+id+"/revert", e.write, nil)
+		if got := e.waitFor(t, id); got.Data.Status != "pending" {
+			t.Fatalf("revert: %s %q", got.Data.Status, deref(got.Data.Error))
+		}
+	}
+	if after := state(); after != before {
+		t.Fatalf("after reverting:\n%s\nbefore the imports:\n%s", after, before)
+	}
+}

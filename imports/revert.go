@@ -59,6 +59,14 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 
 // revertStatements remove an import's data, most dependent first. Each takes the import's id.
 var revertStatements = []struct{ what, sql string }{
+	// Records that existed before the import get back the values it replaced.
+	{"updated categories", `UPDATE categories c SET color = u.previous->>'color', lucide_icon = u.previous->>'lucide_icon',
+			classification = u.previous->>'classification', parent_id = (u.previous->>'parent_id')::uuid, updated_at = now()
+		FROM import_undo u WHERE u.import_id = ? AND u.target = 'category' AND c.id = u.record_id`},
+	{"updated rules", `UPDATE rules r SET conditions = u.previous->'conditions', actions = u.previous->'actions',
+			active = (u.previous->>'active')::boolean, effective_date = (u.previous->>'effective_date')::date, updated_at = now()
+		FROM import_undo u WHERE u.import_id = ? AND u.target = 'rule' AND r.id = u.record_id`},
+	{"undo records", `DELETE FROM import_undo WHERE import_id = ?`},
 	{"entries", `DELETE FROM entries WHERE import_id = ?`},
 	{"rules", `DELETE FROM rules WHERE import_id = ?`},
 	{"accounts", `DELETE FROM accounts a WHERE a.import_id = ?

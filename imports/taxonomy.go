@@ -283,6 +283,9 @@ func (p *publisher) publishTaxonomy(ctx context.Context) error {
 func (p *publisher) upsertCategory(ctx context.Context, name string, extra map[string]any) error {
 	color, _ := extra["color"].(string)
 	icon, _ := extra["icon"].(string)
+	if err := p.keepPrevious(ctx, "category", "categories", name); err != nil {
+		return err
+	}
 	if _, err := p.tx.NewRaw(`
 		INSERT INTO categories (id, family_id, name, color, lucide_icon, import_id)
 		VALUES (?, ?, ?, coalesce(nullif(?, ''), '#737373'), coalesce(nullif(?, ''), 'shapes'), ?)
@@ -334,6 +337,9 @@ func (p *publisher) upsertRule(ctx context.Context, name string, extra map[strin
 		eff = &effective
 	}
 	if name != "" {
+		if err := p.keepPrevious(ctx, "rule", "rules", name); err != nil {
+			return err
+		}
 		res, err := p.tx.NewRaw(`UPDATE rules SET conditions = ?, actions = ?, active = ?, effective_date = ?, updated_at = now()
 			WHERE family_id = ? AND name = ? AND resource_type = 'transaction'`, string(cj), string(aj), active, eff, p.im.FamilyID, name).Exec(ctx)
 		if err != nil {
@@ -345,6 +351,18 @@ func (p *publisher) upsertRule(ctx context.Context, name string, extra map[strin
 	}
 	_, err := p.tx.NewRaw(`INSERT INTO rules (id, family_id, name, resource_type, active, effective_date, conditions, actions, import_id)
 		VALUES (?, ?, ?, 'transaction', ?, ?, ?, ?, ?)`, uuid.Must(uuid.NewV7()), p.im.FamilyID, name, active, eff, string(cj), string(aj), p.im.ID).Exec(ctx)
+	return err
+}
+
+// keepPrevious records the current values of the family's category or rule called name, if
+// it existed before this import, so that revert can restore them. Only the first change of a
+// record is kept: that is the state before the import.
+func (p *publisher) keepPrevious(ctx context.Context, target, table, name string) error {
+	_, err := p.tx.NewRaw(`
+		INSERT INTO import_undo (import_id, target, record_id, previous)
+		SELECT ?, ?, x.id, to_jsonb(x) FROM ? AS x
+		WHERE x.family_id = ? AND x.name = ? AND x.import_id IS DISTINCT FROM ?
+		ON CONFLICT DO NOTHING`, p.im.ID, target, bun.Ident(table), p.im.FamilyID, name, p.im.ID).Exec(ctx)
 	return err
 }
 
