@@ -99,12 +99,22 @@ func TestRevertKeepsUsedAccountsAndRepublishes(t *testing.T) {
 	if got := e.strings(t, "SELECT name || ':' || (import_id IS NULL) FROM accounts WHERE family_id = ? ORDER BY name", e.user.FamilyID); strings.Join(got, ",") != "Main:true" {
 		t.Fatalf("accounts after revert %v: the used one stays and is no longer the import's", got)
 	}
+	anchors := func() string {
+		return strings.Join(e.strings(t, `SELECT a.name || ' ' || v.amount::numeric(19,2) FROM entries v JOIN accounts a ON a.id = v.account_id
+			WHERE v.kind = 'valuation' AND a.family_id = ? ORDER BY a.name`, e.user.FamilyID), ", ")
+	}
+	if got := anchors(); got != "Main 100.00" {
+		t.Fatalf("opening balances after revert: %q, want Main's kept", got)
+	}
 	e.c.API(http.MethodPost, "/api/v1/imports/"+b.Data.ID+"/publish", e.write, nil)
 	if got := e.waitFor(t, b.Data.ID); got.Data.Status != "complete" {
 		t.Fatalf("republish: %s %q", got.Data.Status, deref(got.Data.Error))
 	}
 	if n := e.count(t, "SELECT count(*) FROM accounts WHERE family_id = ?", e.user.FamilyID); n != 2 {
 		t.Fatalf("%d accounts after republishing, want Main and Spare", n)
+	}
+	if got := anchors(); got != "Main 100.00, Spare 5.00" {
+		t.Fatalf("opening balances after republishing: %q", got)
 	}
 }
 

@@ -67,6 +67,12 @@ var revertStatements = []struct{ what, sql string }{
 			active = (u.previous->>'active')::boolean, effective_date = (u.previous->>'effective_date')::date, updated_at = now()
 		FROM import_undo u WHERE u.import_id = ? AND u.target = 'rule' AND r.id = u.record_id`},
 	{"undo records", `DELETE FROM import_undo WHERE import_id = ?`},
+	// An account the import created that other entries use now stays, and keeps the opening
+	// balance the import gave it: its history starts there.
+	{"kept opening balances", `UPDATE entries v SET import_id = NULL
+		WHERE v.import_id = ? AND v.kind = 'valuation'
+			AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = v.account_id AND a.import_id = v.import_id)
+			AND EXISTS (SELECT 1 FROM entries o WHERE o.account_id = v.account_id AND o.import_id IS DISTINCT FROM v.import_id)`},
 	{"entries", `DELETE FROM entries WHERE import_id = ?`},
 	{"rules", `DELETE FROM rules WHERE import_id = ?`},
 	{"accounts", `DELETE FROM accounts a WHERE a.import_id = ?
