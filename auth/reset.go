@@ -14,6 +14,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/password"
+	"tally/internal/sessions"
 	"tally/models"
 )
 
@@ -111,7 +112,7 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 		if _, err := tx.NewRaw("UPDATE password_resets SET used_at = now() WHERE user_id = ? AND used_at IS NULL", u.ID).Exec(ctx); err != nil {
 			return err
 		}
-		_, err = tx.NewRaw("DELETE FROM sessions WHERE user_id = ?", u.ID).Exec(ctx)
+		_, err = sessions.RevokeUser(ctx, tx, u.ID, "")
 		return err
 	})
 	return u, err

@@ -15,6 +15,7 @@ import (
 	"tally/config"
 	"tally/imports"
 	"tally/internal/db"
+	"tally/internal/mail"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
 )
@@ -28,6 +29,23 @@ type Deps struct {
 	Limiter  *ratelimit.Limiter
 	Sessions *scs.SessionManager
 	Log      *slog.Logger
+}
+
+// NewDeps assembles the handlers' dependencies from the configuration: mailer sends the mail
+// and imports runs the imports.
+func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, imp *imports.Service) Deps {
+	return Deps{
+		Config:  cfg,
+		DB:      d,
+		Imports: imp,
+		Limiter: ratelimit.New(d),
+		Auth: &auth.Service{
+			DB: d, Mailer: mailer, AppURL: cfg.AppURL, Log: log,
+			Policy: auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
+		},
+		Sessions: NewSessionManager(d, cfg),
+		Log:      log,
+	}
 }
 
 // app is the handlers' receiver.

@@ -85,49 +85,21 @@ type Config struct {
 	RowsToSkip                   int     `bun:"rows_to_skip"`
 }
 
-// label returns the configured header label of logical column col, or nil.
-func (c *Config) label(col int) *string {
-	switch col {
-	case ColAccount:
-		return c.AccountColLabel
-	case ColDate:
-		return c.DateColLabel
-	case ColQty:
-		return c.QtyColLabel
-	case ColTicker:
-		return c.TickerColLabel
-	case ColMIC:
-		return c.ExchangeOperatingMICColLabel
-	case ColPrice:
-		return c.PriceColLabel
-	case ColAmount:
-		return c.AmountColLabel
-	case ColCurrency:
-		return c.CurrencyColLabel
-	case ColName:
-		return c.NameColLabel
-	case ColCategory:
-		return c.CategoryColLabel
-	case ColTags:
-		return c.TagsColLabel
-	case ColEntityType:
-		return c.EntityTypeColLabel
-	case ColNotes:
-		return c.NotesColLabel
-	}
-	return nil
-}
-
-// setLabel sets logical column col's label.
-func (c *Config) setLabel(col int, v *string) {
-	ptrs := [numCols]**string{
+// labelField is the field holding logical column col's label.
+func (c *Config) labelField(col int) **string {
+	return [numCols]**string{
 		ColAccount: &c.AccountColLabel, ColDate: &c.DateColLabel, ColQty: &c.QtyColLabel, ColTicker: &c.TickerColLabel,
 		ColMIC: &c.ExchangeOperatingMICColLabel, ColPrice: &c.PriceColLabel, ColAmount: &c.AmountColLabel,
 		ColCurrency: &c.CurrencyColLabel, ColName: &c.NameColLabel, ColCategory: &c.CategoryColLabel,
 		ColTags: &c.TagsColLabel, ColEntityType: &c.EntityTypeColLabel, ColNotes: &c.NotesColLabel,
-	}
-	*ptrs[col] = v
+	}[col]
 }
+
+// label returns the configured header label of logical column col, or nil.
+func (c *Config) label(col int) *string { return *c.labelField(col) }
+
+// setLabel sets logical column col's label.
+func (c *Config) setLabel(col int, v *string) { *c.labelField(col) = v }
 
 // dateFormat is the configured date pattern, or the default.
 func (c *Config) dateFormat() string {

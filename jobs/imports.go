@@ -2,6 +2,7 @@ package jobs
 
 import (
 	"context"
+	"log/slog"
 	"time"
 
 	"github.com/google/uuid"
@@ -72,6 +73,19 @@ type reapWorker struct {
 func (w *reapWorker) Work(ctx context.Context, _ *river.Job[ReapImportsArgs]) error {
 	_, err := w.svc.ReapLost(ctx, 2*time.Hour)
 	return err
+}
+
+// NewImports returns the import service and the River client that runs its jobs, wired to
+// each other: the service enqueues through the client, whose workers call the service.
+func NewImports(d *db.DB, log *slog.Logger, limits imports.Limits, opts Options) (*imports.Service, *Client, error) {
+	svc := &imports.Service{DB: d, Limits: limits, Log: log}
+	opts.Imports = svc
+	client, err := New(d, log, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	svc.Jobs = Enqueuer{Client: client}
+	return svc, client, nil
 }
 
 // Enqueuer inserts import jobs in the caller's transaction.

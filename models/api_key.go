@@ -116,13 +116,6 @@ func RevokeAPIKey(ctx context.Context, db bun.IDB, userID, id uuid.UUID) error {
 	return nil
 }
 
-// RevokeAPIKeysOfUser revokes every active key of the user.
-func RevokeAPIKeysOfUser(ctx context.Context, db bun.IDB, userID uuid.UUID) error {
-	_, err := db.NewUpdate().Model((*APIKey)(nil)).Set("revoked_at = now()").
-		Where("user_id = ? AND revoked_at IS NULL", userID).Exec(ctx)
-	return err
-}
-
 // TouchAPIKey records a use of the key, at most once a minute so that busy keys do not write
 // on every request.
 func TouchAPIKey(ctx context.Context, db bun.IDB, id uuid.UUID) error {

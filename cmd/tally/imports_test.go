@@ -78,12 +78,10 @@ func queuedImport(tb testing.TB, d *db.DB, rows int) (*imports.Service, *models.
 	tb.Helper()
 	ctx := context.Background()
 	u := testkit.MustCreateUser(tb, d, testkit.UserOpts{})
-	svc := &imports.Service{DB: d, Limits: imports.DefaultLimits, Log: testkit.DiscardLogger()}
-	client, err := jobs.New(d, svc.Log, jobs.Options{Imports: svc})
+	svc, _, err := jobs.NewImports(d, testkit.DiscardLogger(), imports.DefaultLimits, jobs.Options{})
 	if err != nil {
 		tb.Fatal(err)
 	}
-	svc.Jobs = jobs.Enqueuer{Client: client}
 	df := "%Y-%m-%d"
 	det, err := svc.Create(ctx, imports.Request{FamilyID: u.FamilyID, UserID: u.ID, DateFormat: &df, Publish: true,
 		Upload: imports.Upload{Content: []byte(transactionCSV(rows)), Present: true}})

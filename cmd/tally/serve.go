@@ -15,14 +15,12 @@ import (
 	"strings"
 	"time"
 
-	"tally/auth"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/pgtmp"
-	"tally/internal/ratelimit"
 	"tally/jobs"
 	"tally/models"
 )
@@ -175,27 +173,14 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		url = "http://" + ln.Addr().String()
 		cfg.AppURL = url
 	}
-	importSvc := &imports.Service{DB: d, Limits: importLimits(cfg), Log: log}
-	river, err := jobs.New(d, log, jobs.Options{Work: true, Imports: importSvc})
+	importSvc, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true})
 	if err != nil {
 		return err
 	}
-	importSvc.Jobs = jobs.Enqueuer{Client: river}
 	if err := river.Start(ctx); err != nil {
 		return fmt.Errorf("start job worker: %w", err)
 	}
-	h := handlers.New(handlers.Deps{
-		Imports: importSvc,
-		Config:  cfg,
-		DB:      d,
-		Limiter: ratelimit.New(d),
-		Auth: &auth.Service{
-			DB: d, Mailer: mailer, AppURL: cfg.AppURL, Log: log,
-			Policy: auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
-		},
-		Sessions: handlers.NewSessionManager(d, cfg),
-		Log:      log,
-	})
+	h := handlers.New(handlers.NewDeps(cfg, d, log, mailer, importSvc))
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -220,12 +205,10 @@ func importLimits(cfg config.Config) imports.Limits {
 
 // work runs only the job worker until ctx ends.
 func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
-	importSvc := &imports.Service{DB: d, Limits: importLimits(cfg), Log: log}
-	river, err := jobs.New(d, log, jobs.Options{Work: true, Imports: importSvc})
+	_, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true})
 	if err != nil {
 		return err
 	}
-	importSvc.Jobs = jobs.Enqueuer{Client: river}
 	if err := river.Start(ctx); err != nil {
 		return err
 	}

@@ -11,13 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"tally/auth"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/mail"
-	"tally/internal/ratelimit"
 	"tally/internal/testkit"
 	"tally/jobs"
 )
@@ -66,12 +64,11 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if cfg.AppURL == "" {
 		cfg.AppURL = "http://" + srv.Listener.Addr().String()
 	}
-	importSvc := &imports.Service{DB: d, Limits: imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows}, Log: log}
-	river, err := jobs.New(d, log, jobs.Options{Work: true, Imports: importSvc})
+	limits := imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows}
+	importSvc, river, err := jobs.NewImports(d, log, limits, jobs.Options{Work: true})
 	if err != nil {
 		tb.Fatalf("job client: %v", err)
 	}
-	importSvc.Jobs = jobs.Enqueuer{Client: river}
 	if !opts.NoWorker {
 		ctx, cancel := context.WithCancel(context.Background())
 		if err := river.Start(ctx); err != nil {
@@ -84,18 +81,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 			cancel()
 		})
 	}
-	srv.Config.Handler = handlers.New(handlers.Deps{
-		Imports: importSvc,
-		Config:  cfg,
-		DB:      d,
-		Limiter: ratelimit.New(d),
-		Auth: &auth.Service{
-			DB: d, Mailer: outbox, AppURL: cfg.AppURL, Log: log,
-			Policy: auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
-		},
-		Sessions: handlers.NewSessionManager(d, cfg),
-		Log:      log,
-	})
+	srv.Config.Handler = handlers.New(handlers.NewDeps(cfg, d, log, outbox, importSvc))
 	srv.Start()
 	tb.Cleanup(srv.Close)
 	return &Server{URL: srv.URL, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river}
