@@ -37,6 +37,9 @@ type Config struct {
 	TrustedProxies []*net.IPNet
 	// ImportMaxRows is the most rows one import may publish (IMPORT_MAX_ROWS).
 	ImportMaxRows int
+	// ImportMaxRecords is the most records one NativeImport (a file or a session) may
+	// publish (IMPORT_MAX_RECORDS).
+	ImportMaxRecords int
 }
 
 // Load reads the configuration through getenv.
@@ -111,13 +114,19 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 		c.TrustedProxies = append(c.TrustedProxies, n)
 	}
-	c.ImportMaxRows = 250_000
-	if v := strings.TrimSpace(getenv("IMPORT_MAX_ROWS")); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			errs = append(errs, fmt.Errorf("IMPORT_MAX_ROWS %q must be a positive whole number", v))
-		} else {
-			c.ImportMaxRows = n
+	for _, l := range []struct {
+		name string
+		dst  *int
+		def  int
+	}{{"IMPORT_MAX_ROWS", &c.ImportMaxRows, 250_000}, {"IMPORT_MAX_RECORDS", &c.ImportMaxRecords, 1_000_000}} {
+		*l.dst = l.def
+		if v := strings.TrimSpace(getenv(l.name)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 1 {
+				errs = append(errs, fmt.Errorf("%s %q must be a positive whole number", l.name, v))
+			} else {
+				*l.dst = n
+			}
 		}
 	}
 	var err error

@@ -40,6 +40,17 @@ type ImportJSON struct {
 	Content       *ContentJSON      `json:"content,omitempty"`
 	Progress      *ProgressJSON     `json:"progress,omitempty"`
 	Problems      []string          `json:"problems,omitempty"`
+	// NativeImport only.
+	Verification *VerificationJSON `json:"verification,omitempty"`
+	Summary      imports.Summary   `json:"summary,omitempty"`
+	// PdfImport only.
+	Statement *imports.StatementInfo `json:"statement,omitempty"`
+}
+
+// VerificationJSON is ImportVerification.
+type VerificationJSON struct {
+	ExpectedRecordCounts map[string]int    `json:"expected_record_counts"`
+	Readback             *imports.Readback `json:"readback"`
 }
 
 // StatusDetailJSON is ImportStatusDetail.
@@ -117,6 +128,17 @@ func importJSON(d *imports.Detail) ImportJSON {
 	if !d.StatusDetail.Publishable && !im.Terminal() && !im.Running() {
 		out.Problems = d.Problems
 	}
+	if im.Type == imports.NativeImport {
+		rb := im.Readback
+		if rb == nil {
+			rb = &imports.Readback{Status: imports.ReadbackNotVerified}
+		}
+		out.Verification = &VerificationJSON{ExpectedRecordCounts: imports.AllCounts(im.ExpectedRecordCounts), Readback: rb}
+		if len(im.Summary) > 0 {
+			out.Summary = im.Summary
+		}
+	}
+	out.Statement = im.Statement
 	return out
 }
 
@@ -261,6 +283,9 @@ func (a *app) apiImportPreflight(c echo.Context) error {
 	req, err := a.importRequest(c)
 	if err != nil {
 		return err
+	}
+	if req.Type == string(imports.NativeImport) {
+		return a.nativePreflight(c, req)
 	}
 	res, err := a.Imports.Preflight(c.Request().Context(), req)
 	if err != nil {
@@ -460,4 +485,28 @@ func contains(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+// nativePreflight answers a NativeImport preflight: the file's record counts, and every
+// finding with its line, record type and field.
+func (a *app) nativePreflight(c echo.Context, req imports.Request) error {
+	res, err := a.Imports.PreflightNative(req)
+	if err != nil {
+		return err
+	}
+	f := res.File
+	errs, warnings := f.Problems, f.Warnings
+	if errs == nil {
+		errs = []imports.Finding{}
+	}
+	if warnings == nil {
+		warnings = []imports.Finding{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{
+		"type": imports.NativeImport, "valid": len(f.Problems) == 0 && f.Valid(),
+		"content": map[string]any{"filename": res.Filename, "content_type": res.ContentType, "byte_size": res.ByteSize, "encoding": "UTF-8"},
+		"stats": map[string]any{"rows_count": f.RowsCount, "valid_rows_count": f.ValidRowsCount, "invalid_rows_count": f.InvalidRowsCount(),
+			"entity_counts": imports.AllCounts(f.Counts), "record_type_counts": f.RecordTypeCounts},
+		"errors": errs, "warnings": warnings,
+	}})
 }

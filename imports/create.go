@@ -68,6 +68,9 @@ type prepared struct {
 // mappings in one transaction. With Publish it then queues the publish; a rejected or failed
 // publish keeps the upload and says so with the import's id (see PublishError).
 func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
+	if Type(req.Type) == NativeImport {
+		return s.createNative(ctx, req)
+	}
 	p, err := s.prepare(ctx, req)
 	if err != nil {
 		return nil, err
@@ -134,7 +137,7 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	if !typ.Valid() {
 		return nil, apperr.Errorf(apperr.Invalid, "type must be one of: %s", TypeNames(Types)).WithSlug("invalid_import_type")
 	}
-	if typ == NativeImport || typ == PdfImport {
+	if typ == PdfImport {
 		return nil, apperr.Errorf(apperr.Invalid, "%s is not available yet on this server", typ).WithSlug("unsupported_import_type")
 	}
 	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending}

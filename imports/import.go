@@ -52,13 +52,28 @@ type Import struct {
 	Encoding    *string `bun:"encoding"`
 	ByteSize    int     `bun:"byte_size"`
 
-	RowsCount          int       `bun:"rows_count"`
-	ValidRowsCount     int       `bun:"valid_rows_count"`
-	DuplicateRowsCount int       `bun:"duplicate_rows_count"`
-	JobID              *int64    `bun:"job_id"`
-	StatusChangedAt    time.Time `bun:"status_changed_at,nullzero,default:now()"`
-	CreatedAt          time.Time `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt          time.Time `bun:"updated_at,nullzero,default:now()"`
+	RowsCount          int    `bun:"rows_count"`
+	ValidRowsCount     int    `bun:"valid_rows_count"`
+	DuplicateRowsCount int    `bun:"duplicate_rows_count"`
+	JobID              *int64 `bun:"job_id"`
+
+	// NativeImport: the file's record counts, the readback after publish, what publish did,
+	// and the preflight's findings.
+	ExpectedRecordCounts map[string]int `bun:"expected_record_counts,type:jsonb"`
+	Readback             *Readback      `bun:"readback,type:jsonb"`
+	Summary              Summary        `bun:"summary,type:jsonb"`
+	Problems             []Finding      `bun:"problems,type:jsonb"`
+	Warnings             []Finding      `bun:"warnings,type:jsonb"`
+	// Import sessions: the file arrives in numbered chunks.
+	Session         bool    `bun:"session"`
+	ClientSessionID *string `bun:"client_session_id"`
+	ExpectedChunks  *int    `bun:"expected_chunks"`
+	// PdfImport: what the statement says about itself.
+	Statement *StatementInfo `bun:"statement,type:jsonb"`
+
+	StatusChangedAt time.Time `bun:"status_changed_at,nullzero,default:now()"`
+	CreatedAt       time.Time `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt       time.Time `bun:"updated_at,nullzero,default:now()"`
 }
 
 // Config is how to read the file. Labels and formats are nil when the caller did not send them.
@@ -236,6 +251,9 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 		d.Problems = append(d.Problems, "A QIF import needs an account: send account_id.")
 	}
 	st.Publishable = len(d.Problems) == 0
+	if im.Type == NativeImport {
+		nativeDetail(d)
+	}
 	return d, nil
 }
 

@@ -15,7 +15,7 @@ import (
 // importing and the job is enqueued in one transaction. A rejection leaves the import as it
 // was.
 func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
-	return s.queue(ctx, familyID, id, StatusImporting, "publish_failed", s.Jobs.EnqueuePublish,
+	err := s.queue(ctx, familyID, id, StatusImporting, "publish_failed", s.Jobs.EnqueuePublish,
 		func(ctx context.Context, tx db.Tx, im *Import) error {
 			switch im.Status {
 			case StatusPending, StatusFailed:
@@ -23,6 +23,9 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 				return apperr.New(apperr.Conflict, "The import is already being published.").WithSlug("already_importing")
 			default:
 				return apperr.Errorf(apperr.Conflict, "An import that is %s cannot be published: revert it first.", im.Status).WithSlug("not_publishable")
+			}
+			if im.Type == NativeImport {
+				return s.checkNativePublish(im)
 			}
 			if im.RowsCount > s.Limits.MaxRows {
 				return apperr.Errorf(apperr.Invalid, "Import was uploaded but has too many rows to publish: %d rows, the limit is %d.", im.RowsCount, s.Limits.MaxRows).
@@ -41,6 +44,17 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 			}
 			return e
 		})
+	if e := apperr.As(err); e != nil && e.Slug == "preflight_failed" {
+		// The refusal is the import's state too: it failed, and says why.
+		problems, _ := e.Details.([]Finding)
+		msg := preflightFailedMessage(problems)
+		if markErr := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+			return setStatus(ctx, tx, id, StatusFailed, &msg, nil)
+		}); markErr != nil {
+			return markErr
+		}
+	}
+	return err
 }
 
 // queue moves the family's import to status and enqueues its job, in one transaction under the
@@ -110,7 +124,11 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 			return nil
 		}
 		p := &publisher{svc: s, tx: tx, im: im}
-		if err := p.run(ctx); err != nil {
+		run := p.run
+		if im.Type == NativeImport {
+			run = func(ctx context.Context) error { return s.publishNative(ctx, tx, im) }
+		}
+		if err := run(ctx); err != nil {
 			return err
 		}
 		_, err = tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).
@@ -139,6 +157,12 @@ func (s *Service) finish(ctx context.Context, id uuid.UUID, running, failed, wha
 		im, err := lockForUpdate(ctx, tx, id)
 		if err != nil || im.Status != running {
 			return err
+		}
+		if im.Type == NativeImport && running == StatusImporting {
+			rb := failedReadback(ctx, tx, im, msg, s.now().UTC())
+			if _, err := tx.NewUpdate().Model(im).Set("readback = ?", rb).WherePK().Exec(ctx); err != nil {
+				return err
+			}
 		}
 		return setStatus(ctx, tx, id, failed, &msg, nil)
 	})

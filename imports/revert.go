@@ -49,8 +49,12 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 		if err := models.RecomputeBalances(ctx, tx, accounts); err != nil {
 			return err
 		}
-		_, err = tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).
-			Set("status = ?", StatusPending).Set("error = NULL").Set("duplicate_rows_count = 0").
+		q := tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id)
+		if im.Type == NativeImport {
+			now := s.now().UTC()
+			q = q.Set("readback = ?", &Readback{Status: ReadbackReverted, CheckedAt: &now}).Set("summary = '{}'")
+		}
+		_, err = q.Set("status = ?", StatusPending).Set("error = NULL").Set("duplicate_rows_count = 0").
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
 		return err
 	})
@@ -73,6 +77,12 @@ var revertStatements = []struct{ what, sql string }{
 		WHERE v.import_id = ? AND v.kind = 'valuation'
 			AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = v.account_id AND a.import_id = v.import_id)
 			AND EXISTS (SELECT 1 FROM entries o WHERE o.account_id = v.account_id AND o.import_id IS DISTINCT FROM v.import_id)`},
+	{"transfers", `DELETE FROM transfers WHERE import_id = ?`},
+	{"rejected transfers", `DELETE FROM rejected_transfers WHERE import_id = ?`},
+	{"balances", `DELETE FROM balances WHERE import_id = ?`},
+	{"holdings", `DELETE FROM holdings WHERE import_id = ?`},
+	{"recurring transactions", `DELETE FROM recurring_transactions WHERE import_id = ?`},
+	{"budget categories", `DELETE FROM budget_categories WHERE import_id = ?`},
 	{"entries", `DELETE FROM entries WHERE import_id = ?`},
 	{"rules", `DELETE FROM rules WHERE import_id = ?`},
 	{"accounts", `DELETE FROM accounts a WHERE a.import_id = ?
@@ -98,6 +108,10 @@ var revertStatements = []struct{ what, sql string }{
 		AND NOT EXISTS (SELECT 1 FROM rules r WHERE r.family_id = c.family_id AND (r.conditions::text || r.actions::text) LIKE '%' || c.id::text || '%')`},
 	// What the import created but something else uses now stays, and is no longer the
 	// import's: a later revert must not remove it.
+	{"budgets", `DELETE FROM budgets b WHERE b.import_id = ?
+		AND NOT EXISTS (SELECT 1 FROM budget_categories c WHERE c.budget_id = b.id)`},
+	{"kept budgets", `UPDATE budgets SET import_id = NULL WHERE import_id = ?`},
+	{"links", `DELETE FROM import_links WHERE import_id = ?`},
 	{"kept accounts", `UPDATE accounts SET import_id = NULL WHERE import_id = ?`},
 	{"kept tags", `UPDATE tags SET import_id = NULL WHERE import_id = ?`},
 	{"kept merchants", `UPDATE merchants SET import_id = NULL WHERE import_id = ?`},

@@ -23,10 +23,13 @@ type Limits struct {
 	MaxBytes int
 	// MaxRows is the most rows one import may publish.
 	MaxRows int
+	// MaxRecords is the most records one NativeImport (a file, or a session's chunks) may
+	// publish.
+	MaxRecords int
 }
 
 // DefaultLimits are the limits when none are configured.
-var DefaultLimits = Limits{MaxBytes: 10 * 1024 * 1024, MaxRows: 250_000}
+var DefaultLimits = Limits{MaxBytes: 10 * 1024 * 1024, MaxRows: 250_000, MaxRecords: 1_000_000}
 
 // Service runs imports for the families of one database.
 type Service struct {

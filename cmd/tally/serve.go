@@ -200,7 +200,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 
 // importLimits are the 10 MB content cap and the configured row limit.
 func importLimits(cfg config.Config) imports.Limits {
-	return imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows}
+	return imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows, MaxRecords: cfg.ImportMaxRecords}
 }
 
 // work runs only the job worker until ctx ends.

@@ -104,9 +104,11 @@ func (c *checker) run() {
 	}
 	names := map[string]map[string]int{}
 	valuations := map[string]int{}
+	provenance := map[string]int{}
 	for i := range c.f.Records {
 		r := &c.f.Records[i]
 		c.checkRecord(r)
+		c.checkProvenance(r, provenance)
 		switch r.Type {
 		case "Category", "Tag", "Merchant":
 			name, _ := r.Data["name"].(string)
@@ -142,6 +144,25 @@ func (c *checker) run() {
 	slices.SortStableFunc(c.f.Problems, func(a, b Problem) int { return cmp.Compare(a.Line, b.Line) })
 }
 
+// checkProvenance reports an entry whose source and external id another line of the file
+// already gives an entry of the same account: one account cannot hold both.
+func (c *checker) checkProvenance(r *Record, seenAt map[string]int) {
+	if r.Type != "Transaction" && r.Type != "Trade" && r.Type != "Valuation" {
+		return
+	}
+	ext, src, acct := r.String("external_id"), r.String("source"), r.ID("account_id")
+	if ext == "" || src == "" || acct == "" {
+		return
+	}
+	key := acct + "\x00" + src + "\x00" + ext
+	if first, dup := seenAt[key]; dup {
+		c.problem(r, CodeDuplicateExternalID, "external_id", "%s has source %q and external_id %q, which line %d already gives an entry of account %q",
+			label(r.Type, r.SourceID), src, ext, first, acct)
+		return
+	}
+	seenAt[key] = r.Line
+}
+
 // problem records an error on r's line.
 func (c *checker) problem(r *Record, code, field, format string, args ...any) {
 	c.f.Problems = append(c.f.Problems, Problem{Code: code, Line: r.Line, Type: r.Type, Field: field,
@@ -163,6 +184,10 @@ func (c *checker) defineID(r *Record, kind, field, id string) {
 		m = map[string]seen{}
 		c.ids[kind] = m
 	}
+	if chunk, dup := c.f.opts.Known.chunkOf(kind, id); dup {
+		c.problem(r, CodeDuplicateSourceID, field, "%s source id %q is already used by chunk %d", kind, id, chunk)
+		return
+	}
 	if first, dup := m[id]; dup {
 		where := fmt.Sprintf("line %d", first.line)
 		if first.field != "id" {
@@ -172,6 +197,13 @@ func (c *checker) defineID(r *Record, kind, field, id string) {
 		return
 	}
 	m[id] = seen{line: r.Line, field: field}
+	if c.f.defined == nil {
+		c.f.defined = map[string]map[string]struct{}{}
+	}
+	if c.f.defined[kind] == nil {
+		c.f.defined[kind] = map[string]struct{}{}
+	}
+	c.f.defined[kind][id] = struct{}{}
 }
 
 func (c *checker) collectIDs(r *Record) {
@@ -209,6 +241,9 @@ func (c *checker) ref(r *Record, field, target string, v any, optional bool) {
 		return
 	}
 	if _, ok := c.ids[target][id]; ok {
+		return
+	}
+	if _, ok := c.f.opts.Known.chunkOf(target, id); ok {
 		return
 	}
 	c.f.UnresolvedRefs = append(c.f.UnresolvedRefs, Ref{Line: r.Line, Type: r.Type, SourceID: r.SourceID,

@@ -45,12 +45,33 @@ type File struct {
 	UnresolvedRefs []Ref
 	// Lines is the file's physical line count, for callers that show line numbers.
 	Lines int
+
+	opts    Options
+	defined map[string]map[string]struct{} // the source ids this file defines, by namespace
+}
+
+// locate marks every finding with the chunk it is in, for session chunks.
+func (f *File) locate() {
+	if f.opts.Chunk == 0 {
+		return
+	}
+	for _, list := range [][]Problem{f.Problems, f.Warnings} {
+		for i := range list {
+			list[i].Chunk = f.opts.Chunk
+			if strings.HasPrefix(list[i].Message, "line ") {
+				list[i].Message = fmt.Sprintf("chunk %d %s", f.opts.Chunk, list[i].Message)
+			} else {
+				list[i].Message = fmt.Sprintf("chunk %d: %s", f.opts.Chunk, list[i].Message)
+			}
+		}
+	}
 }
 
 // Problem is one preflight error or warning, located as precisely as the file allows.
 type Problem struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
+	Chunk   int    `json:"chunk,omitempty"`
 	Line    int    `json:"line,omitempty"`
 	Type    string `json:"record_type,omitempty"`
 	Field   string `json:"field,omitempty"`
@@ -104,10 +125,11 @@ const (
 	CodeNoImportableRecords       = "no_importable_records"     // warning
 	// Tally's additions: Sure fails (or silently skips) these at publish; Tally reports them
 	// before anything is written.
-	CodeInvalidDate     = "invalid_date"
-	CodeInvalidNumber   = "invalid_number"
-	CodeInvalidCurrency = "invalid_currency"
-	CodeInvalidValue    = "invalid_value"
+	CodeInvalidDate         = "invalid_date"
+	CodeInvalidNumber       = "invalid_number"
+	CodeInvalidCurrency     = "invalid_currency"
+	CodeInvalidValue        = "invalid_value"
+	CodeDuplicateExternalID = "duplicate_external_id"
 )
 
 // InvalidRowsCount returns the non-blank lines that are not valid records.
@@ -205,8 +227,50 @@ func decodeLine(line []byte) (any, error) {
 
 // Read parses content (already size-checked by the caller) and runs every preflight check
 // that does not need the database. It never fails on bad lines: each becomes a Problem.
-func Read(content []byte) *File {
-	f := &File{Counts: make(map[string]int, len(EntityKeys)), RecordTypeCounts: map[string]int{}}
+func Read(content []byte) *File { return ReadWith(content, Options{}) }
+
+// Options read one chunk of an import session.
+type Options struct {
+	// Chunk is the chunk's sequence number; messages then say "chunk 2 line 5".
+	Chunk int
+	// Known holds the source ids that earlier chunks define: references to them resolve, and
+	// defining one again is a duplicate.
+	Known *Known
+}
+
+// Known is the set of source ids defined so far, by id namespace (Account, Category, ...).
+type Known struct {
+	ids map[string]map[string]int // namespace → source id → chunk that defines it
+}
+
+// NewKnown returns an empty set.
+func NewKnown() *Known { return &Known{ids: map[string]map[string]int{}} }
+
+// Add records the ids f defines, as defined by chunk.
+func (k *Known) Add(f *File, chunk int) {
+	for kind, ids := range f.defined {
+		m := k.ids[kind]
+		if m == nil {
+			m = make(map[string]int, len(ids))
+			k.ids[kind] = m
+		}
+		for id := range ids {
+			m[id] = chunk
+		}
+	}
+}
+
+func (k *Known) chunkOf(kind, id string) (int, bool) {
+	if k == nil {
+		return 0, false
+	}
+	c, ok := k.ids[kind][id]
+	return c, ok
+}
+
+// ReadWith is Read for one chunk of an import session.
+func ReadWith(content []byte, opts Options) *File {
+	f := &File{Counts: make(map[string]int, len(EntityKeys)), RecordTypeCounts: map[string]int{}, opts: opts}
 	for _, k := range EntityKeys {
 		f.Counts[k] = 0
 	}
@@ -228,9 +292,11 @@ func Read(content []byte) *File {
 	}
 	if f.RowsCount == 0 {
 		f.Problems = append(f.Problems, Problem{Code: CodeNoDataRows, Message: "No data rows were found."})
+		f.locate()
 		return f
 	}
 	newChecker(f).run()
+	f.locate()
 	total := 0
 	for _, c := range f.Counts {
 		total += c

@@ -74,6 +74,9 @@ func (e *Error) WithSlug(slug string) *Error { e.Slug = slug; return e }
 // WithDetails sets the API details.
 func (e *Error) WithDetails(d any) *Error { e.Details = d; return e }
 
+// WithFields sets the per-field messages.
+func (e *Error) WithFields(f map[string][]string) *Error { e.Fields = f; return e }
+
 // CodeOf returns err's code: Internal when err carries none.
 func CodeOf(err error) Code {
 	var e *Error

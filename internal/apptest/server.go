@@ -64,7 +64,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if cfg.AppURL == "" {
 		cfg.AppURL = "http://" + srv.Listener.Addr().String()
 	}
-	limits := imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows}
+	limits := imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows, MaxRecords: cfg.ImportMaxRecords}
 	importSvc, river, err := jobs.NewImports(d, log, limits, jobs.Options{Work: true})
 	if err != nil {
 		tb.Fatalf("job client: %v", err)

@@ -1,0 +1,113 @@
+package handlers_test
+
+import (
+	"net/http"
+	"os"
+	"slices"
+	"testing"
+
+	"github.com/google/uuid"
+
+	"tally/internal/apptest"
+)
+
+// nativeBody is an ImportDetail response with its NativeImport parts.
+type nativeBody struct {
+	Data struct {
+		ID           string  `json:"id"`
+		Status       string  `json:"status"`
+		Error        *string `json:"error"`
+		Verification struct {
+			ExpectedRecordCounts map[string]int `json:"expected_record_counts"`
+			Readback             struct {
+				Status            string                    `json:"status"`
+				CheckedAt         *string                   `json:"checked_at"`
+				ActualDeltaCounts map[string]int            `json:"actual_delta_counts"`
+				CheckedCounts     map[string]int            `json:"checked_counts"`
+				Mismatches        map[string]map[string]int `json:"mismatches"`
+				SynthesizedCounts map[string]int            `json:"synthesized_counts"`
+				MergedCounts      map[string]int            `json:"merged_counts"`
+				Error             *string                   `json:"error"`
+			} `json:"readback"`
+		} `json:"verification"`
+	} `json:"data"`
+}
+
+func (e *importEnv) native(t *testing.T, id string) nativeBody {
+	t.Helper()
+	e.waitFor(t, id)
+	var b nativeBody
+	e.c.API(http.MethodGet, "/api/v1/imports/"+id, e.read, nil).JSON(t, &b)
+	return b
+}
+
+func TestNativeImportPublishesEveryRecordType(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	content, err := os.ReadFile("testdata/family.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created nativeBody
+	e.create(t, map[string]any{"type": "NativeImport", "raw_file_content": string(content), "publish": true}, http.StatusCreated).JSON(t, &created)
+	b := e.native(t, created.Data.ID)
+	if b.Data.Status != "complete" {
+		t.Fatalf("status %s: %v", b.Data.Status, deref(b.Data.Error))
+	}
+	rb := b.Data.Verification.Readback
+	if rb.Status != "matched" {
+		t.Fatalf("readback %s: mismatches %v", rb.Status, rb.Mismatches)
+	}
+	if rb.SynthesizedCounts["valuations"] != 2 || rb.SynthesizedCounts["tags"] != 1 {
+		t.Errorf("synthesized: %v, want the two opening balances the file lacks and the tag the rule names", rb.SynthesizedCounts)
+	}
+	id := uuid.MustParse(b.Data.ID)
+	// Balances come out as the file states them: the opening balances made for Checking and
+	// Visa are sized so that their transactions lead to it.
+	got := e.strings(t, `SELECT name || '=' || balance FROM accounts WHERE import_id = ? ORDER BY name`, id)
+	if want := []string{"Brokerage=3000.0000", "Checking=1500.0000", "Visa=250.0000"}; !slices.Equal(got, want) {
+		t.Errorf("balances %v, want %v", got, want)
+	}
+	checks := []struct {
+		what, query string
+		want        []string
+	}{
+		{"categories and parents", `SELECT c.name || '<' || coalesce(p.name, '') FROM categories c LEFT JOIN categories p ON p.id = c.parent_id
+			WHERE c.import_id = ? ORDER BY c.name`, []string{"Coffee<Food", "Food<", "Salary<"}},
+		{"transfer kinds", `SELECT e.name || ':' || e.transaction_kind FROM entries e WHERE e.import_id = ? AND e.name IN ('Card payment', 'Payment received') ORDER BY e.name`,
+			[]string{"Card payment:cc_payment", "Payment received:funds_movement"}},
+		{"split parts", `SELECT s.name || ':' || s.amount || ':' || c.name FROM entries s JOIN entries p ON p.id = s.parent_id JOIN categories c ON c.id = s.category_id
+			WHERE p.import_id = ? ORDER BY s.amount`, []string{"Coffee beans:40.0000:Coffee", "Food:60.0000:Food"}},
+		{"tagged and merchant", `SELECT e.name || ':' || m.name || ':' || t.name FROM entries e JOIN merchants m ON m.id = e.merchant_id JOIN tags t ON t.id = ANY(e.tag_ids)
+			WHERE e.import_id = ?`, []string{"Coffee:Corner Cafe:Weekly"}},
+		{"provenance kept", `SELECT e.name || ':' || e.source || ':' || e.external_id FROM entries e WHERE e.import_id = ? AND e.external_id IS NOT NULL`,
+			[]string{"Paycheck:simplefin:bank-1"}},
+		{"trade", `SELECT e.name || ':' || s.ticker || ':' || s.exchange_operating_mic || ':' || s.name || ':' || t.qty FROM entries e JOIN trades t ON t.entry_id = e.id
+			JOIN securities s ON s.id = t.security_id WHERE e.import_id = ?`, []string{"Buy AAPL:AAPL:XNAS:Apple Inc.:10.00000000"}},
+		{"rule operands", `SELECT (SELECT name FROM merchants WHERE id::text = r.conditions->0->>'value') || ':' ||
+				(SELECT name FROM categories WHERE id::text = r.actions->0->>'value') || ':' || (SELECT name FROM tags WHERE id::text = r.actions->1->>'value')
+			FROM rules r WHERE r.import_id = ?`, []string{"Corner Cafe:Coffee:Reviewed"}},
+		{"budget", `SELECT b.start_date || ':' || c.name || ':' || bc.budgeted_spending FROM budget_categories bc JOIN budgets b ON b.id = bc.budget_id
+			JOIN categories c ON c.id = bc.category_id WHERE bc.import_id = ?`, []string{"2024-01-01:Food:400.0000"}},
+	}
+	for _, c := range checks {
+		if got := e.strings(t, c.query, id); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %v, want %v", c.what, got, c.want)
+		}
+	}
+
+	// Revert removes every record, and says so in the readback.
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+b.Data.ID+"/revert", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("revert: %d %s", r.Status, r.Body)
+	}
+	b = e.native(t, b.Data.ID)
+	if b.Data.Status != "pending" || b.Data.Verification.Readback.Status != "reverted" {
+		t.Fatalf("after revert: %s, readback %s", b.Data.Status, b.Data.Verification.Readback.Status)
+	}
+	for _, table := range []string{"accounts", "entries", "balances", "categories", "tags", "merchants", "recurring_transactions",
+		"holdings", "budgets", "budget_categories", "rules", "transfers", "rejected_transfers"} {
+		if n := e.count(t, "SELECT count(*) FROM "+table+" WHERE family_id = ?", e.user.FamilyID); n != 0 {
+			t.Errorf("%d %s left after revert", n, table)
+		}
+	}
+}
