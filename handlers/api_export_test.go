@@ -3,8 +3,12 @@ package handlers_test
 import (
 	"encoding/json"
 	"net/http"
+	"os"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
@@ -31,7 +35,7 @@ func TestExport(t *testing.T) {
 		t.Fatal("another family's account is in the export")
 	}
 	var types []string
-	var tx map[string]any
+	var tx, rule map[string]any
 	for i, line := range strings.Split(r.Body, "\n") {
 		var rec struct {
 			Type string         `json:"type"`
@@ -41,8 +45,11 @@ func TestExport(t *testing.T) {
 			t.Fatalf("line %d is not JSON: %q", i+1, line)
 		}
 		types = append(types, rec.Type)
-		if rec.Type == "Transaction" {
+		switch rec.Type {
+		case "Transaction":
 			tx = rec.Data
+		case "Rule":
+			rule = rec.Data
 		}
 	}
 	if got := strings.Join(types, ","); got != "Account,Category,Category,Tag,Transaction,Valuation,Rule" {
@@ -52,9 +59,109 @@ func TestExport(t *testing.T) {
 		t.Fatalf("transaction record %v", tx)
 	}
 
+	// A rule names its category, so that another family can find or create it.
+	action := rule["actions"].([]any)[0].(map[string]any)
+	ref, _ := action["value_ref"].(map[string]any)
+	if action["value"] != "Coffee" || ref["type"] != "Category" || ref["name"] != "Coffee" || ref["id"] == "" {
+		t.Fatalf("rule action %v", action)
+	}
+
 	member := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{FamilyID: e.user.FamilyID, Role: models.RoleMember})
 	memberKey := testkit.MustCreateAPIKey(t, e.srv.DB, member.ID, models.ScopeRead)
 	if r := e.c.API(http.MethodGet, "/api/v1/export", memberKey, nil); r.Status != http.StatusForbidden {
 		t.Fatalf("a member exported the family: %d", r.Status)
+	}
+}
+
+// familySnapshot describes a family's data without ids, so that two families can be compared
+// record for record.
+func (e *importEnv) familySnapshot(t *testing.T, family uuid.UUID) map[string][]string {
+	t.Helper()
+	queries := map[string]string{
+		"accounts": `SELECT concat_ws('|', name, accountable_type, subtype, currency, balance, cash_balance, status, institution_name, source, external_id)
+			FROM accounts WHERE family_id = ?0 ORDER BY 1`,
+		"entries": `SELECT concat_ws('|', a.name, e.kind, e.date, e.amount, e.currency, e.name, e.notes, e.excluded, c.name, m.name,
+				(SELECT string_agg(t.name, ';' ORDER BY t.name) FROM tags t WHERE t.id = ANY(e.tag_ids)), e.transaction_kind, p.name,
+				e.external_id, e.source, v.kind, s.ticker, tr.qty, tr.price)
+			FROM entries e JOIN accounts a ON a.id = e.account_id LEFT JOIN categories c ON c.id = e.category_id
+			LEFT JOIN merchants m ON m.id = e.merchant_id LEFT JOIN entries p ON p.id = e.parent_id
+			LEFT JOIN valuations v ON v.entry_id = e.id LEFT JOIN trades tr ON tr.entry_id = e.id LEFT JOIN securities s ON s.id = tr.security_id
+			WHERE e.family_id = ?0 ORDER BY 1`,
+		"categories": `SELECT concat_ws('|', c.name, p.name, c.color, c.lucide_icon, c.classification) FROM categories c
+			LEFT JOIN categories p ON p.id = c.parent_id WHERE c.family_id = ?0 ORDER BY 1`,
+		"tags":      `SELECT concat_ws('|', name, color) FROM tags WHERE family_id = ?0 ORDER BY 1`,
+		"merchants": `SELECT concat_ws('|', name, color, website_url) FROM merchants WHERE family_id = ?0 ORDER BY 1`,
+		"balances": `SELECT concat_ws('|', a.name, b.date, b.balance, b.cash_inflows, b.cash_outflows, b.flows_factor) FROM balances b
+			JOIN accounts a ON a.id = b.account_id WHERE b.family_id = ?0 ORDER BY 1`,
+		"holdings": `SELECT concat_ws('|', a.name, s.ticker, h.date, h.qty, h.price, h.amount, h.cost_basis, h.cost_basis_source) FROM holdings h
+			JOIN accounts a ON a.id = h.account_id JOIN securities s ON s.id = h.security_id WHERE h.family_id = ?0 ORDER BY 1`,
+		"recurring": `SELECT concat_ws('|', r.name, a.name, m.name, r.amount, r.expected_day_of_month, r.next_expected_date) FROM recurring_transactions r
+			LEFT JOIN accounts a ON a.id = r.account_id LEFT JOIN merchants m ON m.id = r.merchant_id WHERE r.family_id = ?0 ORDER BY 1`,
+		"transfers": `SELECT concat_ws('|', i.name, o.name, t.status) FROM transfers t JOIN entries i ON i.id = t.inflow_entry_id
+			JOIN entries o ON o.id = t.outflow_entry_id WHERE t.family_id = ?0 ORDER BY 1`,
+		"rejected_transfers": `SELECT concat_ws('|', i.name, o.name) FROM rejected_transfers t JOIN entries i ON i.id = t.inflow_entry_id
+			JOIN entries o ON o.id = t.outflow_entry_id WHERE t.family_id = ?0 ORDER BY 1`,
+		"budgets": `SELECT concat_ws('|', b.start_date, b.end_date, b.budgeted_spending, c.name, bc.budgeted_spending) FROM budgets b
+			LEFT JOIN budget_categories bc ON bc.budget_id = b.id LEFT JOIN categories c ON c.id = bc.category_id WHERE b.family_id = ?0 ORDER BY 1`,
+		"rules": `SELECT concat_ws('|', r.name, r.active, r.effective_date, (SELECT string_agg(concat_ws(':', x->>'condition_type', x->>'action_type',
+				coalesce(c.name, m.name, t.name, x->>'value')), ',' ORDER BY n) FROM jsonb_array_elements(r.conditions || r.actions) WITH ORDINALITY AS o(x, n)
+				LEFT JOIN categories c ON c.id::text = x->>'value' LEFT JOIN merchants m ON m.id::text = x->>'value'
+				LEFT JOIN tags t ON t.id::text = x->>'value')) FROM rules r WHERE r.family_id = ?0 ORDER BY 1`,
+		"totals": `SELECT concat_ws('|', kind, count(*), sum(amount)) FROM entries WHERE family_id = ?0 GROUP BY kind ORDER BY 1`,
+	}
+	out := map[string][]string{}
+	for name, q := range queries {
+		out[name] = e.strings(t, q, family)
+	}
+	return out
+}
+
+func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	// A family built every way Tally builds one: a manual account, a CSV import with
+	// categories and tags, a rule import, and a native file with every record type.
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "100")
+	e.publish(t, map[string]any{"raw_file_content": "date,amount,name,category,tags\n2024-01-02,-12.50,Coffee,Food:Coffee,morning|work\n2024-02-01,1000,Salary,Income,\n",
+		"date_format": "%Y-%m-%d", "account_id": acct.ID.String()})
+	e.publish(t, map[string]any{"type": "RuleImport", "raw_file_content": "name,resource_type,active,effective_date,conditions,actions\n" +
+		`Coffee rule,transaction,true,2024-01-01,[{"condition_type":"transaction_name","operator":"like","value":"coffee"}],[{"action_type":"set_transaction_category","value":"Food:Coffee"}]` + "\n"})
+	content, err := os.ReadFile("testdata/family.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.publish(t, map[string]any{"type": "NativeImport", "raw_file_content": string(content)})
+
+	export := e.c.Do(http.MethodGet, "/api/v1/export", nil, map[string]string{"X-Api-Key": e.read})
+	if export.Status != http.StatusOK {
+		t.Fatalf("export: %d %s", export.Status, export.Body)
+	}
+
+	// Into an empty family, as a multipart upload.
+	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
+	key := testkit.MustCreateAPIKey(t, e.srv.DB, other.ID, models.ScopeReadWrite)
+	body, ct := multipartBody(t, map[string]string{"type": "NativeImport", "publish": "true"}, "family.ndjson", "application/x-ndjson", []byte(export.Body))
+	r := e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": key})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("import the export: %d %s", r.Status, r.Body)
+	}
+	var created nativeBody
+	r.JSON(t, &created)
+	b := e.native(t, created.Data.ID, key)
+	if b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("round trip: %s, readback %+v", b.Data.Status, b.Data.Verification.Readback)
+	}
+	if n := b.Data.Verification.Readback.SynthesizedCounts; n["valuations"] != 0 || n["tags"] != 0 {
+		t.Errorf("the import had to make records the export should have carried: %v", n)
+	}
+	want, got := e.familySnapshot(t, e.user.FamilyID), e.familySnapshot(t, other.FamilyID)
+	for name := range want {
+		if len(want[name]) == 0 {
+			t.Errorf("the source family has no %s: the round trip would prove nothing about them", name)
+		}
+		if !slices.Equal(want[name], got[name]) {
+			t.Errorf("%s differ after the round trip:\nsource:\n  %s\nimported:\n  %s", name,
+				strings.Join(want[name], "\n  "), strings.Join(got[name], "\n  "))
+		}
 	}
 }

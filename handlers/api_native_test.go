@@ -5,6 +5,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -33,12 +34,30 @@ type nativeBody struct {
 	} `json:"data"`
 }
 
-func (e *importEnv) native(t *testing.T, id string) nativeBody {
+// native waits for the import to finish and returns it, read with key (the family's read key
+// when "").
+func (e *importEnv) native(t *testing.T, id string, key ...string) nativeBody {
 	t.Helper()
-	e.waitFor(t, id)
-	var b nativeBody
-	e.c.API(http.MethodGet, "/api/v1/imports/"+id, e.read, nil).JSON(t, &b)
-	return b
+	k := e.read
+	if len(key) > 0 {
+		k = key[0]
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		var b nativeBody
+		if r := e.c.API(http.MethodGet, "/api/v1/imports/"+id, k, nil); r.Status != http.StatusOK {
+			t.Fatalf("get import %s: %d %s", id, r.Status, r.Body)
+		} else {
+			r.JSON(t, &b)
+		}
+		if b.Data.Status != "importing" && b.Data.Status != "reverting" {
+			return b
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("import %s still %s after 30s", id, b.Data.Status)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 }
 
 func TestNativeImportPublishesEveryRecordType(t *testing.T) {

@@ -3,8 +3,10 @@ package imports
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -127,6 +129,10 @@ var exportQueries = []struct{ typ, sql string }{
 // the order an import processes them, lines joined by newlines. Another family's data never
 // appears: every query filters by the family.
 func Export(ctx context.Context, idb bun.IDB, familyID uuid.UUID, w io.Writer) (map[string]int, error) {
+	names, err := operandNames(ctx, idb, familyID)
+	if err != nil {
+		return nil, err
+	}
 	bw := bufio.NewWriterSize(w, 64*1024)
 	counts := map[string]int{}
 	first := true
@@ -145,6 +151,12 @@ func Export(ctx context.Context, idb bun.IDB, familyID uuid.UUID, w io.Writer) (
 				bw.WriteByte('\n')
 			}
 			first = false
+			if q.typ == "Rule" {
+				if line, err = nameRuleOperands(line, names); err != nil {
+					rows.Close()
+					return nil, err
+				}
+			}
 			bw.WriteString(line)
 			counts[q.typ]++
 		}
@@ -155,4 +167,67 @@ func Export(ctx context.Context, idb bun.IDB, familyID uuid.UUID, w io.Writer) (
 		rows.Close()
 	}
 	return counts, bw.Flush()
+}
+
+// operandNames maps the ids of the family's categories, merchants and tags to their type and
+// name, for rule operands.
+func operandNames(ctx context.Context, idb bun.IDB, familyID uuid.UUID) (map[string][2]string, error) {
+	var rows []struct {
+		ID   string `bun:"id"`
+		Type string `bun:"type"`
+		Name string `bun:"name"`
+	}
+	err := idb.NewRaw(`
+		SELECT id::text, 'Category' AS type, name FROM categories WHERE family_id = ?0
+		UNION ALL SELECT id::text, 'Merchant', name FROM merchants WHERE family_id = ?0
+		UNION ALL SELECT id::text, 'Tag', name FROM tags WHERE family_id = ?0`, familyID).Scan(ctx, &rows)
+	out := make(map[string][2]string, len(rows))
+	for _, r := range rows {
+		out[r.ID] = [2]string{r.Type, r.Name}
+	}
+	return out, err
+}
+
+// nameRuleOperands rewrites a Rule line so that an operand naming a category, merchant or tag
+// carries its name as the value, with value_ref {type, id, name}: a file imported into another
+// family then finds, or creates, the record by name.
+func nameRuleOperands(line string, names map[string][2]string) (string, error) {
+	var rec struct {
+		Type    string         `json:"type"`
+		Version int            `json:"version"`
+		Data    map[string]any `json:"data"`
+	}
+	dec := json.NewDecoder(strings.NewReader(line))
+	dec.UseNumber()
+	if err := dec.Decode(&rec); err != nil {
+		return "", fmt.Errorf("export rule: %w", err)
+	}
+	for _, key := range []string{"conditions", "actions"} {
+		nameOperands(rec.Data[key], names)
+	}
+	out, err := json.Marshal(rec)
+	return string(out), err
+}
+
+func nameOperands(v any, names map[string][2]string) {
+	items, _ := v.([]any)
+	for _, it := range items {
+		obj, ok := it.(map[string]any)
+		if !ok {
+			continue
+		}
+		nameOperands(obj["sub_conditions"], names)
+		kind, _ := obj["condition_type"].(string)
+		if kind == "" {
+			kind, _ = obj["action_type"].(string)
+		}
+		if _, ok := ruleOperandTables[kind]; !ok {
+			continue
+		}
+		id, _ := obj["value"].(string)
+		if n, ok := names[id]; ok {
+			obj["value"] = n[1]
+			obj["value_ref"] = map[string]any{"type": n[0], "id": id, "name": n[1]}
+		}
+	}
 }
