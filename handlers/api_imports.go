@@ -149,70 +149,100 @@ func deref(s *string) string {
 	return *s
 }
 
-// importRequest reads a create or preflight request: JSON, or a multipart form whose "file"
-// part wins over raw_file_content.
-func (a *app) importRequest(c echo.Context) (imports.Request, error) {
-	u := currentUser(c)
-	req := imports.Request{FamilyID: u.FamilyID, UserID: u.ID, Labels: map[string]*string{}}
+// requestBody is a JSON or multipart request: its fields, and the uploaded "file" part.
+type requestBody struct {
+	fields map[string]any
+	upload imports.Upload
+}
+
+// readBody reads a JSON object or a multipart form whose "file" part is kept as the upload.
+// The body may hold a file of the import size limit, with room for JSON's escapes.
+func (a *app) readBody(c echo.Context) (requestBody, error) {
+	var out requestBody
 	maxBytes := a.Imports.Limits.MaxBytes
-	// JSON escapes make a body larger than its content: allow for that, then check the
-	// content itself exactly.
-	body := http.MaxBytesReader(c.Response(), c.Request().Body, int64(3*maxBytes+1<<20))
-	c.Request().Body = body
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, int64(3*maxBytes+1<<20))
 	mediaType, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
-	var fields map[string]any
 	switch mediaType {
 	case echo.MIMEApplicationJSON:
 		dec := json.NewDecoder(c.Request().Body)
 		dec.UseNumber()
-		if err := dec.Decode(&fields); err != nil {
-			return req, bodyError(err, "The request body must be a JSON object")
+		if err := dec.Decode(&out.fields); err != nil {
+			return out, bodyError(err, "The request body must be a JSON object")
 		}
 	case echo.MIMEMultipartForm, echo.MIMEApplicationForm:
 		if err := c.Request().ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-			return req, bodyError(err, "The multipart form could not be read")
+			return out, bodyError(err, "The multipart form could not be read")
 		}
-		fields = map[string]any{}
+		out.fields = map[string]any{}
 		for k, v := range c.Request().Form {
 			if len(v) > 0 {
-				fields[k] = v[0]
+				out.fields[k] = v[0]
 			}
 		}
 		if fh, err := c.FormFile("file"); err == nil {
 			f, err := fh.Open()
 			if err != nil {
-				return req, bodyError(err, "The uploaded file could not be read")
+				return out, bodyError(err, "The uploaded file could not be read")
 			}
 			defer f.Close()
 			content, err := io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
 			if err != nil {
-				return req, bodyError(err, "The uploaded file could not be read")
+				return out, bodyError(err, "The uploaded file could not be read")
 			}
-			req.Upload = imports.Upload{Content: content, Filename: fh.Filename, ContentType: fh.Header.Get("Content-Type"), FromFile: true, Present: true}
+			out.upload = imports.Upload{Content: content, Filename: fh.Filename, ContentType: fh.Header.Get("Content-Type"), FromFile: true, Present: true}
 		}
 	default:
-		return req, apperr.New(apperr.BadRequest, "Send the request as application/json or multipart/form-data")
+		return out, apperr.New(apperr.BadRequest, "Send the request as application/json or multipart/form-data")
 	}
+	if out.fields == nil {
+		out.fields = map[string]any{}
+	}
+	return out, nil
+}
 
-	var v apperr.Validation
-	str := func(key string) *string {
-		raw, ok := fields[key]
-		if !ok || raw == nil {
-			return nil
-		}
-		switch x := raw.(type) {
-		case string:
-			return &x
-		case json.Number:
-			s := x.String()
-			return &s
-		case bool:
-			s := strconv.FormatBool(x)
-			return &s
-		}
-		v.Add(key, key+" must be a string")
+// str returns a field as text (numbers and booleans as written), nil when absent or null; a
+// field of another kind is recorded in v.
+func (b requestBody) str(v *apperr.Validation, key string) *string {
+	raw, ok := b.fields[key]
+	if !ok || raw == nil {
 		return nil
 	}
+	switch x := raw.(type) {
+	case string:
+		return &x
+	case json.Number:
+		s := x.String()
+		return &s
+	case bool:
+		s := strconv.FormatBool(x)
+		return &s
+	}
+	v.Add(key, key+" must be a string")
+	return nil
+}
+
+// content is the upload: the file part, else raw_file_content.
+func (b requestBody) content(v *apperr.Validation) imports.Upload {
+	if b.upload.Present {
+		return b.upload
+	}
+	if raw := b.str(v, "raw_file_content"); raw != nil {
+		return imports.Upload{Content: []byte(*raw), Present: true}
+	}
+	return imports.Upload{}
+}
+
+// importRequest reads a create or preflight request: JSON, or a multipart form whose "file"
+// part wins over raw_file_content.
+func (a *app) importRequest(c echo.Context) (imports.Request, error) {
+	u := currentUser(c)
+	req := imports.Request{FamilyID: u.FamilyID, UserID: u.ID, Labels: map[string]*string{}}
+	body, err := a.readBody(c)
+	if err != nil {
+		return req, err
+	}
+	var v apperr.Validation
+	str := func(key string) *string { return body.str(&v, key) }
 	if t := str("type"); t != nil {
 		req.Type = strings.TrimSpace(*t)
 	}
@@ -241,11 +271,7 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 		}
 		req.RowsToSkip = &n
 	}
-	if !req.Upload.Present {
-		if raw := str("raw_file_content"); raw != nil {
-			req.Upload = imports.Upload{Content: []byte(*raw), Present: true}
-		}
-	}
+	req.Upload = body.content(&v)
 	if err := v.Err(); err != nil {
 		e := apperr.As(err)
 		e.Message, e.Slug = "Import could not be created", "validation_failed"

@@ -76,6 +76,10 @@ func (a *app) routes(e *echo.Echo) {
 	api.POST("/imports/:id/publish", a.apiImportPublish, requireScope(models.ScopeReadWrite))
 	api.POST("/imports/:id/revert", a.apiImportRevert, requireScope(models.ScopeReadWrite))
 	api.DELETE("/imports/:id", a.apiImportDelete, requireScope(models.ScopeReadWrite))
+	api.POST("/import_sessions", a.apiSessionCreate, requireScope(models.ScopeReadWrite))
+	api.GET("/import_sessions/:id", a.apiSessionShow, requireScope(models.ScopeRead))
+	api.POST("/import_sessions/:id/chunks", a.apiSessionChunk, requireScope(models.ScopeReadWrite))
+	api.POST("/import_sessions/:id/publish", a.apiSessionPublish, requireScope(models.ScopeReadWrite))
 }
 
 func cacheFor(d time.Duration, h http.Handler) http.Handler {

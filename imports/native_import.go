@@ -160,13 +160,16 @@ func (s *Service) publishNative(ctx context.Context, tx db.Tx, im *Import) error
 	expected := map[string]int{}
 	err = s.eachNativeFile(ctx, tx, im, func(seq int, f *native.File) error {
 		if len(f.Problems) > 0 {
-			return apperr.New(apperr.Invalid, preflightFailedMessage(capFindings(f.Problems))).WithSlug("preflight_failed")
+			return &errChunk{seq, apperr.New(apperr.Invalid, preflightFailedMessage(capFindings(f.Problems))).WithSlug("preflight_failed")}
 		}
 		for k, n := range f.Counts {
 			expected[k] += n
 		}
 		s.progress(ctx, im.ID, seq, max(seq, chunkCount(im)))
-		return w.writeFile(ctx, f)
+		if err := w.writeFile(ctx, f); err != nil {
+			return &errChunk{seq, err}
+		}
+		return nil
 	})
 	if err != nil {
 		return err
@@ -176,6 +179,9 @@ func (s *Service) publishNative(ctx context.Context, tx db.Tx, im *Import) error
 	}
 	after, err := countRecords(ctx, tx, im.ID)
 	if err != nil {
+		return err
+	}
+	if err := markChunks(ctx, tx, im, ChunkComplete, nil); err != nil {
 		return err
 	}
 	rb := readback(expected, before, after, s.now().UTC())

@@ -24,6 +24,11 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 			default:
 				return apperr.Errorf(apperr.Conflict, "An import that is %s cannot be published: revert it first.", im.Status).WithSlug("not_publishable")
 			}
+			if im.Session {
+				if err := s.checkSession(ctx, tx, im); err != nil {
+					return err
+				}
+			}
 			if im.Type == NativeImport {
 				return s.checkNativePublish(im)
 			}
@@ -49,6 +54,9 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 		problems, _ := e.Details.([]Finding)
 		msg := preflightFailedMessage(problems)
 		if markErr := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+			if _, err := tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).Set("problems = ?", capFindings(problems)).Exec(ctx); err != nil {
+				return err
+			}
 			return setStatus(ctx, tx, id, StatusFailed, &msg, nil)
 		}); markErr != nil {
 			return markErr
@@ -153,6 +161,7 @@ func (s *Service) finish(ctx context.Context, id uuid.UUID, running, failed, wha
 	if e := apperr.As(err); e == nil || e.Code == apperr.Internal {
 		s.Log.ErrorContext(ctx, what+" failed", "import_id", id, "error", err.Error())
 	}
+	cause := err
 	markErr := s.DB.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, id)
 		if err != nil || im.Status != running {
@@ -161,6 +170,9 @@ func (s *Service) finish(ctx context.Context, id uuid.UUID, running, failed, wha
 		if im.Type == NativeImport && running == StatusImporting {
 			rb := failedReadback(ctx, tx, im, msg, s.now().UTC())
 			if _, err := tx.NewUpdate().Model(im).Set("readback = ?", rb).WherePK().Exec(ctx); err != nil {
+				return err
+			}
+			if err := markChunks(ctx, tx, im, ChunkFailed, cause); err != nil {
 				return err
 			}
 		}

@@ -50,6 +50,9 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 			return err
 		}
 		q := tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id)
+		if err := markChunks(ctx, tx, im, ChunkPending, nil); err != nil {
+			return err
+		}
 		if im.Type == NativeImport {
 			now := s.now().UTC()
 			q = q.Set("readback = ?", &Readback{Status: ReadbackReverted, CheckedAt: &now}).Set("summary = '{}'")

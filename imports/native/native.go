@@ -159,9 +159,19 @@ func (f *File) Valid() bool {
 // skipped_missing_reference warning when optional, and empties UnresolvedRefs.
 func (f *File) CheckRefs(exists func(Ref) bool) {
 	where := "the file"
-	if exists != nil {
+	switch {
+	case f.opts.Chunk > 0:
+		where = "this chunk or an earlier one"
+	case exists != nil:
 		where = "the file or the family"
 	}
+	findings := len(f.Problems)
+	warnings := len(f.Warnings)
+	defer func() {
+		// Locate only what this call added: the rest is located already.
+		g := File{opts: f.opts, Problems: f.Problems[findings:], Warnings: f.Warnings[warnings:]}
+		g.locate()
+	}()
 	for _, r := range f.UnresolvedRefs {
 		if exists != nil && exists(r) {
 			continue
