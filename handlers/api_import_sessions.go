@@ -150,7 +150,7 @@ func (a *app) apiSessionChunk(c echo.Context) error {
 	var v apperr.Validation
 	if _, ok := body.fields["sequence"]; !ok {
 		return apperr.New(apperr.BadRequest, "sequence is required: the chunk's number, from 1, in upload order").
-			WithFields(map[string][]string{"sequence": {"is required"}})
+			WithFields(map[string][]string{"sequence": {"sequence is required"}})
 	}
 	req := imports.ChunkRequest{FamilyID: currentUser(c).FamilyID, ImportID: id,
 		ClientChunkID: body.str(&v, "client_chunk_id"), SHA256: body.str(&v, "sha256"), Upload: body.content(&v)}

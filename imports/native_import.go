@@ -26,7 +26,7 @@ var nativeContentTypes = map[string]bool{"application/x-ndjson": true, "applicat
 func (s *Service) checkNativeUpload(up Upload) error {
 	if !up.Present || len(bytes.TrimSpace(up.Content)) == 0 {
 		return apperr.New(apperr.Invalid, "raw_file_content is required: send the NDJSON as raw_file_content, or upload it as a multipart file.").
-			WithSlug("missing_content").WithFields(map[string][]string{"raw_file_content": {"is required unless a file is uploaded"}})
+			WithSlug("missing_content").WithFields(map[string][]string{"raw_file_content": {"raw_file_content is required unless a file is uploaded"}})
 	}
 	if len(up.Content) > s.Limits.MaxBytes {
 		slug, msg := "content_too_large", "Content is too large. Maximum size is %dMB."

@@ -307,12 +307,11 @@ var taxonomy = map[string]struct{ table, entity string }{
 func (w *nativeWriter) writeTaxonomy(ctx context.Context, recs []*native.Record) error {
 	typ := recs[0].Type
 	t := taxonomy[typ]
-	var rows [][]any
-	type parentLink struct {
-		id     uuid.UUID
-		parent string
+	type candidate struct {
+		src, name, color, icon, class, logo, website, parent string
+		id                                                   uuid.UUID
 	}
-	var parents []parentLink
+	var fresh []candidate
 	for _, r := range recs {
 		name := r.String("name")
 		if id, ok := w.names[t.table][name]; ok {
@@ -320,52 +319,86 @@ func (w *nativeWriter) writeTaxonomy(ctx context.Context, recs []*native.Record)
 			w.link(t.entity, id, "merged")
 			continue
 		}
-		id := uuid.Must(uuid.NewV7())
-		w.names[t.table][name] = id
-		w.mapID(typ, r.SourceID, id)
-		w.summary.of(t.entity).Created++
+		c := candidate{src: r.SourceID, name: name, id: uuid.Must(uuid.NewV7()), color: r.String("color"),
+			logo: r.String("logo_url"), website: r.String("website_url"), parent: r.ID("parent_id")}
 		switch typ {
 		case "Category":
-			class := r.String("classification")
-			if class == "" {
-				class = r.String("classification_unused")
-			}
-			if class != "income" {
-				class = "expense"
-			}
-			rows = append(rows, []any{pgUUID(id), pgUUID(w.im.FamilyID), name, orDefault(r.String("color"), "#737373"),
-				orDefault(r.String("lucide_icon"), "shapes"), class, pgUUID(w.im.ID)})
-			if p := r.ID("parent_id"); p != "" {
-				parents = append(parents, parentLink{id, p})
+			c.color, c.icon = orDefault(c.color, "#737373"), orDefault(r.String("lucide_icon"), "shapes")
+			c.class = orDefault(r.String("classification"), r.String("classification_unused"))
+			if c.class != "income" {
+				c.class = "expense"
 			}
 		case "Tag":
-			rows = append(rows, []any{pgUUID(id), pgUUID(w.im.FamilyID), name, orDefault(r.String("color"), "#e99537"), pgUUID(w.im.ID)})
-		default:
-			rows = append(rows, []any{pgUUID(id), pgUUID(w.im.FamilyID), name, r.String("color"), r.String("logo_url"),
-				r.String("website_url"), pgUUID(w.im.ID)})
+			c.color = orDefault(c.color, "#e99537")
+		}
+		w.names[t.table][name] = c.id
+		w.mapID(typ, c.src, c.id)
+		fresh = append(fresh, c)
+	}
+	if len(fresh) == 0 {
+		return nil
+	}
+	cols := map[string][]string{"ids": nil}
+	ids := make([]uuid.UUID, len(fresh))
+	for i, c := range fresh {
+		ids[i] = c.id
+		for k, v := range map[string]string{"name": c.name, "color": c.color, "icon": c.icon, "class": c.class, "logo": c.logo, "website": c.website} {
+			cols[k] = append(cols[k], v)
 		}
 	}
-	cols := map[string][]string{
-		"Category": {"id", "family_id", "name", "color", "lucide_icon", "classification", "import_id"},
-		"Tag":      {"id", "family_id", "name", "color", "import_id"},
-		"Merchant": {"id", "family_id", "name", "color", "logo_url", "website_url", "import_id"},
-	}[typ]
-	if err := w.copy(ctx, t.table, cols, rows); err != nil {
+	arr := func(k string) any { return pgdialect.Array(cols[k]) }
+	// A name someone else gives the family meanwhile is merged into, not a failure.
+	var insert string
+	var args []any
+	switch typ {
+	case "Category":
+		insert = `INSERT INTO categories (id, family_id, name, color, lucide_icon, classification, import_id)
+			SELECT x.id, ?, x.name, x.color, x.icon, x.class, ? FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[]) AS x(id, name, color, icon, class)`
+		args = []any{w.im.FamilyID, w.im.ID, pgdialect.Array(ids), arr("name"), arr("color"), arr("icon"), arr("class")}
+	case "Tag":
+		insert = `INSERT INTO tags (id, family_id, name, color, import_id)
+			SELECT x.id, ?, x.name, x.color, ? FROM unnest(?::uuid[], ?::text[], ?::text[]) AS x(id, name, color)`
+		args = []any{w.im.FamilyID, w.im.ID, pgdialect.Array(ids), arr("name"), arr("color")}
+	default:
+		insert = `INSERT INTO merchants (id, family_id, name, color, logo_url, website_url, import_id)
+			SELECT x.id, ?, x.name, x.color, x.logo, x.website, ? FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[]) AS x(id, name, color, logo, website)`
+		args = []any{w.im.FamilyID, w.im.ID, pgdialect.Array(ids), arr("name"), arr("color"), arr("logo"), arr("website")}
+	}
+	var inserted []uuid.UUID
+	if err := w.tx.NewRaw(insert+` ON CONFLICT (family_id, name) DO NOTHING RETURNING id`, args...).Scan(ctx, &inserted); err != nil && !db.IsNoRows(err) {
 		return err
 	}
+	made := make(map[uuid.UUID]bool, len(inserted))
+	for _, id := range inserted {
+		made[id] = true
+	}
+	for i := range fresh {
+		c := &fresh[i]
+		if made[c.id] {
+			w.summary.of(t.entity).Created++
+			continue
+		}
+		if err := w.tx.NewRaw("SELECT id FROM ? WHERE family_id = ? AND name = ?", bun.Ident(t.table), w.im.FamilyID, c.name).Scan(ctx, &c.id); err != nil {
+			return err
+		}
+		w.names[t.table][c.name] = c.id
+		w.mapID(typ, c.src, c.id)
+		w.link(t.entity, c.id, "merged")
+		c.parent = "" // an existing category keeps its parent
+	}
 	// Parents are linked once every category of the file exists: a parent may come later.
-	var ids, parentIDs []uuid.UUID
-	for _, p := range parents {
-		if pid, ok := w.lookup("Category", p.parent); ok && pid != p.id {
-			ids, parentIDs = append(ids, p.id), append(parentIDs, pid)
+	var children, parents []uuid.UUID
+	for _, c := range fresh {
+		if pid, ok := w.lookup("Category", c.parent); ok && c.parent != "" && pid != c.id {
+			children, parents = append(children, c.id), append(parents, pid)
 		}
 	}
-	if len(ids) == 0 {
+	if len(children) == 0 {
 		return nil
 	}
 	_, err := w.tx.NewRaw(`UPDATE categories c SET parent_id = x.parent_id
 		FROM unnest(?::uuid[], ?::uuid[]) AS x(id, parent_id) WHERE c.id = x.id`,
-		pgdialect.Array(ids), pgdialect.Array(parentIDs)).Exec(ctx)
+		pgdialect.Array(children), pgdialect.Array(parents)).Exec(ctx)
 	return err
 }
 
@@ -868,9 +901,17 @@ func (w *nativeWriter) nameID(ctx context.Context, table, name string) (uuid.UUI
 		return id, nil
 	}
 	id := uuid.Must(uuid.NewV7())
-	if _, err := w.tx.NewRaw("INSERT INTO ? (id, family_id, name, import_id) VALUES (?, ?, ?, ?)",
-		bun.Ident(table), id, w.im.FamilyID, name, w.im.ID).Exec(ctx); err != nil {
+	var got []uuid.UUID
+	if err := w.tx.NewRaw("INSERT INTO ? (id, family_id, name, import_id) VALUES (?, ?, ?, ?) ON CONFLICT (family_id, name) DO NOTHING RETURNING id",
+		bun.Ident(table), id, w.im.FamilyID, name, w.im.ID).Scan(ctx, &got); err != nil && !db.IsNoRows(err) {
 		return uuid.Nil, err
+	}
+	if len(got) == 0 { // someone gave the family this name meanwhile
+		if err := w.tx.NewRaw("SELECT id FROM ? WHERE family_id = ? AND name = ?", bun.Ident(table), w.im.FamilyID, name).Scan(ctx, &id); err != nil {
+			return uuid.Nil, err
+		}
+		w.names[table][name] = id
+		return id, nil
 	}
 	w.names[table][name] = id
 	w.link(table, id, "synthesized")

@@ -32,14 +32,14 @@ const (
 type Readback struct {
 	Status               string              `json:"status"`
 	CheckedAt            *time.Time          `json:"checked_at"`
-	ExpectedRecordCounts map[string]int      `json:"expected_record_counts,omitempty"`
-	BeforeCounts         map[string]int      `json:"before_counts,omitempty"`
-	AfterCounts          map[string]int      `json:"after_counts,omitempty"`
-	ActualDeltaCounts    map[string]int      `json:"actual_delta_counts,omitempty"`
-	CheckedCounts        map[string]int      `json:"checked_counts,omitempty"`
-	Mismatches           map[string]Mismatch `json:"mismatches,omitempty"`
-	SynthesizedCounts    map[string]int      `json:"synthesized_counts,omitempty"`
-	MergedCounts         map[string]int      `json:"merged_counts,omitempty"`
+	ExpectedRecordCounts map[string]int      `json:"expected_record_counts,omitzero"`
+	BeforeCounts         map[string]int      `json:"before_counts,omitzero"`
+	AfterCounts          map[string]int      `json:"after_counts,omitzero"`
+	ActualDeltaCounts    map[string]int      `json:"actual_delta_counts,omitzero"`
+	CheckedCounts        map[string]int      `json:"checked_counts,omitzero"`
+	Mismatches           map[string]Mismatch `json:"mismatches,omitzero"`
+	SynthesizedCounts    map[string]int      `json:"synthesized_counts,omitzero"`
+	MergedCounts         map[string]int      `json:"merged_counts,omitzero"`
 	Error                *string             `json:"error,omitempty"`
 }
 

@@ -150,7 +150,7 @@ type ChunkRequest struct {
 func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) {
 	if req.Sequence < 1 {
 		return false, apperr.New(apperr.Invalid, "sequence must be a whole number greater than 0").
-			WithSlug("validation_failed").WithFields(map[string][]string{"sequence": {"must be a whole number greater than 0"}})
+			WithSlug("validation_failed").WithFields(map[string][]string{"sequence": {"sequence must be a whole number greater than 0"}})
 	}
 	if err := s.checkNativeUpload(req.Upload); err != nil {
 		return false, err
@@ -161,7 +161,7 @@ func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) 
 		if sent != hex.EncodeToString(sum[:]) {
 			return false, apperr.Errorf(apperr.Invalid, "Chunk %d does not match its checksum: sha256 %q was sent, but the content received hashes to %s. Send the chunk again.",
 				req.Sequence, sent, hex.EncodeToString(sum[:])).WithSlug("checksum_mismatch").
-				WithFields(map[string][]string{"sha256": {"does not match the content"}})
+				WithFields(map[string][]string{"sha256": {"sha256 does not match the content"}})
 		}
 	}
 	var client *string
@@ -184,7 +184,7 @@ func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) 
 		}
 		if im.ExpectedChunks != nil && req.Sequence > *im.ExpectedChunks {
 			return apperr.Errorf(apperr.Invalid, "sequence %d exceeds expected_chunks %d", req.Sequence, *im.ExpectedChunks).
-				WithSlug("validation_failed").WithFields(map[string][]string{"sequence": {"exceeds expected_chunks"}})
+				WithSlug("validation_failed").WithFields(map[string][]string{"sequence": {fmt.Sprintf("sequence %d exceeds expected_chunks %d", req.Sequence, *im.ExpectedChunks)}})
 		}
 		var have []Chunk
 		if err := tx.NewSelect().Model(&have).Column("sequence", "client_chunk_id", "sha256").
@@ -208,7 +208,7 @@ func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) 
 		if next := len(have) + 1; req.Sequence != next {
 			return apperr.Errorf(apperr.Invalid, "Chunk %d is out of order: the session has %s, so the next is chunk %d.",
 				req.Sequence, plural(len(have), "chunk", "chunks"), next).WithSlug("chunk_out_of_order").
-				WithFields(map[string][]string{"sequence": {fmt.Sprintf("must be %d", next)}})
+				WithFields(map[string][]string{"sequence": {fmt.Sprintf("sequence must be %d, the next chunk", next)}})
 		}
 		f := native.ReadWith(req.Upload.Content, native.Options{Chunk: req.Sequence})
 		// One statement with bind parameters: bun would inline the content into the SQL text.

@@ -352,6 +352,9 @@ func (f *File) readLine(n int, line []byte) {
 		}
 		bad(CodeInvalidRecord, "must include type and data (missing "+strings.Join(missing, " and ")+")")
 		f.Problems[len(f.Problems)-1].Field = missing[0]
+		if typeIsString {
+			f.Problems[len(f.Problems)-1].Type = typ
+		}
 		return
 	case !typeIsString:
 		bad(CodeInvalidRecord, "type must be a string")

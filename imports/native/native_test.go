@@ -43,7 +43,7 @@ func TestProblems(t *testing.T) {
 	}{
 		{"invalid json", []byte("not ndjson"), CodeInvalidJSON, 1, "", "", "line 1: not valid JSON: invalid character", false},
 		{"not an object", []byte("[]"), CodeInvalidRecord, 1, "", "", "line 1: must be a JSON object", false},
-		{"missing data", lines(acct, `{"type":"Tag"}`), CodeInvalidRecord, 2, "", "data", "must include type and data (missing data)", false},
+		{"missing data", lines(acct, `{"type":"Tag"}`), CodeInvalidRecord, 2, "Tag", "data", "must include type and data (missing data)", false},
 		{"data not object", []byte(`{"type":"Tag","data":[1]}`), CodeInvalidRecord, 1, "Tag", "data", "Tag data must be a JSON object", false},
 		{"type not string", []byte(`{"type":5,"data":{}}`), CodeInvalidRecord, 1, "", "type", "type must be a string", false},
 		{"unsupported", lines(acct, `{"type":"MysteryType","data":{}}`), CodeUnsupportedType, 2, "MysteryType", "type", "unsupported record type MysteryType", false},
