@@ -40,7 +40,9 @@ func nativeFile() []string {
 		b, _ := json.Marshal(map[string]any{"type": typ, "data": data})
 		lines = append(lines, string(b))
 	}
-	day := func(i int) string { return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format(time.DateOnly) }
+	day := func(i int) string {
+		return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format(time.DateOnly)
+	}
 	for i := range benchAccounts {
 		typ := "Depository"
 		if i%5 == 4 {
