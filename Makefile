@@ -33,9 +33,12 @@ bench: assets
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m $(PKGS)
 
 # Each fuzz target for FUZZTIME (CI runs them briefly; run longer by hand).
+FUZZPKGS = ./imports/parse ./imports/native ./imports/statement
 fuzz:
-	@for f in FuzzCSV FuzzNumber FuzzDate FuzzQIF; do \
-		$(GO) test ./imports/parse -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	@for pkg in $(FUZZPKGS); do \
+		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \
+			$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+		done; \
 	done
 
 lint:

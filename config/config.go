@@ -30,6 +30,9 @@ type Config struct {
 	LocalAdminOverrideEnabled bool
 	SMTPURL                   string
 	MailFrom                  string
+	// LLMBaseURL, LLMAPIKey and LLMModel name an OpenAI-compatible endpoint that PdfImport
+	// may use as a second extractor (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL). All three or none.
+	LLMBaseURL, LLMAPIKey, LLMModel string
 	DataDir                   string
 	SecureCookies             bool
 	// TrustedProxies are the networks whose X-Forwarded-For header names the client. Without
@@ -52,6 +55,9 @@ func Load(getenv func(string) string) (Config, error) {
 		LogFormat:     strings.TrimSpace(getenv("LOG_FORMAT")),
 		SMTPURL:       strings.TrimSpace(getenv("SMTP_URL")),
 		MailFrom:      strings.TrimSpace(getenv("MAIL_FROM")),
+		LLMBaseURL:    strings.TrimSpace(getenv("LLM_BASE_URL")),
+		LLMAPIKey:     strings.TrimSpace(getenv("LLM_API_KEY")),
+		LLMModel:      strings.TrimSpace(getenv("LLM_MODEL")),
 		DataDir:       strings.TrimSpace(getenv("TALLY_DATA_DIR")),
 	}
 	var errs []error
@@ -77,6 +83,9 @@ func Load(getenv func(string) string) (Config, error) {
 		if u, err := url.Parse(c.SMTPURL); err != nil || (u.Scheme != "smtp" && u.Scheme != "smtps") || u.Host == "" {
 			errs = append(errs, errors.New("SMTP_URL must look like smtp://user:password@host:587 or smtps://user:password@host:465"))
 		}
+	}
+	if set := btoi(c.LLMBaseURL != "") + btoi(c.LLMAPIKey != "") + btoi(c.LLMModel != ""); set != 0 && set != 3 {
+		errs = append(errs, fmt.Errorf("LLM_BASE_URL, LLM_API_KEY and LLM_MODEL must be set together, or not at all"))
 	}
 	if c.MailFrom == "" {
 		c.MailFrom = "Tally <no-reply@localhost>"
@@ -161,4 +170,11 @@ func boolVar(getenv func(string) string, name string, def bool) (bool, error) {
 	default:
 		return false, fmt.Errorf("%s %q must be true or false", name, v)
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -262,6 +262,9 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 		}
 	}
 	req.DateFormat, req.NumberFormat = str("date_format"), str("number_format")
+	if x := str("extractor"); x != nil {
+		req.Extractor = strings.TrimSpace(*x)
+	}
 	req.SignageConvention, req.ColSep = str("signage_convention"), str("col_sep")
 	req.AmountTypeStrategy, req.AmountTypeInflowValue = str("amount_type_strategy"), str("amount_type_inflow_value")
 	if s := str("rows_to_skip"); s != nil && strings.TrimSpace(*s) != "" {

@@ -47,6 +47,8 @@ type Request struct {
 	AmountTypeStrategy    *string
 	AmountTypeInflowValue *string
 	RowsToSkip            *int
+	// Extractor is how a PdfImport reads its statement: builtin (default) or llm.
+	Extractor string
 
 	Upload Upload
 }
@@ -137,9 +139,6 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	if !typ.Valid() {
 		return nil, apperr.Errorf(apperr.Invalid, "type must be one of: %s", TypeNames(Types)).WithSlug("invalid_import_type")
 	}
-	if typ == PdfImport {
-		return nil, apperr.Errorf(apperr.Invalid, "%s is not available yet on this server", typ).WithSlug("unsupported_import_type")
-	}
 	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending}
 	if req.UserID != uuid.Nil {
 		im.UserID = &req.UserID
@@ -173,6 +172,18 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	}
 
 	up := req.Upload
+	if typ == PdfImport && up.Present && len(up.Content) <= s.Limits.MaxBytes {
+		p := &prepared{im: im, account: acct}
+		im.Content, im.ByteSize = up.Content, len(up.Content)
+		im.Filename = strPtr(defaultString(up.Filename, "statement.pdf"))
+		im.ContentType = strPtr(defaultString(up.ContentType, "application/pdf"))
+		im.Encoding = strPtr("binary")
+		if err := s.pdfRows(ctx, up, req.Extractor, im, p); err != nil {
+			return nil, err
+		}
+		p.each = eachRow(p.rows)
+		return p, nil
+	}
 	if !up.Present || len(bytes.TrimSpace(up.Content)) == 0 {
 		return nil, apperr.New(apperr.Invalid, "Provide a file or raw_file_content.").WithSlug("missing_content")
 	}
@@ -199,13 +210,7 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		return nil, err
 	}
 	if p.each == nil {
-		p.each = func(yield func(*Row) bool) {
-			for i := range p.rows {
-				if !yield(&p.rows[i]) {
-					return
-				}
-			}
-		}
+		p.each = eachRow(p.rows)
 	}
 	return p, nil
 }
@@ -398,3 +403,14 @@ func numeric(d *decimal.Decimal) pgtype.Numeric {
 }
 
 func nullString(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
+
+// eachRow yields each of rows.
+func eachRow(rows []Row) iter.Seq[*Row] {
+	return func(yield func(*Row) bool) {
+		for i := range rows {
+			if !yield(&rows[i]) {
+				return
+			}
+		}
+	}
+}

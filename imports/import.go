@@ -250,6 +250,12 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 	if im.Type == QifImport && im.AccountID == nil {
 		d.Problems = append(d.Problems, "A QIF import needs an account: send account_id.")
 	}
+	if im.Type == PdfImport && im.AccountID == nil {
+		d.Problems = append(d.Problems, "A PDF statement import needs an account: send account_id.")
+	}
+	if why := statementProblem(im.Statement); why != "" {
+		d.Problems = append(d.Problems, why)
+	}
 	st.Publishable = len(d.Problems) == 0
 	if im.Type == NativeImport {
 		nativeDetail(d)

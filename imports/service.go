@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tally/imports/statement"
 	"tally/internal/db"
 )
 
@@ -37,6 +38,8 @@ type Service struct {
 	Jobs   Enqueuer
 	Limits Limits
 	Log    *slog.Logger
+	// LLM is the optional second extractor of PdfImport; nil when none is configured.
+	LLM *statement.LLM
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

@@ -174,6 +174,9 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		cfg.AppURL = url
 	}
 	importSvc, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true})
+	if err == nil {
+		importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
+	}
 	if err != nil {
 		return err
 	}

@@ -66,6 +66,9 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	}
 	limits := imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows, MaxRecords: cfg.ImportMaxRecords}
 	importSvc, river, err := jobs.NewImports(d, log, limits, jobs.Options{Work: true})
+	if err == nil {
+		importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
+	}
 	if err != nil {
 		tb.Fatalf("job client: %v", err)
 	}

@@ -1,0 +1,18 @@
+// Package statement turns bank and credit-card statement PDFs into transaction lines without
+// any external service, and checks the lines against the statement's own balances.
+//
+// The work is done in two steps. ExtractText gets each page's text, laid out so that columns
+// stay apart (pdftotext -layout when it is installed, a pure-Go reader otherwise). Parse then
+// reads that text: it finds dated lines with amounts, decides for each amount whether it is
+// money in or out (from its sign, the column it sits under, or the running balance beside it),
+// and reconciles the result with the opening and closing balances the statement prints.
+//
+// Amounts always follow one convention, whatever the statement prints: money in (a deposit,
+// a card payment or refund) is positive and money out (a withdrawal, a card purchase) is
+// negative. Balances are kept as printed: a bank balance is what the account holds, a credit
+// card balance is what is owed. Parse never fails; whatever looks wrong becomes a Problem on
+// the line or on the statement, so a person can see and fix it before importing.
+//
+// LLM is an optional second extractor for statements the layout rules cannot read; it asks an
+// OpenAI-compatible endpoint for the same data and reconciles the answer the same way.
+package statement
