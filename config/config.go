@@ -33,8 +33,8 @@ type Config struct {
 	// LLMBaseURL, LLMAPIKey and LLMModel name an OpenAI-compatible endpoint that PdfImport
 	// may use as a second extractor (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL). All three or none.
 	LLMBaseURL, LLMAPIKey, LLMModel string
-	DataDir                   string
-	SecureCookies             bool
+	DataDir                         string
+	SecureCookies                   bool
 	// TrustedProxies are the networks whose X-Forwarded-For header names the client. Without
 	// them the connection's address is the client's, so rate limits cannot be dodged.
 	TrustedProxies []*net.IPNet
