@@ -1,7 +1,6 @@
 package handlers_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
@@ -11,53 +10,14 @@ import (
 	"sync/atomic"
 	"testing"
 
-	"github.com/go-pdf/fpdf"
 	"github.com/google/uuid"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 )
 
-// statementPDF draws a one-page checking statement in Courier, as a bank prints it: dated
-// lines with a signed amount and the running balance, between the opening and closing
-// balances. Without the electricity bill its lines no longer add up to the closing balance.
 func statementPDF(t *testing.T, withElectric bool) []byte {
-	t.Helper()
-	doc := fpdf.New("P", "mm", "Letter", "")
-	doc.SetFont("Courier", "", 9)
-	doc.AddPage()
-	y := 15.0
-	row := func(cells ...string) { // date, description, amount, balance
-		xs := []float64{15, 45, 150, 185}
-		for i, text := range cells {
-			if text == "" {
-				continue
-			}
-			x := xs[i]
-			if i >= 2 {
-				x -= doc.GetStringWidth(text)
-			}
-			doc.SetXY(x, y)
-			doc.CellFormat(doc.GetStringWidth(text), 4.5, text, "", 0, "L", false, 0, "")
-		}
-		y += 4.5
-	}
-	row("FIRST EXAMPLE BANK")
-	row("Statement period: 01/01/2024 - 01/31/2024")
-	row("Opening balance", "", "", "1,000.00")
-	row("Date", "Description", "Amount", "Balance")
-	row("01/02/2024", "PAYROLL ACME CORP", "2,500.00", "3,500.00")
-	row("01/03/2024", "RENT JANUARY", "-1,200.00", "2,300.00")
-	if withElectric {
-		row("01/10/2024", "ELECTRIC COMPANY", "-120.25", "2,179.75")
-	}
-	row("01/15/2024", "ATM WITHDRAWAL", "-60.00", "2,119.75")
-	row("Closing balance", "", "", "2,119.75")
-	var buf bytes.Buffer
-	if err := doc.Output(&buf); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
+	return testkit.StatementPDF(t, withElectric)
 }
 
 func (e *importEnv) uploadPDF(t *testing.T, fields map[string]string, pdf []byte) *testkit.Response {

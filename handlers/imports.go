@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -98,6 +99,11 @@ func (a *app) importShow(c echo.Context) error {
 	if v.Mappings, err = imports.Mappings(ctx, a.DB, im.ID); err != nil {
 		return err
 	}
+	if im.Session {
+		if v.Chunks, err = imports.Chunks(ctx, a.DB, im.ID); err != nil {
+			return err
+		}
+	}
 	if im.AccountID != nil {
 		acct, err := models.AccountByID(ctx, a.DB, im.FamilyID, *im.AccountID)
 		switch {
@@ -181,4 +187,67 @@ func pageNumber(c echo.Context) int {
 		return 1
 	}
 	return n
+}
+
+// importNewFields are the upload form's fields, kept when it is shown again with errors.
+var importNewFields = []string{"type", "account_id", "extractor", "date_format", "number_format", "signage_convention",
+	"col_sep", "rows_to_skip", "date_col_label", "amount_col_label", "name_col_label", "category_col_label",
+	"tags_col_label", "notes_col_label", "account_col_label", "currency_col_label", "ticker_col_label",
+	"qty_col_label", "price_col_label"}
+
+// importNew is GET /imports/new: the upload form.
+func (a *app) importNew(c echo.Context) error {
+	return a.renderNewImport(c, http.StatusOK, &views.Form{Values: map[string]string{"type": c.QueryParam("type")}})
+}
+
+func (a *app) renderNewImport(c echo.Context, status int, form *views.Form) error {
+	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	if err != nil {
+		return err
+	}
+	opts := []views.SelectOption{{Value: "", Label: "None: use the account names in the file"}}
+	for _, acct := range accts {
+		opts = append(opts, views.SelectOption{Value: acct.ID.String(), Label: acct.Name})
+	}
+	return a.render(c, status, views.NewImportPage(views.NewImport{Form: form, Accounts: opts, LLM: a.Imports.LLM != nil}))
+}
+
+// importCreate is POST /imports: the upload, stored as a pending import whose page then shows
+// what was found. A rejected upload shows the form again with the reasons.
+func (a *app) importCreate(c echo.Context) error {
+	form := formOf(c, importNewFields...)
+	req, err := a.importRequest(c)
+	if err == nil {
+		req.Publish = false
+		var d *imports.Detail
+		if d, err = a.Imports.Create(c.Request().Context(), req); err == nil {
+			a.flash(c, "success", "File uploaded. Check what was found, then publish it.")
+			return redirect(c, "/imports/"+d.ID.String())
+		}
+	}
+	e := apperr.As(err)
+	if e == nil || e.Code == apperr.Internal {
+		return err
+	}
+	// Field problems go under their fields; the rest (the file's own) above the form.
+	form.Errors = map[string][]string{}
+	var other []string
+	for field, msgs := range e.Fields {
+		switch {
+		case field == "raw_file_content" || field == "content":
+			form.Errors["file"] = append(form.Errors["file"], msgs...)
+		case slices.Contains(importNewFields, field) || field == "file":
+			form.Errors[field] = msgs
+		default:
+			other = append(other, msgs...)
+		}
+	}
+	if len(e.Fields) == 0 || len(other) > 0 {
+		form.Message = strings.TrimSpace(e.Message + " " + strings.Join(other, " "))
+	}
+	if e.Slug == "missing_content" {
+		form.Errors["file"] = []string{"Choose the file to upload."}
+		form.Message = ""
+	}
+	return a.renderNewImport(c, statusOf(e.Code), form)
 }

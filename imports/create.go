@@ -287,8 +287,10 @@ func applyConfig(cfg *Config, req Request, v *apperr.Validation) {
 		if col < 0 || val == nil {
 			continue
 		}
-		l := strings.TrimSpace(*val)
-		cfg.setLabel(col, &l)
+		// A blank label is no label: the column's usual headers are tried.
+		if l := strings.TrimSpace(*val); l != "" {
+			cfg.setLabel(col, &l)
+		}
 	}
 	cfg.NumberFormat = string(parse.NumberUS)
 	if req.NumberFormat != nil {

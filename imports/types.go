@@ -114,6 +114,8 @@ var specs = map[Type]spec{
 	CategoryImport:     {required: []int{ColName}},
 	MerchantImport:     {required: []int{ColName}},
 	RuleImport:         {},
+	// A statement's rows are read from its lines, not from columns; these are what they hold.
+	PdfImport: {columns: []int{ColDate, ColName, ColAmount}},
 }
 
 // createsEntries reports whether a type's publish writes ledger entries (and so can find

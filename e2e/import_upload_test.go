@@ -1,0 +1,115 @@
+package e2e
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+)
+
+// uploadFile picks the file at path in the file input with data-testid id.
+func uploadFile(t *testing.T, ctx context.Context, id, path string) {
+	t.Helper()
+	run(t, ctx, "choose "+path, chromedp.SetUploadFiles(testID(id), []string{path}))
+}
+
+// TestUploadImportsInTheBrowser uploads a Tally export and a PDF statement from the New import
+// page, publishes each from its page and checks what the pages say: the export's readback and
+// the statement's reconciliation.
+func TestUploadImportsInTheBrowser(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Everyday checking", "Depository", "0")
+	dir := t.TempDir()
+	export := filepath.Join(dir, "family.ndjson")
+	content, err := os.ReadFile("../handlers/testdata/family.ndjson")
+	if err != nil {
+		t.Fatal(err)
+	}
+	statement := filepath.Join(dir, "january.pdf")
+	for path, data := range map[string][]byte{export: content, statement: testkit.StatementPDF(t, true)} {
+		if err := os.WriteFile(path, data, 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	step(t, "sign in and open the upload form", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/sessions/new")
+		fill(t, ctx, "field-email", u.Email)
+		fill(t, ctx, "field-password", testkit.Password)
+		click(t, ctx, "sign-in-submit")
+		visible(t, ctx, "current-user")
+		click(t, ctx, "nav-imports")
+		visible(t, ctx, "imports-empty")
+		click(t, ctx, "imports-empty-upload")
+		visible(t, ctx, "new-import-form")
+		wantPath(t, ctx, "/imports/new")
+	})
+
+	step(t, "a missing file is named", func(t *testing.T) {
+		choose(t, ctx, "field-type", "NativeImport")
+		click(t, ctx, "new-import-submit")
+		visible(t, ctx, "error-file")
+		wantText(t, ctx, "error-file", "Choose the file to upload.")
+		shot(t, ctx, "import-new-error")
+	})
+
+	step(t, "a Tally export is verified after publish", func(t *testing.T) {
+		choose(t, ctx, "field-type", "NativeImport")
+		uploadFile(t, ctx, "field-file", export)
+		click(t, ctx, "new-import-submit")
+		visible(t, ctx, "import-verification")
+		wantText(t, ctx, "readback-status", "Not verified yet")
+		if n := count(t, ctx, "import-record-row"); n != 15 {
+			t.Errorf("%d record families listed, want the 15 of the file", n)
+		}
+		click(t, ctx, "publish-import")
+		waitText(t, ctx, "import-status", "Complete", time.Minute)
+		wantText(t, ctx, "readback-status", "Verified: matches the file")
+		shot(t, ctx, "import-native-verified")
+	})
+
+	step(t, "a PDF statement reconciles and publishes into its account", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/imports/new")
+		choose(t, ctx, "field-type", "PdfImport")
+		uploadFile(t, ctx, "field-file", statement)
+		chooseLabel(t, ctx, "field-account_id", "Everyday checking")
+		click(t, ctx, "new-import-submit")
+		visible(t, ctx, "statement-info")
+		wantText(t, ctx, "statement-opening", "1000.00")
+		wantText(t, ctx, "statement-closing", "2119.75")
+		wantText(t, ctx, "stat-valid", "4")
+		if n := count(t, ctx, "file-row"); n != 4 {
+			t.Errorf("%d statement lines shown, want 4", n)
+		}
+		shot(t, ctx, "import-pdf")
+		click(t, ctx, "publish-import")
+		waitText(t, ctx, "import-status", "Complete", time.Minute)
+		var n int
+		if err := srv.DB.NewRaw("SELECT count(*) FROM entries e JOIN accounts a ON a.id = e.account_id WHERE a.name = 'Everyday checking' AND e.kind = 'transaction'").
+			Scan(context.Background(), &n); err != nil {
+			t.Fatal(err)
+		}
+		if n != 4 {
+			t.Errorf("%d transactions in the account after publishing the statement, want 4", n)
+		}
+	})
+}
+
+// chooseLabel selects the option whose text is label in the select with data-testid id.
+func chooseLabel(t *testing.T, ctx context.Context, id, label string) {
+	t.Helper()
+	js := `(() => { const s = document.querySelector('[data-testid="` + id + `"]');
+		const o = [...s.options].find(o => o.textContent.trim() === ` + "`" + label + "`" + `);
+		if (!o) return false; s.value = o.value; s.dispatchEvent(new Event('change', {bubbles: true})); return true; })()`
+	if !run(t, ctx, "choose "+label, chromedp.Evaluate[bool](js)) {
+		t.Fatalf("%s has no option %q", id, label)
+	}
+}
