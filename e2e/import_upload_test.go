@@ -34,7 +34,9 @@ func TestUploadImportsInTheBrowser(t *testing.T) {
 		t.Fatal(err)
 	}
 	statement := filepath.Join(dir, "january.pdf")
-	for path, data := range map[string][]byte{export: content, statement: testkit.StatementPDF(t, true)} {
+	csv := filepath.Join(dir, "bank.csv")
+	csvContent := []byte("Posted;Amount;Payee\n02/01/2024;-12,50;Bakery\n03/01/2024;1.500,00;Salary\n")
+	for path, data := range map[string][]byte{export: content, statement: testkit.StatementPDF(t, true), csv: csvContent} {
 		if err := os.WriteFile(path, data, 0o600); err != nil {
 			t.Fatal(err)
 		}
@@ -59,6 +61,25 @@ func TestUploadImportsInTheBrowser(t *testing.T) {
 		visible(t, ctx, "error-file")
 		wantText(t, ctx, "error-file", "Choose the file to upload.")
 		shot(t, ctx, "import-new-error")
+	})
+
+	step(t, "a CSV is read with the options given", func(t *testing.T) {
+		choose(t, ctx, "field-type", "TransactionImport")
+		uploadFile(t, ctx, "field-file", csv)
+		chooseLabel(t, ctx, "field-account_id", "Everyday checking")
+		click(t, ctx, "csv-options")
+		fill(t, ctx, "field-date_format", "%d/%m/%Y")
+		choose(t, ctx, "field-number_format", "1.234,56")
+		choose(t, ctx, "field-col_sep", "semicolon")
+		fill(t, ctx, "field-date_col_label", "Posted")
+		fill(t, ctx, "field-name_col_label", "Payee")
+		click(t, ctx, "new-import-submit")
+		visible(t, ctx, "import-summary")
+		wantText(t, ctx, "stat-valid", "2")
+		wantText(t, ctx, "stat-invalid", "0")
+		click(t, ctx, "publish-import")
+		waitText(t, ctx, "import-status", "Complete", time.Minute)
+		visit(t, ctx, srv.URL+"/imports/new")
 	})
 
 	step(t, "a Tally export is verified after publish", func(t *testing.T) {
@@ -97,8 +118,8 @@ func TestUploadImportsInTheBrowser(t *testing.T) {
 			Scan(context.Background(), &n); err != nil {
 			t.Fatal(err)
 		}
-		if n != 4 {
-			t.Errorf("%d transactions in the account after publishing the statement, want 4", n)
+		if n != 6 { // the CSV's two, and the statement's four
+			t.Errorf("%d transactions in the account after publishing the statement, want 6", n)
 		}
 	})
 }

@@ -500,16 +500,26 @@ func kindOr(k string) string {
 	return "standard"
 }
 
+// ledgerRecord reads the account, date and amount every ledger record needs; a record without
+// them is skipped and counted as such.
+func (w *nativeWriter) ledgerRecord(r *native.Record, entity string) (uuid.UUID, *nativeAccount, time.Time, decimal.Decimal, bool) {
+	acct, a, ok := w.accountOf(r)
+	date, okDate := r.Date("date")
+	amount, okAmount := r.Decimal("amount")
+	if !ok || !okDate || !okAmount {
+		w.skip(entity)
+		return uuid.Nil, nil, time.Time{}, decimal.Decimal{}, false
+	}
+	a.sawDate(date)
+	return acct, a, date, amount, true
+}
+
 func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Record) error {
 	for _, r := range recs {
-		acct, a, ok := w.accountOf(r)
-		date, okDate := r.Date("date")
-		amount, okAmount := r.Decimal("amount")
-		if !ok || !okDate || !okAmount {
-			w.skip("transactions")
+		acct, a, date, amount, ok := w.ledgerRecord(r, "transactions")
+		if !ok {
 			continue
 		}
-		a.sawDate(date)
 		a.flows, a.hasFlows = a.flows.Add(amount), true
 		id := uuid.Must(uuid.NewV7())
 		w.mapID("Transaction", r.SourceID, id)
@@ -716,14 +726,10 @@ var valuationKinds = map[string]bool{"reconciliation": true, "opening_anchor": t
 
 func (w *nativeWriter) writeValuations(ctx context.Context, recs []*native.Record) error {
 	for _, r := range recs {
-		acct, a, ok := w.accountOf(r)
-		date, okDate := r.Date("date")
-		amount, okAmount := r.Decimal("amount")
-		if !ok || !okDate || !okAmount {
-			w.skip("valuations")
+		acct, a, date, amount, ok := w.ledgerRecord(r, "valuations")
+		if !ok {
 			continue
 		}
-		a.sawDate(date)
 		kind := r.String("kind")
 		if !valuationKinds[kind] {
 			kind = "reconciliation"
