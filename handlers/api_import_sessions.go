@@ -47,9 +47,9 @@ type ChunkJSON struct {
 // sessionResponse answers with the family's session id.
 func (a *app) sessionResponse(c echo.Context, status int, id uuid.UUID) error {
 	ctx := c.Request().Context()
-	im, err := imports.Get(ctx, a.DB, currentUser(c).FamilyID, id)
-	if err != nil || !im.Session {
-		return sessionNotFound()
+	im, err := a.familySession(c, id)
+	if err != nil {
+		return err
 	}
 	chunks, err := imports.Chunks(ctx, a.DB, im.ID)
 	if err != nil {
@@ -75,15 +75,23 @@ func (a *app) sessionResponse(c echo.Context, status int, id uuid.UUID) error {
 	return c.JSON(status, map[string]any{"data": out})
 }
 
-func sessionNotFound() error {
-	return apperr.New(apperr.NotFound, "Import session not found").WithSlug("record_not_found")
+// familySession loads the caller's family's session with id; any other import is not found.
+func (a *app) familySession(c echo.Context, id uuid.UUID) (*imports.Import, error) {
+	im, err := imports.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	switch {
+	case apperr.Is(err, apperr.NotFound) || (err == nil && !im.Session):
+		return nil, imports.SessionNotFound()
+	case err != nil:
+		return nil, err
+	}
+	return im, nil
 }
 
 // sessionID parses :id; a malformed id is not found, like another family's.
 func sessionID(c echo.Context) (uuid.UUID, error) {
 	id, err := uuid.Parse(c.Param("id"))
 	if err != nil {
-		return uuid.Nil, sessionNotFound()
+		return uuid.Nil, imports.SessionNotFound()
 	}
 	return id, nil
 }
@@ -182,9 +190,9 @@ func (a *app) apiSessionPublish(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	family := currentUser(c).FamilyID
-	im, err := imports.Get(ctx, a.DB, family, id)
-	if err != nil || !im.Session {
-		return sessionNotFound()
+	im, err := a.familySession(c, id)
+	if err != nil {
+		return err
 	}
 	if im.Status != imports.StatusImporting && im.Status != imports.StatusComplete {
 		if err := a.Imports.Publish(ctx, family, id); err != nil {

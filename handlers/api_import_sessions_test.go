@@ -193,7 +193,7 @@ func TestImportSessionRefusals(t *testing.T) {
 	}
 	// Two of three chunks: publish says which are missing.
 	e.chunk(t, id, map[string]any{"sequence": 2, "raw_file_content": sessionChunk2}, http.StatusCreated)
-	if r := e.c.API(http.MethodPost, "/api/v1/import_sessions/"+id+"/publish", e.write, nil); r.Status != http.StatusConflict || !strings.Contains(r.Body, "chunks 3 are missing") {
+	if r := e.c.API(http.MethodPost, "/api/v1/import_sessions/"+id+"/publish", e.write, nil); r.Status != http.StatusConflict || !strings.Contains(r.Body, "missing chunk 3") {
 		t.Errorf("publish with a chunk missing: %d %s", r.Status, r.Body)
 	}
 	if r := e.c.API(http.MethodPost, "/api/v1/import_sessions/"+newSession(nil)+"/publish", e.write, nil); r.Status != http.StatusConflict || !strings.Contains(r.Body, "no chunks") {

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"os"
 	"slices"
@@ -128,5 +129,57 @@ func TestNativeImportPublishesEveryRecordType(t *testing.T) {
 		if n := e.count(t, "SELECT count(*) FROM "+table+" WHERE family_id = ?", e.user.FamilyID); n != 0 {
 			t.Errorf("%d %s left after revert", n, table)
 		}
+	}
+}
+
+// Revert removes the file's valuations even when the account stays because something else
+// uses it now; only the opening balance the account's history starts from stays with it.
+func TestNativeRevertOfAnAccountInUseKeepsOnlyItsOpeningBalance(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	file := `{"type":"Account","data":{"id":"a1","name":"Checking","balance":"100","currency":"USD","accountable_type":"Depository"}}
+{"type":"Valuation","data":{"account_id":"a1","date":"2024-02-01","amount":"150","kind":"reconciliation"}}
+{"type":"Valuation","data":{"account_id":"a1","date":"2024-03-01","amount":"160","kind":"reconciliation"}}
+{"type":"Transaction","data":{"id":"t1","account_id":"a1","date":"2024-01-15","amount":"10"}}`
+	var created nativeBody
+	e.create(t, map[string]any{"type": "NativeImport", "raw_file_content": file, "publish": true}, http.StatusCreated).JSON(t, &created)
+	if b := e.native(t, created.Data.ID); b.Data.Status != "complete" {
+		t.Fatalf("publish: %s", b.Data.Status)
+	}
+	var acct uuid.UUID
+	if err := e.srv.DB.NewRaw("SELECT id FROM accounts WHERE family_id = ?", e.user.FamilyID).Scan(context.Background(), &acct); err != nil {
+		t.Fatal(err)
+	}
+	mustExecDB(t, e, `INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
+		VALUES (gen_random_uuid(), ?, ?, 'transaction', '2024-04-01', 5, 'USD', 'Typed by hand')`, e.user.FamilyID, acct)
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+created.Data.ID+"/revert", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("revert: %d %s", r.Status, r.Body)
+	}
+	e.native(t, created.Data.ID)
+	got := e.strings(t, `SELECT e.kind || ':' || coalesce(v.kind, e.name) FROM entries e LEFT JOIN valuations v ON v.entry_id = e.id
+		WHERE e.account_id = ? ORDER BY e.date`, acct)
+	if want := []string{"valuation:opening_anchor", "transaction:Typed by hand"}; !slices.Equal(got, want) {
+		t.Fatalf("after revert the account holds %v, want %v", got, want)
+	}
+}
+
+// A session whose first chunk has a rule naming a category, and whose second chunk then
+// defines that category, publishes, and the category counts as the line's.
+func TestNativeSessionCategoryNamedByARuleBeforeItsLine(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	var s sessionBody
+	e.c.API(http.MethodPost, "/api/v1/import_sessions", e.write, map[string]any{}).JSON(t, &s)
+	e.chunk(t, s.Data.ID, map[string]any{"sequence": 1, "raw_file_content": `{"type":"Rule","data":{"id":"r1","name":"Dining out","actions":[{"action_type":"set_transaction_category","value":"Dining"}]}}`}, http.StatusCreated)
+	e.chunk(t, s.Data.ID, map[string]any{"sequence": 2, "raw_file_content": `{"type":"Category","data":{"id":"c1","name":"Dining"}}`}, http.StatusCreated)
+	if r := e.c.API(http.MethodPost, "/api/v1/import_sessions/"+s.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	b := e.native(t, s.Data.ID)
+	if rb := b.Data.Verification.Readback; b.Data.Status != "complete" || rb.Status != "matched" || rb.SynthesizedCounts["categories"] != 0 {
+		t.Fatalf("session %s %v, readback %+v", b.Data.Status, deref(b.Data.Error), rb)
+	}
+	if n := e.count(t, "SELECT count(*) FROM categories WHERE family_id = ? AND name = 'Dining'", e.user.FamilyID); n != 1 {
+		t.Fatalf("%d Dining categories", n)
 	}
 }

@@ -262,3 +262,19 @@ func (a *app) signIn(c echo.Context, u *models.User) error {
 	a.Sessions.Put(ctx, sessions.UserIDKey, u.ID.String())
 	return nil
 }
+
+// limitBody bounds what a page's request may send: an upload of the import size limit, with
+// room for the multipart framing and the form's other fields. It runs before anything reads
+// the body (the CSRF check parses the form), so an oversized upload is refused before it is
+// spooled anywhere.
+func (a *app) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		limit := int64(a.Imports.Limits.MaxBytes) + 1<<20
+		r := c.Request()
+		if r.ContentLength > limit {
+			return apperr.Errorf(apperr.TooLarge, "The upload is too large: files may be at most %d MB.", a.Imports.Limits.MaxBytes>>20)
+		}
+		r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+		return next(c)
+	}
+}

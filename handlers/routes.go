@@ -28,7 +28,7 @@ func (a *app) routes(e *echo.Echo) {
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", cacheFor(365*24*time.Hour, http.FileServerFS(assets)))))
 
 	// Pages: a session, CSRF on every form, the signed-in user if any.
-	web := e.Group("", a.loadSession, a.csrf, a.loadUser)
+	web := e.Group("", a.loadSession, a.limitBody, a.csrf, a.loadUser)
 	web.GET("/onboarding", a.onboardingNew)
 	web.POST("/onboarding", a.onboardingCreate)
 	web.GET("/sessions/new", a.sessionNew)

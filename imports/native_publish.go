@@ -22,8 +22,10 @@ import (
 // nativeWriter publishes the records of a NativeImport, one file or a session's chunks in
 // sequence, inside the publish transaction. Each chunk is written type by type in the fixed
 // order of native.Types, whatever the line order; source ids are remapped to new ids as
-// records are made, so later records (and later chunks) can refer to them. Records go to their
-// tables with COPY, a table at a time, and the few cross-record fixes are set-based SQL.
+// records are made, so later records (and later chunks) can refer to them. The bulk of the
+// records (accounts, balances, entries, holdings, budgets) go to their tables with COPY, a
+// table at a time; taxonomy goes in one statement per type, rules one by one (a family has
+// few), and the cross-record fixes are set-based SQL.
 //
 // Records merge into the family: a category, tag or merchant whose name the family already
 // has, and a budget for the same period, are reused rather than duplicated (DECISIONS 11).
@@ -41,7 +43,8 @@ type nativeWriter struct {
 	securities map[string]uuid.UUID            // "id:<source id>" or "t:<ticker>|<mic>" → security
 	seen       map[string]bool                 // upsert keys of balances, holdings, transfers, budget categories
 	summary    Summary
-	links      [][]any // import_links rows
+	links      map[linkKey]string         // import_links: record → merged or synthesized
+	budgetCats map[[2]uuid.UUID]uuid.UUID // (budget, category) → the family's budget category
 	entries    entryBatch
 }
 
@@ -62,7 +65,8 @@ func newNativeWriter(ctx context.Context, tx db.Tx, im *Import, now time.Time) (
 	w := &nativeWriter{tx: tx, im: im, now: now,
 		ids: map[string]map[string]uuid.UUID{}, accounts: map[uuid.UUID]*nativeAccount{},
 		names: map[string]map[string]uuid.UUID{}, budgets: map[string]uuid.UUID{}, budgetCur: map[uuid.UUID]string{},
-		securities: map[string]uuid.UUID{}, seen: map[string]bool{}, summary: Summary{}}
+		securities: map[string]uuid.UUID{}, seen: map[string]bool{}, summary: Summary{},
+		links: map[linkKey]string{}, budgetCats: map[[2]uuid.UUID]uuid.UUID{}}
 	if err := tx.NewRaw("SELECT currency FROM families WHERE id = ?", im.FamilyID).Scan(ctx, &w.currency); err != nil {
 		return nil, err
 	}
@@ -91,6 +95,17 @@ func newNativeWriter(ctx context.Context, tx db.Tx, im *Import, now time.Time) (
 	for _, b := range budgets {
 		w.budgets[budgetKey(b.Start, b.End)] = b.ID
 		w.budgetCur[b.ID] = b.Currency
+	}
+	var cats []struct {
+		ID       uuid.UUID `bun:"id"`
+		Budget   uuid.UUID `bun:"budget_id"`
+		Category uuid.UUID `bun:"category_id"`
+	}
+	if err := tx.NewRaw("SELECT id, budget_id, category_id FROM budget_categories WHERE family_id = ?", im.FamilyID).Scan(ctx, &cats); err != nil {
+		return nil, err
+	}
+	for _, c := range cats {
+		w.budgetCats[[2]uuid.UUID{c.Budget, c.Category}] = c.ID
 	}
 	return w, nil
 }
@@ -127,12 +142,30 @@ func (w *nativeWriter) optional(kind, src string) pgtype.UUID {
 	return pgtype.UUID{Bytes: id, Valid: ok}
 }
 
+// linkKey names a record in import_links.
+type linkKey struct {
+	entity string
+	id     uuid.UUID
+}
+
+// link records that the import answers for a record it did not create from a line: one it
+// merged a line into, or one it made itself. A line that names a record the import made
+// itself earlier (a category a rule named, then a Category line) now stands for it, so the
+// record is no longer counted apart.
 func (w *nativeWriter) link(entity string, id uuid.UUID, role string) {
-	w.links = append(w.links, []any{pgUUID(w.im.ID), entity, pgUUID(id), role})
-	if role == "merged" {
-		w.summary.of(entity).Merged++
-	} else {
-		w.summary.of(entity).Synthesized++
+	k := linkKey{entity, id}
+	switch prev := w.links[k]; {
+	case prev == "":
+		w.links[k] = role
+		if role == "merged" {
+			w.summary.of(entity).Merged++
+		} else {
+			w.summary.of(entity).Synthesized++
+		}
+	case prev == "synthesized" && role == "merged":
+		delete(w.links, k)
+		w.summary.of(entity).Synthesized--
+		w.summary.of(entity).Created++
 	}
 }
 
@@ -604,17 +637,7 @@ func (w *nativeWriter) security(ctx context.Context, r *native.Record) (uuid.UUI
 	id, ok := w.securities[key]
 	if !ok {
 		var err error
-		if id, err = w.findSecurity(ctx, ticker, mic); err != nil {
-			return uuid.Nil, err
-		}
-		_, err = w.tx.NewRaw(`UPDATE securities SET
-				name = CASE WHEN name = '' OR name = ticker THEN coalesce(nullif(?, ''), name) ELSE name END,
-				exchange_mic = coalesce(exchange_mic, nullif(?, '')), exchange_acronym = coalesce(exchange_acronym, nullif(?, '')),
-				country_code = coalesce(country_code, nullif(?, '')), website_url = coalesce(website_url, nullif(?, '')),
-				updated_at = now()
-			WHERE id = ?`, orDefault(r.String("security_name"), r.String("name")), r.String("exchange_mic"),
-			r.String("exchange_acronym"), r.String("country_code"), r.String("website_url"), id).Exec(ctx)
-		if err != nil {
+		if id, err = w.findSecurity(ctx, r, ticker, mic); err != nil {
 			return uuid.Nil, err
 		}
 		w.securities[key] = id
@@ -625,7 +648,10 @@ func (w *nativeWriter) security(ctx context.Context, r *native.Record) (uuid.UUI
 	return id, nil
 }
 
-func (w *nativeWriter) findSecurity(ctx context.Context, ticker, mic string) (uuid.UUID, error) {
+// findSecurity finds the catalogue's security for a ticker and exchange, or adds it with the
+// file's description of it. Securities are shared by every family, so a file never changes
+// one that exists.
+func (w *nativeWriter) findSecurity(ctx context.Context, r *native.Record, ticker, mic string) (uuid.UUID, error) {
 	var id uuid.UUID
 	q := `SELECT id FROM securities WHERE ticker = ? AND exchange_operating_mic = ?`
 	args := []any{ticker, mic}
@@ -638,9 +664,11 @@ func (w *nativeWriter) findSecurity(ctx context.Context, ticker, mic string) (uu
 	if err == nil || !db.IsNoRows(err) {
 		return id, err
 	}
-	err = w.tx.NewRaw(`INSERT INTO securities (id, ticker, exchange_operating_mic, name) VALUES (?, ?, ?, ?)
+	err = w.tx.NewRaw(`INSERT INTO securities (id, ticker, exchange_operating_mic, name, exchange_mic, exchange_acronym, country_code, website_url)
+		VALUES (?, ?, ?, ?, nullif(?, ''), nullif(?, ''), nullif(?, ''), nullif(?, ''))
 		ON CONFLICT (ticker, (coalesce(exchange_operating_mic, ''))) DO UPDATE SET updated_at = securities.updated_at
-		RETURNING id`, uuid.Must(uuid.NewV7()), ticker, nullString(mic), ticker).Scan(ctx, &id)
+		RETURNING id`, uuid.Must(uuid.NewV7()), ticker, nullString(mic), orDefault(r.String("security_name"), ticker),
+		r.String("exchange_mic"), r.String("exchange_acronym"), r.String("country_code"), r.String("website_url")).Scan(ctx, &id)
 	return id, err
 }
 
@@ -786,13 +814,9 @@ func (w *nativeWriter) writeBudgetCategories(ctx context.Context, recs []*native
 			continue
 		}
 		w.seen[key] = true
-		var existing uuid.UUID
-		err := w.tx.NewRaw("SELECT id FROM budget_categories WHERE budget_id = ? AND category_id = ?", budget, category).Scan(ctx, &existing)
-		if err == nil {
+		if existing, ok := w.budgetCats[[2]uuid.UUID{budget, category}]; ok {
 			w.link("budget_categories", existing, "merged")
 			continue
-		} else if !db.IsNoRows(err) {
-			return err
 		}
 		spending, _ := r.Decimal("budgeted_spending")
 		w.summary.of("budget_categories").Created++
@@ -955,7 +979,11 @@ func (w *nativeWriter) finish(ctx context.Context) error {
 	if err := models.RecomputeBalances(ctx, w.tx, ids); err != nil {
 		return err
 	}
-	return w.copy(ctx, "import_links", []string{"import_id", "entity", "record_id", "role"}, w.links)
+	rows := make([][]any, 0, len(w.links))
+	for k, role := range w.links {
+		rows = append(rows, []any{pgUUID(w.im.ID), k.entity, pgUUID(k.id), role})
+	}
+	return w.copy(ctx, "import_links", []string{"import_id", "entity", "record_id", "role"}, rows)
 }
 
 // openingBalances gives each account the import created an opening valuation when the file

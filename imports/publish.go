@@ -54,6 +54,11 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 		problems, _ := e.Details.([]Finding)
 		msg := preflightFailedMessage(problems)
 		if markErr := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+			// Only if nothing moved it on meanwhile (another publish, a new chunk).
+			im, err := lockForUpdate(ctx, tx, id)
+			if err != nil || (im.Status != StatusPending && im.Status != StatusFailed) {
+				return err
+			}
 			if _, err := tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).Set("problems = ?", capFindings(problems)).Exec(ctx); err != nil {
 				return err
 			}

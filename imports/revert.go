@@ -78,6 +78,7 @@ var revertStatements = []struct{ what, sql string }{
 	// balance the import gave it: its history starts there.
 	{"kept opening balances", `UPDATE entries v SET import_id = NULL
 		WHERE v.import_id = ? AND v.kind = 'valuation'
+			AND EXISTS (SELECT 1 FROM valuations x WHERE x.entry_id = v.id AND x.kind = 'opening_anchor')
 			AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = v.account_id AND a.import_id = v.import_id)
 			AND EXISTS (SELECT 1 FROM entries o WHERE o.account_id = v.account_id AND o.import_id IS DISTINCT FROM v.import_id)`},
 	{"transfers", `DELETE FROM transfers WHERE import_id = ?`},

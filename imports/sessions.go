@@ -65,6 +65,11 @@ type SessionRequest struct {
 	ExpectedChunks  *int
 }
 
+// SessionNotFound answers for a session that does not exist or is another family's.
+func SessionNotFound() error {
+	return apperr.New(apperr.NotFound, "Import session not found").WithSlug("record_not_found")
+}
+
 func sessionConflict(msg string) error {
 	return apperr.New(apperr.Conflict, msg).WithSlug("import_session_conflict")
 }
@@ -95,7 +100,7 @@ func (s *Service) CreateSession(ctx context.Context, req SessionRequest) (*Impor
 		return nil, e
 	}
 	var out *Import
-	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+	create := func(ctx context.Context, tx db.Tx) error {
 		if client != nil {
 			existing := new(Import)
 			err := tx.NewSelect().Model(existing).ExcludeColumn("content").
@@ -109,6 +114,14 @@ func (s *Service) CreateSession(ctx context.Context, req SessionRequest) (*Impor
 				if existing.ExpectedChunks != nil {
 					return sessionConflict(fmt.Sprintf("client_session_id %q already names a session of %d chunks, not %d",
 						*client, *existing.ExpectedChunks, *req.ExpectedChunks))
+				}
+				var have int
+				if err := tx.NewRaw("SELECT count(*) FROM import_chunks WHERE import_id = ?", existing.ID).Scan(ctx, &have); err != nil {
+					return err
+				}
+				if have > *req.ExpectedChunks {
+					return sessionConflict(fmt.Sprintf("client_session_id %q already names a session with %s, more than expected_chunks %d",
+						*client, plural(have, "chunk", "chunks"), *req.ExpectedChunks))
 				}
 				existing.ExpectedChunks = req.ExpectedChunks
 				_, err := tx.NewUpdate().Model(existing).Column("expected_chunks").Set("updated_at = now()").WherePK().Exec(ctx)
@@ -127,7 +140,12 @@ func (s *Service) CreateSession(ctx context.Context, req SessionRequest) (*Impor
 		out.NumberFormat, out.SignageConvention, out.ColSep, out.AmountTypeStrategy = "1,234.56", InflowsPositive, ",", SignedAmount
 		_, err := tx.NewInsert().Model(out).ExcludeColumn("content").Exec(ctx)
 		return err
-	})
+	}
+	err := s.DB.InTx(ctx, create)
+	if c, ok := apperr.UniqueViolation(err); ok && c == "imports_client_session_key" {
+		// A concurrent request with the same client_session_id made the session: it is this one.
+		err = s.DB.InTx(ctx, create)
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -148,6 +166,14 @@ type ChunkRequest struct {
 // next one, or a retry of one already stored, which is accepted again when its content is the
 // same. It returns whether the chunk was new.
 func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) {
+	// Whose session it is comes first: another family's gets the answer of a missing one,
+	// whatever the request holds.
+	if im, err := Get(ctx, s.DB, req.FamilyID, req.ImportID); err != nil || !im.Session {
+		if err != nil && !apperr.Is(err, apperr.NotFound) {
+			return false, err
+		}
+		return false, SessionNotFound()
+	}
 	if req.Sequence < 1 {
 		return false, apperr.New(apperr.Invalid, "sequence must be a whole number greater than 0").
 			WithSlug("validation_failed").WithFields(map[string][]string{"sequence": {"sequence must be a whole number greater than 0"}})
@@ -167,8 +193,14 @@ func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) 
 	var client *string
 	if req.ClientChunkID != nil && strings.TrimSpace(*req.ClientChunkID) != "" {
 		c := strings.TrimSpace(*req.ClientChunkID)
+		if len(c) > 255 {
+			return false, apperr.New(apperr.Invalid, "client_chunk_id must be at most 255 characters").WithSlug("validation_failed").
+				WithFields(map[string][]string{"client_chunk_id": {"client_chunk_id must be at most 255 characters"}})
+		}
 		client = &c
 	}
+	// Read before the session is locked: a chunk is up to 10 MB.
+	f := native.ReadWith(req.Upload.Content, native.Options{Chunk: req.Sequence})
 	created := false
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, req.ImportID)
@@ -176,7 +208,7 @@ func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) 
 			return err
 		}
 		if im.FamilyID != req.FamilyID || !im.Session {
-			return apperr.New(apperr.NotFound, "Import session not found").WithSlug("record_not_found")
+			return SessionNotFound()
 		}
 		if im.Status != StatusPending && im.Status != StatusFailed {
 			return apperr.Errorf(apperr.Conflict, "The session is %s: chunks cannot be added after publishing starts.", im.Status).
@@ -210,7 +242,10 @@ func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) 
 				req.Sequence, plural(len(have), "chunk", "chunks"), next).WithSlug("chunk_out_of_order").
 				WithFields(map[string][]string{"sequence": {fmt.Sprintf("sequence must be %d, the next chunk", next)}})
 		}
-		f := native.ReadWith(req.Upload.Content, native.Options{Chunk: req.Sequence})
+		if im.RowsCount+f.RowsCount > s.Limits.MaxRecords {
+			return apperr.Errorf(apperr.Invalid, "Chunk %d would bring the session to %d records; one import may publish at most %d.",
+				req.Sequence, im.RowsCount+f.RowsCount, s.Limits.MaxRecords).WithSlug("max_row_count_exceeded")
+		}
 		// One statement with bind parameters: bun would inline the content into the SQL text.
 		counts, _ := json.Marshal(f.Counts)
 		if _, err := tx.Pgx.Exec(ctx, `INSERT INTO import_chunks
@@ -270,8 +305,11 @@ func (s *Service) checkSession(ctx context.Context, tx db.Tx, im *Import) error 
 		for n := len(seqs) + 1; n <= *im.ExpectedChunks; n++ {
 			missing = append(missing, fmt.Sprint(n))
 		}
-		return sessionConflict(fmt.Sprintf("The import session expects %d chunks but has %d: chunks %s are missing.",
-			*im.ExpectedChunks, len(seqs), strings.Join(missing, ", ")))
+		if len(missing) == 0 {
+			return sessionConflict(fmt.Sprintf("The import session expects %s but has %d.", plural(*im.ExpectedChunks, "chunk", "chunks"), len(seqs)))
+		}
+		return sessionConflict(fmt.Sprintf("The import session expects %s but has %d: missing %s %s.",
+			plural(*im.ExpectedChunks, "chunk", "chunks"), len(seqs), map[bool]string{true: "chunk", false: "chunks"}[len(missing) == 1], strings.Join(missing, ", ")))
 	}
 	var problems, warnings []Finding
 	err := s.eachNativeFile(ctx, tx, im, func(_ int, f *native.File) error {

@@ -105,6 +105,7 @@ func (c *checker) run() {
 	names := map[string]map[string]int{}
 	valuations := map[string]int{}
 	provenance := map[string]int{}
+	periods := map[string]int{}
 	for i := range c.f.Records {
 		r := &c.f.Records[i]
 		c.checkRecord(r)
@@ -123,6 +124,20 @@ func (c *checker) run() {
 				c.problem(r, CodeDuplicateTaxonomyName, "name", "%s name %q is already used by line %d", r.Type, name, first)
 			} else {
 				names[r.Type][name] = r.Line
+			}
+		case "Budget":
+			// A family has one budget per period: a second line for it would merge into the first.
+			start, ok1 := r.Date("start_date")
+			end, ok2 := r.Date("end_date")
+			if !ok1 || !ok2 {
+				break
+			}
+			key := start.Format(time.DateOnly) + "|" + end.Format(time.DateOnly)
+			if first, dup := periods[key]; dup {
+				c.problem(r, CodeDuplicateBudgetPeriod, "start_date", "%s is for %s to %s, the period of the budget on line %d",
+					label(r.Type, r.SourceID), start.Format(time.DateOnly), end.Format(time.DateOnly), first)
+			} else {
+				periods[key] = r.Line
 			}
 		case "Valuation":
 			acct, ok1 := scalarString(r.Data["account_id"])

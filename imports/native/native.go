@@ -125,11 +125,12 @@ const (
 	CodeNoImportableRecords       = "no_importable_records"     // warning
 	// Tally's additions: Sure fails (or silently skips) these at publish; Tally reports them
 	// before anything is written.
-	CodeInvalidDate         = "invalid_date"
-	CodeInvalidNumber       = "invalid_number"
-	CodeInvalidCurrency     = "invalid_currency"
-	CodeInvalidValue        = "invalid_value"
-	CodeDuplicateExternalID = "duplicate_external_id"
+	CodeInvalidDate           = "invalid_date"
+	CodeInvalidNumber         = "invalid_number"
+	CodeInvalidCurrency       = "invalid_currency"
+	CodeInvalidValue          = "invalid_value"
+	CodeDuplicateExternalID   = "duplicate_external_id"
+	CodeDuplicateBudgetPeriod = "duplicate_budget_period"
 )
 
 // InvalidRowsCount returns the non-blank lines that are not valid records.

@@ -274,3 +274,11 @@ func BenchmarkRead(b *testing.B) {
 		}
 	}
 }
+
+func TestTwoBudgetsForOnePeriod(t *testing.T) {
+	f := Read([]byte(`{"type":"Budget","data":{"id":"b1","start_date":"2024-01-01","end_date":"2024-01-31"}}
+{"type":"Budget","data":{"id":"b2","start_date":"2024-01-01","end_date":"2024-01-31"}}`))
+	if len(f.Problems) != 1 || f.Problems[0].Code != CodeDuplicateBudgetPeriod || f.Problems[0].Line != 2 || f.Problems[0].Field != "start_date" {
+		t.Fatalf("problems %+v", f.Problems)
+	}
+}
