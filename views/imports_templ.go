@@ -1063,7 +1063,7 @@ func ImportPage(v ImportView) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if d.Revertable() {
-				templ_7745c5c3_Err = Confirm("confirm-revert", "Revert this import?", "This removes the entries it published, and the accounts, categories, tags, merchants and rules it created that nothing else uses. The import goes back to pending and can be published again.", importURL(d.Import)+"/revert", "Revert import", "").Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Confirm("confirm-revert", "Revert this import?", "This removes what it published: entries, balances, holdings, transfers, recurring transactions and budgets, and the accounts, categories, tags, merchants and rules it created that nothing else uses. What it merged into was yours before and stays. The import goes back to pending and can be published again.", importURL(d.Import)+"/revert", "Revert import", "").Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
