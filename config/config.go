@@ -43,6 +43,25 @@ type Config struct {
 	// ImportMaxRecords is the most records one NativeImport (a file or a session) may
 	// publish (IMPORT_MAX_RECORDS).
 	ImportMaxRecords int
+
+	// AuthProvidersSource is "db" (SSO providers in the database, managed in the admin pages)
+	// or "yaml" (AUTH_CONFIG_FILE, read at start): AUTH_PROVIDERS_SOURCE.
+	AuthProvidersSource string
+	// AuthConfigFile is the legacy provider file (AUTH_CONFIG_FILE, default config/auth.yml).
+	AuthConfigFile string
+	// AppEnv picks the section of AuthConfigFile (TALLY_ENV, default production).
+	AppEnv string
+	// JITMode is create_and_link or link_only (AUTH_JIT_MODE); "" when unset, so that the
+	// auth file may set it.
+	JITMode string
+	// AllowedOIDCDomains limits just-in-time account creation to these email domains
+	// (ALLOWED_OIDC_DOMAINS, comma-separated); "" allows any.
+	AllowedOIDCDomains string
+	// Set records which variables were given, for settings a file may also hold.
+	Set map[string]bool
+	// Getenv is the environment the configuration was read from, for what reads more of it
+	// (the auth file's ${NAME} references, the encryption keys).
+	Getenv func(string) string
 }
 
 // Load reads the configuration through getenv.
@@ -59,8 +78,35 @@ func Load(getenv func(string) string) (Config, error) {
 		LLMAPIKey:     strings.TrimSpace(getenv("LLM_API_KEY")),
 		LLMModel:      strings.TrimSpace(getenv("LLM_MODEL")),
 		DataDir:       strings.TrimSpace(getenv("TALLY_DATA_DIR")),
+
+		AuthProvidersSource: strings.ToLower(strings.TrimSpace(getenv("AUTH_PROVIDERS_SOURCE"))),
+		AuthConfigFile:      strings.TrimSpace(getenv("AUTH_CONFIG_FILE")),
+		AppEnv:              strings.TrimSpace(getenv("TALLY_ENV")),
+		JITMode:             strings.TrimSpace(getenv("AUTH_JIT_MODE")),
+		AllowedOIDCDomains:  strings.TrimSpace(getenv("ALLOWED_OIDC_DOMAINS")),
+		Set:                 map[string]bool{},
+		Getenv:              getenv,
+	}
+	for _, k := range []string{"AUTH_LOCAL_LOGIN_ENABLED", "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED", "AUTH_JIT_MODE", "ALLOWED_OIDC_DOMAINS"} {
+		c.Set[k] = strings.TrimSpace(getenv(k)) != ""
 	}
 	var errs []error
+	switch c.AuthProvidersSource {
+	case "":
+		c.AuthProvidersSource = "yaml"
+	case "db", "yaml":
+	default:
+		errs = append(errs, fmt.Errorf("AUTH_PROVIDERS_SOURCE %q must be db or yaml", c.AuthProvidersSource))
+	}
+	if c.AuthConfigFile == "" {
+		c.AuthConfigFile = "config/auth.yml"
+	}
+	if c.AppEnv == "" {
+		c.AppEnv = "production"
+	}
+	if c.JITMode != "" && c.JITMode != "create_and_link" && c.JITMode != "link_only" {
+		errs = append(errs, fmt.Errorf("AUTH_JIT_MODE %q must be create_and_link or link_only", c.JITMode))
+	}
 	if c.ListenAddr == "" {
 		c.ListenAddr = "127.0.0.1:3000"
 	}

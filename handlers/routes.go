@@ -40,6 +40,21 @@ func (a *app) routes(e *echo.Echo) {
 	web.GET("/password_reset/edit", a.passwordResetEdit)
 	web.POST("/password_reset/edit", a.passwordResetUpdate, a.rateLimit("password_reset", loginRule))
 
+	// Single sign-on. The SAML assertion consumer service is posted to cross-site by the IdP's
+	// page: it is outside the CSRF check, which its RelayState, InResponseTo and replay
+	// checks replace, and outside the session, whose cookie the browser does not send there.
+	if a.SSO != nil {
+		web.GET("/auth/saml/:key", a.samlEntityID)
+		web.GET("/auth/saml/:key/metadata", a.samlMetadata)
+		web.GET("/auth/saml/:key/finish", a.samlFinish)
+		web.GET("/auth/saml/:key/logout", a.samlLogout)
+		e.POST("/auth/saml/:key/callback", a.samlACS, a.limitBody)
+		web.GET("/auth/:provider", a.ssoStart)
+		web.GET("/auth/:provider/callback", a.ssoCallback)
+		web.GET("/sso/link", a.ssoLinkPage)
+		web.POST("/sso/link", a.ssoLinkConfirm, a.rateLimit("login", loginRule))
+	}
+
 	signedIn := web.Group("", a.requireUser)
 	signedIn.GET("/", a.dashboard)
 	signedIn.GET("/accounts", a.accountsIndex)

@@ -29,6 +29,8 @@ type Deps struct {
 	Limiter  *ratelimit.Limiter
 	Sessions *scs.SessionManager
 	Log      *slog.Logger
+	// SSO is sign-in through identity providers; nil until LoadSSO.
+	SSO *SSO
 }
 
 // NewDeps assembles the handlers' dependencies from the configuration: mailer sends the mail

@@ -2,19 +2,24 @@ package handlers
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
-	"tally/internal/sessions"
 	"tally/models"
+	"tally/sso"
 	"tally/views"
 )
 
 func (a *app) signInPage(form *views.Form) views.SignIn {
 	p := a.Auth.Policy
 	return views.SignIn{Form: form, FormVisible: p.FormVisible(), AdminOnly: p.AdminOnly(), PasswordResetEnabled: p.PasswordResetEnabled()}
+}
+
+func (a *app) signInView(c echo.Context, form *views.Form) views.SignIn {
+	v := a.signInPage(form)
+	v.Providers = a.ssoButtons(c)
+	return v
 }
 
 // sessionNew shows the sign-in page, or onboarding on a new instance.
@@ -29,7 +34,7 @@ func (a *app) sessionNew(c echo.Context) error {
 	if n == 0 {
 		return redirect(c, "/onboarding")
 	}
-	return a.render(c, http.StatusOK, views.SignInPage(a.signInPage(nil)))
+	return a.render(c, http.StatusOK, views.SignInPage(a.signInView(c, nil)))
 }
 
 func (a *app) sessionRedirect(c echo.Context) error { return redirect(c, "/sessions/new") }
@@ -40,31 +45,25 @@ func (a *app) sessionCreate(c echo.Context) error {
 	res, err := a.Auth.SignIn(c.Request().Context(), c.FormValue("email"), c.FormValue("password"))
 	if err != nil {
 		if status, ok := withError(form, err); ok {
-			return a.render(c, status, views.SignInPage(a.signInPage(form)))
+			return a.render(c, status, views.SignInPage(a.signInView(c, form)))
 		}
 		return err
 	}
 	if err := a.signIn(c, res.User); err != nil {
 		return err
 	}
-	to := a.Sessions.PopString(c.Request().Context(), sessReturnTo)
-	if !strings.HasPrefix(to, "/") || strings.HasPrefix(to, "//") {
-		to = "/"
+	if res.Override {
+		// A password sign-in while local login is off: the admin override, always audited.
+		if err := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &res.User.ID, Meta: a.meta(c)}); err != nil {
+			return err
+		}
 	}
-	return redirect(c, to)
+	return redirect(c, a.returnTo(c))
 }
 
-// sessionDestroy signs out: the user leaves the session, whose token is renewed.
-func (a *app) sessionDestroy(c echo.Context) error {
-	ctx := c.Request().Context()
-	a.Sessions.Remove(ctx, sessions.UserIDKey)
-	a.Sessions.Remove(ctx, sessCSRF)
-	if err := a.Sessions.RenewToken(ctx); err != nil {
-		return err
-	}
-	a.flash(c, "success", "You have signed out successfully.")
-	return redirect(c, "/sessions/new")
-}
+// sessionDestroy signs out: the user leaves the session, whose token is renewed; a session
+// that signed in through an OIDC provider is signed out there too, when it allows.
+func (a *app) sessionDestroy(c echo.Context) error { return a.signOut(c, true) }
 
 // asConflict returns err's message when it is a Conflict.
 func asConflict(err error) string {

@@ -59,19 +59,21 @@ const (
 type User struct {
 	bun.BaseModel `bun:"table:users,alias:u"`
 
-	ID            uuid.UUID  `bun:"id,pk,type:uuid"`
-	FamilyID      uuid.UUID  `bun:"family_id,type:uuid"`
-	Email         string     `bun:"email"`
-	PasswordHash  *string    `bun:"password_hash"`
-	FirstName     string     `bun:"first_name"`
-	LastName      string     `bun:"last_name"`
-	Role          Role       `bun:"role"`
-	Status        string     `bun:"status"`
-	FamilyCreator bool       `bun:"family_creator"`
-	LastLoginAt   *time.Time `bun:"last_login_at"`
-	SuspendedAt   *time.Time `bun:"suspended_at"`
-	CreatedAt     time.Time  `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt     time.Time  `bun:"updated_at,nullzero,default:now()"`
+	ID            uuid.UUID `bun:"id,pk,type:uuid"`
+	FamilyID      uuid.UUID `bun:"family_id,type:uuid"`
+	Email         string    `bun:"email"`
+	PasswordHash  *string   `bun:"password_hash"`
+	FirstName     string    `bun:"first_name"`
+	LastName      string    `bun:"last_name"`
+	Role          Role      `bun:"role"`
+	Status        string    `bun:"status"`
+	FamilyCreator bool      `bun:"family_creator"`
+	// RoleSource is "sso" when SSO role sync set the role last, else "local".
+	RoleSource  string     `bun:"role_source,nullzero,default:'local'"`
+	LastLoginAt *time.Time `bun:"last_login_at"`
+	SuspendedAt *time.Time `bun:"suspended_at"`
+	CreatedAt   time.Time  `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt   time.Time  `bun:"updated_at,nullzero,default:now()"`
 
 	Family *Family `bun:"rel:belongs-to,join:family_id=id"`
 }

@@ -29,6 +29,10 @@ Commands:
   users:create        --email E --password P [--role super_admin|admin|member] [--family NAME]
   api_keys:create     --email E [--name N] [--scope read|read_write]; prints the key alone
   export              --family NAME [--out FILE]; the family's data as NDJSON (stdout by default)
+  sso_providers:seed  copy the providers of AUTH_CONFIG_FILE into the database (DRY_RUN=true previews)
+  sso_providers:list  list the database's SSO providers
+  security:backfill_encryption
+                      encrypt secrets stored in plaintext (DRY_RUN=true counts only)
 
 Configuration is read from the environment: see README.md.
 `
@@ -55,6 +59,12 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runAPIKeysCreate(ctx, rest, getenv, stdout, stderr)
 	case "export":
 		return runExport(ctx, rest, getenv, stdout, stderr)
+	case "sso_providers:seed":
+		return runSSOSeed(ctx, getenv, stdout)
+	case "sso_providers:list":
+		return runSSOList(ctx, getenv, stdout)
+	case "security:backfill_encryption":
+		return runBackfillEncryption(ctx, getenv, stdout)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return nil

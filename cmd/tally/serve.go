@@ -183,7 +183,11 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	if err := river.Start(ctx); err != nil {
 		return fmt.Errorf("start job worker: %w", err)
 	}
-	h := handlers.New(handlers.NewDeps(cfg, d, log, mailer, importSvc))
+	deps := handlers.NewDeps(cfg, d, log, mailer, importSvc)
+	if err := deps.LoadSSO(); err != nil {
+		return err
+	}
+	h := handlers.New(deps)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()

@@ -43,6 +43,12 @@ func openDB(ctx context.Context, getenv func(string) string) (*db.DB, config.Con
 			url = cluster.URL("tally")
 		}
 		cfg.DatabaseURL = url
+		if cfg.SecretKeyBase == "" {
+			// The dev server's secret, so that tasks read and write its encrypted values.
+			if cfg.SecretKeyBase, err = devSecret(filepath.Join(devDataDir(cfg), "secret_key_base")); err != nil {
+				return nil, cfg, nil, err
+			}
+		}
 	}
 	d, err := db.Open(ctx, cfg.DatabaseURL)
 	if err != nil {

@@ -84,7 +84,11 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 			cancel()
 		})
 	}
-	srv.Config.Handler = handlers.New(handlers.NewDeps(cfg, d, log, outbox, importSvc))
+	deps := handlers.NewDeps(cfg, d, log, outbox, importSvc)
+	if err := deps.LoadSSO(); err != nil {
+		tb.Fatalf("load SSO providers: %v", err)
+	}
+	srv.Config.Handler = handlers.New(deps)
 	srv.Start()
 	tb.Cleanup(srv.Close)
 	return &Server{URL: srv.URL, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river}

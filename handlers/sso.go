@@ -1,0 +1,455 @@
+package handlers
+
+import (
+	"crypto/rand"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"tally/config"
+	"tally/internal/apperr"
+	"tally/internal/secrets"
+	"tally/internal/sessions"
+	"tally/sso"
+	"tally/views"
+)
+
+// SSO is what sign-in through identity providers needs.
+type SSO struct {
+	Service    *sso.Service
+	Registry   sso.Registry
+	Strategies map[string]sso.Strategy
+	Flows      *sso.Flows
+	Env        sso.Env
+}
+
+// Session keys of SSO sign-ins.
+const (
+	sessSSOBinding  = "sso_binding"  // ties started flows to this browser session
+	sessSSOPending  = "sso_pending"  // an identity waiting for its user's password
+	sessSSOProvider = "sso_provider" // the provider the session signed in with
+	sessSSOIDToken  = "sso_id_token" // its ID token, for RP-initiated logout
+)
+
+// LoadSSO reads the provider source the configuration names and wires sign-in through it.
+// The auth file's local_login and jit settings apply where their variables are not set.
+func (d *Deps) LoadSSO() error {
+	cfg := &d.Config
+	keys, err := EncryptionKeys(*cfg)
+	if err != nil {
+		return err
+	}
+	file, err := sso.LoadAuthFile(cfg.AuthConfigFile, cfg.AppEnv, cfg.Getenv)
+	if err != nil {
+		return err
+	}
+	if !cfg.Set["AUTH_LOCAL_LOGIN_ENABLED"] && file.LocalLoginEnabled != nil {
+		d.Auth.Policy.LocalLoginEnabled = *file.LocalLoginEnabled
+	}
+	if !cfg.Set["AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED"] && file.AdminOverrideEnabled != nil {
+		d.Auth.Policy.AdminOverrideEnabled = *file.AdminOverrideEnabled
+	}
+	rules := sso.Rules{JITMode: cfg.JITMode, AllowedDomains: sso.ParseDomains(cfg.AllowedOIDCDomains)}
+	if rules.JITMode == "" {
+		rules.JITMode = file.JITMode
+	}
+	if rules.JITMode == "" {
+		rules.JITMode = sso.JITCreateAndLink
+	}
+	if !cfg.Set["ALLOWED_OIDC_DOMAINS"] && file.AllowedDomains != "" {
+		rules.AllowedDomains = sso.ParseDomains(file.AllowedDomains)
+	}
+	var reg sso.Registry = &sso.StaticRegistry{Providers: file.Providers}
+	if cfg.AuthProvidersSource == "db" {
+		reg = &sso.DBRegistry{DB: d.DB, Keys: keys}
+	}
+	d.SSO = &SSO{
+		Service:    &sso.Service{DB: d.DB, Rules: rules, Log: d.Log},
+		Registry:   reg,
+		Strategies: map[string]sso.Strategy{sso.StrategyOIDC: sso.OIDC(), sso.StrategyOAuth2: sso.OAuth2(), sso.StrategySAML: sso.SAML()},
+		Flows:      &sso.Flows{DB: d.DB},
+		Env: sso.Env{AppURL: cfg.AppURL, HTTP: &http.Client{Timeout: 15 * time.Second}, Now: time.Now,
+			Assertions: &sso.Assertions{DB: d.DB}},
+	}
+	return nil
+}
+
+// EncryptionKeys are the keys of secrets stored in the database: from the
+// ACTIVE_RECORD_ENCRYPTION_* variables, else from SECRET_KEY_BASE (which tally dev keeps in its
+// data directory rather than the environment).
+func EncryptionKeys(cfg config.Config) (*secrets.Keys, error) {
+	getenv := cfg.Getenv
+	if getenv == nil {
+		getenv = func(string) string { return "" }
+	}
+	return secrets.FromEnv(func(k string) string {
+		if v := getenv(k); v != "" || k != secrets.EnvSecretKeyBase {
+			return v
+		}
+		return cfg.SecretKeyBase
+	})
+}
+
+func (a *app) meta(c echo.Context) sso.Meta {
+	return sso.Meta{IP: c.RealIP(), UserAgent: c.Request().UserAgent()}
+}
+
+// ssoButtons are the sign-in page's provider buttons.
+func (a *app) ssoButtons(c echo.Context) []views.SSOButton {
+	if a.SSO == nil {
+		return nil
+	}
+	providers, err := sso.Enabled(c.Request().Context(), a.SSO.Registry)
+	if err != nil {
+		a.Log.ErrorContext(c.Request().Context(), "list sign-in providers", "error", err.Error())
+		return nil
+	}
+	out := make([]views.SSOButton, len(providers))
+	for i, p := range providers {
+		out[i] = views.SSOButton{Name: p.Name, Label: p.Label, URL: "/auth/" + p.Name}
+	}
+	return out
+}
+
+// ssoStart is GET /auth/:provider: the browser goes to the provider. ?link=1 connects the
+// provider to the signed-in user instead of signing in.
+func (a *app) ssoStart(c echo.Context) error {
+	ctx := c.Request().Context()
+	p, err := sso.ByName(ctx, a.SSO.Registry, c.Param("provider"))
+	if err != nil {
+		return err
+	}
+	purpose := sso.PurposeLogin
+	if c.QueryParam("link") != "" {
+		if currentUser(c) == nil {
+			return redirect(c, "/sessions/new")
+		}
+		purpose = sso.PurposeLink
+	}
+	to, f, err := a.SSO.Strategies[p.Strategy].Begin(ctx, p, a.SSO.Env, purpose)
+	if err != nil {
+		a.SSO.Service.RecordFailure(ctx, p.Name, err, a.meta(c))
+		return a.ssoFailed(c, err)
+	}
+	if err := a.SSO.Flows.Save(ctx, f, a.ssoBinding(c)); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, to)
+}
+
+// ssoBinding returns the session's flow binding, making one when it has none.
+func (a *app) ssoBinding(c echo.Context) string {
+	ctx := c.Request().Context()
+	b := a.Sessions.GetString(ctx, sessSSOBinding)
+	if b == "" {
+		raw := make([]byte, 32)
+		_, _ = rand.Read(raw)
+		b = base64.RawURLEncoding.EncodeToString(raw)
+		a.Sessions.Put(ctx, sessSSOBinding, b)
+	}
+	return b
+}
+
+// ssoCallback is GET /auth/:provider/callback, where OIDC and OAuth2 providers send the
+// browser back.
+func (a *app) ssoCallback(c echo.Context) error {
+	ctx := c.Request().Context()
+	name := c.Param("provider")
+	f, binding, err := a.SSO.Flows.Take(ctx, c.QueryParam("state"))
+	if err == nil && (!sso.SameBinding(binding, a.Sessions.GetString(ctx, sessSSOBinding)) || f.Provider != name) {
+		err = &sso.Failure{Reason: sso.ReasonInvalidState, Message: "This sign-in was not started in this browser. Please start again from the sign-in page."}
+	}
+	var p *sso.Provider
+	if err == nil {
+		p, err = sso.ByName(ctx, a.SSO.Registry, name)
+	}
+	var id *sso.Identity
+	if err == nil {
+		id, err = a.SSO.Strategies[p.Strategy].Complete(ctx, p, a.SSO.Env, c.Request(), f)
+	}
+	if err != nil {
+		if _, ok := sso.AsFailure(err); ok || apperr.Is(err, apperr.NotFound) {
+			a.SSO.Service.RecordFailure(ctx, name, err, a.meta(c))
+			return a.ssoFailed(c, err)
+		}
+		return err
+	}
+	return a.ssoFinish(c, p, id, f.Purpose)
+}
+
+// ssoFinish applies the sign-in rules to a verified identity and signs the person in.
+func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpose string) error {
+	ctx := c.Request().Context()
+	current := currentUser(c)
+	if purpose == sso.PurposeLink && current == nil {
+		return redirect(c, "/sessions/new")
+	}
+	out, err := a.SSO.Service.Complete(ctx, p, id, a.meta(c), purpose, current)
+	if err != nil {
+		if _, ok := sso.AsFailure(err); ok {
+			return a.ssoFailed(c, err)
+		}
+		return err
+	}
+	switch {
+	case purpose == sso.PurposeLink:
+		a.flash(c, "success", p.Label+" is now connected to your account.")
+		return redirect(c, "/")
+	case out.PendingEmail != "":
+		raw, err := json.Marshal(pendingLink{Provider: p.Name, Identity: id})
+		if err != nil {
+			return err
+		}
+		a.Sessions.Put(ctx, sessSSOPending, string(raw))
+		return redirect(c, "/sso/link")
+	}
+	if err := a.signIn(c, out.User); err != nil {
+		return err
+	}
+	a.Sessions.Put(ctx, sessSSOProvider, p.Name)
+	if id.IDToken != "" {
+		a.Sessions.Put(ctx, sessSSOIDToken, id.IDToken)
+	}
+	if out.Created {
+		a.flash(c, "success", "Welcome! Your account has been created.")
+	}
+	return redirect(c, a.returnTo(c))
+}
+
+// returnTo is where a sign-in goes next: the page that asked for it, or the dashboard.
+func (a *app) returnTo(c echo.Context) string {
+	to := a.Sessions.PopString(c.Request().Context(), sessReturnTo)
+	if len(to) < 1 || to[0] != '/' || (len(to) > 1 && (to[1] == '/' || to[1] == '\\')) {
+		return "/"
+	}
+	return to
+}
+
+// ssoFailed shows why a sign-in was refused, and what to do next.
+func (a *app) ssoFailed(c echo.Context, err error) error {
+	msg := "Single sign-on failed. Please try again."
+	status := http.StatusForbidden
+	if f, ok := sso.AsFailure(err); ok {
+		msg = f.Message
+		switch f.Reason {
+		case sso.ReasonProviderUnavailable:
+			status = http.StatusBadGateway
+		case sso.ReasonInvalidState, sso.ReasonExpired, sso.ReasonInvalidResponse, sso.ReasonReplayed:
+			status = http.StatusBadRequest
+		}
+		if f.Err != nil {
+			a.Log.WarnContext(c.Request().Context(), "sign-in refused", "reason", f.Reason, "error", f.Err.Error())
+		}
+	} else if e := apperr.As(err); e != nil && e.Code == apperr.NotFound {
+		msg, status = "That sign-in provider is not available. Please choose another way to sign in.", http.StatusNotFound
+	}
+	return a.render(c, status, views.SSOFailedPage(msg))
+}
+
+// pendingLink is an identity whose email belongs to an existing user, kept in the session
+// until that user confirms with their password.
+type pendingLink struct {
+	Provider string        `json:"provider"`
+	Identity *sso.Identity `json:"identity"`
+}
+
+func (a *app) pending(c echo.Context) (*pendingLink, *sso.Provider, error) {
+	ctx := c.Request().Context()
+	raw := a.Sessions.GetString(ctx, sessSSOPending)
+	if raw == "" {
+		return nil, nil, nil
+	}
+	var pl pendingLink
+	if err := json.Unmarshal([]byte(raw), &pl); err != nil || pl.Identity == nil {
+		a.Sessions.Remove(ctx, sessSSOPending)
+		return nil, nil, nil
+	}
+	p, err := sso.ByName(ctx, a.SSO.Registry, pl.Provider)
+	if err != nil {
+		a.Sessions.Remove(ctx, sessSSOPending)
+		return nil, nil, nil
+	}
+	return &pl, p, nil
+}
+
+// ssoLinkPage is GET /sso/link: the password form that connects a provider's account to the
+// existing user with its email.
+func (a *app) ssoLinkPage(c echo.Context) error {
+	pl, p, err := a.pending(c)
+	if err != nil || pl == nil {
+		return redirectWith(c, a, "/sessions/new", err)
+	}
+	return a.render(c, http.StatusOK, views.SSOLinkPage(views.SSOLink{Provider: p.Label, Email: pl.Identity.Email}))
+}
+
+// ssoLinkConfirm is POST /sso/link.
+func (a *app) ssoLinkConfirm(c echo.Context) error {
+	ctx := c.Request().Context()
+	pl, p, err := a.pending(c)
+	if err != nil || pl == nil {
+		return redirectWith(c, a, "/sessions/new", err)
+	}
+	u, err := a.SSO.Service.ConfirmLink(ctx, p, pl.Identity, pl.Identity.Email, c.FormValue("password"), a.meta(c))
+	if err != nil {
+		if f, ok := sso.AsFailure(err); ok {
+			a.Sessions.Remove(ctx, sessSSOPending)
+			return a.ssoFailed(c, f)
+		}
+		if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
+			form := &views.Form{Message: e.Message}
+			return a.render(c, http.StatusUnprocessableEntity, views.SSOLinkPage(views.SSOLink{Provider: p.Label, Email: pl.Identity.Email, Form: form}))
+		}
+		return err
+	}
+	a.Sessions.Remove(ctx, sessSSOPending)
+	if err := a.signIn(c, u); err != nil {
+		return err
+	}
+	a.Sessions.Put(ctx, sessSSOProvider, p.Name)
+	if pl.Identity.IDToken != "" {
+		a.Sessions.Put(ctx, sessSSOIDToken, pl.Identity.IDToken)
+	}
+	a.flash(c, "success", "Your "+p.Label+" account is now connected. Next time, sign in with it directly.")
+	return redirect(c, a.returnTo(c))
+}
+
+// redirectWith redirects, unless err is a real error.
+func redirectWith(c echo.Context, a *app, to string, err error) error {
+	if err != nil {
+		return err
+	}
+	return redirect(c, to)
+}
+
+// samlProvider loads the enabled SAML provider of the path's :key.
+func (a *app) samlProvider(c echo.Context) (*sso.Provider, error) {
+	p, err := sso.ByKey(c.Request().Context(), a.SSO.Registry, c.Param("key"))
+	if err != nil || p.Strategy != sso.StrategySAML {
+		return nil, apperr.New(apperr.NotFound, "There is no such SAML provider.").WithSlug("record_not_found")
+	}
+	return p, nil
+}
+
+// samlEntityID is GET /auth/saml/:key: the service provider's entity id, as text.
+func (a *app) samlEntityID(c echo.Context) error {
+	p, err := a.samlProvider(c)
+	if err != nil {
+		return err
+	}
+	return c.String(http.StatusOK, p.EntityID(a.SSO.Env.AppURL))
+}
+
+// samlMetadata is GET /auth/saml/:key/metadata: the service provider's metadata for the IdP.
+func (a *app) samlMetadata(c echo.Context) error {
+	p, err := a.samlProvider(c)
+	if err != nil {
+		return err
+	}
+	xml, err := sso.SAMLMetadata(c.Request().Context(), p, a.SSO.Env)
+	if err != nil {
+		return err
+	}
+	return c.Blob(http.StatusOK, "application/samlmetadata+xml", xml)
+}
+
+// samlACS is POST /auth/saml/:key/callback, the assertion consumer service. The IdP's page
+// posts here cross-site, so the browser sends no session cookie: the response is checked
+// against the flow its RelayState names (signature, audience, times, InResponseTo, replay),
+// and the identity is parked for the browser's next request, which carries the session and
+// finishes the sign-in.
+func (a *app) samlACS(c echo.Context) error {
+	ctx := c.Request().Context()
+	p, err := a.samlProvider(c)
+	if err != nil {
+		return err
+	}
+	f, binding, err := a.SSO.Flows.Take(ctx, c.FormValue("RelayState"))
+	if err == nil && f.Provider != p.Name {
+		err = &sso.Failure{Reason: sso.ReasonInvalidState, Message: "This sign-in was not started for this provider. Please start again."}
+	}
+	var id *sso.Identity
+	if err == nil {
+		id, err = a.SSO.Strategies[sso.StrategySAML].Complete(ctx, p, a.SSO.Env, c.Request(), f)
+	}
+	if err != nil {
+		a.SSO.Service.RecordFailure(ctx, p.Name, err, a.meta(c))
+		return a.ssoFailed(c, err)
+	}
+	token := make([]byte, 32)
+	_, _ = rand.Read(token)
+	t := base64.RawURLEncoding.EncodeToString(token)
+	if err := a.SSO.Flows.Park(ctx, t, sso.Parked{Flow: f, Identity: id}, binding, a.SSO.Env.Now()); err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, fmt.Sprintf("/auth/saml/%s/finish?token=%s", p.PathKey(), t))
+}
+
+// samlFinish is GET /auth/saml/:key/finish: the browser's own request after the ACS, with its
+// session, which must be the one that started the flow.
+func (a *app) samlFinish(c echo.Context) error {
+	ctx := c.Request().Context()
+	p, err := a.samlProvider(c)
+	if err != nil {
+		return err
+	}
+	parked, binding, err := a.SSO.Flows.Claim(ctx, c.QueryParam("token"))
+	if err == nil && !sso.SameBinding(binding, a.Sessions.GetString(ctx, sessSSOBinding)) {
+		err = &sso.Failure{Reason: sso.ReasonInvalidState, Message: "This sign-in was not started in this browser. Please start again from the sign-in page."}
+	}
+	if err != nil {
+		a.SSO.Service.RecordFailure(ctx, p.Name, err, a.meta(c))
+		return a.ssoFailed(c, err)
+	}
+	return a.ssoFinish(c, p, parked.Identity, parked.Flow.Purpose)
+}
+
+// samlLogout is GET /auth/saml/:key/logout: the IdP's single logout lands here, and the
+// session ends.
+func (a *app) samlLogout(c echo.Context) error {
+	if _, err := a.samlProvider(c); err != nil {
+		return err
+	}
+	return a.signOut(c, false)
+}
+
+// signOut ends the session and audits it. With idp, a session that signed in through an OIDC
+// provider offering RP-initiated logout is sent there too.
+func (a *app) signOut(c echo.Context, idp bool) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	providerName := a.Sessions.GetString(ctx, sessSSOProvider)
+	idToken := a.Sessions.GetString(ctx, sessSSOIDToken)
+	var end string
+	if idp && a.SSO != nil && idToken != "" && providerName != "" {
+		if p, err := sso.ByName(ctx, a.SSO.Registry, providerName); err == nil && p.Strategy == sso.StrategyOIDC {
+			if s, ok := a.SSO.Strategies[sso.StrategyOIDC].(sso.EndSessioner); ok {
+				end = s.EndSessionURL(ctx, p, a.SSO.Env, idToken, a.SSO.Env.AppURL+"/sessions/new")
+			}
+		}
+	}
+	for _, k := range []string{sessCSRF, sessSSOProvider, sessSSOIDToken, sessSSOBinding, sessSSOPending} {
+		a.Sessions.Remove(ctx, k)
+	}
+	a.Sessions.Remove(ctx, sessions.UserIDKey)
+	if err := a.Sessions.RenewToken(ctx); err != nil {
+		return err
+	}
+	if u != nil {
+		e := sso.Event{Type: sso.EventLogout, UserID: &u.ID, Provider: providerName, Meta: a.meta(c)}
+		if end != "" {
+			e.Type = sso.EventLogoutIdP
+		}
+		if err := sso.Record(ctx, a.DB, e); err != nil {
+			a.Log.ErrorContext(ctx, "write audit event", "event", e.Type, "error", err.Error())
+		}
+	}
+	if end != "" {
+		return c.Redirect(http.StatusSeeOther, end)
+	}
+	a.flash(c, "success", "You have signed out successfully.")
+	return redirect(c, "/sessions/new")
+}

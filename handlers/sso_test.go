@@ -1,0 +1,172 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/oauth2-proxy/mockoidc"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// startMockOIDC runs an OpenID Connect provider for the test.
+func startMockOIDC(t *testing.T) *mockoidc.MockOIDC {
+	t.Helper()
+	m, err := mockoidc.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown() })
+	return m
+}
+
+// authFile writes a config/auth.yml for the test and returns its path.
+func authFile(t *testing.T, content string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "auth.yml")
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// oidcYAML configures mockoidc as the provider "corp".
+func oidcYAML(m *mockoidc.MockOIDC, extra string) string {
+	cfg := m.Config()
+	return `default: &default
+  providers:
+    - id: corp
+      strategy: openid_connect
+      name: corp
+      label: Sign in with Corp
+      issuer: ` + cfg.Issuer + `
+      client_id: ` + cfg.ClientID + `
+      client_secret: ${CORP_SECRET}
+` + extra + `
+production:
+  <<: *default
+`
+}
+
+// ssoLogin signs in through the provider from the sign-in page's button, as a browser would:
+// Tally's start, the provider's authorize endpoint, Tally's callback. It returns Tally's
+// answer to the callback.
+func ssoLogin(t *testing.T, c *testkit.Client, provider string) *testkit.Response {
+	t.Helper()
+	start := c.Get("/auth/" + provider)
+	if start.Status != http.StatusSeeOther {
+		t.Fatalf("start: %d %s", start.Status, start.Body)
+	}
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(start.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back, err := url.Parse(resp.Header.Get("Location"))
+	if err != nil || back.Path != "/auth/"+provider+"/callback" {
+		t.Fatalf("the provider sent the browser to %q (%d)", resp.Header.Get("Location"), resp.StatusCode)
+	}
+	return c.Get(back.RequestURI())
+}
+
+func TestOIDCSignInCreatesTheUserAndSignsThemIn(t *testing.T) {
+	t.Parallel()
+	m := startMockOIDC(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{
+		"AUTH_CONFIG_FILE": authFile(t, oidcYAML(m, "      scopes: openid email profile groups\n      group_mappings:\n        - {group: finance, role: admin}")),
+		"CORP_SECRET":      m.Config().ClientSecret,
+	}})
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{}) // someone else owns the instance
+	c := testkit.NewClient(t, srv.URL)
+
+	page := c.Get("/sessions/new")
+	if got := page.TestID(t, "sso-corp"); got != "Sign in with Corp" {
+		t.Fatalf("sign-in page button %q", got)
+	}
+	m.QueueUser(&mockoidc.MockUser{Subject: "ada-123", Email: "Ada@Example.com", EmailVerified: true, Groups: []string{"finance"}})
+	r := ssoLogin(t, c, "corp")
+	if r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("callback: %d %s %s", r.Status, r.Location(), r.Body)
+	}
+	if home := c.Get("/"); home.Status != http.StatusOK || !strings.Contains(home.TestID(t, "current-user"), "ada@example.com") {
+		t.Fatalf("after sign-in the dashboard says %d %q", home.Status, home.TestID(t, "current-user"))
+	}
+	u, err := models.UserByEmail(context.Background(), srv.DB, "ada@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var identity struct {
+		Issuer string   `bun:"issuer"`
+		Groups []string `bun:"groups,array"`
+	}
+	if err := srv.DB.NewRaw("SELECT issuer, groups FROM sso_identities WHERE user_id = ? AND provider = 'corp' AND subject = 'ada-123'", u.ID).
+		Scan(context.Background(), &identity.Issuer, pgdialect.Array(&identity.Groups)); err != nil {
+		t.Fatalf("identity: %v", err)
+	}
+	if identity.Issuer != m.Issuer() || strings.Join(identity.Groups, ",") != "finance" {
+		t.Fatalf("identity issuer %q groups %v, want %q and finance", identity.Issuer, identity.Groups, m.Issuer())
+	}
+	events := strings.Join(testkitStrings(t, srv, "SELECT event_type FROM sso_audit_logs WHERE user_id = ? ORDER BY created_at, event_type", u.ID), ",")
+	if events != "jit_account_created,login" {
+		t.Fatalf("audit events %s", events)
+	}
+
+	// Signing out is audited too.
+	if r := c.PostForm("/sign_out", nil); r.Status != http.StatusSeeOther {
+		t.Fatalf("sign out: %d", r.Status)
+	}
+	if n := testkitStrings(t, srv, "SELECT event_type FROM sso_audit_logs WHERE user_id = ? AND event_type IN ('logout', 'logout_idp')", u.ID); len(n) != 1 {
+		t.Fatalf("sign-out audit events %v", n)
+	}
+}
+
+func TestOIDCCallbackOfAnotherBrowserIsRefused(t *testing.T) {
+	t.Parallel()
+	m := startMockOIDC(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{
+		"AUTH_CONFIG_FILE": authFile(t, oidcYAML(m, "")), "CORP_SECRET": m.Config().ClientSecret}})
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	victim, attacker := testkit.NewClient(t, srv.URL), testkit.NewClient(t, srv.URL)
+	start := attacker.Get("/auth/corp")
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	m.QueueUser(&mockoidc.MockUser{Subject: "mallory", Email: "mallory@example.com", EmailVerified: true})
+	resp, err := noFollow.Get(start.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back, _ := url.Parse(resp.Header.Get("Location"))
+	// The attacker's callback URL, opened in the victim's browser, signs nobody in.
+	r := victim.Get(back.RequestURI())
+	if r.Status != http.StatusBadRequest || !r.Has(t, "sso-failed") {
+		t.Fatalf("cross-browser callback: %d %s", r.Status, r.Body)
+	}
+	if victim.Get("/").Status != http.StatusSeeOther {
+		t.Fatal("the victim's browser is signed in")
+	}
+	// And it cannot be replayed by the attacker either: the flow was used.
+	if r := attacker.Get(back.RequestURI()); r.Status != http.StatusBadRequest {
+		t.Fatalf("replayed callback: %d", r.Status)
+	}
+	if n := testkitStrings(t, srv, "SELECT metadata->>'reason' FROM sso_audit_logs WHERE event_type = 'login_failed'"); len(n) != 2 || n[0] != "invalid_state" {
+		t.Fatalf("failures audited: %v", n)
+	}
+}
+
+func testkitStrings(t *testing.T, srv *apptest.Server, q string, args ...any) []string {
+	t.Helper()
+	var out []string
+	if err := srv.DB.NewRaw(q, args...).Scan(context.Background(), &out); err != nil {
+		t.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
