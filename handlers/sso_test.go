@@ -12,9 +12,13 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"tally/handlers"
 	"tally/internal/apptest"
+	"tally/internal/db"
 	"tally/internal/testkit"
 	"tally/models"
+	"tally/sso"
+	"tally/sso/ssotest"
 )
 
 // startMockOIDC runs an OpenID Connect provider for the test.
@@ -169,4 +173,98 @@ func testkitStrings(t *testing.T, srv *apptest.Server, q string, args ...any) []
 		t.Fatalf("%s: %v", q, err)
 	}
 	return out
+}
+
+func TestOAuth2SignInWithEitherClientAuthentication(t *testing.T) {
+	t.Parallel()
+	for _, method := range []string{"client_secret_post", "client_secret_basic"} {
+		t.Run(method, func(t *testing.T) {
+			t.Parallel()
+			idp := ssotest.NewOAuth2Server(t)
+			idp.AuthMethod = method
+			idp.SetUser(map[string]any{"id": 4242, "email": "grace@example.com", "login": "grace", "teams": "finance, ops"})
+			file := `default:
+  providers:
+    - id: forge
+      strategy: oauth2
+      name: forge
+      label: Sign in with Forge
+      authorization_url: ` + idp.AuthorizeURL() + `
+      token_url: ` + idp.TokenURL() + `
+      userinfo_url: ` + idp.UserinfoURL() + `
+      client_id: ` + idp.ClientID + `
+      client_secret: ` + idp.ClientSecret + `
+      token_endpoint_auth_method: ` + method + `
+      subject_claim: id
+      groups_claim: teams
+      trust_email: true
+      group_mappings:
+        - {group: ops, role: admin}
+`
+			srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, file)}})
+			testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+			c := testkit.NewClient(t, srv.URL)
+			start := c.Get("/auth/forge")
+			back, err := url.Parse(idp.Follow(t, start.Location()))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r := c.Get(back.RequestURI()); r.Status != http.StatusSeeOther || r.Location() != "/" {
+				t.Fatalf("callback: %d %s", r.Status, r.Body)
+			}
+			tokens := idp.Requests("/token")
+			if len(tokens) != 1 || tokens[0].ClientAuth != method {
+				t.Fatalf("token requests %+v, want one with %s", tokens, method)
+			}
+			got := testkitStrings(t, srv, "SELECT subject || ' ' || array_to_string(groups, ',') FROM sso_identities WHERE provider = 'forge'")
+			if strings.Join(got, "") != "4242 finance,ops" {
+				t.Fatalf("identity %v", got)
+			}
+		})
+	}
+}
+
+// With AUTH_PROVIDERS_SOURCE=db, a provider saved in the database is on the sign-in page at
+// the next request, its secret is stored encrypted, and disabling it takes it away.
+func TestDatabaseProvidersApplyAtTheNextRequest(t *testing.T) {
+	t.Parallel()
+	m := startMockOIDC(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_PROVIDERS_SOURCE": "db"}})
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, srv.URL)
+	if c.Get("/sessions/new").Has(t, "sso-buttons") {
+		t.Fatal("buttons before any provider exists")
+	}
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg := &sso.DBRegistry{DB: srv.DB, Keys: keys}
+	p := &sso.Provider{Strategy: sso.StrategyOIDC, Name: "corp", Label: "Corp", Enabled: true, DefaultRole: models.RoleMember,
+		Issuer: m.Issuer(), ClientID: m.Config().ClientID, ClientSecret: m.Config().ClientSecret, TokenAuthMethod: sso.AuthClientSecretPost}
+	ctx := context.Background()
+	if err := srv.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error { return reg.Save(ctx, tx, p) }); err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Get("/sessions/new").TestID(t, "sso-corp"); got != "Corp" {
+		t.Fatalf("button %q after saving the provider", got)
+	}
+	stored := testkitStrings(t, srv, "SELECT client_secret FROM sso_providers WHERE name = 'corp'")
+	if len(stored) != 1 || strings.Contains(stored[0], m.Config().ClientSecret) || !strings.HasPrefix(stored[0], "enc:v1:") {
+		t.Fatalf("client secret stored as %q", stored)
+	}
+	m.QueueUser(&mockoidc.MockUser{Subject: "db-1", Email: "dee@example.com", EmailVerified: true})
+	if r := ssoLogin(t, c, "corp"); r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("sign-in through the database provider: %d %s", r.Status, r.Body)
+	}
+	if _, err := srv.DB.NewRaw("UPDATE sso_providers SET enabled = false").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other := testkit.NewClient(t, srv.URL)
+	if other.Get("/sessions/new").Has(t, "sso-buttons") {
+		t.Fatal("a disabled provider is still offered")
+	}
+	if r := other.Get("/auth/corp"); r.Status != http.StatusNotFound {
+		t.Fatalf("starting a disabled provider: %d", r.Status)
+	}
 }
