@@ -16,6 +16,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
+	"tally/sso"
 )
 
 // Client is the River client Tally uses.
@@ -87,9 +88,12 @@ func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 	return Cleanup(ctx, w.db, time.Now())
 }
 
-// Cleanup deletes what has expired: sessions, rate-limit windows older than a day, and
-// password reset tokens older than a day.
+// Cleanup deletes what has expired: sessions, rate-limit windows older than a day, password
+// reset tokens older than a day, sign-ins never finished and used SAML assertion ids.
 func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
+	if err := sso.Prune(ctx, d); err != nil {
+		return err
+	}
 	if _, err := sessions.PruneExpired(ctx, d); err != nil {
 		return err
 	}
