@@ -1,7 +1,6 @@
 package sso
 
 import (
-	"bytes"
 	"fmt"
 	"os"
 	"regexp"
@@ -91,11 +90,13 @@ func LoadAuthFile(path, env string, getenv func(string) string) (*AuthFile, erro
 
 // ParseAuthFile is LoadAuthFile on the file's content.
 func ParseAuthFile(raw []byte, env string, getenv func(string) string) (*AuthFile, error) {
-	raw = envRef.ReplaceAllFunc(raw, func(m []byte) []byte {
-		return []byte(yamlQuote(getenv(string(envRef.FindSubmatch(m)[1]))))
-	})
+	var root yaml.Node
+	if err := yaml.Unmarshal(raw, &root); err != nil {
+		return nil, fmt.Errorf("config/auth.yml: %w", err)
+	}
+	expandEnv(&root, getenv)
 	var sections map[string]authSection
-	if err := yaml.Unmarshal(raw, &sections); err != nil {
+	if err := root.Decode(&sections); err != nil {
 		return nil, fmt.Errorf("config/auth.yml: %w", err)
 	}
 	sec, ok := sections[env]
@@ -122,27 +123,16 @@ func ParseAuthFile(raw []byte, env string, getenv func(string) string) (*AuthFil
 	return out, nil
 }
 
-// yamlQuote makes an environment value safe inside YAML: a quoted scalar when it is on a line
-// of its own would need it, which a double-quoted JSON string always is.
-func yamlQuote(v string) string {
-	if v == "" || strings.ContainsAny(v, ":#{}[],&*!|>'\"%@`\n") || strings.TrimSpace(v) != v {
-		var b bytes.Buffer
-		b.WriteByte('"')
-		for _, r := range v {
-			switch r {
-			case '"', '\\':
-				b.WriteByte('\\')
-				b.WriteRune(r)
-			case '\n':
-				b.WriteString(`\n`)
-			default:
-				b.WriteRune(r)
-			}
-		}
-		b.WriteByte('"')
-		return b.String()
+// expandEnv replaces ${NAME} in every scalar of the document by the environment's value,
+// after parsing, so that a value needs no quoting whatever it holds.
+func expandEnv(n *yaml.Node, getenv func(string) string) {
+	if n.Kind == yaml.ScalarNode && strings.Contains(n.Value, "${") {
+		n.Value = envRef.ReplaceAllStringFunc(n.Value, func(m string) string { return getenv(envRef.FindStringSubmatch(m)[1]) })
+		return
 	}
-	return v
+	for _, c := range n.Content {
+		expandEnv(c, getenv)
+	}
 }
 
 func providerFromYAML(node *yaml.Node) (*Provider, error) {
