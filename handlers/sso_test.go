@@ -268,3 +268,100 @@ func TestDatabaseProvidersApplyAtTheNextRequest(t *testing.T) {
 		t.Fatalf("starting a disabled provider: %d", r.Status)
 	}
 }
+
+// samlYAML configures the in-process IdP as the SAML provider "okta", by hand.
+func samlYAML(idp *ssotest.SAMLIdP, extra string) string {
+	cert := strings.ReplaceAll(strings.TrimSpace(idp.CertificatePEM), "\n", "\n        ")
+	return `default:
+  providers:
+    - id: okta
+      strategy: saml
+      name: okta
+      label: Sign in with Okta
+      idp_sso_url: ` + idp.SSOURL + `
+      idp_entity_id: ` + idp.EntityID + `
+      trust_email: true
+      idp_certificate: |
+        ` + cert + "\n" + extra
+}
+
+func TestSAMLSignIn(t *testing.T) {
+	t.Parallel()
+	for _, signed := range []bool{false, true} {
+		t.Run(map[bool]string{false: "unsigned requests", true: "signed requests"}[signed], func(t *testing.T) {
+			t.Parallel()
+			idp := ssotest.NewSAMLIdP(t)
+			idp.AddUser("grace", "grace@example.com", "hopper", "engineering", "tally-admins")
+			extra := "      group_mappings:\n        - {group: tally-admins, role: admin}\n"
+			if signed {
+				key, cert, err := sso.GenerateSPKey("tally")
+				if err != nil {
+					t.Fatal(err)
+				}
+				indent := func(s string) string { return strings.ReplaceAll(strings.TrimSpace(s), "\n", "\n        ") }
+				extra += "      sign_requests: true\n      sp_private_key: |\n        " + indent(key) + "\n      sp_certificate: |\n        " + indent(cert) + "\n"
+			}
+			srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, samlYAML(idp, extra))}})
+			testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+			c := testkit.NewClient(t, srv.URL)
+			// The IdP learns Tally from its metadata, as an administrator would set it up.
+			idp.RegisterSPFromURL(t, http.DefaultClient, srv.URL+"/auth/saml/okta/metadata")
+			if got := c.Get("/auth/saml/okta"); got.Body != srv.URL+"/auth/saml/okta" {
+				t.Fatalf("entity id %q", got.Body)
+			}
+
+			start := c.Get("/auth/okta")
+			post, err := idp.Login(start.Location(), "grace", "hopper")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if post.ACSURL != srv.URL+"/auth/saml/okta/callback" {
+				t.Fatalf("the IdP posts to %s", post.ACSURL)
+			}
+			if reqs := idp.Requests(); len(reqs) != 1 || reqs[0].Signed != signed {
+				t.Fatalf("AuthnRequests %+v, signed %v", reqs, signed)
+			}
+			// The IdP's page posts cross-site: the browser sends no session cookie.
+			acs, err := http.PostForm(post.ACSURL, post.Form())
+			if err != nil {
+				t.Fatal(err)
+			}
+			acs.Body.Close()
+			finish := acs.Request.URL // http.PostForm followed the 303 without the session
+			if acs.StatusCode != http.StatusBadRequest || !strings.HasPrefix(finish.Path, "/auth/saml/okta/finish") {
+				t.Fatalf("ACS → %s %d: the finish must refuse a request without the flow's session", finish, acs.StatusCode)
+			}
+			// So start again, and let the browser follow the ACS's redirect with its session.
+			start = c.Get("/auth/okta")
+			if post, err = idp.Login(start.Location(), "grace", "hopper"); err != nil {
+				t.Fatal(err)
+			}
+			noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+			acs, err = noFollow.PostForm(post.ACSURL, post.Form())
+			if err != nil {
+				t.Fatal(err)
+			}
+			acs.Body.Close()
+			if acs.StatusCode != http.StatusSeeOther {
+				t.Fatalf("ACS: %d", acs.StatusCode)
+			}
+			done := c.Get(acs.Header.Get("Location"))
+			if done.Status != http.StatusSeeOther || done.Location() != "/" {
+				t.Fatalf("finish: %d %s", done.Status, done.Body)
+			}
+			u, err := models.UserByEmail(context.Background(), srv.DB, "grace@example.com")
+			if err != nil || u.Role != models.RoleAdmin {
+				t.Fatalf("user %+v %v", u, err)
+			}
+			// The same response again is a replay.
+			replay, err := noFollow.PostForm(post.ACSURL, post.Form())
+			if err != nil {
+				t.Fatal(err)
+			}
+			replay.Body.Close()
+			if replay.StatusCode != http.StatusBadRequest {
+				t.Fatalf("replayed response: %d", replay.StatusCode)
+			}
+		})
+	}
+}

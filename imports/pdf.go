@@ -3,6 +3,7 @@ package imports
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -51,7 +52,7 @@ func (s *Service) pdfRows(ctx context.Context, up Upload, extractor string, im *
 	}
 	pages, method, err := statement.ExtractText(ctx, up.Content)
 	if err != nil {
-		return apperr.Wrap(apperr.Invalid, err, "The PDF could not be read: "+err.Error()).WithSlug("invalid_pdf")
+		return extractionError("The PDF could not be read", err)
 	}
 	var st *statement.Statement
 	switch extractor {
@@ -65,7 +66,7 @@ func (s *Service) pdfRows(ctx context.Context, up Upload, extractor string, im *
 		ctx, cancel := context.WithTimeout(ctx, llmTimeout)
 		defer cancel()
 		if st, err = s.LLM.Extract(ctx, pages); err != nil {
-			return apperr.Wrap(apperr.Invalid, err, "The LLM extractor could not read the statement: "+err.Error()).WithSlug("extraction_failed")
+			return extractionError("The LLM extractor could not read the statement", err)
 		}
 		method = ExtractorLLM
 	default:
@@ -114,4 +115,22 @@ func NewLLM(baseURL, apiKey, model string) *statement.LLM {
 		return nil
 	}
 	return &statement.LLM{BaseURL: baseURL, APIKey: apiKey, Model: model, HTTP: &http.Client{Timeout: llmTimeout}}
+}
+
+// extractionError turns a statement package error into the answer: the file's own problems
+// are the client's (422, with the package's safe message), an unavailable model is 503, and
+// anything else is an internal error whose detail is only logged.
+func extractionError(what string, err error) error {
+	var xe *statement.ExtractError
+	if !errors.As(err, &xe) {
+		return apperr.Wrap(apperr.Internal, err, what)
+	}
+	msg := what + ": " + xe.Public
+	switch xe.Kind {
+	case statement.ErrKindUpstream:
+		return apperr.Wrap(apperr.Unavailable, errors.New(xe.Detail()), msg+". Try again later, or use extractor=builtin.").WithSlug("extractor_unavailable")
+	case statement.ErrKindInternal:
+		return apperr.Wrap(apperr.Internal, errors.New(xe.Detail()), what)
+	}
+	return apperr.Wrap(apperr.Invalid, errors.New(xe.Detail()), msg).WithSlug("invalid_pdf")
 }

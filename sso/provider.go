@@ -180,6 +180,9 @@ func (p *Provider) Validate() error {
 		if p.IdPMetadataURL == "" && p.IdPSSOURL != "" && strings.TrimSpace(p.IdPCertificate) == "" {
 			v.Add("idp_certificate", "IdP Certificate is required when not using a metadata URL")
 		}
+		if p.IdPMetadataURL == "" && p.IdPSSOURL != "" && strings.TrimSpace(p.IdPEntityID) == "" {
+			v.Add("idp_entity_id", "IdP Entity ID is required when not using a metadata URL")
+		}
 		if p.SignRequests && strings.TrimSpace(p.SPPrivateKey) == "" {
 			v.Add("sp_private_key", "A private key is required to sign requests")
 		}

@@ -366,7 +366,7 @@ func samlIdentity(p *Provider, a *saml.Assertion) (*Identity, error) {
 
 	groupAttrs := samlGroupsAttrs
 	if p.GroupsAttribute != "" {
-		groupAttrs = append([]string{p.GroupsAttribute}, groupAttrs...)
+		groupAttrs = []string{p.GroupsAttribute}
 	}
 
 	return &Identity{
@@ -399,11 +399,25 @@ func SAMLMetadata(ctx context.Context, p *Provider, env Env) ([]byte, error) {
 	for i := range md.SPSSODescriptors {
 		samlTrimSPDescriptor(&md.SPSSODescriptors[i])
 	}
-	out, err := xml.MarshalIndent(md, "", "  ")
+	raw, err := xml.Marshal(md)
 	if err != nil {
 		return nil, fmt.Errorf("saml: metadata: %w", err)
 	}
-	return append([]byte(xml.Header), out...), nil
+	// crewjam stamps validUntil = now + 48h. Admins upload this document into IdP consoles
+	// once; IdPs that honour validUntil would then silently stop trusting the SP two days
+	// later. The document only changes with the provider's settings, so it carries none.
+	doc := etree.NewDocument()
+	if err := doc.ReadFromBytes(raw); err != nil {
+		return nil, fmt.Errorf("saml: metadata: %w", err)
+	}
+	doc.Root().RemoveAttr("validUntil")
+	for _, d := range doc.Root().ChildElements() {
+		d.RemoveAttr("validUntil")
+	}
+	doc.CreateProcInst("xml", `version="1.0" encoding="UTF-8"`)
+	doc.InsertChildAt(0, doc.Child[len(doc.Child)-1])
+	doc.Indent(2)
+	return doc.WriteToBytes()
 }
 
 // samlTrimSPDescriptor keeps what this SP does: responses by HTTP-POST only (crewjam also

@@ -31,6 +31,7 @@ const seedFile = `default: &default
       name: okta
       label: Okta
       idp_sso_url: https://okta.example/sso
+      idp_entity_id: https://okta.example
       idp_certificate: dummy-pem
     - name: broken
       strategy: openid_connect

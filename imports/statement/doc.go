@@ -15,4 +15,15 @@
 //
 // LLM is an optional second extractor for statements the layout rules cannot read; it asks an
 // OpenAI-compatible endpoint for the same data and reconciles the answer the same way.
+//
+// Errors from ExtractText, ExtractTextWith and LLM.Extract are *ExtractError values (or, when
+// the caller's context ends, errors wrapping ctx.Err()). Their Error method returns a message
+// meant for the person who uploaded the statement, free of file paths, URLs, keys and
+// upstream answers; the internal detail is in the Err field (see ExtractError.Detail) for
+// logs. errors.Is tells the kinds apart: ErrNotPDF, ErrEncrypted, ErrNoText, ErrTooComplex,
+// ErrUnreadable and ErrUpstream.
+//
+// The pure-Go reader is meant to be safe on hostile files: it checks a file's compressed
+// streams and structure before reading it and refuses, with ErrTooComplex, any that would
+// take hundreds of megabytes or more than a few seconds, and it stops when the context ends.
 package statement

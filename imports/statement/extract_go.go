@@ -1,10 +1,6 @@
 package statement
 
 import (
-	"bytes"
-	"context"
-	"errors"
-	"fmt"
 	"math"
 	"slices"
 	"sort"
@@ -20,36 +16,6 @@ const (
 	maxColumns       = 400 // characters in one rebuilt line
 	maxBlankRun      = 3   // blank lines rebuilt for one vertical gap
 )
-
-// readPDF extracts the text of each page in Go. The library panics on some malformed files;
-// those panics are turned into errors here, so a bad upload never takes the process down.
-func readPDF(ctx context.Context, data []byte) (pages []string, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			pages, err = nil, fmt.Errorf("the PDF could not be read: %v", v)
-		}
-	}()
-	r, err := pdf.NewReader(bytes.NewReader(data), int64(len(data)))
-	if errors.Is(err, pdf.ErrInvalidPassword) {
-		return nil, ErrEncrypted
-	}
-	if err != nil {
-		return nil, fmt.Errorf("the PDF could not be read: %w", err)
-	}
-	n := min(r.NumPage(), maxPages)
-	for i := 1; i <= n; i++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("reading the PDF: %w", err)
-		}
-		p := r.Page(i)
-		if p.V.IsNull() {
-			pages = append(pages, "")
-			continue
-		}
-		pages = append(pages, layoutPage(p.Content().Text))
-	}
-	return pages, nil
-}
 
 // run is text drawn in one go: consecutive glyphs on one baseline, each starting where the one
 // before ends.

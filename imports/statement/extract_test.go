@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"os"
 	"strings"
 	"testing"
 
@@ -52,6 +53,10 @@ func TestExtractReportsDamagedPDFs(t *testing.T) {
 				if err != nil && err.Error() == "" {
 					t.Errorf("an error without a message")
 				}
+				if err != nil && !errors.Is(err, ErrUnreadable) && !errors.Is(err, ErrNotPDF) {
+					t.Errorf("error %v, want ErrUnreadable or ErrNotPDF", err)
+				}
+				checkNoPath(t, err)
 			})
 		}
 	}
@@ -107,6 +112,38 @@ func TestExtractTextChoosesPdftotextWhenInstalled(t *testing.T) {
 			t.Errorf("pages = %q", pages)
 		}
 	})
+	t.Run("not installed, with a PDF too large to read", func(t *testing.T) {
+		t.Setenv("PATH", t.TempDir())
+		bomb := pagesPDF(1, streamObject("/Filter /FlateDecode", deflate(t, repeated(" ", 20<<20))))
+		if _, method, err := ExtractText(context.Background(), bomb); method != MethodGo || !errors.Is(err, ErrTooComplex) {
+			t.Fatalf("ExtractText = method %q, error %v; want go and ErrTooComplex", method, err)
+		}
+	})
+	t.Run("installed, failing on the file", func(t *testing.T) {
+		requirePdftotext(t)
+		damaged := []byte("%PDF-1.4\nthis is not a PDF body at all\n%%EOF\n")
+		pages, method, err := ExtractText(context.Background(), damaged)
+		// pdftotext's error, classified; the Go reader is not tried.
+		if pages != nil || method != MethodPdftotext || !errors.Is(err, ErrUnreadable) {
+			t.Fatalf("ExtractText = %q, method %q, error %v; want pdftotext's unreadable error", pages, method, err)
+		}
+		var e *ExtractError
+		if !errors.As(err, &e) || !strings.Contains(e.Detail(), "Couldn't find trailer dictionary") {
+			t.Errorf("error %#v does not keep what pdftotext said for the log", err)
+		}
+		checkNoPath(t, err)
+	})
+}
+
+// checkNoPath checks that an error's message names no file: no temporary file, no directory.
+func checkNoPath(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		return
+	}
+	if msg := err.Error(); strings.Contains(msg, os.TempDir()) || strings.Contains(msg, "statement-") || strings.Contains(msg, "/") {
+		t.Errorf("error %q names a file", msg)
+	}
 }
 
 func TestExtractHonoursContext(t *testing.T) {

@@ -51,25 +51,33 @@ Rules:
 // Extract sends the pages' text to the model, in parts of about 12,000 characters, and
 // merges the answers: the opening balance from the first part that has one, the closing
 // balance from the last, the transactions in order. Kind and period are read from the text
-// as Parse reads them. Errors never include the API key.
+// as Parse reads them.
+//
+// Errors are ExtractErrors. Their messages (Error) can be shown to users: they never hold the
+// endpoint's URL, the API key or what the endpoint answered, except for the few words of the
+// model's reply that say what it got wrong ("transaction 3: amount ..."). The internal detail
+// (ExtractError.Err) has the HTTP status, the start of the answer and the URL, for logs, with
+// the API key removed. Every failure of the endpoint or of its answer matches ErrUpstream;
+// a timeout or cancellation also matches context.DeadlineExceeded or context.Canceled.
 func (l *LLM) Extract(ctx context.Context, pages []string) (*Statement, error) {
 	if l == nil || strings.TrimSpace(l.BaseURL) == "" || strings.TrimSpace(l.Model) == "" {
-		return nil, errors.New("the LLM extractor needs a base URL and a model")
+		return nil, &ExtractError{Kind: ErrKindInternal, Public: "the LLM extractor needs a base URL and a model"}
 	}
 	chunks := chunkPages(pages, llmChunkChars)
 	if len(chunks) == 0 {
 		return nil, ErrNoText
 	}
 	if len(chunks) > maxLLMChunks {
-		return nil, fmt.Errorf("the statement's text is too long to send to a model (%d parts of %d characters; "+
-			"at most %d)", len(chunks), llmChunkChars, maxLLMChunks)
+		return nil, &ExtractError{Kind: ErrKindTooComplex, Public: fmt.Sprintf("the statement's text is too long to send "+
+			"to a model (%d parts of %d characters; at most %d)", len(chunks), llmChunkChars, maxLLMChunks)}
 	}
 	replies := make([]llmReply, 0, len(chunks))
 	for i, chunk := range chunks {
 		reply, err := l.ask(ctx, chunk)
 		if err != nil {
-			if len(chunks) > 1 {
-				err = &llmError{msg: fmt.Sprintf("part %d of %d: %s", i+1, len(chunks), err), cause: errors.Unwrap(err)}
+			var e *ExtractError
+			if len(chunks) > 1 && errors.As(err, &e) {
+				err = &ExtractError{Kind: e.Kind, Public: fmt.Sprintf("part %d of %d: %s", i+1, len(chunks), e.Public), Err: e.Err}
 			}
 			return nil, err
 		}
@@ -78,8 +86,8 @@ func (l *LLM) Extract(ctx context.Context, pages []string) (*Statement, error) {
 	return buildFromReplies(pages, replies), nil
 }
 
-// llmError is an Extract error. Its message has the API key removed; it unwraps only to
-// context errors, so callers can tell a timeout from a bad answer.
+// llmError is the internal detail of an Extract error. Its message has the API key removed;
+// it unwraps only to context errors, so that callers can tell a timeout from a bad answer.
 type llmError struct {
 	msg   string
 	cause error
@@ -88,16 +96,51 @@ type llmError struct {
 func (e *llmError) Error() string { return e.msg }
 func (e *llmError) Unwrap() error { return e.cause }
 
-// fail builds an error with the API key taken out of its message.
-func (l *LLM) fail(cause error, format string, args ...any) error {
+// fail builds an Extract error: public for users, and detail, with the API key taken out,
+// for logs. cause is kept, for errors.Is, when it is a context error.
+func (l *LLM) fail(kind string, cause error, public string, format string, args ...any) error {
 	msg := fmt.Sprintf(format, args...)
 	if l.APIKey != "" {
 		msg = strings.ReplaceAll(msg, l.APIKey, "[redacted]")
+		public = strings.ReplaceAll(public, l.APIKey, "[redacted]") // it may quote the model's reply
 	}
 	if cause != nil && !errors.Is(cause, context.Canceled) && !errors.Is(cause, context.DeadlineExceeded) {
 		cause = nil
 	}
-	return &llmError{msg: msg, cause: cause}
+	return &ExtractError{Kind: kind, Public: public, Err: &llmError{msg: msg, cause: cause}}
+}
+
+// transportError explains a failed request or read: the context ended, the endpoint timed
+// out, or it could not be reached. err, which names the URL, is kept for the log only.
+func (l *LLM) transportError(ctx context.Context, err error, doing string) error {
+	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		return l.fail(ErrKindUpstream, ctx.Err(), "the request to the model was cancelled", "%s: %v", doing, err)
+	case ctx.Err() != nil:
+		return l.fail(ErrKindUpstream, ctx.Err(), "the model did not answer in time", "%s: %v", doing, err)
+	}
+	var timeout interface{ Timeout() bool }
+	if errors.As(err, &timeout) && timeout.Timeout() {
+		return l.fail(ErrKindUpstream, nil, "the model did not answer in time", "%s: %v", doing, err)
+	}
+	return l.fail(ErrKindUpstream, nil, "the model endpoint could not be reached", "%s: %v", doing, err)
+}
+
+// statusError explains an HTTP error status; the answer's body goes to the log only.
+func (l *LLM) statusError(resp *http.Response, raw []byte) error {
+	code := resp.StatusCode
+	var public string
+	switch {
+	case code == http.StatusUnauthorized || code == http.StatusForbidden:
+		public = fmt.Sprintf("the model endpoint refused the API key (HTTP %d)", code)
+	case code == http.StatusTooManyRequests:
+		public = "the model endpoint is limiting requests (HTTP 429); try again later"
+	case code >= 500:
+		public = fmt.Sprintf("the model endpoint failed (HTTP %d)", code)
+	default:
+		public = fmt.Sprintf("the model endpoint rejected the request (HTTP %d)", code)
+	}
+	return l.fail(ErrKindUpstream, nil, public, "the model endpoint answered %s: %s", resp.Status, snippet(raw))
 }
 
 // ask sends one part of the text and returns the model's validated answer.
@@ -112,12 +155,13 @@ func (l *LLM) ask(ctx context.Context, text string) (llmReply, error) {
 		"temperature":     0,
 	})
 	if err != nil {
-		return llmReply{}, l.fail(nil, "building the model request: %v", err)
+		return llmReply{}, l.fail(ErrKindInternal, nil, "the model request could not be built", "building the model request: %v", err)
 	}
 	url := strings.TrimRight(strings.TrimSpace(l.BaseURL), "/") + "/chat/completions"
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
 	if err != nil {
-		return llmReply{}, l.fail(nil, "the model endpoint URL is not valid: %v", err)
+		return llmReply{}, l.fail(ErrKindInternal, nil, "the model endpoint is not configured correctly",
+			"the model endpoint URL is not valid: %v", err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	if l.APIKey != "" {
@@ -129,35 +173,41 @@ func (l *LLM) ask(ctx context.Context, text string) (llmReply, error) {
 	}
 	resp, err := client.Do(req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return llmReply{}, l.fail(ctx.Err(), "asking the model: %v", ctx.Err())
-		}
-		return llmReply{}, l.fail(nil, "could not reach the model endpoint: %v", err)
+		return llmReply{}, l.transportError(ctx, err, "asking the model")
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxReplyBytes+1))
 	if err != nil {
-		if ctx.Err() != nil {
-			return llmReply{}, l.fail(ctx.Err(), "reading the model's answer: %v", ctx.Err())
-		}
-		return llmReply{}, l.fail(nil, "reading the model's answer: %v", err)
+		return llmReply{}, l.transportError(ctx, err, "reading the model's answer")
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return llmReply{}, l.fail(nil, "the model endpoint answered %s: %s", resp.Status, snippet(raw))
+		return llmReply{}, l.statusError(resp, raw)
 	}
 	if len(raw) > maxReplyBytes {
-		return llmReply{}, l.fail(nil, "the model's answer is larger than %d MB", maxReplyBytes>>20)
+		msg := fmt.Sprintf("the model's answer is larger than %d MB", maxReplyBytes>>20)
+		return llmReply{}, l.fail(ErrKindUpstream, nil, msg, "%s", msg)
 	}
 	content, err := completionContent(raw)
 	if err != nil {
-		return llmReply{}, l.fail(nil, "%v", err)
+		var re *replyError
+		if errors.As(err, &re) {
+			return llmReply{}, l.fail(ErrKindUpstream, nil, re.public, "%s", re.detail)
+		}
+		return llmReply{}, l.fail(ErrKindUpstream, nil, "the model endpoint's answer could not be read", "%v", err)
 	}
 	reply, err := parseReply(content)
 	if err != nil {
-		return llmReply{}, l.fail(nil, "the model's reply: %v", err)
+		return llmReply{}, l.fail(ErrKindUpstream, nil, "the model's reply: "+err.Error(),
+			"the model's reply: %v; it began: %s", err, snippet([]byte(content)))
 	}
 	return reply, nil
 }
+
+// replyError is what is wrong with an endpoint's answer: public for users, detail (with the
+// start of the answer) for logs.
+type replyError struct{ public, detail string }
+
+func (e *replyError) Error() string { return e.detail }
 
 // completionContent takes the message out of a chat completions answer.
 func completionContent(raw []byte) (string, error) {
@@ -172,18 +222,20 @@ func completionContent(raw []byte) (string, error) {
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(raw, &resp); err != nil {
-		return "", fmt.Errorf("the model endpoint's answer is not valid JSON (%v): %s", err, snippet(raw))
+		return "", &replyError{"the model endpoint's answer is not valid JSON",
+			fmt.Sprintf("the model endpoint's answer is not valid JSON (%v): %s", err, snippet(raw))}
 	}
 	if resp.Error != nil {
-		return "", fmt.Errorf("the model endpoint reported an error: %s", resp.Error.Message)
+		return "", &replyError{"the model endpoint reported an error",
+			"the model endpoint reported an error: " + snippet([]byte(resp.Error.Message))}
 	}
 	if len(resp.Choices) == 0 || strings.TrimSpace(resp.Choices[0].Message.Content) == "" {
-		return "", errors.New("the model endpoint's answer has no message")
+		return "", &replyError{"the model endpoint's answer has no message", "the model endpoint's answer has no message: " + snippet(raw)}
 	}
 	return resp.Choices[0].Message.Content, nil
 }
 
-// snippet is the start of a body, on one line, for an error message.
+// snippet is the start of a body, on one line, for the internal detail of an error.
 func snippet(raw []byte) string {
 	s := strings.Join(strings.Fields(strings.ToValidUTF8(string(raw), "?")), " ")
 	if len(s) > 300 {
@@ -248,7 +300,7 @@ func parseReply(content string) (llmReply, error) {
 		}
 		date, err := time.Parse("2006-01-02", strings.TrimSpace(*w.Date))
 		if err != nil {
-			return llmReply{}, fmt.Errorf("transaction %d: date %q is not a YYYY-MM-DD date", n, *w.Date)
+			return llmReply{}, fmt.Errorf("transaction %d: date %q is not a YYYY-MM-DD date", n, clip(*w.Date, 40))
 		}
 		if w.Description == nil || strings.TrimSpace(*w.Description) == "" {
 			return llmReply{}, fmt.Errorf("transaction %d (%s) has no description", n, *w.Date)
@@ -256,7 +308,7 @@ func parseReply(content string) (llmReply, error) {
 		desc := cleanText(*w.Description)
 		amount, err := jsonAmount(w.Amount, false)
 		if err != nil {
-			return llmReply{}, fmt.Errorf("transaction %d (%s %q): amount: %v", n, *w.Date, desc, err)
+			return llmReply{}, fmt.Errorf("transaction %d (%s %q): amount: %v", n, *w.Date, clip(desc, 60), err)
 		}
 		reply.txns = append(reply.txns, llmTxn{date, desc, *amount})
 	}
@@ -273,7 +325,16 @@ func stripFences(s string) string {
 	return s
 }
 
-// jsonAmount reads a JSON number, or a string holding a plain decimal number ("-12.34").
+// Bounds on an amount from the model: no ledger holds more than 15 digits before the decimal
+// point, and a longer text is not an amount.
+const (
+	maxAmountDigits = 15
+	maxAmountChars  = 40
+)
+
+// jsonAmount reads a JSON number, or a string holding a plain decimal number ("-12.34"). An
+// amount with more than 15 digits before the decimal point is refused; one with more than two
+// decimals (a float's "2295.4999999999995") is rounded to two, half away from zero.
 func jsonAmount(raw json.RawMessage, nullable bool) (*decimal.Decimal, error) {
 	text := strings.TrimSpace(string(raw))
 	if text == "" || text == "null" {
@@ -285,15 +346,31 @@ func jsonAmount(raw json.RawMessage, nullable bool) (*decimal.Decimal, error) {
 	if strings.HasPrefix(text, `"`) {
 		var s string
 		if err := json.Unmarshal(raw, &s); err != nil {
-			return nil, fmt.Errorf("%s is not a number", text)
+			return nil, fmt.Errorf("%s is not a number", clip(text, maxAmountChars))
 		}
 		text = strings.TrimSpace(s)
+	}
+	if len(text) > maxAmountChars {
+		return nil, fmt.Errorf("%q is too long for an amount", clip(text, maxAmountChars))
 	}
 	d, err := decimal.NewFromString(text)
 	if err != nil || strings.ContainsAny(text, "eE") {
 		return nil, fmt.Errorf("%q is not a number", text)
 	}
+	whole, _, _ := strings.Cut(strings.TrimLeft(text, "+-"), ".")
+	if digits := len(strings.TrimLeft(whole, "0")); digits > maxAmountDigits {
+		return nil, fmt.Errorf("%s has %d digits before the decimal point (at most %d)", text, digits, maxAmountDigits)
+	}
+	d = d.Round(2)
 	return &d, nil
+}
+
+// clip shortens s to about n bytes, for an error message.
+func clip(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return cutAtRune(s, n) + "…"
 }
 
 // isoCode validates a currency code the model gave; empty stays empty.

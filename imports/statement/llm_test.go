@@ -189,34 +189,46 @@ func TestLLMExtractSendsLongTextInParts(t *testing.T) {
 
 func TestLLMExtractErrors(t *testing.T) {
 	tests := []struct {
-		name  string
-		reply fakeReply
-		want  []string // substrings of the error
+		name   string
+		reply  fakeReply
+		want   []string // substrings of the public message
+		detail []string // substrings of the detail for the log
 	}{
 		{"server error", fakeReply{status: 500, body: `{"error": "upstream failed for key ` + testKey + `"}`},
-			[]string{"500 Internal Server Error", "upstream failed", "[redacted]"}},
-		{"unauthorized", fakeReply{status: 401, body: "invalid api key " + testKey}, []string{"401"}},
-		{"malformed endpoint answer", fakeReply{status: 200, body: `{"choices": [`}, []string{"not valid JSON"}},
-		{"malformed content", fakeReply{content: `{"transactions": [{"date": "2024-01-02",`}, []string{"not valid JSON"}},
-		{"content not an object", fakeReply{content: `["2024-01-02"]`}, []string{"not valid JSON"}},
-		{"no transactions list", fakeReply{content: `{"opening_balance": 5}`}, []string{`no "transactions" list`}},
+			[]string{"failed (HTTP 500)"}, []string{"500 Internal Server Error", "upstream failed", "[redacted]"}},
+		{"unauthorized", fakeReply{status: 401, body: "invalid api key " + testKey}, []string{"refused the API key (HTTP 401)"},
+			[]string{"invalid api key [redacted]"}},
+		{"rate limited", fakeReply{status: 429, body: "slow down"}, []string{"HTTP 429"}, []string{"slow down"}},
+		{"malformed endpoint answer", fakeReply{status: 200, body: `{"choices": [`}, []string{"not valid JSON"},
+			[]string{`{"choices": [`}},
+		{"malformed content", fakeReply{content: `{"transactions": [{"date": "2024-01-02",`}, []string{"not valid JSON"}, nil},
+		{"content not an object", fakeReply{content: `["2024-01-02"]`}, []string{"not valid JSON"}, nil},
+		{"no transactions list", fakeReply{content: `{"opening_balance": 5}`}, []string{`no "transactions" list`}, nil},
 		{"bad date", fakeReply{content: `{"transactions": [
 			{"date": "2024-01-02", "description": "A", "amount": 1},
 			{"date": "2024-13-01", "description": "B", "amount": 1}]}`},
-			[]string{"transaction 2", `"2024-13-01" is not a YYYY-MM-DD date`}},
+			[]string{"transaction 2", `"2024-13-01" is not a YYYY-MM-DD date`}, nil},
 		{"date in another format", fakeReply{content: `{"transactions": [{"date": "01/02/2024", "description": "A", "amount": 1}]}`},
-			[]string{"transaction 1", `"01/02/2024"`}},
+			[]string{"transaction 1", `"01/02/2024"`}, nil},
 		{"bad amount", fakeReply{content: `{"transactions": [{"date": "2024-01-02", "description": "COFFEE", "amount": "4,50 EUR"}]}`},
-			[]string{"transaction 1", "COFFEE", `"4,50 EUR" is not a number`}},
+			[]string{"transaction 1", "COFFEE", `"4,50 EUR" is not a number`}, nil},
+		{"amount too large", fakeReply{content: `{"transactions": [
+			{"date": "2024-01-02", "description": "A", "amount": 1},
+			{"date": "2024-01-03", "description": "HUGE", "amount": -1234567890123456.5}]}`},
+			[]string{"transaction 2", "HUGE", "16 digits before the decimal point (at most 15)"}, nil},
+		{"amount too long", fakeReply{content: `{"transactions": [{"date": "2024-01-02", "description": "A", "amount": "` +
+			strings.Repeat("1", 5000) + `"}]}`}, []string{"transaction 1", "too long for an amount"}, nil},
 		{"missing amount", fakeReply{content: `{"transactions": [{"date": "2024-01-02", "description": "COFFEE"}]}`},
-			[]string{"transaction 1", "amount: missing"}},
+			[]string{"transaction 1", "amount: missing"}, nil},
 		{"missing description", fakeReply{content: `{"transactions": [{"date": "2024-01-02", "amount": 1}]}`},
-			[]string{"transaction 1", "no description"}},
-		{"bad balance", fakeReply{content: `{"opening_balance": true, "transactions": []}`}, []string{"opening_balance"}},
-		{"bad currency", fakeReply{content: `{"currency": "dollars", "transactions": []}`}, []string{`"DOLLARS" is not an ISO 4217 code`}},
+			[]string{"transaction 1", "no description"}, nil},
+		{"bad balance", fakeReply{content: `{"opening_balance": true, "transactions": []}`}, []string{"opening_balance"}, nil},
+		{"balance too large", fakeReply{content: `{"closing_balance": "9999999999999999", "transactions": []}`},
+			[]string{"closing_balance", "16 digits"}, nil},
+		{"bad currency", fakeReply{content: `{"currency": "dollars", "transactions": []}`}, []string{`"DOLLARS" is not an ISO 4217 code`}, nil},
 		{"model error", fakeReply{status: 200, body: `{"error": {"message": "context length exceeded"}}`},
-			[]string{"context length exceeded"}},
-		{"no choices", fakeReply{status: 200, body: `{"choices": []}`}, []string{"no message"}},
+			[]string{"the model endpoint reported an error"}, []string{"context length exceeded"}},
+		{"no choices", fakeReply{status: 200, body: `{"choices": []}`}, []string{"no message"}, nil},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -231,11 +243,71 @@ func TestLLMExtractErrors(t *testing.T) {
 					t.Errorf("error %q does not contain %q", err, w)
 				}
 			}
-			if strings.Contains(err.Error(), testKey) {
-				t.Errorf("error %q contains the API key", err)
+			var e *ExtractError
+			if !errors.As(err, &e) || !errors.Is(err, ErrUpstream) {
+				t.Fatalf("error %#v is not an upstream ExtractError", err)
 			}
+			for _, w := range tt.detail {
+				if !strings.Contains(e.Detail(), w) {
+					t.Errorf("detail %q does not contain %q", e.Detail(), w)
+				}
+			}
+			checkSafe(t, err, srv.URL, tt.reply.body)
 		})
 	}
+}
+
+// checkSafe checks that an error's message holds neither the API key, nor the endpoint's URL,
+// nor the body it answered, and that its detail does not hold the key either.
+func checkSafe(t *testing.T, err error, url, body string) {
+	t.Helper()
+	msg := err.Error()
+	host := strings.TrimPrefix(url, "http://")
+	if strings.Contains(msg, testKey) || strings.Contains(msg, host) || body != "" && strings.Contains(msg, body) {
+		t.Errorf("error %q shows the key, the endpoint or its answer", msg)
+	}
+	var e *ExtractError
+	if errors.As(err, &e) && strings.Contains(e.Detail(), testKey) {
+		t.Errorf("detail %q contains the API key", e.Detail())
+	}
+}
+
+func TestLLMExtractUnreachableEndpoint(t *testing.T) {
+	srv := httptest.NewServer(http.NotFoundHandler())
+	url := srv.URL
+	srv.Close() // nothing listens there now
+	l := &LLM{BaseURL: url + "/v1?key=" + testKey, APIKey: testKey, Model: testModel}
+	_, err := l.Extract(context.Background(), llmPages)
+	if !errors.Is(err, ErrUpstream) || !strings.Contains(err.Error(), "could not be reached") {
+		t.Fatalf("error = %v, want an upstream error saying the endpoint could not be reached", err)
+	}
+	checkSafe(t, err, url, "")
+	var e *ExtractError
+	if errors.As(err, &e) && !strings.Contains(e.Detail(), strings.TrimPrefix(url, "http://")) {
+		t.Errorf("detail %q does not name the endpoint, for the log", e.Detail())
+	}
+}
+
+func TestLLMExtractRoundsAmounts(t *testing.T) {
+	_, srv := newFakeModel(t, fakeReply{content: `{"opening_balance": 1000.004, "closing_balance": 2295.4999999999995,
+		"transactions": [
+		{"date": "2024-01-02", "description": "PAYROLL ACME CORP", "amount": "2500.001"},
+		{"date": "2024-01-03", "description": "RENT JANUARY", "amount": -1199.995},
+		{"date": "2024-01-05", "description": "COFFEE SHOP #123", "amount": -4.5}]}`})
+	l := &LLM{BaseURL: srv.URL + "/v1", APIKey: testKey, Model: testModel}
+	st, err := l.Extract(context.Background(), llmPages)
+	if err != nil {
+		t.Fatalf("Extract: %v", err)
+	}
+	checkStatement(t, st, wantStatement{
+		kind: KindBank, opening: "1000", closing: "2295.5", reconciled: true,
+		periodStart: "2024-01-01", periodEnd: "2024-01-31",
+		lines: []wantLine{
+			{1, "2024-01-02", "PAYROLL ACME CORP", "2500", "", ""},
+			{1, "2024-01-03", "RENT JANUARY", "-1200", "", ""},
+			{1, "2024-01-05", "COFFEE SHOP #123", "-4.5", "", ""},
+		},
+	})
 }
 
 func TestLLMExtractHonoursContext(t *testing.T) {
@@ -256,7 +328,7 @@ func TestLLMExtractHonoursContext(t *testing.T) {
 		errc <- err
 	}()
 	cancel()
-	if err := <-errc; !errors.Is(err, context.Canceled) || strings.Contains(err.Error(), testKey) {
+	if err := <-errc; !errors.Is(err, context.Canceled) || !errors.Is(err, ErrUpstream) || strings.Contains(err.Error(), testKey) {
 		t.Errorf("error = %v, want context.Canceled without the key", err)
 	}
 }
