@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/handlers"
+	"tally/internal/apperr"
 	"tally/internal/apptest"
 	"tally/internal/db"
 	"tally/internal/testkit"
@@ -239,7 +240,14 @@ func TestDatabaseProvidersApplyAtTheNextRequest(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reg := &sso.DBRegistry{DB: srv.DB, Keys: keys}
+	reg := &sso.DBRegistry{DB: srv.DB, Keys: keys, Discovery: http.DefaultClient}
+	// Saving checks the issuer's discovery document: a trailing slash is caught.
+	bad := &sso.Provider{Strategy: sso.StrategyOIDC, Name: "typo", Label: "Typo", Enabled: true, DefaultRole: models.RoleMember,
+		Issuer: m.Issuer() + "/", ClientID: "x", ClientSecret: "y", TokenAuthMethod: sso.AuthClientSecretPost}
+	err = srv.DB.InTx(context.Background(), func(ctx context.Context, tx db.Tx) error { return reg.Save(ctx, tx, bad) })
+	if e := apperr.As(err); e == nil || len(e.Fields["issuer"]) == 0 || !strings.Contains(e.Fields["issuer"][0], "Issuer mismatch") {
+		t.Fatalf("saving an issuer with a trailing slash: %v", err)
+	}
 	p := &sso.Provider{Strategy: sso.StrategyOIDC, Name: "corp", Label: "Corp", Enabled: true, DefaultRole: models.RoleMember,
 		Issuer: m.Issuer(), ClientID: m.Config().ClientID, ClientSecret: m.Config().ClientSecret, TokenAuthMethod: sso.AuthClientSecretPost}
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package sso
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"slices"
 	"sort"
 
@@ -66,6 +67,9 @@ const (
 type DBRegistry struct {
 	DB   *db.DB
 	Keys *secrets.Keys
+	// Discovery, when set, fetches an OIDC provider's discovery document on every save that
+	// sets its issuer, and refuses the save with CheckDiscovery's message when it is wrong.
+	Discovery *http.Client
 }
 
 func (r *DBRegistry) Source() string { return "db" }
@@ -118,6 +122,11 @@ func (r *DBRegistry) open(p *Provider) error {
 func (r *DBRegistry) Save(ctx context.Context, tx db.Tx, p *Provider) error {
 	if err := p.Validate(); err != nil {
 		return err
+	}
+	if r.Discovery != nil && p.Strategy == StrategyOIDC {
+		if err := CheckDiscovery(ctx, r.Discovery, p.Issuer); err != nil {
+			return err
+		}
 	}
 	row := *p
 	for _, f := range []struct {
