@@ -67,6 +67,9 @@ func (s *oidcStrategy) config(op *oidc.Provider, p *Provider, env Env) *oauth2.C
 const groupsClaimsRequest = `{"id_token":{"groups":null},"userinfo":{"groups":null}}`
 
 func (s *oidcStrategy) Begin(ctx context.Context, p *Provider, env Env, purpose string) (string, Flow, error) {
+	if env.HTTP == nil {
+		env.HTTP = http.DefaultClient
+	}
 	op, err := s.discover(ctx, p, env)
 	if err != nil {
 		return "", Flow{}, err
@@ -84,8 +87,14 @@ func (s *oidcStrategy) Begin(ctx context.Context, p *Provider, env Env, purpose 
 }
 
 func (s *oidcStrategy) Complete(ctx context.Context, p *Provider, env Env, r *http.Request, f Flow) (*Identity, error) {
+	if f.Provider != p.Name {
+		return nil, fail(ReasonInvalidState, msgTryAgain, fmt.Errorf("the flow is %s's, not %s's", f.Provider, p.Name))
+	}
 	if err := checkCallback(r, f, env); err != nil {
 		return nil, err
+	}
+	if env.HTTP == nil {
+		env.HTTP = http.DefaultClient
 	}
 	op, err := s.discover(ctx, p, env)
 	if err != nil {
@@ -114,18 +123,22 @@ func (s *oidcStrategy) Complete(ctx context.Context, p *Provider, env Env, r *ht
 		return nil, fail(ReasonInvalidResponse, msgInvalid, fmt.Errorf("read ID token claims: %w", err))
 	}
 	groupsPath := orDefault(p.GroupsClaim, "groups")
-	_, hasGroups := claims[groupsPath]
-	if (!hasGroups && p.WantsGroups()) || ClaimString(claims, orDefault(p.EmailClaim, "email")) == "" {
-		// Groups, and sometimes the email, come from userinfo only.
-		if info, err := op.UserInfo(hctx, oauth2.StaticTokenSource(tok)); err == nil {
-			extra := map[string]any{}
-			if err := info.Claims(&extra); err == nil && extra["sub"] == claims["sub"] {
-				for k, v := range extra {
-					if _, ok := claims[k]; !ok {
-						claims[k] = v
-					}
+	needGroups := p.WantsGroups() && ClaimGroups(claims, groupsPath) == nil && !hasClaim(claims, groupsPath)
+	if needGroups || ClaimString(claims, orDefault(p.EmailClaim, "email")) == "" {
+		// Groups, and sometimes the email, come from userinfo only. Without the groups a
+		// sign-in would demote a mapped user, so then a failed userinfo call refuses it.
+		extra, err := s.userinfo(hctx, op, tok)
+		switch {
+		case err == nil && extra["sub"] != claims["sub"]:
+			return nil, fail(ReasonInvalidResponse, msgInvalid, fmt.Errorf("userinfo is about another subject"))
+		case err == nil:
+			for k, v := range extra {
+				if _, ok := claims[k]; !ok {
+					claims[k] = v
 				}
 			}
+		case needGroups:
+			return nil, fail(ReasonProviderUnavailable, msgUnavailable, fmt.Errorf("userinfo, for the groups: %w", err))
 		}
 	}
 	id := &Identity{Provider: p.Name, Issuer: idt.Issuer, Subject: idt.Subject, IDToken: raw, Claims: claims,
@@ -141,6 +154,34 @@ func (s *oidcStrategy) Complete(ctx context.Context, p *Provider, env Env, r *ht
 		return nil, fail(ReasonInvalidResponse, msgInvalid, fmt.Errorf("the ID token has no subject"))
 	}
 	return id, nil
+}
+
+// userinfo reads the provider's userinfo answer for the token.
+func (s *oidcStrategy) userinfo(ctx context.Context, op *oidc.Provider, tok *oauth2.Token) (map[string]any, error) {
+	info, err := op.UserInfo(ctx, oauth2.StaticTokenSource(tok))
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]any{}
+	return out, info.Claims(&out)
+}
+
+// hasClaim reports whether a claim path is present, whatever its value.
+func hasClaim(claims map[string]any, path string) bool {
+	if _, ok := claims[path]; ok {
+		return true
+	}
+	var cur any = claims
+	for _, part := range strings.Split(path, ".") {
+		m, ok := cur.(map[string]any)
+		if !ok {
+			return false
+		}
+		if cur, ok = m[part]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // EndSessioner is a strategy that can end the provider's session too (OIDC RP-initiated

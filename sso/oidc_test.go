@@ -306,6 +306,20 @@ func TestOIDCBeginOptions(t *testing.T) {
 
 // Providers that keep groups out of the ID token answer them at userinfo: they are fetched
 // there when the provider's groups matter, and not otherwise.
+// When the groups that set the user's role come from userinfo, a userinfo outage refuses the
+// sign-in rather than signing the user in without groups (which would demote them).
+func TestOIDCUserinfoOutageRefusesRatherThanDemotes(t *testing.T) {
+	h := newOIDCHarness(t, sso.AuthClientSecretPost)
+	h.p.GroupMappings = []sso.GroupMapping{{Group: "admins", Role: "admin"}}
+	h.op.GroupsInUserinfoOnly = true
+	h.op.UserinfoStatus = http.StatusServiceUnavailable
+	h.op.SetUser(map[string]any{"sub": "u-1", "email": "ada@example.com", "groups": []string{"admins"}})
+	_, err := h.login(t)
+	if f, ok := sso.AsFailure(err); !ok || f.Reason != sso.ReasonProviderUnavailable {
+		t.Fatalf("login during a userinfo outage: %v", err)
+	}
+}
+
 func TestOIDCGroupsFromUserinfo(t *testing.T) {
 	for _, tc := range []struct {
 		name         string
@@ -434,6 +448,42 @@ func TestOIDCCodeReplay(t *testing.T) {
 	tokens := h.op.Requests("/token")
 	if len(tokens) != 2 || tokens[1].Error != "invalid_grant" {
 		t.Errorf("token requests = %+v, want the second refused as invalid_grant", tokens)
+	}
+}
+
+// One strategy serves every provider: discovery is cached per issuer, so that each provider
+// keeps its own endpoints and keys, and is fetched again once the cache is stale.
+func TestOIDCDiscoveryCachedPerIssuer(t *testing.T) {
+	now := time.Now()
+	acme, globex := newOIDCHarness(t, sso.AuthClientSecretPost), newOIDCHarness(t, sso.AuthClientSecretBasic)
+	globex.p.Name = "globex"
+	globex.s = acme.s // one strategy for both
+	for _, h := range []*oidcHarness{acme, globex} {
+		h.env.Now = func() time.Time { return now }
+	}
+	discoveries := func(h *oidcHarness) int { return len(h.op.Requests("/.well-known/openid-configuration")) }
+
+	for range 2 {
+		for _, h := range []*oidcHarness{acme, globex} {
+			id, err := h.login(t)
+			if err != nil {
+				t.Fatalf("login at %s: %v", h.p.Name, err)
+			}
+			if id.Issuer != h.op.URL || id.Provider != h.p.Name {
+				t.Errorf("login at %s: issuer %q, provider %q", h.p.Name, id.Issuer, id.Provider)
+			}
+		}
+	}
+	if a, g := discoveries(acme), discoveries(globex); a != 1 || g != 1 {
+		t.Errorf("discovery fetched %d and %d times over two logins each, want once each", a, g)
+	}
+
+	now = now.Add(6 * time.Minute) // past the cache's five minutes
+	if _, err := acme.login(t); err != nil {
+		t.Fatalf("login after the cache went stale: %v", err)
+	}
+	if n := discoveries(acme); n != 2 {
+		t.Errorf("discovery fetched %d times, want it fetched again once stale", n)
 	}
 }
 

@@ -43,6 +43,8 @@ type OIDCProvider struct {
 	// GroupsInUserinfoOnly leaves the user's "groups" claim out of ID tokens: only /userinfo
 	// answers it, as many providers do for large or optional claims.
 	GroupsInUserinfoOnly bool
+	// UserinfoStatus, when set, is what /userinfo answers instead of the claims (an outage).
+	UserinfoStatus int
 
 	srv      *httptest.Server
 	key      *rsa.PrivateKey // signs ID tokens; published in the JWKS
@@ -438,6 +440,11 @@ func (s *OIDCProvider) unpublishedKey() (*rsa.PrivateKey, error) {
 func (s *OIDCProvider) userinfo(w http.ResponseWriter, r *http.Request) {
 	rec := OIDCRequest{Path: "/userinfo"}
 	defer s.record(&rec)
+	if s.UserinfoStatus != 0 {
+		rec.Status = s.UserinfoStatus
+		http.Error(w, "unavailable", s.UserinfoStatus)
+		return
+	}
 	scheme, tok, _ := strings.Cut(r.Header.Get("Authorization"), " ")
 	s.mu.Lock()
 	claims, ok := s.tokens[tok]
