@@ -373,3 +373,104 @@ func TestSAMLSignIn(t *testing.T) {
 		})
 	}
 }
+
+// opYAML configures the in-process OIDC provider as "corp".
+func opYAML(op *ssotest.OIDCProvider) string {
+	return `default:
+  providers:
+    - id: corp
+      strategy: openid_connect
+      name: corp
+      label: Corp
+      issuer: ` + op.URL + `
+      client_id: ` + op.ClientID + `
+      client_secret: ` + op.ClientSecret + `
+`
+}
+
+// opLogin signs in through the in-process OIDC provider and returns Tally's answer to the
+// callback.
+func opLogin(t *testing.T, c *testkit.Client, op *ssotest.OIDCProvider) *testkit.Response {
+	t.Helper()
+	start := c.Get("/auth/corp")
+	back, err := url.Parse(op.Follow(t, start.Location()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Get(back.RequestURI())
+}
+
+func TestSSOLinksAnExistingUserAfterTheirPassword(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op))}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "bob@example.com"})
+	op.SetUser(map[string]any{"sub": "bob-at-corp", "email": "bob@example.com", "email_verified": true})
+	c := testkit.NewClient(t, srv.URL)
+	if r := opLogin(t, c, op); r.Status != http.StatusSeeOther || r.Location() != "/sso/link" {
+		t.Fatalf("first SSO sign-in of an existing email: %d %s", r.Status, r.Location())
+	}
+	page := c.Get("/sso/link")
+	if !strings.Contains(page.TestID(t, "sso-link-intro"), "bob@example.com") {
+		t.Fatalf("link page: %s", page.Body)
+	}
+	if r := c.PostForm("/sso/link", url.Values{"password": {"not it"}}); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.TestID(t, "form-error"), "Invalid email or password") {
+		t.Fatalf("wrong password: %d", r.Status)
+	}
+	if r := c.PostForm("/sso/link", url.Values{"password": {testkit.Password}}); r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("right password: %d %s", r.Status, r.Body)
+	}
+	if got := testkitStrings(t, srv, "SELECT user_id::text FROM sso_identities WHERE subject = 'bob-at-corp'"); len(got) != 1 || got[0] != u.ID.String() {
+		t.Fatalf("identity linked to %v", got)
+	}
+	// From now on the provider signs Bob in directly.
+	other := testkit.NewClient(t, srv.URL)
+	if r := opLogin(t, other, op); r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("later sign-in: %d %s", r.Status, r.Location())
+	}
+}
+
+func TestSSORefusalShowsWhyAndSignsNobodyIn(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{
+		"AUTH_CONFIG_FILE": authFile(t, opYAML(op)), "AUTH_JIT_MODE": "link_only"}})
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	op.SetUser(map[string]any{"sub": "new-1", "email": "new@example.com", "email_verified": true})
+	c := testkit.NewClient(t, srv.URL)
+	r := opLogin(t, c, op)
+	if r.Status != http.StatusForbidden || !strings.Contains(r.TestID(t, "sso-failed"), "Ask your administrator to create your account") {
+		t.Fatalf("link_only refusal: %d %s", r.Status, r.Body)
+	}
+	if c.Get("/").Status != http.StatusSeeOther {
+		t.Fatal("a refused sign-in has a session")
+	}
+	if got := testkitStrings(t, srv, "SELECT metadata->>'reason' FROM sso_audit_logs WHERE event_type = 'login_failed'"); strings.Join(got, ",") != "link_only" {
+		t.Fatalf("audited %v", got)
+	}
+}
+
+func TestSignOutEndsTheProvidersSessionToo(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op))}})
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	op.SetUser(map[string]any{"sub": "ada-1", "email": "ada@example.com", "email_verified": true})
+	c := testkit.NewClient(t, srv.URL)
+	if r := opLogin(t, c, op); r.Status != http.StatusSeeOther {
+		t.Fatalf("sign-in: %d", r.Status)
+	}
+	c.Get("/")
+	r := c.PostForm("/sign_out", nil)
+	end, err := url.Parse(r.Location())
+	if err != nil || r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), op.URL) || end.Query().Get("id_token_hint") == "" ||
+		end.Query().Get("post_logout_redirect_uri") != srv.URL+"/sessions/new" {
+		t.Fatalf("sign out: %d %s", r.Status, r.Location())
+	}
+	if got := testkitStrings(t, srv, "SELECT event_type FROM sso_audit_logs WHERE event_type LIKE 'logout%'"); strings.Join(got, ",") != "logout_idp" {
+		t.Fatalf("audited %v", got)
+	}
+	if c.Get("/").Status != http.StatusSeeOther {
+		t.Fatal("still signed in at Tally")
+	}
+}
