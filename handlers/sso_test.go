@@ -474,3 +474,35 @@ func TestSignOutEndsTheProvidersSessionToo(t *testing.T) {
 		t.Fatal("still signed in at Tally")
 	}
 }
+
+// Every tampered answer is refused through the router, signs nobody in, and is audited.
+func TestTamperedOIDCAnswersAreRefusedAndAudited(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op))}})
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	op.SetUser(map[string]any{"sub": "eve", "email": "eve@example.com", "email_verified": true})
+	cases := map[string]ssotest.OIDCTamper{
+		"wrong issuer": {Issuer: "https://evil.example"}, "wrong audience": {Audience: "someone-else"},
+		"bad nonce": {Nonce: "not-this-one"}, "expired": {Expired: true}, "alg none": {AlgNone: true},
+		"foreign key": {OtherKey: true}, "no id token": {OmitIDToken: true},
+	}
+	for name, tamper := range cases {
+		op.Tamper = tamper
+		c := testkit.NewClient(t, srv.URL)
+		r := opLogin(t, c, op)
+		if r.Status != http.StatusBadRequest || !r.Has(t, "sso-failed") {
+			t.Errorf("%s: %d", name, r.Status)
+		}
+		if c.Get("/").Status != http.StatusSeeOther {
+			t.Errorf("%s: signed in", name)
+		}
+	}
+	got := testkitStrings(t, srv, "SELECT metadata->>'reason' FROM sso_audit_logs WHERE event_type = 'login_failed' AND provider = 'corp'")
+	if len(got) != len(cases) || strings.Count(strings.Join(got, ","), "invalid_response") != len(cases) {
+		t.Fatalf("audited failures %v", got)
+	}
+	if n := testkitStrings(t, srv, "SELECT email FROM users WHERE email = 'eve@example.com'"); len(n) != 0 {
+		t.Fatal("a tampered answer created the user")
+	}
+}

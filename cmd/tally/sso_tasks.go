@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"tally/handlers"
 	"tally/internal/db"
@@ -59,7 +61,8 @@ func runSSOSeed(ctx context.Context, getenv func(string) string, stdout io.Write
 	if err != nil {
 		return err
 	}
-	reg := &sso.DBRegistry{DB: d, Keys: keys}
+	// A save checks an OIDC issuer's discovery document, as the admin pages do.
+	reg := &sso.DBRegistry{DB: d, Keys: keys, Discovery: &http.Client{Timeout: 10 * time.Second}}
 	existing, err := reg.All(ctx)
 	if err != nil {
 		return err

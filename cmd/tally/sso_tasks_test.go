@@ -4,7 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -42,9 +45,16 @@ production:
 
 func TestSSOProvidersSeedAndList(t *testing.T) {
 	url := testkit.DatabaseURL(t)
+	// The provider's issuer: seeding checks its discovery document.
+	idp := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		base := "http://" + r.Host
+		fmt.Fprintf(w, `{"issuer":%q,"authorization_endpoint":"%s/a","token_endpoint":"%s/t"}`, base, base, base)
+	}))
+	t.Cleanup(idp.Close)
+	file := strings.ReplaceAll(seedFile, "https://idp.example", idp.URL)
 	path := filepath.Join(t.TempDir(), "auth.yml")
-	// The broken provider has no issuer: it is reported and the others are still saved.
-	if err := os.WriteFile(path, []byte(seedFile), 0o600); err != nil {
+	// The broken provider has no issuer: the file does not load.
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	secret := strings.Repeat("k", 64)
@@ -80,7 +90,7 @@ func TestSSOProvidersSeedAndList(t *testing.T) {
 		!strings.Contains(out.String(), "Issuer is required for OpenID Connect providers") {
 		t.Fatalf("a file with an invalid provider: %v\n%s", err, out.String())
 	}
-	if err := os.WriteFile(path, []byte(strings.Replace(seedFile, "    - name: broken\n      strategy: openid_connect\n      label: Broken\n", "", 1)), 0o600); err != nil {
+	if err := os.WriteFile(path, []byte(strings.Replace(file, "    - name: broken\n      strategy: openid_connect\n      label: Broken\n", "", 1)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 
