@@ -59,6 +59,9 @@ type Config struct {
 	AllowedOIDCDomains string
 	// Set records which variables were given, for settings a file may also hold.
 	Set map[string]bool
+	// AdminRateLimit is how many /admin requests a minute one IP may make
+	// (ADMIN_RATE_LIMIT_PER_MINUTE, default 10).
+	AdminRateLimit int
 	// Getenv is the environment the configuration was read from, for what reads more of it
 	// (the auth file's ${NAME} references, the encryption keys).
 	Getenv func(string) string
@@ -173,7 +176,8 @@ func Load(getenv func(string) string) (Config, error) {
 		name string
 		dst  *int
 		def  int
-	}{{"IMPORT_MAX_ROWS", &c.ImportMaxRows, 250_000}, {"IMPORT_MAX_RECORDS", &c.ImportMaxRecords, 1_000_000}} {
+	}{{"IMPORT_MAX_ROWS", &c.ImportMaxRows, 250_000}, {"IMPORT_MAX_RECORDS", &c.ImportMaxRecords, 1_000_000},
+		{"ADMIN_RATE_LIMIT_PER_MINUTE", &c.AdminRateLimit, 10}} {
 		*l.dst = l.def
 		if v := strings.TrimSpace(getenv(l.name)); v != "" {
 			n, err := strconv.Atoi(v)

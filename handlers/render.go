@@ -40,6 +40,14 @@ func navFor(path string) string {
 		return "imports"
 	case strings.HasPrefix(path, "/settings/api_keys"):
 		return "api_keys"
+	case strings.HasPrefix(path, "/settings/security"):
+		return "security"
+	case strings.HasPrefix(path, "/admin/sso_providers"):
+		return "admin_providers"
+	case strings.HasPrefix(path, "/admin/users"):
+		return "admin_users"
+	case strings.HasPrefix(path, "/admin/sso_audit_logs"):
+		return "admin_audit"
 	}
 	return ""
 }

@@ -78,6 +78,14 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/imports/:id/revert", a.importRevert)
 	signedIn.POST("/imports/:id/delete", a.importDelete)
 
+	a.securityRoutes(signedIn)
+
+	// Administration: super admins only (anyone else gets a 404), 10 requests a minute per IP.
+	admin := signedIn.Group("/admin", a.requireSuperAdmin, a.rateLimit("admin", a.adminRule()))
+	a.adminProviderRoutes(admin)
+	a.adminUserRoutes(admin)
+	a.adminAuditRoutes(admin)
+
 	// API: X-Api-Key, JSON only, no cookies and so no CSRF.
 	api := e.Group("/api/v1", a.apiAuth)
 	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
