@@ -16,11 +16,6 @@ func (a *app) adminRule() ratelimit.Rule {
 	return ratelimit.Rule{Limit: a.Config.AdminRateLimit, Window: time.Minute}
 }
 
-// adminProviderRoutes registers /admin/sso_providers on the admin group.
-func (a *app) adminProviderRoutes(g *echo.Group) {}
-
-// adminUserRoutes registers /admin/users on the admin group.
-func (a *app) adminUserRoutes(g *echo.Group) {}
 
 // requireSuperAdmin lets only super admins through. Anyone else, a family admin included,
 // gets the answer of a page that does not exist: the admin pages are not theirs to find.
@@ -31,4 +26,10 @@ func (a *app) requireSuperAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		return next(c)
 	}
+}
+
+// isHTMX reports whether the request comes from htmx (and is not a history restore).
+func isHTMX(c echo.Context) bool {
+	h := c.Request().Header
+	return h.Get("HX-Request") == "true" && h.Get("HX-History-Restore-Request") != "true"
 }

@@ -14,6 +14,7 @@ import (
 	"tally/internal/apperr"
 	"tally/internal/secrets"
 	"tally/internal/sessions"
+	"tally/models"
 	"tally/sso"
 	"tally/views"
 )
@@ -165,11 +166,14 @@ func (a *app) ssoCallback(c echo.Context) error {
 	}
 	var p *sso.Provider
 	if err == nil {
-		p, err = sso.ByName(ctx, a.SSO.Registry, name)
+		p, err = a.flowProvider(c, f)
 	}
 	var id *sso.Identity
 	if err == nil {
 		id, err = a.SSO.Strategies[p.Strategy].Complete(ctx, p, a.SSO.Env, c.Request(), f)
+		if f.Purpose == sso.PurposeTest {
+			return a.renderTest(c, p, id, err)
+		}
 	}
 	if err != nil {
 		if _, ok := sso.AsFailure(err); ok || apperr.Is(err, apperr.NotFound) {
@@ -179,6 +183,27 @@ func (a *app) ssoCallback(c echo.Context) error {
 		return err
 	}
 	return a.ssoFinish(c, p, id, f.Purpose)
+}
+
+// flowProvider is the provider a flow is for: an enabled one, or for a super admin's test
+// login any one, disabled included.
+func (a *app) flowProvider(c echo.Context, f sso.Flow) (*sso.Provider, error) {
+	if f.Purpose != sso.PurposeTest {
+		return sso.ByName(c.Request().Context(), a.SSO.Registry, f.Provider)
+	}
+	if u := currentUser(c); u == nil || u.Role != models.RoleSuperAdmin {
+		return nil, &sso.Failure{Reason: sso.ReasonInvalidState, Message: "Only a super admin can run a test login."}
+	}
+	all, err := a.SSO.Registry.All(c.Request().Context())
+	if err != nil {
+		return nil, err
+	}
+	for _, p := range all {
+		if p.Name == f.Provider {
+			return p, nil
+		}
+	}
+	return nil, apperr.New(apperr.NotFound, "There is no such sign-in provider.")
 }
 
 // ssoFinish applies the sign-in rules to a verified identity and signs the person in.
@@ -198,7 +223,7 @@ func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpo
 	switch {
 	case purpose == sso.PurposeLink:
 		a.flash(c, "success", p.Label+" is now connected to your account.")
-		return redirect(c, "/")
+		return redirect(c, "/settings/security")
 	case out.PendingEmail != "":
 		raw, err := json.Marshal(pendingLink{Provider: p.Name, Identity: id})
 		if err != nil {
@@ -326,12 +351,20 @@ func redirectWith(c echo.Context, a *app, to string, err error) error {
 }
 
 // samlProvider loads the enabled SAML provider of the path's :key.
+// samlProvider loads the SAML provider of the path's :key, enabled or not: an administrator
+// registers Tally at the IdP, and tests it, before enabling it. Sign-ins of a disabled
+// provider cannot start (ssoStart), so its ACS only ever finishes a test login.
 func (a *app) samlProvider(c echo.Context) (*sso.Provider, error) {
-	p, err := sso.ByKey(c.Request().Context(), a.SSO.Registry, c.Param("key"))
-	if err != nil || p.Strategy != sso.StrategySAML {
-		return nil, apperr.New(apperr.NotFound, "There is no such SAML provider.").WithSlug("record_not_found")
+	all, err := a.SSO.Registry.All(c.Request().Context())
+	if err != nil {
+		return nil, err
 	}
-	return p, nil
+	for _, p := range all {
+		if p.PathKey() == c.Param("key") && p.Strategy == sso.StrategySAML {
+			return p, nil
+		}
+	}
+	return nil, apperr.New(apperr.NotFound, "There is no such SAML provider.").WithSlug("record_not_found")
 }
 
 // samlEntityID is GET /auth/saml/:key: the service provider's entity id, as text.
@@ -403,6 +436,15 @@ func (a *app) samlFinish(c echo.Context) error {
 	if err != nil {
 		a.SSO.Service.RecordFailure(ctx, p.Name, err, a.meta(c))
 		return a.ssoFailed(c, err)
+	}
+	if parked.Flow.Purpose == sso.PurposeTest {
+		if _, err := a.flowProvider(c, parked.Flow); err != nil {
+			return a.ssoFailed(c, err)
+		}
+		return a.renderTest(c, p, parked.Identity, nil)
+	}
+	if !p.Enabled {
+		return a.ssoFailed(c, apperr.New(apperr.NotFound, "That sign-in provider is not available."))
 	}
 	return a.ssoFinish(c, p, parked.Identity, parked.Flow.Purpose)
 }

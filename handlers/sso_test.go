@@ -506,3 +506,6 @@ func TestTamperedOIDCAnswersAreRefusedAndAudited(t *testing.T) {
 		t.Fatal("a tampered answer created the user")
 	}
 }
+
+// ssotestProvider starts an in-process OIDC provider.
+func ssotestProvider(t *testing.T) *ssotest.OIDCProvider { return ssotest.NewOIDCProvider(t) }

@@ -26,6 +26,9 @@ func MappedRole(p *Provider, groups []string) (role models.Role, ok bool) {
 	return role, true
 }
 
+// WithFloors is withFloors for callers outside the package (the admin's "sync roles").
+func WithFloors(u *models.User, role models.Role) models.Role { return withFloors(u, role) }
+
 // withFloors keeps what SSO may not take away: the creator of a family stays at least its
 // admin, and a super admin made outside SSO stays one.
 func withFloors(u *models.User, role models.Role) models.Role {

@@ -714,9 +714,41 @@ func GenerateSPKey(entityID string) (keyPEM, certPEM string, err error) {
 	if err != nil {
 		return "", "", fmt.Errorf("saml: generating the SP key: %w", err)
 	}
-	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
 	if err != nil {
 		return "", "", err
+	}
+	keyPEM = string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}))
+	certPEM, err = selfSign(key, entityID)
+	return keyPEM, certPEM, err
+}
+
+// CertificateFor makes the self-signed certificate of an SP private key an administrator
+// pasted (PEM, PKCS#1 or PKCS#8 RSA), for the SP metadata.
+func CertificateFor(keyPEM, entityID string) (string, error) {
+	block, _ := pem.Decode([]byte(strings.TrimSpace(keyPEM)))
+	if block == nil {
+		return "", errors.New("the private key is not PEM")
+	}
+	var key *rsa.PrivateKey
+	if k, err := x509.ParsePKCS1PrivateKey(block.Bytes); err == nil {
+		key = k
+	} else if k, err := x509.ParsePKCS8PrivateKey(block.Bytes); err == nil {
+		rk, ok := k.(*rsa.PrivateKey)
+		if !ok {
+			return "", errors.New("the private key is not an RSA key")
+		}
+		key = rk
+	} else {
+		return "", errors.New("the private key does not parse")
+	}
+	return selfSign(key, entityID)
+}
+
+func selfSign(key *rsa.PrivateKey, entityID string) (string, error) {
+	serial, err := rand.Int(rand.Reader, new(big.Int).Lsh(big.NewInt(1), 127))
+	if err != nil {
+		return "", err
 	}
 	now := time.Now()
 	tmpl := &x509.Certificate{
@@ -729,15 +761,9 @@ func GenerateSPKey(entityID string) (keyPEM, certPEM string, err error) {
 	}
 	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
 	if err != nil {
-		return "", "", fmt.Errorf("saml: self-signing the SP certificate: %w", err)
+		return "", fmt.Errorf("saml: self-signing the SP certificate: %w", err)
 	}
-	pkcs8, err := x509.MarshalPKCS8PrivateKey(key)
-	if err != nil {
-		return "", "", err
-	}
-	keyPEM = string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: pkcs8}))
-	certPEM = string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}))
-	return keyPEM, certPEM, nil
+	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), nil
 }
 
 // samlRandomState is a RelayState: 32 random bytes, base64url (43 characters, under the

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"strings"
@@ -69,3 +70,32 @@ func Plural(n int, one, many string) string {
 }
 
 func statusText(code int) string { return fmt.Sprintf("%d · %s", code, http.StatusText(code)) }
+
+func yesNo(b bool) string {
+	if b {
+		return "Yes"
+	}
+	return "No"
+}
+
+func groupsText(groups []string) string {
+	if len(groups) == 0 {
+		return "None"
+	}
+	return strings.Join(groups, ", ")
+}
+
+func testRole(t ProviderTest) string {
+	if !t.Mapped {
+		return "No group mappings: a new account gets the default role (" + t.Provider.DefaultRole.Label() + "), at least admin of its own family"
+	}
+	return t.Role.Label()
+}
+
+func claimsJSON(claims map[string]any) string {
+	b, err := json.MarshalIndent(claims, "", "  ")
+	if err != nil {
+		return ""
+	}
+	return string(b)
+}

@@ -46,6 +46,17 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); });
+  // A field shown only while a check box is ticked (data-show-when="<check box name>").
+  function toggles(root) {
+    root.querySelectorAll("[data-show-when]").forEach(function (el) {
+      var box = document.querySelector('input[type="checkbox"][name="' + el.getAttribute("data-show-when") + '"]');
+      if (!box) return;
+      var sync = function () { el.hidden = !box.checked; };
+      box.addEventListener("change", sync);
+      sync();
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); });
   document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
 })();

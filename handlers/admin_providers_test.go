@@ -1,0 +1,116 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"github.com/oauth2-proxy/mockoidc"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// adminEnv is a server with database providers, a super admin signed in, and room for the
+// many admin requests a test makes.
+func adminEnv(t *testing.T) (*apptest.Server, *testkit.Client, *models.User) {
+	t.Helper()
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_PROVIDERS_SOURCE": "db", "ADMIN_RATE_LIMIT_PER_MINUTE": "1000"}})
+	root := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
+	c := testkit.NewClient(t, srv.URL)
+	c.SignIn(root.Email, testkit.Password)
+	return srv, c, root
+}
+
+func TestAdminPagesAreForSuperAdminsOnly(t *testing.T) {
+	t.Parallel()
+	srv, root, _ := adminEnv(t)
+	admin := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleAdmin})
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: admin.FamilyID})
+	clients := map[string]*testkit.Client{"super_admin": root, "admin": testkit.NewClient(t, srv.URL), "member": testkit.NewClient(t, srv.URL), "anonymous": testkit.NewClient(t, srv.URL)}
+	clients["admin"].SignIn(admin.Email, testkit.Password)
+	clients["member"].SignIn(member.Email, testkit.Password)
+	for _, path := range []string{"/admin/sso_providers", "/admin/sso_providers/new", "/admin/users", "/admin/sso_audit_logs"} {
+		for who, c := range clients {
+			r := c.Get(path)
+			want := http.StatusNotFound
+			switch who {
+			case "super_admin":
+				want = http.StatusOK
+			case "anonymous":
+				want = http.StatusSeeOther
+			}
+			if r.Status != want {
+				t.Errorf("%s GET %s: %d, want %d", who, path, r.Status, want)
+			}
+		}
+	}
+	// A family admin cannot change providers either.
+	if r := clients["admin"].PostForm("/admin/sso_providers", url.Values{"strategy": {"openid_connect"}, "name": {"x"}}); r.Status != http.StatusNotFound {
+		t.Errorf("a family admin created a provider: %d", r.Status)
+	}
+}
+
+func TestAddTestEnableAndUseAnOIDCProvider(t *testing.T) {
+	t.Parallel()
+	m := startMockOIDC(t)
+	srv, c, root := adminEnv(t)
+	cfg := m.Config()
+	form := url.Values{"strategy": {"openid_connect"}, "name": {"corp"}, "label": {"Corp SSO"}, "default_role": {"member"},
+		"issuer": {cfg.Issuer + "/"}, "client_id": {cfg.ClientID}, "client_secret": {cfg.ClientSecret}, "scopes": {"openid email profile groups"},
+		"token_endpoint_auth_method": {"client_secret_post"}, "mapping_group": {"finance", ""}, "mapping_role": {"admin", "member"}}
+	c.Get("/admin/sso_providers/new?strategy=openid_connect")
+	// A trailing slash on the issuer is caught by the discovery check, and the form says so.
+	r := c.PostForm("/admin/sso_providers", form)
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.TestID(t, "error-issuer"), "trailing slash") {
+		t.Fatalf("issuer with a trailing slash: %d %s %s", r.Status, r.TestID(t, "error-issuer"), r.Body[strings.Index(r.Body, "<main"):])
+	}
+	form.Set("issuer", cfg.Issuer)
+	r = c.PostForm("/admin/sso_providers", form)
+	if r.Status != http.StatusSeeOther || !strings.HasSuffix(r.Location(), "/edit") {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	edit := c.Get(r.Location())
+	if got := edit.Doc(t).Find(`[data-testid="provider-callback"]`).AttrOr("value", ""); got != srv.URL+"/auth/corp/callback" {
+		t.Fatalf("callback URL shown: %q", got)
+	}
+	testURL := strings.TrimSuffix(r.Location(), "/edit") + "/test"
+
+	// Test login while the provider is still disabled: claims and the role, nobody signed in.
+	m.QueueUser(&mockoidc.MockUser{Subject: "tester", Email: "tester@example.com", EmailVerified: true, Groups: []string{"finance"}})
+	start := c.Get(testURL)
+	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noFollow.Get(start.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	back, _ := url.Parse(resp.Header.Get("Location"))
+	result := c.Get(back.RequestURI())
+	if result.Status != http.StatusOK || result.TestID(t, "test-role") != "Admin" || result.TestID(t, "test-groups") != "finance" {
+		t.Fatalf("test login: %d role %q groups %q", result.Status, result.TestID(t, "test-role"), result.TestID(t, "test-groups"))
+	}
+	if n := testkitStrings(t, srv, "SELECT email FROM users WHERE email = 'tester@example.com'"); len(n) != 0 {
+		t.Fatal("a test login created a user")
+	}
+
+	// Enable it: its button appears, and someone signs in with it.
+	id := strings.Split(strings.TrimPrefix(r.Location(), "/admin/sso_providers/"), "/")[0]
+	if r := c.PostForm("/admin/sso_providers/"+id+"/toggle", nil); r.Status != http.StatusSeeOther {
+		t.Fatalf("enable: %d", r.Status)
+	}
+	visitor := testkit.NewClient(t, srv.URL)
+	if visitor.Get("/sessions/new").TestID(t, "sso-corp") != "Corp SSO" {
+		t.Fatal("no button after enabling")
+	}
+	m.QueueUser(&mockoidc.MockUser{Subject: "user-1", Email: "user@example.com", EmailVerified: true, Groups: []string{"finance"}})
+	if r := ssoLogin(t, visitor, "corp"); r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("sign-in through the new provider: %d %s", r.Status, r.Body)
+	}
+	actions := testkitStrings(t, srv, "SELECT metadata->>'action' FROM sso_audit_logs WHERE event_type = 'provider_changed' AND user_id = ? ORDER BY created_at", root.ID)
+	if strings.Join(actions, ",") != "created,enabled" {
+		t.Fatalf("provider changes audited: %v", actions)
+	}
+}

@@ -1,0 +1,312 @@
+package handlers
+
+import (
+	"context"
+	"crypto/subtle"
+	"net/http"
+	"net/url"
+	"slices"
+	"strconv"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/internal/sessions"
+	"tally/models"
+	"tally/sso"
+	"tally/views"
+)
+
+const adminUsersPerPage = 25
+
+func (a *app) adminUserRoutes(g *echo.Group) {
+	g.GET("/users", a.usersIndex)
+	g.GET("/users/:id", a.userShow)
+	g.POST("/users/:id/role", a.userRole)
+	g.POST("/users/:id/suspend", a.userSuspend)
+	g.POST("/users/:id/reactivate", a.userReactivate)
+	g.POST("/users/:id/delete", a.userDelete)
+	g.POST("/users/:id/sync_roles", a.userSyncRoles)
+}
+
+// usersIndex is GET /admin/users: every user of the instance, filtered by role, provider
+// and status (kept in the URL), paged. An htmx request from the filters gets the table only.
+func (a *app) usersIndex(c echo.Context) error {
+	ctx := c.Request().Context()
+	f := models.UserFilter{Role: c.QueryParam("role"), Provider: c.QueryParam("provider"), Status: c.QueryParam("status"),
+		Page: pageNumber(c), PerPage: adminUsersPerPage}
+	if !models.Role(f.Role).Valid() {
+		f.Role = ""
+	}
+	if f.Status != models.UserActive && f.Status != models.UserSuspended {
+		f.Status = ""
+	}
+	users, total, err := models.ListUsers(ctx, a.DB, f)
+	if err != nil {
+		return err
+	}
+	providers, err := models.ProviderNames(ctx, a.DB)
+	if err != nil {
+		return err
+	}
+	l := views.UserList{Users: users, Role: f.Role, Provider: f.Provider, Status: f.Status, Providers: providers, Me: currentUser(c).ID}
+	link := func(p int) string {
+		q := url.Values{}
+		for k, v := range map[string]string{"role": f.Role, "provider": f.Provider, "status": f.Status} {
+			if v != "" {
+				q.Set(k, v)
+			}
+		}
+		q.Set("page", strconv.Itoa(p))
+		return "/admin/users?" + q.Encode()
+	}
+	if f.Page > 1 {
+		l.PrevURL = link(f.Page - 1)
+	}
+	if f.Page*adminUsersPerPage < total {
+		l.NextURL = link(f.Page + 1)
+	}
+	if isFragment(c, "users") {
+		return a.render(c, http.StatusOK, views.UsersTable(l))
+	}
+	return a.render(c, http.StatusOK, views.UsersPage(l))
+}
+
+// targetUser loads the user of :id.
+func (a *app) targetUser(c echo.Context) (*models.User, error) {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return nil, apperr.New(apperr.NotFound, "User not found")
+	}
+	return models.UserByID(c.Request().Context(), a.DB, id)
+}
+
+// userShow is GET /admin/users/:id: roles, sign-in methods, connected accounts and the
+// authentication history.
+func (a *app) userShow(c echo.Context) error {
+	ctx := c.Request().Context()
+	u, err := a.targetUser(c)
+	if err != nil {
+		return err
+	}
+	ids, err := models.UserIdentities(ctx, a.DB, u.ID)
+	if err != nil {
+		return err
+	}
+	var history []views.AuditEntry
+	if err := a.DB.NewRaw(`SELECT created_at, event_type, coalesce(provider, '') AS provider, coalesce(ip_address, '') AS ip,
+			coalesce(metadata->>'reason', '') AS reason FROM sso_audit_logs WHERE user_id = ? ORDER BY created_at DESC LIMIT 50`, u.ID).
+		Scan(ctx, &history); err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.UserPage(views.UserView{User: u, Identities: ids, History: history, Me: currentUser(c).ID}))
+}
+
+// refuseSelf stops an admin from acting on their own account.
+func refuseSelf(c echo.Context, u *models.User, what string) error {
+	if currentUser(c).ID == u.ID {
+		return apperr.New(apperr.Conflict, "You cannot "+what+" your own account. Ask another super admin.")
+	}
+	return nil
+}
+
+// lastSuperAdmin reports whether u is the instance's only active super admin, whom nobody may
+// demote, suspend or delete.
+func (a *app) lastSuperAdmin(ctx context.Context, tx db.Tx, u *models.User) (bool, error) {
+	if u.Role != models.RoleSuperAdmin {
+		return false, nil
+	}
+	var n int
+	err := tx.NewRaw("SELECT count(*) FROM users WHERE role = 'super_admin' AND status = 'active' AND id <> ?", u.ID).Scan(ctx, &n)
+	return n == 0, err
+}
+
+// userAction runs a change to a user and its audit event in one transaction, then shows the
+// user's page with a message, or the refusal.
+func (a *app) userAction(c echo.Context, what string, do func(ctx context.Context, tx db.Tx, u *models.User) (string, error)) error {
+	ctx := c.Request().Context()
+	u, err := a.targetUser(c)
+	if err != nil {
+		return err
+	}
+	var msg string
+	err = a.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		msg, err = do(ctx, tx, u)
+		return err
+	})
+	if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
+		a.flash(c, "error", e.Message)
+		return redirect(c, "/admin/users/"+u.ID.String())
+	}
+	if err != nil {
+		return err
+	}
+	a.flash(c, "success", msg)
+	if what == "delete" {
+		return redirect(c, "/admin/users")
+	}
+	return redirect(c, "/admin/users/"+u.ID.String())
+}
+
+func (a *app) adminEvent(c echo.Context, kind string, target *models.User, data map[string]any) sso.Event {
+	actor := currentUser(c)
+	if data == nil {
+		data = map[string]any{}
+	}
+	data["actor_user_id"] = actor.ID.String()
+	return sso.Event{Type: kind, UserID: &target.ID, Meta: a.meta(c), Data: data}
+}
+
+// userRole is POST /admin/users/:id/role.
+func (a *app) userRole(c echo.Context) error {
+	role := models.Role(c.FormValue("role"))
+	return a.userAction(c, "role", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
+		if !role.Valid() {
+			return "", apperr.New(apperr.Invalid, "Choose a role: member, admin or super admin.")
+		}
+		if role == u.Role {
+			return u.Email + " is already " + role.Label() + ".", nil
+		}
+		if role.Rank() < u.Role.Rank() {
+			if err := refuseSelf(c, u, "demote"); err != nil {
+				return "", err
+			}
+			if last, err := a.lastSuperAdmin(ctx, tx, u); err != nil || last {
+				return "", orErr(err, apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first."))
+			}
+		}
+		if _, err := tx.NewRaw("UPDATE users SET role = ?, role_source = 'local', updated_at = now() WHERE id = ?", role, u.ID).Exec(ctx); err != nil {
+			return "", err
+		}
+		e := a.adminEvent(c, sso.EventRoleChanged, u, map[string]any{"from": u.Role, "to": role, "by": "admin"})
+		return u.Email + " is now " + role.Label() + ".", sso.Record(ctx, tx, e)
+	})
+}
+
+// userSuspend is POST /admin/users/:id/suspend: the user's sessions end at once, and their
+// password, SSO and API keys are refused until reactivation.
+func (a *app) userSuspend(c echo.Context) error {
+	return a.userAction(c, "suspend", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
+		if err := refuseSelf(c, u, "suspend"); err != nil {
+			return "", err
+		}
+		if last, err := a.lastSuperAdmin(ctx, tx, u); err != nil || last {
+			return "", orErr(err, apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first."))
+		}
+		if _, err := tx.NewRaw("UPDATE users SET status = 'suspended', suspended_at = now(), updated_at = now() WHERE id = ?", u.ID).Exec(ctx); err != nil {
+			return "", err
+		}
+		n, err := sessions.RevokeUser(ctx, tx, u.ID, "")
+		if err != nil {
+			return "", err
+		}
+		e := a.adminEvent(c, sso.EventUserSuspended, u, map[string]any{"sessions_revoked": n})
+		return u.Email + " is suspended: their sessions ended, and their password, single sign-on and API keys are refused.", sso.Record(ctx, tx, e)
+	})
+}
+
+// userReactivate is POST /admin/users/:id/reactivate.
+func (a *app) userReactivate(c echo.Context) error {
+	return a.userAction(c, "reactivate", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
+		if u.Active() {
+			return u.Email + " is already active.", nil
+		}
+		if _, err := tx.NewRaw("UPDATE users SET status = 'active', suspended_at = NULL, updated_at = now() WHERE id = ?", u.ID).Exec(ctx); err != nil {
+			return "", err
+		}
+		return u.Email + " can sign in again.", sso.Record(ctx, tx, a.adminEvent(c, sso.EventUserReactivated, u, nil))
+	})
+}
+
+// userDelete is POST /admin/users/:id/delete: the email must be typed to confirm. The user's
+// sessions, connected accounts and API keys go with them; a family they were the last member
+// of goes too, with all its data.
+func (a *app) userDelete(c echo.Context) error {
+	if c.FormValue("confirm") == "" {
+		// Without JavaScript the dialog never opened: ask on a page of its own.
+		u, err := a.targetUser(c)
+		if err != nil {
+			return err
+		}
+		return a.render(c, http.StatusOK, views.UserDeletePage(u))
+	}
+	return a.userAction(c, "delete", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
+		if err := refuseSelf(c, u, "delete"); err != nil {
+			return "", err
+		}
+		if subtle.ConstantTimeCompare([]byte(c.FormValue("confirm")), []byte(u.Email)) != 1 {
+			return "", apperr.New(apperr.Invalid, "The email typed did not match: the user was not deleted.")
+		}
+		if last, err := a.lastSuperAdmin(ctx, tx, u); err != nil || last {
+			return "", orErr(err, apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first."))
+		}
+		var others int
+		if err := tx.NewRaw("SELECT count(*) FROM users WHERE family_id = ? AND id <> ?", u.FamilyID, u.ID).Scan(ctx, &others); err != nil {
+			return "", err
+		}
+		e := a.adminEvent(c, sso.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": others == 0})
+		e.UserID = nil // the row is about to go; the ids stay in the metadata
+		if err := sso.Record(ctx, tx, e); err != nil {
+			return "", err
+		}
+		if _, err := sessions.RevokeUser(ctx, tx, u.ID, ""); err != nil {
+			return "", err
+		}
+		q := "DELETE FROM users WHERE id = ?"
+		arg := u.ID
+		if others == 0 {
+			q, arg = "DELETE FROM families WHERE id = ?", u.FamilyID
+		}
+		if _, err := tx.NewRaw(q, arg).Exec(ctx); err != nil {
+			return "", err
+		}
+		return u.Email + " was deleted.", nil
+	})
+}
+
+// userSyncRoles is POST /admin/users/:id/sync_roles: the role the group mappings give the
+// groups of the user's last sign-in through each provider, within the same floors as at
+// sign-in.
+func (a *app) userSyncRoles(c echo.Context) error {
+	return a.userAction(c, "sync", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
+		ids, err := models.UserIdentities(ctx, tx, u.ID)
+		if err != nil {
+			return "", err
+		}
+		all, err := a.SSO.Registry.All(ctx)
+		if err != nil {
+			return "", err
+		}
+		var target models.Role
+		for _, id := range ids {
+			i := slices.IndexFunc(all, func(p *sso.Provider) bool { return p.Name == id.Provider })
+			if i < 0 {
+				continue
+			}
+			if role, ok := sso.MappedRole(all[i], id.Groups); ok && role.Rank() > target.Rank() {
+				target = role
+			}
+		}
+		if target == "" {
+			return "None of " + u.Email + "'s providers maps groups to roles: nothing to sync.", nil
+		}
+		target = sso.WithFloors(u, target)
+		if target == u.Role {
+			return u.Email + "'s role already matches their groups (" + target.Label() + ").", nil
+		}
+		if _, err := tx.NewRaw("UPDATE users SET role = ?, role_source = 'sso', updated_at = now() WHERE id = ?", target, u.ID).Exec(ctx); err != nil {
+			return "", err
+		}
+		e := a.adminEvent(c, sso.EventRoleChanged, u, map[string]any{"from": u.Role, "to": target, "by": "sync"})
+		return u.Email + " is now " + target.Label() + ", from their groups.", sso.Record(ctx, tx, e)
+	})
+}
+
+func orErr(err error, otherwise error) error {
+	if err != nil {
+		return err
+	}
+	return otherwise
+}

@@ -1,0 +1,101 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+)
+
+// UserFilter selects a page of the instance's users, for the administration pages.
+type UserFilter struct {
+	Role     string // "" for any
+	Provider string // the name of an SSO provider the user is connected to; "" for any
+	Status   string // active, suspended or ""
+	Page     int
+	PerPage  int
+}
+
+// UserSummary is a user as the users list shows them.
+type UserSummary struct {
+	ID          uuid.UUID  `bun:"id"`
+	Email       string     `bun:"email"`
+	FirstName   string     `bun:"first_name"`
+	LastName    string     `bun:"last_name"`
+	Role        Role       `bun:"role"`
+	Status      string     `bun:"status"`
+	LastLoginAt *time.Time `bun:"last_login_at"`
+	HasPassword bool       `bun:"has_password"`
+	FamilyID    uuid.UUID  `bun:"family_id"`
+	FamilyName  string     `bun:"family_name"`
+	Providers   []string   `bun:"providers,array"`
+	CreatedAt   time.Time  `bun:"created_at"`
+}
+
+// DisplayName is the user's name, or their email.
+func (u *UserSummary) DisplayName() string {
+	if n := trimJoin(u.FirstName, u.LastName); n != "" {
+		return n
+	}
+	return u.Email
+}
+
+// ListUsers returns one page of the instance's users by email, with their sign-in methods,
+// and how many match in all.
+func ListUsers(ctx context.Context, db bun.IDB, f UserFilter) ([]UserSummary, int, error) {
+	q := db.NewSelect().TableExpr("users AS u").
+		ColumnExpr("u.id, u.email, u.first_name, u.last_name, u.role, u.status, u.last_login_at, u.created_at, u.family_id").
+		ColumnExpr("u.password_hash IS NOT NULL AS has_password, f.name AS family_name").
+		ColumnExpr("coalesce((SELECT array_agg(i.provider ORDER BY i.provider) FROM sso_identities i WHERE i.user_id = u.id), '{}') AS providers").
+		Join("JOIN families AS f ON f.id = u.family_id").
+		OrderExpr("u.email").Limit(int64(f.PerPage)).Offset(int64((f.Page - 1) * f.PerPage))
+	if f.Role != "" {
+		q = q.Where("u.role = ?", f.Role)
+	}
+	if f.Status != "" {
+		q = q.Where("u.status = ?", f.Status)
+	}
+	if f.Provider != "" {
+		q = q.Where("EXISTS (SELECT 1 FROM sso_identities i WHERE i.user_id = u.id AND i.provider = ?)", f.Provider)
+	}
+	var out []UserSummary
+	n, err := q.ScanAndCount(ctx, &out)
+	return out, int(n), err
+}
+
+// IdentitySummary is an SSO account connected to a user.
+type IdentitySummary struct {
+	ID         uuid.UUID  `bun:"id"`
+	Provider   string     `bun:"provider"`
+	Email      string     `bun:"email"`
+	Groups     []string   `bun:"groups,array"`
+	LastUsedAt *time.Time `bun:"last_used_at"`
+	CreatedAt  time.Time  `bun:"created_at"`
+}
+
+// UserIdentities returns the user's SSO accounts by provider.
+func UserIdentities(ctx context.Context, db bun.IDB, userID uuid.UUID) ([]IdentitySummary, error) {
+	var out []IdentitySummary
+	err := db.NewRaw("SELECT id, provider, email, groups, last_used_at, created_at FROM sso_identities WHERE user_id = ? ORDER BY provider", userID).
+		Scan(ctx, &out)
+	return out, err
+}
+
+// ProviderNames lists the providers users are connected to, for filters.
+func ProviderNames(ctx context.Context, db bun.IDB) ([]string, error) {
+	var out []string
+	err := db.NewRaw("SELECT coalesce(array_agg(DISTINCT provider ORDER BY provider), '{}') FROM sso_identities").Scan(ctx, pgdialect.Array(&out))
+	return out, err
+}
+
+func trimJoin(a, b string) string {
+	switch {
+	case a == "":
+		return b
+	case b == "":
+		return a
+	}
+	return a + " " + b
+}
