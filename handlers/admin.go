@@ -16,7 +16,6 @@ func (a *app) adminRule() ratelimit.Rule {
 	return ratelimit.Rule{Limit: a.Config.AdminRateLimit, Window: time.Minute}
 }
 
-
 // requireSuperAdmin lets only super admins through. Anyone else, a family admin included,
 // gets the answer of a page that does not exist: the admin pages are not theirs to find.
 func (a *app) requireSuperAdmin(next echo.HandlerFunc) echo.HandlerFunc {
