@@ -127,3 +127,31 @@ func TestUsersListFilters(t *testing.T) {
 		t.Fatalf("member filter: %d rows", rows.Length())
 	}
 }
+
+// /admin allows 10 requests a minute per IP, counted across every instance.
+func TestAdminRateLimitIsSharedAcrossInstances(t *testing.T) {
+	t.Parallel()
+	first := apptest.StartServer(t, apptest.ServerOptions{})
+	second := apptest.StartServer(t, apptest.ServerOptions{DB: first.DB})
+	root := testkit.MustCreateUser(t, first.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
+	a, b := testkit.NewClient(t, first.URL), testkit.NewClient(t, second.URL)
+	a.SignIn(root.Email, testkit.Password)
+	b.SignIn(root.Email, testkit.Password)
+	for i := range 10 {
+		c := a
+		if i%2 == 1 {
+			c = b
+		}
+		if r := c.Get("/admin/users"); r.Status != http.StatusOK {
+			t.Fatalf("request %d: %d", i+1, r.Status)
+		}
+	}
+	r := b.Get("/admin/sso_providers")
+	if r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("the 11th admin request: %d, Retry-After %q", r.Status, r.Header.Get("Retry-After"))
+	}
+	// Pages outside /admin are not counted.
+	if r := a.Get("/"); r.Status != http.StatusOK {
+		t.Fatalf("dashboard after the admin limit: %d", r.Status)
+	}
+}

@@ -1,0 +1,128 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/oauth2-proxy/mockoidc"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// adminServer starts Tally with database providers and room for an admin's many requests.
+func adminServer(t *testing.T) (*apptest.Server, *models.User) {
+	t.Helper()
+	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_PROVIDERS_SOURCE": "db", "ADMIN_RATE_LIMIT_PER_MINUTE": "1000"}})
+	return srv, testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
+}
+
+func signInAs(t *testing.T, ctx context.Context, srv *apptest.Server, email string) {
+	t.Helper()
+	visit(t, ctx, srv.URL+"/sessions/new")
+	fill(t, ctx, "field-email", email)
+	fill(t, ctx, "field-password", testkit.Password)
+	click(t, ctx, "sign-in-submit")
+	visible(t, ctx, "current-user")
+}
+
+// TestAddTestEnableAndSignInWithAProvider is the administrator's journey: add an OIDC
+// provider, run a test login, enable it, and sign in with it.
+func TestAddTestEnableAndSignInWithAProvider(t *testing.T) {
+	ctx := newTab(t)
+	m, err := mockoidc.Run()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Shutdown() })
+	srv, root := adminServer(t)
+	cfg := m.Config()
+
+	step(t, "add the provider", func(t *testing.T) {
+		signInAs(t, ctx, srv, root.Email)
+		click(t, ctx, "nav-admin_providers")
+		visible(t, ctx, "providers-empty")
+		click(t, ctx, "providers-empty-add")
+		click(t, ctx, "choose-openid_connect")
+		visible(t, ctx, "provider-form")
+		fill(t, ctx, "field-name", "corp")
+		fill(t, ctx, "field-label", "Sign in with Corp")
+		fill(t, ctx, "field-issuer", cfg.Issuer)
+		fill(t, ctx, "field-client_id", cfg.ClientID)
+		fill(t, ctx, "field-client_secret", cfg.ClientSecret)
+		fill(t, ctx, "field-scopes", "openid email profile groups")
+		fill(t, ctx, "mapping-group", "finance")
+		choose(t, ctx, "mapping-role", "admin")
+		shot(t, ctx, "admin-provider-form")
+		click(t, ctx, "provider-save")
+		visible(t, ctx, "flash-success")
+		if got := inputValue(t, ctx, "provider-callback"); got != srv.URL+"/auth/corp/callback" {
+			t.Fatalf("callback URL %q", got)
+		}
+	})
+
+	step(t, "test login shows what would happen", func(t *testing.T) {
+		m.QueueUser(&mockoidc.MockUser{Subject: "tester", Email: "tester@example.com", EmailVerified: true, Groups: []string{"finance"}})
+		href := attr(t, ctx, "test-login", "href")
+		visit(t, ctx, srv.URL+href)
+		visible(t, ctx, "test-ok")
+		wantText(t, ctx, "test-role", "Admin")
+		wantText(t, ctx, "test-groups", "finance")
+		shot(t, ctx, "admin-provider-test")
+	})
+
+	step(t, "enable it", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/admin/sso_providers")
+		wantText(t, ctx, "provider-status", "Disabled")
+		click(t, ctx, "provider-toggle")
+		waitText(t, ctx, "provider-status", "Enabled", 10*time.Second)
+		shot(t, ctx, "admin-providers")
+	})
+
+	step(t, "sign in with it", func(t *testing.T) {
+		click(t, ctx, "sign-out")
+		visible(t, ctx, "sso-corp")
+		m.QueueUser(&mockoidc.MockUser{Subject: "new-1", Email: "newcomer@example.com", EmailVerified: true, Groups: []string{"finance"}})
+		click(t, ctx, "sso-corp")
+		visible(t, ctx, "current-user")
+		if got := text(t, ctx, "current-user"); !strings.Contains(got, "newcomer@example.com") {
+			t.Fatalf("signed in as %q", got)
+		}
+	})
+}
+
+// TestSuspendAndReactivateAUser suspends a user from their admin page, then reactivates them.
+func TestSuspendAndReactivateAUser(t *testing.T) {
+	ctx := newTab(t)
+	srv, root := adminServer(t)
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "member@example.com", Role: models.RoleMember})
+
+	step(t, "suspend", func(t *testing.T) {
+		signInAs(t, ctx, srv, root.Email)
+		click(t, ctx, "nav-admin_users")
+		visible(t, ctx, "users-table")
+		choose(t, ctx, "field-status", "active")
+		visit(t, ctx, srv.URL+"/admin/users?role=member")
+		if n := count(t, ctx, "user-row"); n != 1 {
+			t.Fatalf("%d members listed", n)
+		}
+		click(t, ctx, "user-link")
+		visible(t, ctx, "user-summary")
+		click(t, ctx, "suspend-user")
+		visible(t, ctx, "confirm-suspend")
+		shot(t, ctx, "admin-user-suspend")
+		click(t, ctx, "confirm-suspend-submit")
+		visible(t, ctx, "flash-success")
+		wantText(t, ctx, "user-status", "Suspended")
+	})
+
+	step(t, "reactivate", func(t *testing.T) {
+		click(t, ctx, "reactivate-user")
+		visible(t, ctx, "flash-success")
+		wantText(t, ctx, "user-status", "Active")
+		shot(t, ctx, "admin-user")
+	})
+}
