@@ -8,8 +8,11 @@ import (
 	"log/slog"
 	"net"
 	"net/url"
+	"path/filepath"
 	"strconv"
 	"strings"
+
+	"tally/auditlog"
 )
 
 // Config is everything Tally reads from the environment.
@@ -62,6 +65,12 @@ type Config struct {
 	// AdminRateLimit is how many /admin requests a minute one IP may make
 	// (ADMIN_RATE_LIMIT_PER_MINUTE, default 10).
 	AdminRateLimit int
+	// AuditLogRetention is how long the SSO audit log is kept (AUDIT_LOG_RETENTION: standard,
+	// the default, extended or compliance; see package auditlog).
+	AuditLogRetention auditlog.Retention
+	// AuditArchiveURL is where archived audit days are stored (AUDIT_ARCHIVE_URL, default
+	// file://<TALLY_DATA_DIR or .data, absolute>/audit-archive).
+	AuditArchiveURL string
 	// Getenv is the environment the configuration was read from, for what reads more of it
 	// (the auth file's ${NAME} references, the encryption keys).
 	Getenv func(string) string
@@ -194,6 +203,21 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.LocalAdminOverrideEnabled, err = boolVar(getenv, "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED", false); err != nil {
 		errs = append(errs, err)
+	}
+	if c.AuditLogRetention, err = auditlog.ParseRetention(getenv("AUDIT_LOG_RETENTION")); err != nil {
+		errs = append(errs, fmt.Errorf("AUDIT_LOG_RETENTION %v", err))
+	}
+	if c.AuditArchiveURL = strings.TrimSpace(getenv("AUDIT_ARCHIVE_URL")); c.AuditArchiveURL == "" {
+		dir := c.DataDir
+		if dir == "" {
+			dir = ".data"
+		}
+		if abs, err := filepath.Abs(filepath.Join(dir, "audit-archive")); err == nil {
+			c.AuditArchiveURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
+		}
+	}
+	if _, err := auditlog.Open(c.AuditArchiveURL); err != nil {
+		errs = append(errs, fmt.Errorf("AUDIT_ARCHIVE_URL %q: %v", c.AuditArchiveURL, err))
 	}
 	return c, errors.Join(errs...)
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
+	"tally/auditlog"
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/ratelimit"
@@ -35,6 +36,10 @@ type Options struct {
 	// RescueAfter is how long a job may run before River considers it stuck; zero means
 	// River's default (an hour). Tests shorten both.
 	RescueAfter time.Duration
+	// AuditRetention is the audit log's tier (config AuditLogRetention); "" leaves out the
+	// daily audit retention job. AuditArchiveURL is its archive, for the tiers that archive.
+	AuditRetention  auditlog.Retention
+	AuditArchiveURL string
 }
 
 // New returns a River client over d with every worker and periodic job registered.
@@ -64,6 +69,11 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 				func() (river.JobArgs, *river.InsertOpts) { return ReapImportsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "reap_imports", RunOnStart: true}),
 		}
+		audit, err := auditJobs(workers, d, log, opts)
+		if err != nil {
+			return nil, err
+		}
+		cfg.PeriodicJobs = append(cfg.PeriodicJobs, audit...)
 	}
 	return river.NewClient(riverpgxv5.New(d.Pool), cfg)
 }

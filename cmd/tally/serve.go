@@ -173,7 +173,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		url = "http://" + ln.Addr().String()
 		cfg.AppURL = url
 	}
-	importSvc, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true})
+	importSvc, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL})
 	if err == nil {
 		importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
 	}
@@ -212,7 +212,7 @@ func importLimits(cfg config.Config) imports.Limits {
 
 // work runs only the job worker until ctx ends.
 func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
-	_, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true})
+	_, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL})
 	if err != nil {
 		return err
 	}
