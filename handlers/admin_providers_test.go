@@ -47,9 +47,23 @@ func TestAdminPagesAreForSuperAdminsOnly(t *testing.T) {
 			}
 		}
 	}
-	// A family admin cannot change providers either.
-	if r := clients["admin"].PostForm("/admin/sso_providers", url.Values{"strategy": {"openid_connect"}, "name": {"x"}}); r.Status != http.StatusNotFound {
-		t.Errorf("a family admin created a provider: %d", r.Status)
+	// Nor can a family admin or a member act: every action is a 404 for them, and changes nothing.
+	victim := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "victim@example.com", Role: models.RoleMember})
+	someID := victim.ID.String()
+	actions := []string{"/admin/sso_providers", "/admin/sso_providers/" + someID, "/admin/sso_providers/" + someID + "/toggle",
+		"/admin/sso_providers/" + someID + "/delete", "/admin/users/" + someID + "/role", "/admin/users/" + someID + "/suspend",
+		"/admin/users/" + someID + "/reactivate", "/admin/users/" + someID + "/delete", "/admin/users/" + someID + "/sync_roles"}
+	for _, who := range []string{"admin", "member"} {
+		clients[who].Get("/")
+		for _, path := range actions {
+			r := clients[who].PostForm(path, url.Values{"strategy": {"openid_connect"}, "name": {"x"}, "role": {"super_admin"}, "confirm": {"victim@example.com"}})
+			if r.Status != http.StatusNotFound {
+				t.Errorf("%s POST %s: %d, want 404", who, path, r.Status)
+			}
+		}
+	}
+	if u, err := models.UserByID(t.Context(), srv.DB, victim.ID); err != nil || u.Role != models.RoleMember || !u.Active() {
+		t.Fatalf("the refused actions changed the user: %+v %v", u, err)
 	}
 }
 
