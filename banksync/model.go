@@ -1,0 +1,70 @@
+package banksync
+
+import (
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+)
+
+// Connection statuses.
+const (
+	StatusGood       = "good"
+	StatusNeedsToken = "needs_token" // the provider refused the access URL: paste a new setup token
+)
+
+// Connection is one claimed access URL of a family.
+type Connection struct {
+	bun.BaseModel `bun:"table:bank_connections,alias:bc"`
+
+	ID             uuid.UUID  `bun:"id,pk,type:uuid"`
+	FamilyID       uuid.UUID  `bun:"family_id,type:uuid"`
+	Name           string     `bun:"name"`
+	AccessURL      string     `bun:"access_url"` // encrypted in the table, plain in memory
+	Status         string     `bun:"status"`
+	IncludePending bool       `bun:"include_pending"`
+	HistoryDays    int        `bun:"history_days"`
+	SyncMinute     int        `bun:"sync_minute"`
+	LastSyncedAt   *time.Time `bun:"last_synced_at"`
+	LastAttemptAt  *time.Time `bun:"last_attempt_at"`
+	PausedUntil    *time.Time `bun:"paused_until"`
+	LastError      *string    `bun:"last_error"`
+	LastStats      Stats      `bun:"last_stats,type:jsonb"`
+	CreatedAt      time.Time  `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt      time.Time  `bun:"updated_at,nullzero,default:now()"`
+}
+
+// BankAccount is one of the provider's accounts under a connection.
+type BankAccount struct {
+	bun.BaseModel `bun:"table:bank_accounts,alias:ba"`
+
+	ID                uuid.UUID        `bun:"id,pk,type:uuid"`
+	ConnectionID      uuid.UUID        `bun:"connection_id,type:uuid"`
+	FamilyID          uuid.UUID        `bun:"family_id,type:uuid"`
+	ProviderAccountID string           `bun:"provider_account_id"`
+	Name              string           `bun:"name"`
+	Currency          string           `bun:"currency"`
+	Balance           *decimal.Decimal `bun:"balance,type:numeric"`
+	AvailableBalance  *decimal.Decimal `bun:"available_balance,type:numeric"`
+	BalanceDate       *time.Time       `bun:"balance_date"`
+	Institution       string           `bun:"institution"`
+	AccountID         *uuid.UUID       `bun:"account_id,type:uuid"`
+	Skipped           bool             `bun:"skipped"`
+	Error             *string          `bun:"error"`
+	CreatedAt         time.Time        `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt         time.Time        `bun:"updated_at,nullzero,default:now()"`
+}
+
+// Stats says what a sync did, for the page.
+type Stats struct {
+	Requests      int `json:"requests"`
+	Accounts      int `json:"accounts"`
+	Created       int `json:"created"`
+	Updated       int `json:"updated"`
+	PendingPosted int `json:"pending_posted"`
+	Removed       int `json:"removed"`
+	Errors        int `json:"errors"`
+}
+
+func bunIn(ids []uuid.UUID) any { return bun.In(ids) }

@@ -1,0 +1,593 @@
+package banksync
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/internal/secrets"
+	"tally/models"
+)
+
+// Service connects families to their provider and keeps their accounts synced.
+type Service struct {
+	DB     *db.DB
+	Keys   *secrets.Keys
+	Client *Client
+	Log    *slog.Logger
+	Now    func() time.Time
+}
+
+const (
+	secretAccessURL = "bank_connections.access_url"
+	// Source marks the entries and accounts the provider writes.
+	Source = "simplefin"
+	// window is the most one /accounts request spans.
+	window = 60 * 24 * time.Hour
+	// overlap is how far back a later sync reaches before the last one, for late postings.
+	overlap = 7 * 24 * time.Hour
+	// pendingMatchDays is how long a pending transaction may wait for its posted twin.
+	pendingMatchDays = 8
+)
+
+func (s *Service) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Messages for the user.
+const (
+	MsgTokenRefused = "This setup token was already used, has expired, or may be compromised. Create a new one at your provider; if you did not use this one yourself, disable it there."
+	MsgNeedsToken   = "The provider no longer accepts this connection. Paste a new setup token to reconnect: your linked accounts stay as they are."
+)
+
+// Connect claims a setup token and reads the provider's accounts (balances only), so that
+// the family can link them. The claim happens once: the connection is stored even when the
+// first read fails, and that read is tried again at the next sync.
+func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string) (*Connection, error) {
+	access, err := s.Client.Claim(ctx, token)
+	switch {
+	case errors.Is(err, ErrTokenRefused):
+		return nil, apperr.New(apperr.Invalid, MsgTokenRefused).WithFields(map[string][]string{"setup_token": {MsgTokenRefused}})
+	case err != nil && isUserError(err):
+		return nil, apperr.New(apperr.Invalid, err.Error()).WithFields(map[string][]string{"setup_token": {err.Error()}})
+	case err != nil:
+		return nil, apperr.Wrap(apperr.Unavailable, err, "The provider could not be reached to claim the token. Try again in a moment.")
+	}
+	enc, err := s.Keys.Encrypt(access, secretAccessURL)
+	if err != nil {
+		return nil, err
+	}
+	c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, Name: "SimpleFIN connection", Status: StatusGood,
+		HistoryDays: 90, SyncMinute: 360, LastStats: Stats{}}
+	set, readErr := s.Client.Accounts(ctx, access, Query{BalancesOnly: true})
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		row := *c
+		row.AccessURL = enc
+		if readErr != nil {
+			msg := userMessage(readErr)
+			row.LastError = &msg
+		}
+		if _, err := tx.NewInsert().Model(&row).Exec(ctx); err != nil {
+			return err
+		}
+		if set != nil {
+			return s.upsertAccounts(ctx, tx, c, set)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.AccessURL = access
+	return c, nil
+}
+
+// isUserError reports whether a claim failed on what the user pasted (the token itself).
+func isUserError(err error) bool {
+	var ue interface{ Unwrap() error }
+	return !errors.As(err, &ue) && !strings.HasPrefix(err.Error(), "claim at")
+}
+
+// upsertAccounts records the provider's accounts and their balances, and their errors.
+func (s *Service) upsertAccounts(ctx context.Context, tx db.Tx, c *Connection, set *AccountSet) error {
+	errs := map[string]string{}
+	for _, e := range set.Errors {
+		if e.AccountID != "" {
+			errs[e.AccountID] = e.Message
+		}
+	}
+	for _, a := range set.Accounts {
+		var msg *string
+		if m, ok := errs[a.ID]; ok {
+			msg = &m
+		}
+		_, err := tx.NewRaw(`INSERT INTO bank_accounts (id, connection_id, family_id, provider_account_id, name, currency, balance,
+				available_balance, balance_date, institution, error)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+			ON CONFLICT (connection_id, provider_account_id) DO UPDATE SET name = excluded.name, currency = excluded.currency,
+				balance = excluded.balance, available_balance = excluded.available_balance, balance_date = excluded.balance_date,
+				institution = excluded.institution, error = excluded.error, updated_at = now()
+			WHERE (bank_accounts.name, bank_accounts.currency, bank_accounts.balance, bank_accounts.available_balance,
+					bank_accounts.balance_date, bank_accounts.institution, bank_accounts.error)
+				IS DISTINCT FROM (excluded.name, excluded.currency, excluded.balance, excluded.available_balance,
+					excluded.balance_date, excluded.institution, excluded.error)`,
+			uuid.Must(uuid.NewV7()), c.ID, c.FamilyID, a.ID, a.Name, a.Currency, a.Balance, a.Available, a.BalanceDate,
+			a.Institution, msg).Exec(ctx)
+		if err != nil {
+			return err
+		}
+	}
+	// Errors for accounts the set leaves out (their data failed) are recorded on them too.
+	for id, m := range errs {
+		if _, err := tx.NewRaw("UPDATE bank_accounts SET error = ? WHERE connection_id = ? AND provider_account_id = ? AND error IS DISTINCT FROM ?",
+			m, c.ID, id, m).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// userMessage is what a failed provider call says to the user.
+func userMessage(err error) string {
+	var rl *RateLimitedError
+	switch {
+	case errors.Is(err, ErrAccessRevoked):
+		return MsgNeedsToken
+	case errors.As(err, &rl):
+		return "The provider asked Tally to slow down: syncing resumes tomorrow."
+	}
+	return "The provider could not be reached: " + err.Error() + ". Tally will try again at the next sync."
+}
+
+// Suggest proposes a Tally account type for a provider account, from its name and balances
+// (the protocol has no type).
+func Suggest(a *BankAccount) (typ, subtype string) {
+	n := strings.ToLower(a.Name + " " + a.Institution)
+	has := func(words ...string) bool {
+		for _, w := range words {
+			if regexp.MustCompile(`\b` + regexp.QuoteMeta(w) + `\b`).MatchString(n) {
+				return true
+			}
+		}
+		return false
+	}
+	switch {
+	case has("bitcoin", "btc", "ethereum", "eth", "crypto"):
+		return "Crypto", ""
+	case has("401k", "ira", "roth", "brokerage", "retirement", "403b", "investment"):
+		return "Investment", "brokerage"
+	case has("loan", "mortgage", "heloc", "line of credit"):
+		return "Loan", ""
+	case has("credit", "card", "visa", "mastercard", "amex", "american express", "discover"):
+		return "CreditCard", "credit_card"
+	case a.Balance != nil && a.Balance.IsNegative() && a.AvailableBalance != nil && a.AvailableBalance.IsPositive():
+		return "CreditCard", "credit_card"
+	case has("savings", "money market", "high-yield"):
+		return "Depository", "savings"
+	}
+	return "Depository", "checking"
+}
+
+// tallyBalance turns a provider balance into the Tally account's: what a liability owes is
+// positive (a card's negative balance is debt; a loan's principal is owed whatever its sign).
+func tallyBalance(accountType string, provider decimal.Decimal) decimal.Decimal {
+	switch accountType {
+	case "Loan":
+		return provider.Abs()
+	case "CreditCard", "OtherLiability":
+		return provider.Neg()
+	}
+	return provider
+}
+
+// Choice links one provider account.
+type Choice struct {
+	BankAccountID uuid.UUID
+	// Action is "new" (create a Tally account of Type), "existing" (AccountID) or "skip".
+	Action    string
+	Type      string
+	Subtype   string
+	AccountID uuid.UUID
+}
+
+// Link applies the family's choices for the connection's accounts.
+func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices []Choice) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		for _, ch := range choices {
+			ba := new(BankAccount)
+			if err := tx.NewSelect().Model(ba).Where("id = ? AND connection_id = ? AND family_id = ?", ch.BankAccountID, connID, familyID).
+				For("UPDATE").Scan(ctx); err != nil {
+				if db.IsNoRows(err) {
+					return apperr.New(apperr.NotFound, "Bank account not found")
+				}
+				return err
+			}
+			switch ch.Action {
+			case "skip":
+				if _, err := tx.NewRaw("UPDATE bank_accounts SET skipped = true, account_id = NULL, updated_at = now() WHERE id = ?", ba.ID).Exec(ctx); err != nil {
+					return err
+				}
+			case "existing":
+				acct, err := models.AccountByID(ctx, tx, familyID, ch.AccountID)
+				if err != nil {
+					return err
+				}
+				if err := s.link(ctx, tx, ba, acct.ID, acct.AccountableType); err != nil {
+					return err
+				}
+			case "new":
+				balance := decimal.Zero
+				if ba.Balance != nil {
+					balance = tallyBalance(ch.Type, *ba.Balance)
+				}
+				acct, err := models.CreateAccount(ctx, tx, familyID, models.AccountInput{Name: ba.Name, AccountableType: ch.Type,
+					Subtype: ch.Subtype, Currency: ba.Currency, OpeningBalance: balance, OpeningDate: s.now()})
+				if err != nil {
+					return err
+				}
+				if err := s.link(ctx, tx, ba, acct.ID, ch.Type); err != nil {
+					return err
+				}
+			default:
+				return apperr.Errorf(apperr.Invalid, "Choose what to do with %s: a new account, an existing one, or skip it.", ba.Name)
+			}
+		}
+		return nil
+	})
+}
+
+// link points the provider account at a Tally account, whose balance the provider keeps
+// from now on.
+func (s *Service) link(ctx context.Context, tx db.Tx, ba *BankAccount, accountID uuid.UUID, accountType string) error {
+	if _, err := tx.NewRaw("UPDATE bank_accounts SET account_id = ?, skipped = false, updated_at = now() WHERE id = ?", accountID, ba.ID).Exec(ctx); err != nil {
+		if c, ok := apperr.UniqueViolation(err); ok && c == "bank_accounts_account_id_key" {
+			return apperr.New(apperr.Invalid, "That Tally account is already linked to another bank account.")
+		}
+		return err
+	}
+	q := "UPDATE accounts SET source = ?, external_id = ?, updated_at = now()"
+	args := []any{Source, ba.ProviderAccountID}
+	if ba.Balance != nil {
+		q += ", balance = ?, cash_balance = ?"
+		b := tallyBalance(accountType, *ba.Balance)
+		args = append(args, b, b)
+	}
+	_, err := tx.NewRaw(q+" WHERE id = ?", append(args, accountID)...).Exec(ctx)
+	return err
+}
+
+// windows splits from..to into spans of at most 60 days, oldest first.
+func windows(from, to time.Time) [][2]time.Time {
+	var out [][2]time.Time
+	for start := from; start.Before(to); start = start.Add(window) {
+		end := start.Add(window)
+		if end.After(to) {
+			end = to
+		}
+		out = append(out, [2]time.Time{start, end})
+	}
+	return out
+}
+
+// Sync reads the connection's linked accounts from the provider and brings their balances and
+// transactions up to date, in one transaction: a failure leaves everything as it was, and the
+// next sync does it all. The first sync reaches back HistoryDays; later ones overlap the last.
+func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
+	c, accounts, err := s.load(ctx, connID)
+	if err != nil {
+		return nil, err
+	}
+	now := s.now().UTC()
+	if c.Status == StatusNeedsToken || (c.PausedUntil != nil && c.PausedUntil.After(now)) {
+		return &Stats{}, nil
+	}
+	from := now.Add(-time.Duration(c.HistoryDays) * 24 * time.Hour)
+	if c.LastSyncedAt != nil {
+		from = c.LastSyncedAt.Add(-overlap)
+	}
+	var ids []string
+	for _, ba := range accounts {
+		if ba.AccountID != nil {
+			ids = append(ids, ba.ProviderAccountID)
+		}
+	}
+	stats := &Stats{Accounts: len(ids)}
+	// Every window is read before anything is written: a failure half way writes nothing.
+	var sets []*AccountSet
+	var callErr error
+	if len(ids) == 0 {
+		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{BalancesOnly: true})
+		stats.Requests++
+		callErr = err
+		if set != nil {
+			sets = append(sets, set)
+		}
+	}
+	for _, w := range windows(from, now) {
+		if len(ids) == 0 || callErr != nil {
+			break
+		}
+		start, end := w[0], w[1]
+		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Start: &start, End: &end, Pending: c.IncludePending, Accounts: ids})
+		stats.Requests++
+		if err != nil {
+			callErr = err
+			break
+		}
+		sets = append(sets, set)
+	}
+	if callErr != nil {
+		return stats, s.failed(ctx, c, now, stats, callErr)
+	}
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		for _, set := range sets {
+			if err := s.upsertAccounts(ctx, tx, c, set); err != nil {
+				return err
+			}
+			stats.Errors += len(set.Errors)
+		}
+		for _, ba := range accounts {
+			if ba.AccountID == nil {
+				continue
+			}
+			if err := s.syncAccount(ctx, tx, ba, sets, from, now, stats); err != nil {
+				return fmt.Errorf("sync %s: %w", ba.Name, err)
+			}
+		}
+		_, err := tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = NULL, last_stats = ?,
+			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, stats, c.ID).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return stats, err
+	}
+	return stats, nil
+}
+
+// failed records a sync that could not read the provider: a 403 needs a new token, a 429
+// waits for tomorrow, anything else is tried again at the next sync.
+func (s *Service) failed(ctx context.Context, c *Connection, now time.Time, stats *Stats, err error) error {
+	msg := userMessage(err)
+	status, paused := c.Status, (*time.Time)(nil)
+	var rl *RateLimitedError
+	switch {
+	case errors.Is(err, ErrAccessRevoked):
+		status = StatusNeedsToken
+	case errors.As(err, &rl):
+		t := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
+		paused = &t
+	}
+	_, dbErr := s.DB.NewRaw(`UPDATE bank_connections SET status = ?, paused_until = ?, last_error = ?, last_attempt_at = ?,
+		last_stats = ?, updated_at = now() WHERE id = ?`, status, paused, msg, now, stats, c.ID).Exec(context.WithoutCancel(ctx))
+	if dbErr != nil {
+		return dbErr
+	}
+	return err
+}
+
+func (s *Service) load(ctx context.Context, connID uuid.UUID) (*Connection, []BankAccount, error) {
+	c := new(Connection)
+	if err := s.DB.NewSelect().Model(c).Where("id = ?", connID).Scan(ctx); err != nil {
+		return nil, nil, err
+	}
+	plain, _, err := s.Keys.Decrypt(c.AccessURL, secretAccessURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	c.AccessURL = plain
+	var accounts []BankAccount
+	err = s.DB.NewSelect().Model(&accounts).Where("connection_id = ?", connID).Order("name").Scan(ctx)
+	return c, accounts, err
+}
+
+// existing is an entry the provider wrote before.
+type existing struct {
+	ID         uuid.UUID       `bun:"id"`
+	ExternalID string          `bun:"external_id"`
+	Date       time.Time       `bun:"date"`
+	Amount     decimal.Decimal `bun:"amount"`
+	Name       string          `bun:"name"`
+	Pending    bool            `bun:"pending"`
+}
+
+// syncAccount writes one linked account's balance and transactions from the sets read.
+func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, sets []*AccountSet, from, now time.Time, stats *Stats) error {
+	acct, err := models.AccountByID(ctx, tx, ba.FamilyID, *ba.AccountID)
+	if err != nil {
+		return err
+	}
+	seen := map[string]Transaction{}
+	var latest *Account
+	for _, set := range sets {
+		for i := range set.Accounts {
+			a := &set.Accounts[i]
+			if a.ID != ba.ProviderAccountID {
+				continue
+			}
+			latest = a
+			for _, t := range a.Transactions {
+				if prev, ok := seen[t.ID]; !ok || (prev.Pending && !t.Pending) {
+					seen[t.ID] = t
+				}
+			}
+		}
+	}
+	if latest == nil {
+		return nil // the provider sent nothing for it (an error entry says why)
+	}
+	if latest.Balance != nil {
+		b := tallyBalance(acct.AccountableType, *latest.Balance)
+		res, err := tx.NewRaw("UPDATE accounts SET balance = ?, cash_balance = ?, updated_at = now() WHERE id = ? AND (balance, cash_balance) IS DISTINCT FROM (?::numeric, ?::numeric)",
+			b, b, acct.ID, b, b).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n > 0 {
+			stats.Updated++
+		}
+	}
+	// What the provider wrote in this span before, to match pending to posted, rotated ids,
+	// and pending transactions the bank dropped.
+	var old []existing
+	if err := tx.NewRaw(`SELECT id, external_id, date, amount, name, pending FROM entries
+		WHERE account_id = ? AND source = ? AND kind = 'transaction' AND date >= ?`, acct.ID, Source, from.AddDate(0, 0, -pendingMatchDays)).
+		Scan(ctx, &old); err != nil {
+		return err
+	}
+	byExt := map[string]*existing{}
+	for i := range old {
+		byExt[old[i].ExternalID] = &old[i]
+	}
+	claimed := map[uuid.UUID]bool{}
+	type row struct {
+		id      uuid.UUID
+		ext     string
+		date    time.Time
+		amount  decimal.Decimal
+		name    string
+		notes   string
+		pending bool
+	}
+	var rows []row
+	for _, t := range seen {
+		date := t.Posted
+		if date == nil || isLiability(acct.AccountableType) && t.TransactedAt != nil {
+			if t.TransactedAt != nil {
+				date = t.TransactedAt
+			}
+		}
+		d := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, time.UTC)
+		r := row{id: uuid.Must(uuid.NewV7()), ext: t.ID, date: d, amount: t.Amount.Neg(), name: entryName(t), notes: t.Memo, pending: t.Pending}
+		if e, ok := byExt[t.ID]; ok {
+			r.id = e.ID
+			if e.Pending && !t.Pending {
+				r.date = e.Date // a posted pending transaction keeps the date it happened
+			}
+		} else if !t.Pending {
+			// A posted transaction new by id: the pending one it settles (same amount, at most
+			// 8 days before), or the same transaction under a rotated id.
+			if e := match(old, claimed, seen, r.amount, r.date, r.name); e != nil {
+				claimed[e.ID] = true
+				if _, err := tx.NewRaw("UPDATE entries SET external_id = ?, pending = false, updated_at = now() WHERE id = ?", t.ID, e.ID).Exec(ctx); err != nil {
+					return err
+				}
+				if e.Pending {
+					stats.PendingPosted++
+					r.date = e.Date
+				}
+				r.id = e.ID
+				byExt[t.ID] = e
+			}
+		}
+		rows = append(rows, r)
+	}
+	if len(rows) > 0 {
+		ids := make([]uuid.UUID, len(rows))
+		exts, names, notes := make([]string, len(rows)), make([]string, len(rows)), make([]string, len(rows))
+		dates := make([]time.Time, len(rows))
+		amounts := make([]decimal.Decimal, len(rows))
+		pend := make([]bool, len(rows))
+		for i, r := range rows {
+			ids[i], exts[i], dates[i], amounts[i], names[i], notes[i], pend[i] = r.id, r.ext, r.date, r.amount, r.name, r.notes, r.pending
+		}
+		var written []struct {
+			Inserted bool `bun:"inserted"`
+		}
+		err := tx.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, pending, external_id, source)
+			SELECT x.id, ?, ?, 'transaction', x.date, x.amount, ?, x.name, x.notes, x.pending, x.ext, ?
+			FROM unnest(?::uuid[], ?::text[], ?::date[], ?::numeric[], ?::text[], ?::text[], ?::boolean[]) AS x(id, ext, date, amount, name, notes, pending)
+			ON CONFLICT (account_id, source, external_id) WHERE external_id IS NOT NULL AND source IS NOT NULL
+			DO UPDATE SET amount = excluded.amount, date = excluded.date, name = excluded.name, notes = excluded.notes,
+				pending = excluded.pending, updated_at = now()
+			WHERE (entries.amount, entries.date, entries.name, entries.notes, entries.pending)
+				IS DISTINCT FROM (excluded.amount, excluded.date, excluded.name, excluded.notes, excluded.pending)
+			RETURNING (xmax = 0) AS inserted`,
+			acct.FamilyID, acct.ID, acct.Currency, Source, pgdialect.Array(ids), pgdialect.Array(exts), pgdialect.Array(dates),
+			pgdialect.Array(amounts), pgdialect.Array(names), pgdialect.Array(notes), pgdialect.Array(pend)).Scan(ctx, &written)
+		if err != nil && !db.IsNoRows(err) {
+			return err
+		}
+		for _, w := range written {
+			if w.Inserted {
+				stats.Created++
+			} else {
+				stats.Updated++
+			}
+		}
+	}
+	// A pending transaction the provider no longer reports was dropped by the bank.
+	var gone []uuid.UUID
+	for _, e := range old {
+		if _, ok := seen[e.ExternalID]; !ok && e.Pending && !claimed[e.ID] && !e.Date.Before(from) {
+			gone = append(gone, e.ID)
+		}
+	}
+	if len(gone) > 0 {
+		res, err := tx.NewRaw("DELETE FROM entries WHERE id IN (?)", bunIn(gone)).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		n, _ := res.RowsAffected()
+		stats.Removed += int(n)
+	}
+	return nil
+}
+
+// match finds the entry a posted transaction new by id stands for: a pending one of the same
+// amount dated at most 8 days before, else a posted one with the same date, amount and name
+// whose id the provider no longer sends (a rotated id).
+func match(old []existing, claimed map[uuid.UUID]bool, seen map[string]Transaction, amount decimal.Decimal, date time.Time, name string) *existing {
+	var best *existing
+	for i := range old {
+		e := &old[i]
+		if claimed[e.ID] || !e.Amount.Equal(amount) {
+			continue
+		}
+		if e.Pending && !e.Date.After(date) && date.Sub(e.Date) <= pendingMatchDays*24*time.Hour {
+			if best == nil || e.Date.After(best.Date) {
+				best = e
+			}
+		}
+	}
+	if best != nil {
+		return best
+	}
+	for i := range old {
+		e := &old[i]
+		if _, stillSent := seen[e.ExternalID]; !claimed[e.ID] && !e.Pending && !stillSent && e.Amount.Equal(amount) && e.Date.Equal(date) && e.Name == name {
+			return e
+		}
+	}
+	return nil
+}
+
+func isLiability(t string) bool { return t == "CreditCard" || t == "Loan" || t == "OtherLiability" }
+
+// entryName is the name a transaction is shown with: payee and description, or whichever the
+// provider gives.
+func entryName(t Transaction) string {
+	switch {
+	case t.Payee != "" && t.Description != "" && !strings.EqualFold(t.Payee, t.Description):
+		return t.Payee + " - " + t.Description
+	case t.Payee != "":
+		return t.Payee
+	case t.Description != "":
+		return t.Description
+	case t.Memo != "":
+		return t.Memo
+	}
+	return "Unknown transaction"
+}

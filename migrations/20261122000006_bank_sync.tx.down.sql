@@ -1,0 +1,2 @@
+DROP TABLE IF EXISTS bank_accounts;
+DROP TABLE IF EXISTS bank_connections;
