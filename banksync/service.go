@@ -316,7 +316,8 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 			sets = append(sets, set)
 		}
 	}
-	for _, w := range windows(from, now) {
+	// end-date is exclusive and the provider's clock may be ahead: reach a day past now.
+	for _, w := range windows(from, now.Add(24*time.Hour)) {
 		if len(ids) == 0 || callErr != nil {
 			break
 		}

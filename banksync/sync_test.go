@@ -1,0 +1,273 @@
+package banksync_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/banksync"
+	"tally/banksync/fakesimplefin"
+	"tally/internal/db"
+	"tally/internal/secrets"
+	"tally/internal/testkit"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+// env is a family, a fake provider with a checking account and a card, and the service.
+type env struct {
+	t      *testing.T
+	db     *db.DB
+	fake   *fakesimplefin.Server
+	svc    *banksync.Service
+	family uuid.UUID
+	now    time.Time
+}
+
+var day = 24 * time.Hour
+
+func newEnv(t *testing.T) *env {
+	t.Helper()
+	d := testkit.MustOpenDB(t)
+	keys, err := secrets.New(strings.Repeat("k", 64))
+	if err != nil {
+		t.Fatal(err)
+	}
+	fake := fakesimplefin.NewTest(t)
+	now := time.Date(2026, 11, 20, 15, 0, 0, 0, time.UTC)
+	fake.SetNow(now)
+	fake.SetRangeLimit(60, fakesimplefin.RangeReject) // Tally's own rule, enforced
+	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "First Bank", OrgID: "first", OrgName: "First Bank"})
+	fake.AddAccount(fakesimplefin.Account{ID: "ACT-CHK", ConnID: "CON-1", Name: "Everyday Checking", Currency: "USD", Balance: "1000.00", BalanceDate: now})
+	fake.AddAccount(fakesimplefin.Account{ID: "ACT-CC", ConnID: "CON-1", Name: "Rewards Visa", Currency: "USD", Balance: "-250.00", AvailableBalance: "4750.00", BalanceDate: now})
+	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	e := &env{t: t, db: d, fake: fake, family: u.FamilyID, now: now,
+		svc: &banksync.Service{DB: d, Keys: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return now },
+			Client: &banksync.Client{AllowInsecure: true, HTTP: &http.Client{Timeout: 5 * time.Second},
+				Sleep: func(context.Context, time.Duration) error { return nil }}}}
+	return e
+}
+
+func (e *env) tx(acct, id string, daysAgo int, amount, desc string, pending bool) {
+	t := fakesimplefin.Transaction{ID: id, Amount: amount, Description: desc, TransactedAt: e.now.Add(-time.Duration(daysAgo) * day), Pending: pending}
+	if !pending {
+		t.Posted = t.TransactedAt
+	}
+	e.fake.AddTransaction(acct, t)
+}
+
+// connect claims a token and links both accounts to new Tally accounts.
+func (e *env) connect() *banksync.Connection {
+	e.t.Helper()
+	ctx := context.Background()
+	c, err := e.svc.Connect(ctx, e.family, e.fake.NewSetupToken())
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	var accts []banksync.BankAccount
+	if err := e.db.NewSelect().Model(&accts).Where("connection_id = ?", c.ID).Order("provider_account_id").Scan(ctx); err != nil {
+		e.t.Fatal(err)
+	}
+	var choices []banksync.Choice
+	for _, a := range accts {
+		typ, sub := banksync.Suggest(&a)
+		choices = append(choices, banksync.Choice{BankAccountID: a.ID, Action: "new", Type: typ, Subtype: sub})
+	}
+	if err := e.svc.Link(ctx, e.family, c.ID, choices); err != nil {
+		e.t.Fatal(err)
+	}
+	return c
+}
+
+func (e *env) sync(c *banksync.Connection) *banksync.Stats {
+	e.t.Helper()
+	st, err := e.svc.Sync(context.Background(), c.ID)
+	if err != nil {
+		e.t.Fatalf("sync: %v", err)
+	}
+	return st
+}
+
+func (e *env) strings(q string, args ...any) []string {
+	e.t.Helper()
+	var out []string
+	if err := e.db.NewRaw(q, args...).Scan(context.Background(), &out); err != nil {
+		e.t.Fatalf("%s: %v", q, err)
+	}
+	return out
+}
+
+func TestConnectClaimsOnceAndStoresTheAccessURLEncrypted(t *testing.T) {
+	e := newEnv(t)
+	token := e.fake.NewSetupToken()
+	c, err := e.svc.Connect(context.Background(), e.family, "  "+token[:20]+"\n"+token[20:]+"\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := e.strings("SELECT access_url FROM bank_connections WHERE id = ?", c.ID)
+	if len(stored) != 1 || !secrets.IsEncrypted(stored[0]) || strings.Contains(stored[0], "@") {
+		t.Fatalf("access URL stored as %q", stored)
+	}
+	if got := e.strings("SELECT name || ':' || balance FROM bank_accounts WHERE connection_id = ? ORDER BY name", c.ID); strings.Join(got, ",") != "Everyday Checking:1000.0000,Rewards Visa:-250.0000" {
+		t.Fatalf("discovered accounts %v", got)
+	}
+	_, err = e.svc.Connect(context.Background(), e.family, token)
+	if err == nil || !strings.Contains(err.Error(), "already used, has expired, or may be compromised") {
+		t.Fatalf("second claim: %v", err)
+	}
+}
+
+func TestFirstSyncWindowsAndSignsAndIdempotence(t *testing.T) {
+	e := newEnv(t)
+	e.tx("ACT-CHK", "T1", 80, "-12.50", "Coffee", false)
+	e.tx("ACT-CHK", "T2", 30, "2500.00", "Payroll", false)
+	e.tx("ACT-CC", "T3", 3, "-40.00", "Groceries", false)
+	c := e.connect()
+	st := e.sync(c)
+	if st.Created != 3 {
+		t.Fatalf("first sync %+v", st)
+	}
+	// 90 days of history in windows of at most 60 days; no pending parameter when not asked.
+	var windows int
+	for _, r := range e.fake.Requests() {
+		if r.Path != "/simplefin/accounts" || r.Query.Get("start-date") == "" {
+			continue
+		}
+		windows++
+		if _, ok := r.Query["pending"]; ok {
+			t.Fatal("pending was sent though the connection does not ask for it")
+		}
+	}
+	if windows != 2 {
+		t.Fatalf("%d windowed requests, want 2 for 90 days", windows)
+	}
+	got := e.strings(`SELECT a.name || ':' || a.balance || ':' || e.name || ':' || e.amount FROM entries e JOIN accounts a ON a.id = e.account_id
+		WHERE e.source = 'simplefin' ORDER BY e.date`)
+	want := []string{"Everyday Checking:1000.0000:Coffee:12.5000", "Everyday Checking:1000.0000:Payroll:-2500.0000", "Rewards Visa:250.0000:Groceries:40.0000"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("entries %v", got)
+	}
+	// Nothing changed at the provider: the next sync writes no row.
+	before := e.strings("SELECT xmin::text FROM entries ORDER BY id")
+	if st := e.sync(c); st.Created != 0 || st.Updated != 0 {
+		t.Fatalf("second sync %+v", st)
+	}
+	if after := e.strings("SELECT xmin::text FROM entries ORDER BY id"); strings.Join(after, ",") != strings.Join(before, ",") {
+		t.Fatal("a sync with no changes rewrote entries")
+	}
+}
+
+func TestPendingPostsIntoTheSameEntry(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	_, err := e.db.NewRaw("UPDATE bank_connections SET include_pending = true WHERE id = ?", c.ID).Exec(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.tx("ACT-CHK", "P1", 2, "-30.00", "Hardware store", true)
+	e.sync(c)
+	if got := e.strings("SELECT pending::text FROM entries WHERE source = 'simplefin'"); strings.Join(got, ",") != "true" {
+		t.Fatalf("pending entry %v", got)
+	}
+	posted := e.fake.Post("P1", e.now)
+	st := e.sync(c)
+	got := e.strings("SELECT external_id || ':' || pending || ':' || date FROM entries WHERE source = 'simplefin'")
+	if len(got) != 1 || got[0] != posted+":false:"+e.now.Add(-2*day).Format("2006-01-02") || st.PendingPosted != 1 {
+		t.Fatalf("after posting: %v %+v", got, st)
+	}
+}
+
+func TestRotatedIDsAndDroppedPending(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	e.db.NewRaw("UPDATE bank_connections SET include_pending = true WHERE id = ?", c.ID).Exec(context.Background())
+	e.tx("ACT-CHK", "R1", 5, "-8.00", "Lunch", false)
+	e.tx("ACT-CHK", "P9", 1, "-3.00", "Parking", true)
+	e.sync(c)
+	e.fake.RotateID("R1")
+	e.fake.DeleteTransaction("P9")
+	st := e.sync(c)
+	if got := e.strings("SELECT name FROM entries WHERE source = 'simplefin' ORDER BY name"); strings.Join(got, ",") != "Lunch" || st.Removed != 1 {
+		t.Fatalf("after a rotation and a dropped pending: %v %+v", got, st)
+	}
+}
+
+func TestProviderFailures(t *testing.T) {
+	t.Run("403 needs a new token", func(t *testing.T) {
+		e := newEnv(t)
+		c := e.connect()
+		e.fake.RevokeAccess(c.AccessURL)
+		if _, err := e.svc.Sync(context.Background(), c.ID); err == nil {
+			t.Fatal("a revoked connection synced")
+		}
+		calls := len(e.fake.Requests())
+		if got := e.strings("SELECT status FROM bank_connections WHERE id = ?", c.ID); got[0] != banksync.StatusNeedsToken {
+			t.Fatalf("status %v", got)
+		}
+		if st := e.sync(c); st.Requests != 0 || len(e.fake.Requests()) != calls {
+			t.Fatal("a connection needing a token called the provider again")
+		}
+	})
+	t.Run("429 pauses until tomorrow without retrying", func(t *testing.T) {
+		e := newEnv(t)
+		c := e.connect()
+		e.fake.Inject(fakesimplefin.Fault{Endpoint: fakesimplefin.Accounts, Status: http.StatusTooManyRequests, Times: 1})
+		calls := len(e.fake.Requests())
+		if _, err := e.svc.Sync(context.Background(), c.ID); err == nil {
+			t.Fatal("a rate-limited sync succeeded")
+		}
+		if len(e.fake.Requests()) != calls+1 {
+			t.Fatalf("%d requests after a 429", len(e.fake.Requests())-calls)
+		}
+		if got := e.strings("SELECT paused_until::date::text FROM bank_connections WHERE id = ?", c.ID); got[0] != "2026-11-21" {
+			t.Fatalf("paused until %v", got)
+		}
+	})
+	t.Run("5xx is retried", func(t *testing.T) {
+		e := newEnv(t)
+		e.tx("ACT-CHK", "T1", 1, "-1.00", "Gum", false)
+		c := e.connect()
+		e.fake.Inject(fakesimplefin.Fault{Endpoint: fakesimplefin.Accounts, Status: http.StatusBadGateway, Times: 2})
+		if st := e.sync(c); st.Created != 1 {
+			t.Fatalf("after two 502s: %+v", st)
+		}
+	})
+	t.Run("malformed JSON writes nothing", func(t *testing.T) {
+		e := newEnv(t)
+		e.tx("ACT-CHK", "T1", 70, "-1.00", "Old", false)
+		e.tx("ACT-CHK", "T2", 1, "-2.00", "New", false)
+		c := e.connect()
+		// The second window's answer is cut: the first window's data is not written either.
+		e.fake.Inject(fakesimplefin.Fault{Endpoint: fakesimplefin.Accounts, Times: 1})
+		e.fake.Inject(fakesimplefin.Fault{Endpoint: fakesimplefin.Accounts, Body: `{"accounts": [`, Times: 3})
+		if _, err := e.svc.Sync(context.Background(), c.ID); err == nil {
+			t.Fatal("a sync with a malformed answer succeeded")
+		}
+		if n := e.strings("SELECT id::text FROM entries WHERE source = 'simplefin'"); len(n) != 0 {
+			t.Fatalf("%d entries written by a failed sync", len(n))
+		}
+	})
+	t.Run("an account's error leaves the others syncing", func(t *testing.T) {
+		e := newEnv(t)
+		e.tx("ACT-CHK", "T1", 1, "-1.00", "Gum", false)
+		c := e.connect()
+		e.fake.AccountError("ACT-CC", "Connection to Card Co may need attention")
+		st := e.sync(c)
+		if st.Created != 1 || st.Errors == 0 {
+			t.Fatalf("%+v", st)
+		}
+		if got := e.strings("SELECT coalesce(error, '') FROM bank_accounts WHERE provider_account_id = 'ACT-CC'"); !strings.Contains(got[0], "may need attention") {
+			t.Fatalf("card error %v", got)
+		}
+		if got := e.strings("SELECT status FROM bank_connections WHERE id = ?", c.ID); got[0] != banksync.StatusGood {
+			t.Fatalf("status %v", got)
+		}
+	})
+}
