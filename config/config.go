@@ -62,6 +62,9 @@ type Config struct {
 	AllowedOIDCDomains string
 	// Set records which variables were given, for settings a file may also hold.
 	Set map[string]bool
+	// BanksyncAllowInsecure lets bank connections use plain http and private or loopback
+	// hosts (BANKSYNC_ALLOW_INSECURE): for tests and a local fake provider only.
+	BanksyncAllowInsecure bool
 	// AdminRateLimit is how many /admin requests a minute one IP may make
 	// (ADMIN_RATE_LIMIT_PER_MINUTE, default 10).
 	AdminRateLimit int
@@ -202,6 +205,9 @@ func Load(getenv func(string) string) (Config, error) {
 		errs = append(errs, err)
 	}
 	if c.LocalAdminOverrideEnabled, err = boolVar(getenv, "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED", false); err != nil {
+		errs = append(errs, err)
+	}
+	if c.BanksyncAllowInsecure, err = boolVar(getenv, "BANKSYNC_ALLOW_INSECURE", false); err != nil {
 		errs = append(errs, err)
 	}
 	if c.AuditLogRetention, err = auditlog.ParseRetention(getenv("AUDIT_LOG_RETENTION")); err != nil {

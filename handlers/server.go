@@ -3,15 +3,18 @@
 package handlers
 
 import (
+	"context"
 	"log/slog"
 	"net"
 	"net/http"
 	"time"
 
 	"github.com/alexedwards/scs/v2"
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/auth"
+	"tally/banksync"
 	"tally/config"
 	"tally/imports"
 	"tally/internal/db"
@@ -31,6 +34,14 @@ type Deps struct {
 	Log      *slog.Logger
 	// SSO is sign-in through identity providers; nil until LoadSSO.
 	SSO *SSO
+	// Bank connects families to their bank-data provider; BankQueue queues its syncs.
+	Bank      *banksync.Service
+	BankQueue BankQueue
+}
+
+// BankQueue queues a bank connection's sync; false when one is already queued or running.
+type BankQueue interface {
+	EnqueueSync(ctx context.Context, connID uuid.UUID) (bool, error)
 }
 
 // NewDeps assembles the handlers' dependencies from the configuration: mailer sends the mail

@@ -13,6 +13,7 @@ import (
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 
 	"tally/auditlog"
+	"tally/banksync"
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/ratelimit"
@@ -40,11 +41,14 @@ type Options struct {
 	// daily audit retention job. AuditArchiveURL is its archive, for the tiers that archive.
 	AuditRetention  auditlog.Retention
 	AuditArchiveURL string
+	// Bank syncs bank connections; nil leaves out the bank sync jobs.
+	Bank *banksync.Service
 }
 
 // New returns a River client over d with every worker and periodic job registered.
 func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 	cfg := &river.Config{Logger: log.With("component", "river")}
+	var client *Client
 	if opts.RescueAfter > 0 {
 		cfg.RescueStuckJobsAfter = opts.RescueAfter
 		cfg.JobTimeout = min(time.Minute, opts.RescueAfter/2)
@@ -74,8 +78,11 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 			return nil, err
 		}
 		cfg.PeriodicJobs = append(cfg.PeriodicJobs, audit...)
+		cfg.PeriodicJobs = append(cfg.PeriodicJobs, bankJobs(workers, d, log, opts.Bank, func() *Client { return client })...)
 	}
-	return river.NewClient(riverpgxv5.New(d.Pool), cfg)
+	var err error
+	client, err = river.NewClient(riverpgxv5.New(d.Pool), cfg)
+	return client, err
 }
 
 // CleanupArgs asks for expired sessions, rate-limit windows and reset tokens to be deleted.

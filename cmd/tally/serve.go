@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"tally/banksync"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
@@ -173,13 +174,15 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		url = "http://" + ln.Addr().String()
 		cfg.AppURL = url
 	}
-	importSvc, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL})
-	if err == nil {
-		importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
-	}
+	opts, err := jobOptions(cfg, d, log)
 	if err != nil {
 		return err
 	}
+	importSvc, river, err := jobs.NewImports(d, log, importLimits(cfg), opts)
+	if err != nil {
+		return err
+	}
+	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
 	if err := river.Start(ctx); err != nil {
 		return fmt.Errorf("start job worker: %w", err)
 	}
@@ -187,6 +190,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	if err := deps.LoadSSO(); err != nil {
 		return err
 	}
+	deps.Bank, deps.BankQueue = opts.Bank, jobs.BankEnqueuer{Client: river}
 	h := handlers.New(deps)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
@@ -212,7 +216,11 @@ func importLimits(cfg config.Config) imports.Limits {
 
 // work runs only the job worker until ctx ends.
 func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
-	_, river, err := jobs.NewImports(d, log, importLimits(cfg), jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL})
+	opts, err := jobOptions(cfg, d, log)
+	if err != nil {
+		return err
+	}
+	_, river, err := jobs.NewImports(d, log, importLimits(cfg), opts)
 	if err != nil {
 		return err
 	}
@@ -224,4 +232,15 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	return river.Stop(shutdownCtx)
+}
+
+// jobOptions are the job client's settings for cfg: every worker, the audit retention and the
+// bank syncs.
+func jobOptions(cfg config.Config, d *db.DB, log *slog.Logger) (jobs.Options, error) {
+	keys, err := handlers.EncryptionKeys(cfg)
+	if err != nil {
+		return jobs.Options{}, err
+	}
+	bank := &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}
+	return jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank}, nil
 }

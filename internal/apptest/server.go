@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"tally/banksync"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
@@ -65,13 +66,16 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 		cfg.AppURL = "http://" + srv.Listener.Addr().String()
 	}
 	limits := imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows, MaxRecords: cfg.ImportMaxRecords}
-	importSvc, river, err := jobs.NewImports(d, log, limits, jobs.Options{Work: true})
-	if err == nil {
-		importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
+	keys, err := handlers.EncryptionKeys(cfg)
+	if err != nil {
+		tb.Fatalf("encryption keys: %v", err)
 	}
+	bank := &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}
+	importSvc, river, err := jobs.NewImports(d, log, limits, jobs.Options{Work: true, Bank: bank})
 	if err != nil {
 		tb.Fatalf("job client: %v", err)
 	}
+	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
 	if !opts.NoWorker {
 		ctx, cancel := context.WithCancel(context.Background())
 		if err := river.Start(ctx); err != nil {
@@ -88,6 +92,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if err := deps.LoadSSO(); err != nil {
 		tb.Fatalf("load SSO providers: %v", err)
 	}
+	deps.Bank, deps.BankQueue = bank, jobs.BankEnqueuer{Client: river}
 	srv.Config.Handler = handlers.New(deps)
 	srv.Start()
 	tb.Cleanup(srv.Close)

@@ -1,0 +1,110 @@
+package jobs
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
+	"tally/banksync"
+	"tally/internal/db"
+)
+
+// BankSyncArgs syncs one bank connection.
+type BankSyncArgs struct {
+	ConnectionID uuid.UUID `json:"connection_id"`
+}
+
+// Kind names the job.
+func (BankSyncArgs) Kind() string { return "bank_sync" }
+
+// InsertOpts makes a connection's sync unique while one is queued or running: "Sync now"
+// during a sync does nothing. A failed sync is not retried by River: the connection records
+// why, and the next scheduled (or manual) sync tries again.
+func (BankSyncArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+		rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
+}
+
+type bankSyncWorker struct {
+	river.WorkerDefaults[BankSyncArgs]
+	svc *banksync.Service
+	log *slog.Logger
+}
+
+func (w *bankSyncWorker) Timeout(*river.Job[BankSyncArgs]) time.Duration { return 15 * time.Minute }
+
+func (w *bankSyncWorker) Work(ctx context.Context, job *river.Job[BankSyncArgs]) error {
+	st, err := w.svc.Sync(ctx, job.Args.ConnectionID)
+	if err != nil && !errors.Is(err, context.Canceled) {
+		// The connection already says what went wrong; the log keeps the detail.
+		w.log.WarnContext(ctx, "bank sync failed", "connection_id", job.Args.ConnectionID, "error", err.Error())
+		return nil
+	}
+	if st != nil {
+		w.log.InfoContext(ctx, "bank sync", "connection_id", job.Args.ConnectionID, "requests", st.Requests,
+			"created", st.Created, "updated", st.Updated, "pending_posted", st.PendingPosted)
+	}
+	return err
+}
+
+// BankScheduleArgs queues the syncs that are due.
+type BankScheduleArgs struct{}
+
+// Kind names the job.
+func (BankScheduleArgs) Kind() string { return "bank_sync_schedule" }
+
+type bankScheduleWorker struct {
+	river.WorkerDefaults[BankScheduleArgs]
+	db     *db.DB
+	client func() *Client
+}
+
+// Work queues a sync for every connection whose daily time has come today and that has not
+// been tried since, unless it waits for a new token or the provider asked for a pause.
+func (w *bankScheduleWorker) Work(ctx context.Context, _ *river.Job[BankScheduleArgs]) error {
+	var due []uuid.UUID
+	err := w.db.NewRaw(`
+		SELECT id FROM bank_connections c,
+			LATERAL (SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') + c.sync_minute * interval '1 minute') AT TIME ZONE 'UTC' AS at) s
+		WHERE c.status = 'good' AND (c.paused_until IS NULL OR c.paused_until <= now())
+			AND now() >= s.at AND (c.last_attempt_at IS NULL OR c.last_attempt_at < s.at)`).Scan(ctx, &due)
+	if err != nil {
+		return err
+	}
+	for _, id := range due {
+		if _, err := w.client().Insert(ctx, BankSyncArgs{ConnectionID: id}, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// bankJobs registers the bank sync workers and the schedule that queues due syncs.
+func bankJobs(workers *river.Workers, d *db.DB, log *slog.Logger, svc *banksync.Service, client func() *Client) []*river.PeriodicJob {
+	if svc == nil {
+		return nil
+	}
+	river.AddWorker(workers, &bankSyncWorker{svc: svc, log: log})
+	river.AddWorker(workers, &bankScheduleWorker{db: d, client: client})
+	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(5*time.Minute),
+		func() (river.JobArgs, *river.InsertOpts) { return BankScheduleArgs{}, nil },
+		&river.PeriodicJobOpts{ID: "bank_sync_schedule", RunOnStart: true})}
+}
+
+// BankEnqueuer queues bank syncs for the web pages.
+type BankEnqueuer struct{ Client *Client }
+
+// EnqueueSync queues a sync of the connection; false when one is already queued or running.
+func (e BankEnqueuer) EnqueueSync(ctx context.Context, connID uuid.UUID) (bool, error) {
+	res, err := e.Client.Insert(ctx, BankSyncArgs{ConnectionID: connID}, nil)
+	if err != nil {
+		return false, err
+	}
+	return !res.UniqueSkippedAsDuplicate, nil
+}
