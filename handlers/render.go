@@ -40,6 +40,8 @@ func navFor(path string) string {
 		return "imports"
 	case strings.HasPrefix(path, "/settings/api_keys"):
 		return "api_keys"
+	case strings.HasPrefix(path, "/settings/bank_connections"):
+		return "banks"
 	case strings.HasPrefix(path, "/settings/security"):
 		return "security"
 	case strings.HasPrefix(path, "/admin/sso_providers"):

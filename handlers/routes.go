@@ -79,6 +79,7 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/imports/:id/delete", a.importDelete)
 
 	a.securityRoutes(signedIn)
+	a.bankRoutes(signedIn)
 
 	// Administration: super admins only (anyone else gets a 404), 10 requests a minute per IP.
 	admin := signedIn.Group("/admin", a.requireSuperAdmin, a.rateLimit("admin", a.adminRule()))

@@ -1,0 +1,146 @@
+package banksync
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+)
+
+// View is a connection as its pages show it: never with its access URL.
+type View struct {
+	Connection
+	Accounts []BankAccount
+	// NextSyncAt is when the daily sync comes next.
+	NextSyncAt time.Time
+}
+
+func notFound() error { return apperr.New(apperr.NotFound, "Bank connection not found") }
+
+// List returns the family's connections with their accounts.
+func (s *Service) List(ctx context.Context, familyID uuid.UUID) ([]View, error) {
+	var conns []Connection
+	if err := s.DB.NewSelect().Model(&conns).ExcludeColumn("access_url").Where("family_id = ?", familyID).Order("created_at").Scan(ctx); err != nil {
+		return nil, err
+	}
+	out := make([]View, len(conns))
+	for i, c := range conns {
+		v, err := s.view(ctx, c)
+		if err != nil {
+			return nil, err
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// Get returns the family's connection; another family's is not found.
+func (s *Service) Get(ctx context.Context, familyID, id uuid.UUID) (*View, error) {
+	var c Connection
+	err := s.DB.NewSelect().Model(&c).ExcludeColumn("access_url").Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
+	if db.IsNoRows(err) {
+		return nil, notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.view(ctx, c)
+	return &v, err
+}
+
+func (s *Service) view(ctx context.Context, c Connection) (View, error) {
+	v := View{Connection: c}
+	if err := s.DB.NewSelect().Model(&v.Accounts).Where("connection_id = ?", c.ID).Order("name").Scan(ctx); err != nil {
+		return v, err
+	}
+	now := s.now().UTC()
+	next := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).Add(time.Duration(c.SyncMinute) * time.Minute)
+	if !next.After(now) || (c.LastAttemptAt != nil && !c.LastAttemptAt.Before(next)) {
+		next = next.Add(24 * time.Hour)
+	}
+	if c.PausedUntil != nil && c.PausedUntil.After(next) {
+		next = *c.PausedUntil
+	}
+	v.NextSyncAt = next
+	return v, nil
+}
+
+// Settings are what a family may change about a connection.
+type Settings struct {
+	SyncMinute     int
+	IncludePending bool
+	HistoryDays    int
+}
+
+// UpdateSettings changes the connection's daily time, pending choice and history depth.
+func (s *Service) UpdateSettings(ctx context.Context, familyID, id uuid.UUID, set Settings) error {
+	var v apperr.Validation
+	if set.SyncMinute < 0 || set.SyncMinute > 1439 {
+		v.Add("sync_time", "The sync time must be a time of day, such as 06:30")
+	}
+	if set.HistoryDays < 1 || set.HistoryDays > 730 {
+		v.Add("history_days", "History must be between 1 and 730 days")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	res, err := s.DB.NewRaw(`UPDATE bank_connections SET sync_minute = ?, include_pending = ?, history_days = ?, updated_at = now()
+		WHERE id = ? AND family_id = ?`, set.SyncMinute, set.IncludePending, set.HistoryDays, id, familyID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound()
+	}
+	return nil
+}
+
+// Reconnect claims a new setup token for a connection the provider stopped accepting, and
+// keeps its linked accounts: the access URL is replaced in place.
+func (s *Service) Reconnect(ctx context.Context, familyID, id uuid.UUID, token string) error {
+	if _, err := s.Get(ctx, familyID, id); err != nil {
+		return err
+	}
+	access, err := s.Client.Claim(ctx, token)
+	switch {
+	case errors.Is(err, ErrTokenRefused):
+		return apperr.New(apperr.Invalid, MsgTokenRefused).WithFields(map[string][]string{"setup_token": {MsgTokenRefused}})
+	case err != nil && isUserError(err):
+		return apperr.New(apperr.Invalid, err.Error()).WithFields(map[string][]string{"setup_token": {err.Error()}})
+	case err != nil:
+		return apperr.Wrap(apperr.Unavailable, err, "The provider could not be reached to claim the token. Try again in a moment.")
+	}
+	enc, err := s.Keys.Encrypt(access, secretAccessURL)
+	if err != nil {
+		return err
+	}
+	_, err = s.DB.NewRaw(`UPDATE bank_connections SET access_url = ?, status = ?, last_error = NULL, paused_until = NULL, updated_at = now()
+		WHERE id = ? AND family_id = ?`, enc, StatusGood, id, familyID).Exec(ctx)
+	return err
+}
+
+// Delete removes the connection. Its linked accounts stay, as manual accounts with all their
+// entries: their balance is the family's to keep from now on.
+func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		res, err := tx.NewRaw(`UPDATE accounts a SET source = NULL, external_id = NULL, updated_at = now()
+			FROM bank_accounts b JOIN bank_connections c ON c.id = b.connection_id
+			WHERE b.account_id = a.id AND c.id = ? AND c.family_id = ?`, id, familyID).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		_ = res
+		del, err := tx.NewRaw("DELETE FROM bank_connections WHERE id = ? AND family_id = ?", id, familyID).Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, _ := del.RowsAffected(); n == 0 {
+			return notFound()
+		}
+		return nil
+	})
+}

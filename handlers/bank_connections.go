@@ -1,0 +1,249 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/banksync"
+	"tally/internal/apperr"
+	"tally/models"
+	"tally/views"
+)
+
+// bankRoutes registers /settings/bank_connections: family admins only.
+func (a *app) bankRoutes(g *echo.Group) {
+	if a.Bank == nil {
+		return
+	}
+	b := g.Group("/settings/bank_connections", a.requireFamilyAdmin)
+	b.GET("", a.banksIndex)
+	b.POST("", a.bankConnect)
+	b.GET("/:id/link", a.bankLinkPage)
+	b.POST("/:id/link", a.bankLink)
+	b.GET("/:id/status", a.bankStatus)
+	b.POST("/:id/sync", a.bankSyncNow)
+	b.POST("/:id/settings", a.bankSettings)
+	b.POST("/:id/reconnect", a.bankReconnect)
+	b.POST("/:id/delete", a.bankDelete)
+}
+
+// requireFamilyAdmin lets the family's admins through; members get a 404.
+func (a *app) requireFamilyAdmin(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if u := currentUser(c); u == nil || !u.IsAdmin() {
+			return apperr.New(apperr.NotFound, "Page not found")
+		}
+		return next(c)
+	}
+}
+
+func (a *app) banksIndex(c echo.Context) error { return a.renderBanks(c, http.StatusOK, nil) }
+
+func (a *app) renderBanks(c echo.Context, status int, form *views.Form) error {
+	ctx := c.Request().Context()
+	u := currentUser(c)
+	list, err := a.Bank.List(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	names := map[string]string{}
+	accts, err := models.AccountsForFamily(ctx, a.DB, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	for _, acct := range accts {
+		names[acct.ID.String()] = acct.Name
+	}
+	return a.render(c, status, views.BankConnectionsPage(views.BankConnections{Connections: list, Form: form, AccountNames: names}))
+}
+
+// bankConnect is POST /settings/bank_connections: claim the pasted setup token, then choose
+// what each account becomes.
+func (a *app) bankConnect(c echo.Context) error {
+	form := formOf(c, "setup_token")
+	conn, err := a.Bank.Connect(c.Request().Context(), currentUser(c).FamilyID, c.FormValue("setup_token"))
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.renderBanks(c, status, form)
+		}
+		return err
+	}
+	a.flash(c, "success", "Connected. Choose what each of your bank's accounts becomes in Tally.")
+	return redirect(c, "/settings/bank_connections/"+conn.ID.String()+"/link")
+}
+
+func (a *app) bankView(c echo.Context) (*banksync.View, error) {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return nil, apperr.New(apperr.NotFound, "Bank connection not found")
+	}
+	return a.Bank.Get(c.Request().Context(), currentUser(c).FamilyID, id)
+}
+
+// bankLinkPage is GET /settings/bank_connections/:id/link.
+func (a *app) bankLinkPage(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	accts, err := models.AccountsForFamily(ctx, a.DB, v.FamilyID)
+	if err != nil {
+		return err
+	}
+	linked := map[uuid.UUID]bool{}
+	var choices []views.BankChoice
+	for _, ba := range v.Accounts {
+		if ba.AccountID != nil {
+			linked[*ba.AccountID] = true
+			continue
+		}
+		typ, sub := banksync.Suggest(&ba)
+		choices = append(choices, views.BankChoice{Account: ba, Suggested: typ, Subtype: sub})
+	}
+	var free []models.Account
+	for _, acct := range accts {
+		if !linked[acct.ID] && acct.Source == nil {
+			free = append(free, acct)
+		}
+	}
+	return a.render(c, http.StatusOK, views.BankLinkPage(views.BankLink{Connection: *v, Choices: choices, Accounts: free}))
+}
+
+// bankLink is POST /settings/bank_connections/:id/link: apply the choices, then sync.
+func (a *app) bankLink(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	var choices []banksync.Choice
+	for _, ba := range v.Accounts {
+		raw := c.FormValue("choice_" + ba.ID.String())
+		if raw == "" || ba.AccountID != nil {
+			continue
+		}
+		ch := banksync.Choice{BankAccountID: ba.ID}
+		kind, arg, _ := strings.Cut(raw, ":")
+		switch kind {
+		case "new":
+			ch.Action, ch.Type = "new", arg
+			if ch.Type == "CreditCard" {
+				ch.Subtype = "credit_card"
+			}
+		case "existing":
+			id, err := uuid.Parse(arg)
+			if err != nil {
+				return apperr.New(apperr.Invalid, "Choose an account to link to.")
+			}
+			ch.Action, ch.AccountID = "existing", id
+		default:
+			ch.Action = "skip"
+		}
+		choices = append(choices, ch)
+	}
+	ctx := c.Request().Context()
+	if err := a.Bank.Link(ctx, v.FamilyID, v.ID, choices); err != nil {
+		if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
+			a.flash(c, "error", e.Message)
+			return redirect(c, "/settings/bank_connections/"+v.ID.String()+"/link")
+		}
+		return err
+	}
+	if _, err := a.BankQueue.EnqueueSync(ctx, v.ID); err != nil {
+		return err
+	}
+	a.flash(c, "success", "Linked. The first sync is running: transactions appear in a moment.")
+	return redirect(c, "/settings/bank_connections")
+}
+
+// bankStatus is GET /settings/bank_connections/:id/status, polled by the page.
+func (a *app) bankStatus(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.BankStatus(*v))
+}
+
+// bankSyncNow is POST /settings/bank_connections/:id/sync.
+func (a *app) bankSyncNow(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	queued, err := a.BankQueue.EnqueueSync(c.Request().Context(), v.ID)
+	if err != nil {
+		return err
+	}
+	if queued {
+		a.flash(c, "success", "Sync started.")
+	} else {
+		a.flash(c, "success", "A sync of this connection is already running.")
+	}
+	return redirect(c, "/settings/bank_connections")
+}
+
+// bankSettings is POST /settings/bank_connections/:id/settings.
+func (a *app) bankSettings(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	set := banksync.Settings{IncludePending: c.FormValue("include_pending") != "", SyncMinute: -1}
+	if h, m, ok := strings.Cut(c.FormValue("sync_time"), ":"); ok {
+		hh, err1 := strconv.Atoi(h)
+		mm, err2 := strconv.Atoi(m)
+		if err1 == nil && err2 == nil && hh >= 0 && hh < 24 && mm >= 0 && mm < 60 {
+			set.SyncMinute = hh*60 + mm
+		}
+	}
+	set.HistoryDays, _ = strconv.Atoi(c.FormValue("history_days"))
+	if err := a.Bank.UpdateSettings(c.Request().Context(), v.FamilyID, v.ID, set); err != nil {
+		if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
+			a.flash(c, "error", e.Message)
+			return redirect(c, "/settings/bank_connections")
+		}
+		return err
+	}
+	a.flash(c, "success", "Sync settings saved.")
+	return redirect(c, "/settings/bank_connections")
+}
+
+// bankReconnect is POST /settings/bank_connections/:id/reconnect: a new setup token for a
+// connection the provider stopped accepting; the linked accounts stay linked.
+func (a *app) bankReconnect(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
+	if err := a.Bank.Reconnect(ctx, v.FamilyID, v.ID, c.FormValue("setup_token")); err != nil {
+		if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
+			a.flash(c, "error", e.Message)
+			return redirect(c, "/settings/bank_connections")
+		}
+		return err
+	}
+	if _, err := a.BankQueue.EnqueueSync(ctx, v.ID); err != nil {
+		return err
+	}
+	a.flash(c, "success", "Reconnected: syncing again.")
+	return redirect(c, "/settings/bank_connections")
+}
+
+// bankDelete is POST /settings/bank_connections/:id/delete.
+func (a *app) bankDelete(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	if err := a.Bank.Delete(c.Request().Context(), v.FamilyID, v.ID); err != nil {
+		return err
+	}
+	a.flash(c, "success", "Disconnected. The linked accounts stay as manual accounts.")
+	return redirect(c, "/settings/bank_connections")
+}

@@ -1,0 +1,176 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"tally/banksync/fakesimplefin"
+	"tally/handlers"
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// bankEnv is a family admin signed in, and a fake provider with a checking account.
+func bankEnv(t *testing.T) (*apptest.Server, *testkit.Client, *fakesimplefin.Server, *models.User) {
+	t.Helper()
+	fake := fakesimplefin.NewTest(t)
+	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "First Bank", OrgID: "first", OrgName: "First Bank"})
+	fake.AddAccount(fakesimplefin.Account{ID: "ACT-1", ConnID: "CON-1", Name: "Everyday Checking", Currency: "USD", Balance: "500.00", BalanceDate: time.Now()})
+	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T1", Posted: time.Now().Add(-48 * time.Hour), Amount: "-19.99", Description: "Bookshop"})
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true"}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, srv.URL)
+	c.SignIn(u.Email, testkit.Password)
+	return srv, c, fake, u
+}
+
+// waitForEntries polls until the family has n provider entries.
+func waitForEntries(t *testing.T, srv *apptest.Server, n int) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		got := testkitStrings(t, srv, "SELECT name FROM entries WHERE source = 'simplefin'")
+		if len(got) == n {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d synced entries after 20s, want %d", len(got), n)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// waitForSyncsToFinish polls until no bank sync job is queued or running.
+func waitForSyncsToFinish(t *testing.T, srv *apptest.Server) {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(testkitStrings(t, srv, "SELECT id::text FROM river_job WHERE kind = 'bank_sync' AND state NOT IN ('completed', 'discarded', 'cancelled')")) > 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("a bank sync is still running after 20s")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestConnectLinkSyncAndReconnectABank(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, _ := bankEnv(t)
+	c.Get("/settings/bank_connections")
+	if r := c.PostForm("/settings/bank_connections", url.Values{"setup_token": {"not a token"}}); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.TestID(t, "error-setup_token"), "not a setup token") {
+		t.Fatalf("bad token: %d", r.Status)
+	}
+	token := fake.NewSetupToken()
+	r := c.PostForm("/settings/bank_connections", url.Values{"setup_token": {token}})
+	if r.Status != http.StatusSeeOther || !strings.HasSuffix(r.Location(), "/link") {
+		t.Fatalf("connect: %d %s", r.Status, r.Body)
+	}
+	page := c.Get(r.Location())
+	choice := page.Doc(t).Find(`[data-testid="link-choice"]`)
+	name, _ := choice.Attr("name")
+	if selected := choice.Find("option[selected]").AttrOr("value", ""); selected != "new:Depository" {
+		t.Fatalf("suggested %q", selected)
+	}
+	if r := c.PostForm(r.Location(), url.Values{name: {"new:Depository"}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("link: %d", r.Status)
+	}
+	waitForEntries(t, srv, 1)
+	if got := testkitStrings(t, srv, "SELECT name || ':' || balance FROM accounts WHERE source = 'simplefin'"); strings.Join(got, "") != "Everyday Checking:500.0000" {
+		t.Fatalf("linked account %v", got)
+	}
+	// The same token again is refused with what to do.
+	if r := c.PostForm("/settings/bank_connections", url.Values{"setup_token": {token}}); !strings.Contains(r.Body, "already used, has expired, or may be compromised") {
+		t.Fatalf("reused token: %d", r.Status)
+	}
+
+	// The provider revokes the access: the next sync marks the connection, the page says so.
+	access := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	ctx := context.Background()
+	var accessURL string
+	keysURL(t, srv, ctx, access, &accessURL)
+	fake.RevokeAccess(accessURL)
+	waitForSyncsToFinish(t, srv)
+	if r := c.PostForm("/settings/bank_connections/"+access+"/sync", nil); r.Status != http.StatusSeeOther {
+		t.Fatalf("sync now: %d", r.Status)
+	}
+	if !strings.Contains(c.Get("/settings/bank_connections").TestID(t, "flash-success"), "Sync started") {
+		t.Fatal("sync now did not start a sync")
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for testkitStrings(t, srv, "SELECT status FROM bank_connections")[0] != "needs_token" {
+		if time.Now().After(deadline) {
+			t.Fatal("the connection was not marked as needing a token")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	if !c.Get("/settings/bank_connections").Has(t, "reconnect") {
+		t.Fatal("the page does not offer to reconnect")
+	}
+	if r := c.PostForm("/settings/bank_connections/"+access+"/reconnect", url.Values{"setup_token": {fake.NewSetupToken()}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("reconnect: %d", r.Status)
+	}
+	if got := testkitStrings(t, srv, "SELECT status || ':' || (SELECT count(*) FROM bank_accounts WHERE account_id IS NOT NULL) FROM bank_connections"); got[0] != "good:1" {
+		t.Fatalf("after reconnecting: %v", got)
+	}
+
+	// Disconnecting keeps the account, as a manual one.
+	if r := c.PostForm("/settings/bank_connections/"+access+"/delete", nil); r.Status != http.StatusSeeOther {
+		t.Fatalf("disconnect: %d", r.Status)
+	}
+	if got := testkitStrings(t, srv, "SELECT name || ':' || coalesce(source, 'manual') FROM accounts"); strings.Join(got, "") != "Everyday Checking:manual" {
+		t.Fatalf("after disconnecting: %v", got)
+	}
+}
+
+func TestBankConnectionsAreTheFamilyAdminsAndTheirFamilysOnly(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, admin := bankEnv(t)
+	c.Get("/settings/bank_connections")
+	c.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}})
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: admin.FamilyID})
+	m := testkit.NewClient(t, srv.URL)
+	m.SignIn(member.Email, testkit.Password)
+	if r := m.Get("/settings/bank_connections"); r.Status != http.StatusNotFound {
+		t.Fatalf("a member sees bank connections: %d", r.Status)
+	}
+	stranger := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	s := testkit.NewClient(t, srv.URL)
+	s.SignIn(stranger.Email, testkit.Password)
+	s.Get("/settings/bank_connections")
+	for _, path := range []string{"/link", "/status"} {
+		if r := s.Get("/settings/bank_connections/" + id + path); r.Status != http.StatusNotFound {
+			t.Errorf("another family GET %s: %d", path, r.Status)
+		}
+	}
+	if r := s.PostForm("/settings/bank_connections/"+id+"/delete", nil); r.Status != http.StatusNotFound {
+		t.Errorf("another family deleted the connection: %d", r.Status)
+	}
+	if n := testkitStrings(t, srv, "SELECT id::text FROM bank_connections"); len(n) != 1 {
+		t.Fatal("the connection is gone")
+	}
+	if strings.Contains(c.Get("/settings/bank_connections").Body, "@127.0.0.1") {
+		t.Fatal("the access URL is on the page")
+	}
+}
+
+// keysURL decrypts a connection's access URL, as only the sync does.
+func keysURL(t *testing.T, srv *apptest.Server, ctx context.Context, id string, out *string) {
+	t.Helper()
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var stored string
+	if err := srv.DB.NewRaw("SELECT access_url FROM bank_connections WHERE id = ?::uuid", id).Scan(ctx, &stored); err != nil {
+		t.Fatal(err)
+	}
+	if *out, _, err = keys.Decrypt(stored, "bank_connections.access_url"); err != nil {
+		t.Fatal(err)
+	}
+}
