@@ -30,6 +30,8 @@ type Connection struct {
 	LastAttemptAt  *time.Time `bun:"last_attempt_at"`
 	PausedUntil    *time.Time `bun:"paused_until"`
 	LastError      *string    `bun:"last_error"`
+	RequestsOn     *time.Time `bun:"requests_on,type:date"`
+	RequestsToday  int        `bun:"requests_today"`
 	LastStats      Stats      `bun:"last_stats,type:jsonb"`
 	CreatedAt      time.Time  `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt      time.Time  `bun:"updated_at,nullzero,default:now()"`
@@ -65,6 +67,23 @@ type Stats struct {
 	PendingPosted int `json:"pending_posted"`
 	Removed       int `json:"removed"`
 	Errors        int `json:"errors"`
+}
+
+// DailyRequestBudget is how many requests a connection makes to the provider in a UTC day:
+// SimpleFIN Bridge warns a token past 24 a day and may disable it.
+const DailyRequestBudget = 24
+
+// RequestsLeft is what remains of today's request budget at now.
+func (c *Connection) RequestsLeft(now time.Time) int {
+	if c.RequestsOn == nil || !sameDay(*c.RequestsOn, now) {
+		return DailyRequestBudget
+	}
+	return max(0, DailyRequestBudget-c.RequestsToday)
+}
+
+func sameDay(a, b time.Time) bool {
+	a, b = a.UTC(), b.UTC()
+	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
 }
 
 func bunIn(ids []uuid.UUID) any { return bun.In(ids) }

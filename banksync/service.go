@@ -51,6 +51,7 @@ func (s *Service) now() time.Time {
 const (
 	MsgTokenRefused = "This setup token was already used, has expired, or may be compromised. Create a new one at your provider; if you did not use this one yourself, disable it there."
 	MsgNeedsToken   = "The provider no longer accepts this connection. Paste a new setup token to reconnect: your linked accounts stay as they are."
+	MsgOverBudget   = "Today's requests to the provider are used up (SimpleFIN allows 24 a day per connection). The next sync runs tomorrow."
 )
 
 // Connect claims a setup token and reads the provider's accounts (balances only), so that
@@ -76,6 +77,8 @@ func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string)
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		row := *c
 		row.AccessURL = enc
+		now := s.now()
+		row.RequestsOn, row.RequestsToday = &now, 1 // the balances read
 		if readErr != nil {
 			msg := userMessage(readErr)
 			row.LastError = &msg
@@ -148,6 +151,8 @@ func userMessage(err error) string {
 		return MsgNeedsToken
 	case errors.As(err, &rl):
 		return "The provider asked Tally to slow down: syncing resumes tomorrow."
+	case errors.Is(err, ErrOverBudget):
+		return MsgOverBudget
 	}
 	return "The provider could not be reached: " + err.Error() + ". Tally will try again at the next sync."
 }
@@ -305,6 +310,13 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		}
 	}
 	stats := &Stats{Accounts: len(ids)}
+	planned := 1
+	if len(ids) > 0 {
+		planned = len(windows(from, now.Add(24*time.Hour)))
+	}
+	if left := c.RequestsLeft(now); planned > left {
+		return stats, s.failed(ctx, c, now, stats, ErrOverBudget)
+	}
 	// Every window is read before anything is written: a failure half way writes nothing.
 	var sets []*AccountSet
 	var callErr error
@@ -329,6 +341,9 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 			break
 		}
 		sets = append(sets, set)
+	}
+	if err := s.countRequests(ctx, c.ID, now, stats.Requests); err != nil {
+		return stats, err
 	}
 	if callErr != nil {
 		return stats, s.failed(ctx, c, now, stats, callErr)
@@ -356,6 +371,17 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		return stats, err
 	}
 	return stats, nil
+}
+
+// ErrOverBudget is a sync that would take the connection past its daily request budget.
+var ErrOverBudget = fmt.Errorf("today's %d requests to the provider are used up", DailyRequestBudget)
+
+// countRequests adds a sync's requests to the connection's count for the day. The requests
+// were made whatever happens next, so this is not part of the sync's transaction.
+func (s *Service) countRequests(ctx context.Context, connID uuid.UUID, now time.Time, n int) error {
+	_, err := s.DB.NewRaw(`UPDATE bank_connections SET requests_today = ? + CASE WHEN requests_on = ?::date THEN requests_today ELSE 0 END,
+		requests_on = ?::date WHERE id = ?`, n, now, now, connID).Exec(context.WithoutCancel(ctx))
+	return err
 }
 
 // failed records a sync that could not read the provider: a 403 needs a new token, a 429
@@ -401,6 +427,7 @@ type existing struct {
 	Date       time.Time       `bun:"date"`
 	Amount     decimal.Decimal `bun:"amount"`
 	Name       string          `bun:"name"`
+	Notes      string          `bun:"notes"`
 	Pending    bool            `bun:"pending"`
 }
 
@@ -440,10 +467,15 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 			stats.Updated++
 		}
 	}
+	if len(latest.Holdings) > 0 {
+		if err := syncHoldings(ctx, tx, acct, latest, now, stats); err != nil {
+			return err
+		}
+	}
 	// What the provider wrote in this span before, to match pending to posted, rotated ids,
 	// and pending transactions the bank dropped.
 	var old []existing
-	if err := tx.NewRaw(`SELECT id, external_id, date, amount, name, pending FROM entries
+	if err := tx.NewRaw(`SELECT id, external_id, date, amount, name, notes, pending FROM entries
 		WHERE account_id = ? AND source = ? AND kind = 'transaction' AND date >= ?`, acct.ID, Source, from.AddDate(0, 0, -pendingMatchDays)).
 		Scan(ctx, &old); err != nil {
 		return err
@@ -476,6 +508,9 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 			r.id = e.ID
 			if e.Pending && !t.Pending {
 				r.date = e.Date // a posted pending transaction keeps the date it happened
+			}
+			if e.Date.Equal(r.date) && e.Amount.Equal(r.amount) && e.Name == r.name && e.Notes == r.notes && e.Pending == r.pending {
+				continue // unchanged: not even sent
 			}
 		} else if !t.Pending {
 			// A posted transaction new by id: the pending one it settles (same amount, at most

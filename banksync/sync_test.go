@@ -2,15 +2,18 @@ package banksync_test
 
 import (
 	"context"
+	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 	"os"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"tally/banksync"
 	"tally/banksync/fakesimplefin"
@@ -270,4 +273,120 @@ func TestProviderFailures(t *testing.T) {
 			t.Fatalf("status %v", got)
 		}
 	})
+}
+
+func TestInvestmentHoldings(t *testing.T) {
+	e := newEnv(t)
+	vti := fakesimplefin.Holding{ID: "HOL-1", Currency: "USD", Symbol: "VTI", Description: "VANGUARD TOTAL STOCK MARKET ETF",
+		Shares: "40", CostBasis: "9600.00", MarketValue: "11800.00"}
+	fund := fakesimplefin.Holding{ID: "HOL-2", Description: "Target  Retirement 2050 Fund", Shares: "100", MarketValue: "2500.00"}
+	e.fake.AddAccount(fakesimplefin.Account{ID: "ACT-INV", ConnID: "CON-1", Name: "Brokerage", Currency: "USD", Balance: "15534.50",
+		AvailableBalance: "1234.50", BalanceDate: e.now, Holdings: []fakesimplefin.Holding{vti, fund}})
+	c := e.connect()
+	e.sync(c)
+	holdings := func() string {
+		return strings.Join(e.strings(`SELECT s.ticker || ':' || h.qty::float8 || ':' || h.price::float8 || ':' || h.amount::float8 || ':' ||
+			h.currency || ':' || coalesce(h.cost_basis::float8::text, '-') || ':' || h.date
+			FROM holdings h JOIN securities s ON s.id = h.security_id JOIN accounts a ON a.id = h.account_id
+			WHERE a.accountable_type = 'Investment' ORDER BY s.ticker, h.date`), "|")
+	}
+	want := "TARGET RETIREMENT 2050 FUND:100:25:2500:USD:-:2026-11-20|VTI:40:295:11800:USD:9600:2026-11-20"
+	if got := holdings(); got != want {
+		t.Fatalf("holdings\n got %s\nwant %s", got, want)
+	}
+	before := e.strings("SELECT xmin::text FROM holdings ORDER BY id")
+	if st := e.sync(c); st.Created != 0 || st.Updated != 0 || st.Removed != 0 {
+		t.Fatalf("a sync with the same positions wrote %+v", st)
+	}
+	if after := e.strings("SELECT xmin::text FROM holdings ORDER BY id"); strings.Join(after, ",") != strings.Join(before, ",") {
+		t.Fatal("a sync with the same positions rewrote holdings")
+	}
+	// The fund is sold the same day and VTI moves: today's snapshot follows.
+	vti.MarketValue = "12000.00"
+	e.fake.SetHoldings("ACT-INV", []fakesimplefin.Holding{vti})
+	if st := e.sync(c); st.Updated != 1 || st.Removed != 1 {
+		t.Fatalf("after a sale %+v", st)
+	}
+	if got := holdings(); got != "VTI:40:300:12000:USD:9600:2026-11-20" {
+		t.Fatalf("after a sale: %s", got)
+	}
+}
+
+// crashAfter cancels a sync's context right after its first write of entries, as a worker
+// killed half way through would stop.
+type crashAfter struct {
+	armed  atomic.Bool
+	cancel context.CancelFunc
+}
+
+func (h *crashAfter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (h *crashAfter) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	if strings.HasPrefix(strings.TrimSpace(ev.Query), "INSERT INTO entries") && h.armed.CompareAndSwap(true, false) {
+		h.cancel()
+	}
+}
+
+func TestACrashMidSyncWritesNothingAndTheNextSyncCompletes(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	e.tx("ACT-CHK", "C1", 3, "-12.00", "Cinema", false)
+	e.tx("ACT-CC", "C2", 2, "-40.00", "Groceries", false)
+	e.fake.SetBalance("ACT-CHK", "900.00", "")
+	ctx, cancel := context.WithCancel(context.Background())
+	hook := &crashAfter{cancel: cancel}
+	hook.armed.Store(true)
+	e.db.AddQueryHook(hook)
+
+	// The driver drops the connection under a cancelled query: Postgres ends the transaction.
+	if _, err := e.svc.Sync(ctx, c.ID); err == nil {
+		t.Fatal("the interrupted sync returned no error")
+	}
+	if hook.armed.Load() {
+		t.Fatal("the sync never wrote entries: the crash was not where it should be")
+	}
+	if got := e.strings(`SELECT count(*)::text || ':' || coalesce(max(last_synced_at)::text, 'never') FROM entries, bank_connections
+		WHERE entries.source = 'simplefin'`); got[0] != "0:never" {
+		t.Fatalf("an interrupted sync left %v", got)
+	}
+	if got := e.strings("SELECT balance::text FROM accounts WHERE name = 'Everyday Checking'"); got[0] == "900.0000" {
+		t.Fatal("an interrupted sync moved a balance")
+	}
+
+	st := e.sync(c)
+	if got := e.strings("SELECT name FROM entries WHERE source = 'simplefin' ORDER BY name"); strings.Join(got, ",") != "Cinema,Groceries" || st.Created != 2 {
+		t.Fatalf("the next sync wrote %v %+v", got, st)
+	}
+	if got := e.strings("SELECT balance::text FROM accounts WHERE name = 'Everyday Checking'"); got[0] != "900.0000" {
+		t.Fatalf("balance after the next sync %v", got)
+	}
+}
+
+// A day of the scheduled sync and a user pressing "Sync now" again and again stays within
+// the provider's 24 requests, and the page's message says why syncing stopped.
+func TestADayOfSyncsStaysWithinTheRequestBudget(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	e.tx("ACT-CHK", "B1", 1, "-5.00", "Bakery", false)
+	e.fake.SetQuota(0, 0) // the budget is Tally's, not the fake's
+	start := len(e.fake.Requests())
+	var err error
+	for range 40 {
+		_, err = e.svc.Sync(context.Background(), c.ID)
+	}
+	if !errors.Is(err, banksync.ErrOverBudget) {
+		t.Fatalf("the 40th sync of the day: %v", err)
+	}
+	if n := len(e.fake.Requests()) - start; n > banksync.DailyRequestBudget {
+		t.Fatalf("%d requests in a day, the budget is %d", n, banksync.DailyRequestBudget)
+	}
+	if got := e.strings("SELECT last_error || ':' || requests_today FROM bank_connections"); got[0] != banksync.MsgOverBudget+":24" {
+		t.Fatalf("connection %v", got)
+	}
+	// The next day the budget is whole again.
+	e.now = e.now.Add(day)
+	e.svc.Now = func() time.Time { return e.now }
+	if _, err := e.svc.Sync(context.Background(), c.ID); err != nil {
+		t.Fatalf("the next day: %v", err)
+	}
 }

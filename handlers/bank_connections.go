@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -174,6 +175,10 @@ func (a *app) bankSyncNow(c echo.Context) error {
 	v, err := a.bankView(c)
 	if err != nil {
 		return err
+	}
+	if v.RequestsLeft(time.Now()) == 0 {
+		a.flash(c, "error", banksync.MsgOverBudget)
+		return redirect(c, "/settings/bank_connections")
 	}
 	queued, err := a.BankQueue.EnqueueSync(c.Request().Context(), v.ID)
 	if err != nil {

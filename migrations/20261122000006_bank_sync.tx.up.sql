@@ -18,6 +18,9 @@ CREATE TABLE bank_connections (
     -- After a 429 the provider is left alone until then.
     paused_until    timestamptz,
     last_error      text,
+    -- Requests made to the provider on requests_on (UTC), against the daily budget.
+    requests_on     date,
+    requests_today  integer NOT NULL DEFAULT 0,
     last_stats      jsonb NOT NULL DEFAULT '{}',
     created_at      timestamptz NOT NULL DEFAULT now(),
     updated_at      timestamptz NOT NULL DEFAULT now()

@@ -166,6 +166,13 @@ func (s *Server) SetBalance(accountID, balance, available string) {
 	a.Balance, a.AvailableBalance, a.BalanceDate = balance, available, s.clock()
 }
 
+// SetHoldings replaces an investment account's positions: a trade, or a market move.
+func (s *Server) SetHoldings(accountID string, holdings []Holding) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.account(accountID).Holdings = slices.Clone(holdings)
+}
+
 // AccountError makes the Bridge fail to fetch an account: its data is left out of every
 // answer, which carries msg instead (v1 errors; v2 errlist, code act.failed), until
 // ClearAccountError.
