@@ -226,7 +226,7 @@ func (a *app) bankReconnect(c echo.Context) error {
 		return err
 	}
 	ctx := c.Request().Context()
-	if err := a.Bank.Reconnect(ctx, v.FamilyID, v.ID, c.FormValue("setup_token")); err != nil {
+	if err := a.Bank.Reconnect(ctx, v.FamilyID, v.ID, c.FormValue("new_setup_token")); err != nil {
 		if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
 			a.flash(c, "error", e.Message)
 			return redirect(c, "/settings/bank_connections")

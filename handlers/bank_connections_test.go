@@ -111,7 +111,7 @@ func TestConnectLinkSyncAndReconnectABank(t *testing.T) {
 	if !c.Get("/settings/bank_connections").Has(t, "reconnect") {
 		t.Fatal("the page does not offer to reconnect")
 	}
-	if r := c.PostForm("/settings/bank_connections/"+access+"/reconnect", url.Values{"setup_token": {fake.NewSetupToken()}}); r.Status != http.StatusSeeOther {
+	if r := c.PostForm("/settings/bank_connections/"+access+"/reconnect", url.Values{"new_setup_token": {fake.NewSetupToken()}}); r.Status != http.StatusSeeOther {
 		t.Fatalf("reconnect: %d", r.Status)
 	}
 	if got := testkitStrings(t, srv, "SELECT status || ':' || (SELECT count(*) FROM bank_accounts WHERE account_id IS NOT NULL) FROM bank_connections"); got[0] != "good:1" {

@@ -260,7 +260,7 @@ func BankConnectionCard(v banksync.View, names map[string]string) templ.Componen
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = TextArea(nil, FieldOpts{Name: "setup_token", Label: "New setup token"}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = TextArea(nil, FieldOpts{Name: "new_setup_token", Label: "New setup token"}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -704,7 +704,7 @@ func BankStatus(v banksync.View) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if v.LastError != nil {
+		if v.LastError != nil && v.Status != banksync.StatusNeedsToken {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 51, "<span class=\"basis-full text-red-700\" data-testid=\"bank-error\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
