@@ -29,6 +29,8 @@ var (
 	ErrTokenRefused = errors.New("the setup token was refused")
 	// ErrAccessRevoked is a 403 on /accounts: the connection needs a new setup token.
 	ErrAccessRevoked = errors.New("the provider refused the access URL")
+	// ErrPaymentRequired is a 402: the user's subscription at the provider has lapsed.
+	ErrPaymentRequired = errors.New("the provider wants payment")
 )
 
 // RateLimitedError is a 429: the provider wants no more requests for a while.
@@ -296,6 +298,8 @@ func (c *Client) get(ctx context.Context, target, user, pass string) (*AccountSe
 		return nil, true, fmt.Errorf("read the provider's answer: %w", redact(err))
 	case resp.StatusCode == http.StatusForbidden:
 		return nil, false, ErrAccessRevoked
+	case resp.StatusCode == http.StatusPaymentRequired:
+		return nil, false, ErrPaymentRequired
 	case resp.StatusCode == http.StatusTooManyRequests:
 		wait, _ := strconv.Atoi(resp.Header.Get("Retry-After"))
 		return nil, false, &RateLimitedError{RetryAfter: time.Duration(wait) * time.Second}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -49,9 +50,11 @@ func (s *Service) now() time.Time {
 
 // Messages for the user.
 const (
-	MsgTokenRefused = "This setup token was already used, has expired, or may be compromised. Create a new one at your provider; if you did not use this one yourself, disable it there."
-	MsgNeedsToken   = "The provider no longer accepts this connection. Paste a new setup token to reconnect: your linked accounts stay as they are."
-	MsgOverBudget   = "Today's requests to the provider are used up (SimpleFIN allows 24 a day per connection). The next sync runs tomorrow."
+	MsgTokenRefused    = "This setup token was already used, has expired, or may be compromised. Create a new one at your provider; if you did not use this one yourself, disable it there."
+	MsgNeedsToken      = "The provider no longer accepts this connection. Paste a new setup token to reconnect: your linked accounts stay as they are."
+	MsgPaymentRequired = "The provider says your subscription there needs payment. Renew it at the provider; Tally tries again at the next sync."
+	MsgAccountGone     = "The provider no longer reports this account. If your bank replaced it, link the new one and disconnect or skip this one."
+	MsgOverBudget      = "Today's requests to the provider are used up (SimpleFIN allows 24 a day per connection). The next sync runs tomorrow."
 )
 
 // Connect claims a setup token and reads the provider's accounts (balances only), so that
@@ -153,6 +156,8 @@ func userMessage(err error) string {
 		return "The provider asked Tally to slow down: syncing resumes tomorrow."
 	case errors.Is(err, ErrOverBudget):
 		return MsgOverBudget
+	case errors.Is(err, ErrPaymentRequired):
+		return MsgPaymentRequired
 	}
 	return "The provider could not be reached: " + err.Error() + ". Tally will try again at the next sync."
 }
@@ -342,6 +347,16 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		}
 		sets = append(sets, set)
 	}
+	// A linked account missing from the answers was dropped, re-issued under a new id, or
+	// failed: one look at the whole account list tells which, and finds a new id to link.
+	var discovery *AccountSet
+	if callErr == nil && len(ids) > 0 && missing(ids, sets) && c.RequestsLeft(now) > planned {
+		discovery, callErr = s.Client.Accounts(ctx, c.AccessURL, Query{BalancesOnly: true})
+		stats.Requests++
+		if discovery != nil {
+			sets = append(sets, discovery)
+		}
+	}
 	if err := s.countRequests(ctx, c.ID, now, stats.Requests); err != nil {
 		return stats, err
 	}
@@ -354,6 +369,11 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 				return err
 			}
 			stats.Errors += len(set.Errors)
+		}
+		if discovery != nil && len(discovery.Errors) == 0 {
+			if err := flagGone(ctx, tx, accounts, discovery); err != nil {
+				return err
+			}
 		}
 		for _, ba := range accounts {
 			if ba.AccountID == nil {
@@ -382,6 +402,38 @@ func (s *Service) countRequests(ctx context.Context, connID uuid.UUID, now time.
 	_, err := s.DB.NewRaw(`UPDATE bank_connections SET requests_today = ? + CASE WHEN requests_on = ?::date THEN requests_today ELSE 0 END,
 		requests_on = ?::date WHERE id = ?`, n, now, now, connID).Exec(context.WithoutCancel(ctx))
 	return err
+}
+
+// missing reports whether an account asked for is in none of the answers.
+func missing(ids []string, sets []*AccountSet) bool {
+	got := map[string]bool{}
+	for _, set := range sets {
+		for _, a := range set.Accounts {
+			got[a.ID] = true
+		}
+	}
+	for _, id := range ids {
+		if !got[id] {
+			return true
+		}
+	}
+	return false
+}
+
+// flagGone marks the linked accounts that the full account list, answered without errors,
+// leaves out: the provider dropped them or gave them new ids (the new ones wait on the page
+// to be linked). Their entries stay.
+func flagGone(ctx context.Context, tx db.Tx, accounts []BankAccount, all *AccountSet) error {
+	for _, ba := range accounts {
+		if ba.AccountID == nil || slices.ContainsFunc(all.Accounts, func(a Account) bool { return a.ID == ba.ProviderAccountID }) {
+			continue
+		}
+		if _, err := tx.NewRaw("UPDATE bank_accounts SET error = ?, updated_at = now() WHERE id = ? AND error IS DISTINCT FROM ?",
+			MsgAccountGone, ba.ID, MsgAccountGone).Exec(ctx); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // failed records a sync that could not read the provider: a 403 needs a new token, a 429

@@ -233,6 +233,74 @@ func TestProviderFailures(t *testing.T) {
 			t.Fatalf("paused until %v", got)
 		}
 	})
+	t.Run("402 asks for payment without retrying", func(t *testing.T) {
+		e := newEnv(t)
+		c := e.connect()
+		e.fake.Inject(fakesimplefin.Fault{Endpoint: fakesimplefin.Accounts, Status: http.StatusPaymentRequired, Times: 1})
+		calls := len(e.fake.Requests())
+		if _, err := e.svc.Sync(context.Background(), c.ID); !errors.Is(err, banksync.ErrPaymentRequired) {
+			t.Fatalf("a 402 gave %v", err)
+		}
+		if len(e.fake.Requests()) != calls+1 {
+			t.Fatalf("%d requests after a 402", len(e.fake.Requests())-calls)
+		}
+		if got := e.strings("SELECT status || ':' || last_error FROM bank_connections"); got[0] != "good:"+banksync.MsgPaymentRequired {
+			t.Fatalf("connection %v", got)
+		}
+	})
+	for _, f := range []struct {
+		name  string
+		fault fakesimplefin.Fault
+	}{
+		{"connection resets", fakesimplefin.Fault{Reset: true}},
+		{"timeouts", fakesimplefin.Fault{Delay: 10 * time.Second}},
+	} {
+		t.Run(f.name+" are retried three times, then recorded", func(t *testing.T) {
+			e := newEnv(t)
+			e.tx("ACT-CHK", "T1", 1, "-1.00", "Gum", false)
+			c := e.connect()
+			e.svc.Client.HTTP = &http.Client{Timeout: 300 * time.Millisecond, Transport: &http.Transport{DisableKeepAlives: true}}
+			f.fault.Endpoint = fakesimplefin.Accounts
+			e.fake.Inject(f.fault) // every request, until cleared
+			calls := len(e.fake.Requests())
+			if _, err := e.svc.Sync(context.Background(), c.ID); err == nil {
+				t.Fatal("the sync succeeded against a dead provider")
+			}
+			if n := len(e.fake.Requests()) - calls; n != 3 {
+				t.Fatalf("%d attempts, want 3", n)
+			}
+			got := e.strings("SELECT status || ':' || last_error || ':' || (SELECT count(*) FROM entries WHERE source = 'simplefin') FROM bank_connections")
+			if !strings.HasPrefix(got[0], "good:The provider could not be reached") || !strings.HasSuffix(got[0], ":0") || strings.Contains(got[0], c.AccessURL) {
+				t.Fatalf("after the failures: %v", got)
+			}
+			e.fake.ClearFaults()
+			if st := e.sync(c); st.Created != 1 {
+				t.Fatalf("the next sync: %+v", st)
+			}
+		})
+	}
+	t.Run("an account the provider stops reporting is flagged", func(t *testing.T) {
+		e := newEnv(t)
+		e.tx("ACT-CC", "T1", 1, "-9.00", "Cinema", false)
+		c := e.connect()
+		e.sync(c)
+		e.fake.AccountError("ACT-CC", "Try later") // an error: not flagged as gone
+		e.sync(c)
+		if got := e.strings("SELECT coalesce(error, '-') FROM bank_accounts WHERE provider_account_id = 'ACT-CC'"); got[0] != "Try later" {
+			t.Fatalf("with an error entry: %v", got)
+		}
+		e.fake.ClearAccountError("ACT-CC")
+		e.fake.RotateAccountID("ACT-CC") // the bank re-issues the card
+		e.sync(c)
+		got := e.strings("SELECT provider_account_id || ':' || coalesce(error, '-') || ':' || (account_id IS NOT NULL) FROM bank_accounts ORDER BY account_id IS NULL, provider_account_id")
+		want := []string{"ACT-CC:" + banksync.MsgAccountGone + ":true", "ACT-CHK:-:true"}
+		if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasSuffix(got[2], ":-:false") {
+			t.Fatalf("after the card's id changed: %v", got)
+		}
+		if n := e.strings("SELECT count(*)::text FROM entries WHERE source = 'simplefin'"); n[0] != "1" {
+			t.Fatalf("entries %v", n)
+		}
+	})
 	t.Run("5xx is retried", func(t *testing.T) {
 		e := newEnv(t)
 		e.tx("ACT-CHK", "T1", 1, "-1.00", "Gum", false)

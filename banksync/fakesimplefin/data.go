@@ -149,6 +149,16 @@ func (s *Server) RotateID(txID string) (newID string) {
 	return a.Transactions[i].ID
 }
 
+// RotateAccountID gives an account a fresh id with its data, as a bank re-issuing a card
+// does: the old id is no longer reported. It returns the new id.
+func (s *Server) RotateAccountID(accountID string) (newID string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.account(accountID)
+	a.ID = "ACT-" + uuid.NewString()
+	return a.ID
+}
+
 // DeleteTransaction removes a transaction.
 func (s *Server) DeleteTransaction(txID string) {
 	s.mu.Lock()
