@@ -3,6 +3,7 @@ package banksync_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -157,10 +158,17 @@ func TestFirstSyncWindowsAndSignsAndIdempotence(t *testing.T) {
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("entries %v", got)
 	}
-	// Nothing changed at the provider: the next sync writes no row.
+	// Nothing changed at the provider: the next sync writes no row, in one request that
+	// reaches back a week before the last sync.
 	before := e.strings("SELECT xmin::text FROM entries ORDER BY id")
-	if st := e.sync(c); st.Created != 0 || st.Updated != 0 {
+	calls := len(e.fake.Requests())
+	if st := e.sync(c); st.Created != 0 || st.Updated != 0 || st.Requests != 1 {
 		t.Fatalf("second sync %+v", st)
+	}
+	reqs := e.fake.Requests()[calls:]
+	if len(reqs) != 1 || reqs[0].Query.Get("start-date") != fmt.Sprint(e.now.Add(-7*day).Unix()) ||
+		reqs[0].Query.Get("end-date") != fmt.Sprint(e.now.Add(day).Unix()) {
+		t.Fatalf("the second sync asked %+v", reqs)
 	}
 	if after := e.strings("SELECT xmin::text FROM entries ORDER BY id"); strings.Join(after, ",") != strings.Join(before, ",") {
 		t.Fatal("a sync with no changes rewrote entries")
