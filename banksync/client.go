@@ -168,6 +168,9 @@ func (c *Client) Claim(ctx context.Context, token string) (string, error) {
 
 // Query is what an /accounts request asks for.
 type Query struct {
+	// Version2 asks for the v2 shape (a server that lists "2.0" at /info); a v1 server
+	// ignores it, and both shapes are read.
+	Version2     bool
 	Start, End   *time.Time
 	Pending      bool
 	Accounts     []string
@@ -209,6 +212,35 @@ type Holding struct {
 	Shares, MarketValue, CostBasis    decimal.Decimal
 }
 
+// Info lists the protocol versions the server speaks (GET /info, which needs no
+// credentials), e.g. ["1.0", "2.0"].
+func (c *Client) Info(ctx context.Context, accessURL string) ([]string, error) {
+	base, _, _, err := splitAccess(accessURL)
+	if err != nil {
+		return nil, err
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(base.String(), "/")+"/info", nil)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("User-Agent", "Tally SimpleFIN client")
+	resp, err := c.client().Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("reach the provider: %w", redact(err))
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("the provider answered HTTP %d to /info", resp.StatusCode)
+	}
+	var info struct {
+		Versions []string `json:"versions"`
+	}
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&info); err != nil {
+		return nil, fmt.Errorf("read the provider's /info: %w", err)
+	}
+	return info.Versions, nil
+}
+
 // Accounts reads the account set: network errors and 5xx are retried with exponential
 // backoff and jitter; 403 is ErrAccessRevoked, 429 a *RateLimitedError.
 func (c *Client) Accounts(ctx context.Context, accessURL string, q Query) (*AccountSet, error) {
@@ -216,7 +248,10 @@ func (c *Client) Accounts(ctx context.Context, accessURL string, q Query) (*Acco
 	if err != nil {
 		return nil, err
 	}
-	v := url.Values{"version": {"2"}}
+	v := url.Values{}
+	if q.Version2 {
+		v.Set("version", "2")
+	}
 	if q.Start != nil {
 		v.Set("start-date", strconv.FormatInt(q.Start.Unix(), 10))
 	}

@@ -2,7 +2,6 @@ package banksync
 
 import (
 	"context"
-	"errors"
 	"time"
 
 	"github.com/google/uuid"
@@ -105,21 +104,16 @@ func (s *Service) Reconnect(ctx context.Context, familyID, id uuid.UUID, token s
 	if _, err := s.Get(ctx, familyID, id); err != nil {
 		return err
 	}
-	access, err := s.Client.Claim(ctx, token)
-	switch {
-	case errors.Is(err, ErrTokenRefused):
-		return apperr.New(apperr.Invalid, MsgTokenRefused).WithFields(map[string][]string{"setup_token": {MsgTokenRefused}})
-	case err != nil && isUserError(err):
-		return apperr.New(apperr.Invalid, err.Error()).WithFields(map[string][]string{"setup_token": {err.Error()}})
-	case err != nil:
-		return apperr.Wrap(apperr.Unavailable, err, "The provider could not be reached to claim the token. Try again in a moment.")
+	access, err := s.claim(ctx, token)
+	if err != nil {
+		return err
 	}
 	enc, err := s.Keys.Encrypt(access, secretAccessURL)
 	if err != nil {
 		return err
 	}
-	_, err = s.DB.NewRaw(`UPDATE bank_connections SET access_url = ?, status = ?, last_error = NULL, paused_until = NULL, updated_at = now()
-		WHERE id = ? AND family_id = ?`, enc, StatusGood, id, familyID).Exec(ctx)
+	_, err = s.DB.NewRaw(`UPDATE bank_connections SET access_url = ?, protocol = ?, status = ?, last_error = NULL, paused_until = NULL,
+		updated_at = now() WHERE id = ? AND family_id = ?`, enc, protocolOf(ctx, s.Client, access), StatusGood, id, familyID).Exec(ctx)
 	return err
 }
 

@@ -24,6 +24,7 @@ type Connection struct {
 	AccessURL      string     `bun:"access_url"` // encrypted in the table, plain in memory
 	Status         string     `bun:"status"`
 	IncludePending bool       `bun:"include_pending"`
+	Protocol       int        `bun:"protocol"`
 	HistoryDays    int        `bun:"history_days"`
 	SyncMinute     int        `bun:"sync_minute"`
 	LastSyncedAt   *time.Time `bun:"last_synced_at"`

@@ -61,22 +61,17 @@ const (
 // the family can link them. The claim happens once: the connection is stored even when the
 // first read fails, and that read is tried again at the next sync.
 func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string) (*Connection, error) {
-	access, err := s.Client.Claim(ctx, token)
-	switch {
-	case errors.Is(err, ErrTokenRefused):
-		return nil, apperr.New(apperr.Invalid, MsgTokenRefused).WithFields(map[string][]string{"setup_token": {MsgTokenRefused}})
-	case err != nil && isUserError(err):
-		return nil, apperr.New(apperr.Invalid, err.Error()).WithFields(map[string][]string{"setup_token": {err.Error()}})
-	case err != nil:
-		return nil, apperr.Wrap(apperr.Unavailable, err, "The provider could not be reached to claim the token. Try again in a moment.")
+	access, err := s.claim(ctx, token)
+	if err != nil {
+		return nil, err
 	}
 	enc, err := s.Keys.Encrypt(access, secretAccessURL)
 	if err != nil {
 		return nil, err
 	}
 	c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, Name: "SimpleFIN connection", Status: StatusGood,
-		HistoryDays: 90, SyncMinute: 360, LastStats: Stats{}}
-	set, readErr := s.Client.Accounts(ctx, access, Query{BalancesOnly: true})
+		HistoryDays: 90, SyncMinute: 360, LastStats: Stats{}, Protocol: protocolOf(ctx, s.Client, access)}
+	set, readErr := s.Client.Accounts(ctx, access, Query{Version2: c.Protocol == 2, BalancesOnly: true})
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		row := *c
 		row.AccessURL = enc
@@ -99,6 +94,29 @@ func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string)
 	}
 	c.AccessURL = access
 	return c, nil
+}
+
+// claim exchanges a setup token for an access URL, with the errors the form shows.
+func (s *Service) claim(ctx context.Context, token string) (string, error) {
+	access, err := s.Client.Claim(ctx, token)
+	switch {
+	case errors.Is(err, ErrTokenRefused):
+		return "", apperr.New(apperr.Invalid, MsgTokenRefused).WithFields(map[string][]string{"setup_token": {MsgTokenRefused}})
+	case err != nil && isUserError(err):
+		return "", apperr.New(apperr.Invalid, err.Error()).WithFields(map[string][]string{"setup_token": {err.Error()}})
+	case err != nil:
+		return "", apperr.Wrap(apperr.Unavailable, err, "The provider could not be reached to claim the token. Try again in a moment.")
+	}
+	return access, nil
+}
+
+// protocolOf is 2 when the provider's /info lists it, else 1, which every provider speaks.
+func protocolOf(ctx context.Context, client *Client, access string) int {
+	versions, err := client.Info(ctx, access)
+	if err == nil && slices.ContainsFunc(versions, func(v string) bool { return v == "2" || strings.HasPrefix(v, "2.") }) {
+		return 2
+	}
+	return 1
 }
 
 // isUserError reports whether a claim failed on what the user pasted (the token itself).
@@ -326,7 +344,7 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 	var sets []*AccountSet
 	var callErr error
 	if len(ids) == 0 {
-		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{BalancesOnly: true})
+		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, BalancesOnly: true})
 		stats.Requests++
 		callErr = err
 		if set != nil {
@@ -339,7 +357,7 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 			break
 		}
 		start, end := w[0], w[1]
-		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Start: &start, End: &end, Pending: c.IncludePending, Accounts: ids})
+		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, Start: &start, End: &end, Pending: c.IncludePending, Accounts: ids})
 		stats.Requests++
 		if err != nil {
 			callErr = err
@@ -351,7 +369,7 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 	// failed: one look at the whole account list tells which, and finds a new id to link.
 	var discovery *AccountSet
 	if callErr == nil && len(ids) > 0 && missing(ids, sets) && c.RequestsLeft(now) > planned {
-		discovery, callErr = s.Client.Accounts(ctx, c.AccessURL, Query{BalancesOnly: true})
+		discovery, callErr = s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, BalancesOnly: true})
 		stats.Requests++
 		if discovery != nil {
 			sets = append(sets, discovery)
@@ -364,12 +382,17 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		return stats, s.failed(ctx, c, now, stats, callErr)
 	}
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		general := attributeErrors(sets, ids)
+		msgs := map[string]bool{} // each window repeats the same errors
 		for _, set := range sets {
 			if err := s.upsertAccounts(ctx, tx, c, set); err != nil {
 				return err
 			}
-			stats.Errors += len(set.Errors)
+			for _, e := range set.Errors {
+				msgs[e.Message] = true
+			}
 		}
+		stats.Errors = len(msgs)
 		if discovery != nil && len(discovery.Errors) == 0 {
 			if err := flagGone(ctx, tx, accounts, discovery); err != nil {
 				return err
@@ -383,8 +406,8 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 				return fmt.Errorf("sync %s: %w", ba.Name, err)
 			}
 		}
-		_, err := tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = NULL, last_stats = ?,
-			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, stats, c.ID).Exec(ctx)
+		_, err := tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,
+			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, general, stats, c.ID).Exec(ctx)
 		return err
 	})
 	if err != nil {
@@ -402,6 +425,33 @@ func (s *Service) countRequests(ctx context.Context, connID uuid.UUID, now time.
 	_, err := s.DB.NewRaw(`UPDATE bank_connections SET requests_today = ? + CASE WHEN requests_on = ?::date THEN requests_today ELSE 0 END,
 		requests_on = ?::date WHERE id = ?`, n, now, now, connID).Exec(context.WithoutCancel(ctx))
 	return err
+}
+
+// attributeErrors gives an error that names no account (v1's are plain strings; v2's may name
+// only the connection) to each account asked for that the same answer leaves out, which is
+// the account it failed; and returns those errors' messages for the connection, or nil.
+func attributeErrors(sets []*AccountSet, ids []string) *string {
+	var general []string
+	for _, set := range sets {
+		for _, e := range set.Errors {
+			if e.AccountID != "" {
+				continue
+			}
+			if !slices.Contains(general, e.Message) {
+				general = append(general, e.Message)
+			}
+			for _, id := range ids {
+				if !slices.ContainsFunc(set.Accounts, func(a Account) bool { return a.ID == id }) {
+					set.Errors = append(set.Errors, ProviderError{Code: e.Code, Message: e.Message, ConnID: e.ConnID, AccountID: id})
+				}
+			}
+		}
+	}
+	if len(general) == 0 {
+		return nil
+	}
+	msg := strings.Join(general, " ")
+	return &msg
 }
 
 // missing reports whether an account asked for is in none of the answers.

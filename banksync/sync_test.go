@@ -466,3 +466,32 @@ func TestADayOfSyncsStaysWithinTheRequestBudget(t *testing.T) {
 		t.Fatalf("the next day: %v", err)
 	}
 }
+
+// GET /info decides the shape: a v1-only provider is asked without version=2 and its answers
+// (v1 errors included) are read the same way.
+func TestProtocolVersionFromInfo(t *testing.T) {
+	for _, v := range []struct {
+		versions []string
+		want     string
+	}{{[]string{"1.0"}, ""}, {[]string{"1.0", "2.0"}, "2"}} {
+		t.Run(strings.Join(v.versions, ","), func(t *testing.T) {
+			e := newEnv(t)
+			e.fake.SetVersions(v.versions...)
+			e.tx("ACT-CHK", "T1", 2, "-7.00", "Bakery", false)
+			e.tx("ACT-CC", "T2", 2, "-9.00", "Cinema", false)
+			c := e.connect()
+			e.fake.AccountError("ACT-CC", "Connection to First Bank may need attention")
+			if st := e.sync(c); st.Created != 1 || st.Errors != 1 {
+				t.Fatalf("sync %+v", st)
+			}
+			for _, r := range e.fake.Requests() {
+				if r.Path == "/simplefin/accounts" && r.Query.Get("version") != v.want {
+					t.Fatalf("asked version %q of a provider offering %v", r.Query.Get("version"), v.versions)
+				}
+			}
+			if got := e.strings("SELECT coalesce(error, '-') FROM bank_accounts ORDER BY provider_account_id"); strings.Join(got, "|") != "Connection to First Bank may need attention|-" {
+				t.Fatalf("account errors %v", got)
+			}
+		})
+	}
+}

@@ -9,6 +9,8 @@ CREATE TABLE bank_connections (
     access_url      text NOT NULL,
     status          text NOT NULL DEFAULT 'good' CHECK (status IN ('good', 'needs_token')),
     include_pending boolean NOT NULL DEFAULT false,
+    -- The protocol version the provider's GET /info offered at connect: 2, else 1.
+    protocol        smallint NOT NULL DEFAULT 1 CHECK (protocol IN (1, 2)),
     -- How far back the first sync reaches, in days.
     history_days    integer NOT NULL DEFAULT 90 CHECK (history_days BETWEEN 1 AND 730),
     -- The daily sync's hour and minute, UTC.

@@ -55,9 +55,9 @@ func (s *Server) serveAccounts(w http.ResponseWriter, r *http.Request) {
 // answerAccounts is GET /accounts: authentication, quota, the query, then the Account Set.
 func (s *Server) answerAccounts(r *http.Request, extra []Error) (int, any) {
 	q := r.URL.Query()
-	v2 := q.Get("version") == "2"
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	v2 := q.Get("version") == "2" && slices.Contains(s.versions, "2.0")
 	c := s.authenticate(r)
 	if c == nil {
 		return http.StatusForbidden, failure(v2, Error{Code: "gen.auth", Msg: "Authentication failed"})

@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"time"
 )
 
@@ -167,7 +168,10 @@ func (s *Server) claim(code string) (*credential, string) {
 
 // serveInfo lists the protocol versions the fake speaks. The protocol asks no auth here.
 func (s *Server) serveInfo(w http.ResponseWriter, r *http.Request) {
-	writeJSON(w, http.StatusOK, map[string][]string{"versions": {"1.0", "2.0"}})
+	s.mu.Lock()
+	versions := slices.Clone(s.versions)
+	s.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string][]string{"versions": versions})
 }
 
 // authenticate returns the live credential of r's Basic auth, or nil. The caller holds s.mu.

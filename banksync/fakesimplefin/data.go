@@ -176,6 +176,14 @@ func (s *Server) SetBalance(accountID, balance, available string) {
 	a.Balance, a.AvailableBalance, a.BalanceDate = balance, available, s.clock()
 }
 
+// SetVersions sets the protocol versions GET /info lists. Without "2.0" the server answers
+// every request in the v1 shape, as a v1-only server ignores version=2.
+func (s *Server) SetVersions(versions ...string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.versions = slices.Clone(versions)
+}
+
 // SetHoldings replaces an investment account's positions: a trade, or a market move.
 func (s *Server) SetHoldings(accountID string, holdings []Holding) {
 	s.mu.Lock()

@@ -34,6 +34,7 @@ type Server struct {
 	conns         []Connection
 	accounts      []*Account
 	accountErrors map[string]string // account id → message
+	versions      []string          // what GET /info lists; "2.0" enables the v2 shape
 	faults        []*queuedFault
 	requests      []Request
 	rangeDays     int
@@ -60,6 +61,7 @@ func New() *Server {
 		tokens:        map[string]*setupToken{},
 		creds:         map[string]*credential{},
 		accountErrors: map[string]string{},
+		versions:      []string{"1.0", "2.0"},
 		rangeDays:     90,
 		rangeMode:     RangeCap,
 		warnAt:        48,
