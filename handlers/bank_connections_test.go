@@ -108,6 +108,13 @@ func TestConnectLinkSyncAndReconnectABank(t *testing.T) {
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
+	// The failure is logged, the access URL's credentials never are.
+	au, _ := url.Parse(accessURL)
+	pass, _ := au.User.Password()
+	waitForSyncsToFinish(t, srv) // the worker logs the failure after recording it
+	if logs := srv.Logs.String(); !strings.Contains(logs, "bank sync failed") || strings.Contains(logs, pass) || strings.Contains(logs, au.User.Username()) {
+		t.Fatalf("the log lacks the failure or holds the access URL:\n%s", logs)
+	}
 	if !c.Get("/settings/bank_connections").Has(t, "reconnect") {
 		t.Fatal("the page does not offer to reconnect")
 	}
