@@ -55,9 +55,7 @@ func syncHoldings(ctx context.Context, tx db.Tx, acct *models.Account, a *Accoun
 			pgdialect.Array(ids), pgdialect.Array(tickers), pgdialect.Array(names)).Exec(ctx); err != nil {
 			return err
 		}
-		var written []struct {
-			Inserted bool `bun:"inserted"`
-		}
+		var written upserts
 		err := tx.NewRaw(`INSERT INTO holdings (id, family_id, account_id, security_id, date, qty, price, amount, currency,
 				cost_basis, cost_basis_source, external_id, source)
 			SELECT x.id, ?, ?, s.id, ?, x.qty, x.price, x.amount, x.currency, nullif(x.cost, '')::numeric,
@@ -80,13 +78,7 @@ func syncHoldings(ctx context.Context, tx db.Tx, acct *models.Account, a *Accoun
 		if err != nil && !db.IsNoRows(err) {
 			return err
 		}
-		for _, w := range written {
-			if w.Inserted {
-				stats.Created++
-			} else {
-				stats.Updated++
-			}
-		}
+		stats.add(written)
 	}
 
 	// A position sold since the last sync the same day.

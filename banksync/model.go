@@ -70,6 +70,23 @@ type Stats struct {
 	Errors        int `json:"errors"`
 }
 
+// upserts is what an INSERT … ON CONFLICT DO UPDATE … RETURNING (xmax = 0) AS inserted
+// returns: a row per record written, new or changed.
+type upserts []struct {
+	Inserted bool `bun:"inserted"`
+}
+
+// add counts written rows as created or updated.
+func (s *Stats) add(written upserts) {
+	for _, w := range written {
+		if w.Inserted {
+			s.Created++
+		} else {
+			s.Updated++
+		}
+	}
+}
+
 // DailyRequestBudget is how many requests a connection makes to the provider in a UTC day:
 // SimpleFIN Bridge warns a token past 24 a day and may disable it.
 const DailyRequestBudget = 24

@@ -641,9 +641,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 		for i, r := range rows {
 			ids[i], exts[i], dates[i], amounts[i], names[i], notes[i], pend[i] = r.id, r.ext, r.date, r.amount, r.name, r.notes, r.pending
 		}
-		var written []struct {
-			Inserted bool `bun:"inserted"`
-		}
+		var written upserts
 		err := tx.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, pending, external_id, source)
 			SELECT x.id, ?, ?, 'transaction', x.date, x.amount, ?, x.name, x.notes, x.pending, x.ext, ?
 			FROM unnest(?::uuid[], ?::text[], ?::date[], ?::numeric[], ?::text[], ?::text[], ?::boolean[]) AS x(id, ext, date, amount, name, notes, pending)
@@ -658,13 +656,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 		if err != nil && !db.IsNoRows(err) {
 			return err
 		}
-		for _, w := range written {
-			if w.Inserted {
-				stats.Created++
-			} else {
-				stats.Updated++
-			}
-		}
+		stats.add(written)
 	}
 	// A pending transaction the provider no longer reports was dropped by the bank.
 	var gone []uuid.UUID

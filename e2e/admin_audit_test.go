@@ -29,11 +29,7 @@ func TestFilterTheAuditLog(t *testing.T) {
 	}
 
 	step(t, "sign in", func(t *testing.T) {
-		visit(t, ctx, srv.URL+"/sessions/new")
-		fill(t, ctx, "field-email", root.Email)
-		fill(t, ctx, "field-password", testkit.Password)
-		click(t, ctx, "sign-in-submit")
-		visible(t, ctx, "current-user")
+		signInAs(t, ctx, srv, root.Email)
 	})
 
 	step(t, "open the audit log", func(t *testing.T) {

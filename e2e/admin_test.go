@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -18,15 +17,6 @@ func adminServer(t *testing.T) (*apptest.Server, *models.User) {
 	t.Helper()
 	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_PROVIDERS_SOURCE": "db", "ADMIN_RATE_LIMIT_PER_MINUTE": "1000"}})
 	return srv, testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
-}
-
-func signInAs(t *testing.T, ctx context.Context, srv *apptest.Server, email string) {
-	t.Helper()
-	visit(t, ctx, srv.URL+"/sessions/new")
-	fill(t, ctx, "field-email", email)
-	fill(t, ctx, "field-password", testkit.Password)
-	click(t, ctx, "sign-in-submit")
-	visible(t, ctx, "current-user")
 }
 
 // TestAddTestEnableAndSignInWithAProvider is the administrator's journey: add an OIDC

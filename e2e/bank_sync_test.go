@@ -36,10 +36,7 @@ func TestConnectABankAndReconnectIt(t *testing.T) {
 	}
 
 	step(t, "sign in and open bank connections", func(t *testing.T) {
-		visit(t, ctx, srv.URL+"/sessions/new")
-		fill(t, ctx, "field-email", u.Email)
-		fill(t, ctx, "field-password", testkit.Password)
-		click(t, ctx, "sign-in-submit")
+		signInAs(t, ctx, srv, u.Email)
 		click(t, ctx, "nav-banks")
 		visible(t, ctx, "connect-form")
 		wantPath(t, ctx, "/settings/bank_connections")

@@ -11,6 +11,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"tally/internal/apptest"
+	"tally/internal/testkit"
 )
 
 // actionTimeout bounds one browser action, such as waiting for the next page.
@@ -143,4 +144,14 @@ func wantPath(t *testing.T, ctx context.Context, want string) {
 	if got := path(t, ctx); got != want {
 		t.Fatalf("browser is on %s, want %s", got, want)
 	}
+}
+
+// signInAs signs in with the test password and waits for the signed-in page.
+func signInAs(t *testing.T, ctx context.Context, srv *apptest.Server, email string) {
+	t.Helper()
+	visit(t, ctx, srv.URL+"/sessions/new")
+	fill(t, ctx, "field-email", email)
+	fill(t, ctx, "field-password", testkit.Password)
+	click(t, ctx, "sign-in-submit")
+	visible(t, ctx, "current-user")
 }

@@ -43,11 +43,7 @@ func TestUploadImportsInTheBrowser(t *testing.T) {
 	}
 
 	step(t, "sign in and open the upload form", func(t *testing.T) {
-		visit(t, ctx, srv.URL+"/sessions/new")
-		fill(t, ctx, "field-email", u.Email)
-		fill(t, ctx, "field-password", testkit.Password)
-		click(t, ctx, "sign-in-submit")
-		visible(t, ctx, "current-user")
+		signInAs(t, ctx, srv, u.Email)
 		click(t, ctx, "nav-imports")
 		visible(t, ctx, "imports-empty")
 		click(t, ctx, "imports-empty-upload")

@@ -41,11 +41,7 @@ func TestImportJourney(t *testing.T) {
 	journey := t // the worker started mid-journey must outlive its step
 
 	step(t, "sign in", func(t *testing.T) {
-		visit(t, ctx, srv.URL+"/sessions/new")
-		fill(t, ctx, "field-email", u.Email)
-		fill(t, ctx, "field-password", testkit.Password)
-		click(t, ctx, "sign-in-submit")
-		visible(t, ctx, "current-user")
+		signInAs(t, ctx, srv, u.Email)
 		wantPath(t, ctx, "/")
 	})
 

@@ -40,11 +40,7 @@ func TestSecurityDisconnectProvider(t *testing.T) {
 	dialog := "disconnect-" + id.String()
 
 	step(t, "sign in with a password", func(t *testing.T) {
-		visit(t, ctx, srv.URL+"/sessions/new")
-		fill(t, ctx, "field-email", u.Email)
-		fill(t, ctx, "field-password", testkit.Password)
-		click(t, ctx, "sign-in-submit")
-		visible(t, ctx, "current-user")
+		signInAs(t, ctx, srv, u.Email)
 	})
 	step(t, "Security lists the connected account", func(t *testing.T) {
 		click(t, ctx, "nav-security")
