@@ -12,6 +12,7 @@ import (
 	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
+	"tally/jobs"
 	"tally/models"
 )
 
@@ -179,5 +180,66 @@ func keysURL(t *testing.T, srv *apptest.Server, ctx context.Context, id string, 
 	}
 	if *out, _, err = keys.Decrypt(stored, "bank_connections.access_url"); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// The daily sync runs at the time the family chose, once a day: the schedule queues a
+// connection whose time has come and that has not been tried since.
+func TestRetimeTheDailySync(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, _ := bankEnv(t)
+	c.Get("/settings/bank_connections")
+	r := c.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}})
+	page := c.Get(r.Location())
+	name, _ := page.Doc(t).Find(`[data-testid="link-choice"]`).Attr("name")
+	c.PostForm(r.Location(), url.Values{name: {"new:Depository"}})
+	waitForEntries(t, srv, 1)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	settings := "/settings/bank_connections/" + id + "/settings"
+
+	if r := c.PostForm(settings, url.Values{"sync_time": {"25:00"}, "history_days": {"90"}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("a bad time: %d", r.Status)
+	}
+	if !strings.Contains(c.Get("/settings/bank_connections").TestID(t, "flash-error"), "time of day") {
+		t.Fatal("a bad sync time was not refused with the reason")
+	}
+	if r := c.PostForm(settings, url.Values{"sync_time": {"00:00"}, "history_days": {"30"}, "include_pending": {"1"}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("settings: %d", r.Status)
+	}
+	if got := testkitStrings(t, srv, "SELECT sync_minute || ':' || history_days || ':' || include_pending FROM bank_connections"); got[0] != "0:30:true" {
+		t.Fatalf("settings stored %v", got)
+	}
+
+	// Synced today after 00:00: not due. Last tried yesterday: due, once.
+	schedule := func() {
+		t.Helper()
+		if _, err := srv.Jobs.Insert(context.Background(), jobs.BankScheduleArgs{}, nil); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(20 * time.Second); len(testkitStrings(t, srv,
+			"SELECT id::text FROM river_job WHERE kind = 'bank_sync_schedule' AND state NOT IN ('completed', 'discarded', 'cancelled')")) > 0; {
+			if time.Now().After(deadline) {
+				t.Fatal("the schedule did not run")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		waitForSyncsToFinish(t, srv)
+	}
+	syncs := func() int {
+		return len(testkitStrings(t, srv, "SELECT id::text FROM river_job WHERE kind = 'bank_sync'"))
+	}
+	before := syncs()
+	schedule()
+	if syncs() != before {
+		t.Fatal("a connection synced today was synced again")
+	}
+	if _, err := srv.DB.NewRaw("UPDATE bank_connections SET last_attempt_at = now() - interval '1 day'").Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	schedule()
+	schedule()
+	if syncs() != before+1 {
+		t.Fatalf("%d scheduled syncs, want 1", syncs()-before)
 	}
 }
