@@ -23,6 +23,7 @@ var EventTypes = []string{
 	sso.EventLogin, sso.EventLoginFailed, sso.EventLogout, sso.EventLogoutIdP, sso.EventLink, sso.EventUnlink,
 	sso.EventJITAccountCreated, sso.EventOverrideLogin, sso.EventRoleChanged, sso.EventProviderChanged,
 	sso.EventUserSuspended, sso.EventUserReactivated, sso.EventUserDeleted,
+	sso.EventOAuthGrant, sso.EventOAuthGrantDenied, sso.EventOAuthTokenReuse, sso.EventOAuthRevoke, sso.EventOAuthClientChanged,
 }
 
 // DateLayout is how the filter's dates are written: 2026-01-05.

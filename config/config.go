@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"tally/auditlog"
 )
@@ -74,6 +75,10 @@ type Config struct {
 	// AuditArchiveURL is where archived audit days are stored (AUDIT_ARCHIVE_URL, default
 	// file://<TALLY_DATA_DIR or .data, absolute>/audit-archive).
 	AuditArchiveURL string
+	// OAuthAccessTokenTTL and OAuthRefreshTokenTTL are the lifetimes of the tokens Tally
+	// issues to API clients (OAUTH_ACCESS_TOKEN_TTL, default 1h; OAUTH_REFRESH_TOKEN_TTL,
+	// default 2160h, 90 days).
+	OAuthAccessTokenTTL, OAuthRefreshTokenTTL time.Duration
 	// Getenv is the environment the configuration was read from, for what reads more of it
 	// (the auth file's ${NAME} references, the encryption keys).
 	Getenv func(string) string
@@ -197,6 +202,21 @@ func Load(getenv func(string) string) (Config, error) {
 				errs = append(errs, fmt.Errorf("%s %q must be a positive whole number", l.name, v))
 			} else {
 				*l.dst = n
+			}
+		}
+	}
+	for _, d := range []struct {
+		name string
+		dst  *time.Duration
+		def  time.Duration
+	}{{"OAUTH_ACCESS_TOKEN_TTL", &c.OAuthAccessTokenTTL, time.Hour}, {"OAUTH_REFRESH_TOKEN_TTL", &c.OAuthRefreshTokenTTL, 90 * 24 * time.Hour}} {
+		*d.dst = d.def
+		if v := strings.TrimSpace(getenv(d.name)); v != "" {
+			t, err := time.ParseDuration(v)
+			if err != nil || t < time.Minute {
+				errs = append(errs, fmt.Errorf("%s %q must be a duration of at least a minute, such as 1h or 2160h", d.name, v))
+			} else {
+				*d.dst = t
 			}
 		}
 	}

@@ -164,6 +164,13 @@ func titleFor(status int) string {
 	return fmt.Sprint(http.StatusText(status))
 }
 
+// isAPI reports whether the request is an application's, answered in JSON: the API and the
+// OAuth endpoints applications call (not the consent page or the applications pages).
 func isAPI(c echo.Context) bool {
-	return strings.HasPrefix(c.Request().URL.Path, "/api/")
+	p := c.Request().URL.Path
+	switch p {
+	case "/oauth/token", "/oauth/revoke", "/oauth/introspect", "/register":
+		return true
+	}
+	return strings.HasPrefix(p, "/api/")
 }

@@ -23,9 +23,9 @@ import (
 
 // Context keys set by middleware.
 const (
-	ctxUser   = "user"
-	ctxAPIKey = "api_key"
-	ctxCSRF   = "csrf"
+	ctxUser     = "user"
+	ctxAPIScope = "api_scope"
+	ctxCSRF     = "csrf"
 )
 
 // Session keys.

@@ -80,6 +80,7 @@ func (a *app) routes(e *echo.Echo) {
 
 	a.securityRoutes(signedIn)
 	a.bankRoutes(signedIn)
+	a.oauthRoutes(e, signedIn)
 
 	// Administration: super admins only (anyone else gets a 404), 10 requests a minute per IP.
 	admin := signedIn.Group("/admin", a.requireSuperAdmin, a.rateLimit("admin", a.adminRule()))
@@ -87,7 +88,7 @@ func (a *app) routes(e *echo.Echo) {
 	a.adminUserRoutes(admin)
 	a.adminAuditRoutes(admin)
 
-	// API: X-Api-Key, JSON only, no cookies and so no CSRF.
+	// API: an OAuth bearer token or X-Api-Key, JSON only, no cookies and so no CSRF.
 	api := e.Group("/api/v1", a.apiAuth)
 	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
 	api.GET("/accounts/:id", a.apiAccountShow, requireScope(models.ScopeRead))

@@ -21,6 +21,7 @@ import (
 	"tally/internal/mail"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
+	"tally/oauth"
 )
 
 // Deps are what the handlers need. Every field is required.
@@ -37,6 +38,8 @@ type Deps struct {
 	// Bank connects families to their bank-data provider; BankQueue queues its syncs.
 	Bank      *banksync.Service
 	BankQueue BankQueue
+	// OAuth is Tally's authorization server for API clients.
+	OAuth *oauth.Server
 }
 
 // BankQueue queues a bank connection's sync; false when one is already queued or running.
@@ -58,6 +61,7 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 		},
 		Sessions: NewSessionManager(d, cfg),
 		Log:      log,
+		OAuth:    NewOAuth(cfg, d),
 	}
 }
 

@@ -23,6 +23,13 @@ const (
 	EventUserSuspended     = "user_suspended"
 	EventUserReactivated   = "user_reactivated"
 	EventUserDeleted       = "user_deleted"
+
+	// Tally as an OAuth authorization server.
+	EventOAuthGrant         = "oauth_grant"
+	EventOAuthGrantDenied   = "oauth_grant_denied"
+	EventOAuthTokenReuse    = "oauth_token_reuse"
+	EventOAuthRevoke        = "oauth_revoke"
+	EventOAuthClientChanged = "oauth_client_changed"
 )
 
 // Meta is who made a request: recorded with every audit event.

@@ -1,0 +1,311 @@
+package handlers
+
+import (
+	"context"
+	"crypto/hkdf"
+	"crypto/sha256"
+	"encoding/json"
+	"errors"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+	"github.com/ory/fosite"
+
+	"tally/config"
+	"tally/internal/db"
+	"tally/internal/ratelimit"
+	"tally/models"
+	"tally/oauth"
+	"tally/sso"
+	"tally/views"
+)
+
+// oauthRule limits the token and registration endpoints per IP across every instance.
+var oauthRule = ratelimit.Rule{Limit: 10, Window: time.Minute}
+
+// NewOAuth builds the authorization server, its HMAC key derived from SECRET_KEY_BASE.
+func NewOAuth(cfg config.Config, d *db.DB) *oauth.Server {
+	key, err := hkdf.Key(sha256.New, []byte(cfg.SecretKeyBase), nil, "tally oauth tokens v1", 32)
+	if err != nil {
+		panic(err) // only for keys longer than HKDF-SHA-256 can give
+	}
+	return oauth.New(oauth.Options{DB: d, Secret: key, AccessTTL: cfg.OAuthAccessTokenTTL, RefreshTTL: cfg.OAuthRefreshTokenTTL})
+}
+
+// oauthRoutes registers the authorization server. The token, revocation, introspection and
+// registration endpoints are called by applications, not browsers: no session, no CSRF.
+func (a *app) oauthRoutes(e *echo.Echo, signedIn *echo.Group) {
+	e.GET("/.well-known/oauth-authorization-server", a.oauthMetadata)
+	e.GET("/.well-known/oauth-protected-resource", a.oauthResourceMetadata)
+	e.POST("/oauth/token", a.oauthToken, a.limitBody, a.rateLimit("oauth_token", oauthRule))
+	e.POST("/oauth/revoke", a.oauthRevoke, a.limitBody)
+	e.POST("/oauth/introspect", a.oauthIntrospect, a.limitBody)
+	e.POST("/register", a.oauthRegister, a.limitBody, a.rateLimit("oauth_register", oauthRule))
+	signedIn.GET("/oauth/authorize", a.oauthAuthorize)
+	signedIn.POST("/oauth/authorize", a.oauthDecide)
+}
+
+func (a *app) issuer() string { return a.Config.AppURL }
+
+// oauthMetadata is RFC 8414's authorization server metadata.
+func (a *app) oauthMetadata(c echo.Context) error {
+	iss := a.issuer()
+	return c.JSON(http.StatusOK, map[string]any{
+		"issuer":                                        iss,
+		"authorization_endpoint":                        iss + "/oauth/authorize",
+		"token_endpoint":                                iss + "/oauth/token",
+		"revocation_endpoint":                           iss + "/oauth/revoke",
+		"introspection_endpoint":                        iss + "/oauth/introspect",
+		"registration_endpoint":                         iss + "/register",
+		"response_types_supported":                      []string{"code"},
+		"grant_types_supported":                         []string{oauth.GrantAuthorizationCode, oauth.GrantRefreshToken, oauth.GrantClientCredentials},
+		"code_challenge_methods_supported":              []string{"S256"},
+		"scopes_supported":                              []string{oauth.ScopeRead, oauth.ScopeReadWrite},
+		"token_endpoint_auth_methods_supported":         []string{"client_secret_basic", "client_secret_post", "none"},
+		"revocation_endpoint_auth_methods_supported":    []string{"client_secret_basic", "client_secret_post", "none"},
+		"introspection_endpoint_auth_methods_supported": []string{"client_secret_basic", "client_secret_post", "none"},
+		"service_documentation":                         iss + "/api/v1/openapi.json",
+	})
+}
+
+// oauthResourceMetadata is RFC 9728's protected resource metadata for the API.
+func (a *app) oauthResourceMetadata(c echo.Context) error {
+	iss := a.issuer()
+	return c.JSON(http.StatusOK, map[string]any{
+		"resource":                 iss + "/api/v1",
+		"authorization_servers":    []string{iss},
+		"scopes_supported":         []string{oauth.ScopeRead, oauth.ScopeReadWrite},
+		"bearer_methods_supported": []string{"header"},
+	})
+}
+
+// oauthAuthorize is GET /oauth/authorize: the consent page for the signed-in user.
+func (a *app) oauthAuthorize(c echo.Context) error {
+	ctx, p := c.Request().Context(), a.OAuth.Provider()
+	ar, err := p.NewAuthorizeRequest(ctx, c.Request())
+	if err == nil {
+		err = requireS256(ar)
+	}
+	if err != nil {
+		return a.oauthAuthorizeError(c, ar, err)
+	}
+	client, err := a.OAuth.GetClient(ctx, ar.GetClient().GetID())
+	if err != nil {
+		return err
+	}
+	params := map[string]string{}
+	for k, v := range c.Request().URL.Query() {
+		if len(v) > 0 {
+			params[k] = v[0]
+		}
+	}
+	scopes := ar.GetRequestedScopes()
+	if len(scopes) == 0 {
+		scopes = fosite.Arguments{oauth.ScopeRead}
+		params["scope"] = oauth.ScopeRead
+	}
+	return a.render(c, http.StatusOK, views.OAuthConsentPage(views.OAuthConsent{ClientName: client.Name,
+		RedirectURI: ar.GetRedirectURI().String(), UserEmail: currentUser(c).Email, Scopes: scopes, Params: params}))
+}
+
+// oauthDecide is POST /oauth/authorize: the user's allow or deny.
+func (a *app) oauthDecide(c echo.Context) error {
+	ctx, p, u := c.Request().Context(), a.OAuth.Provider(), currentUser(c)
+	ar, err := p.NewAuthorizeRequest(ctx, c.Request())
+	if err == nil {
+		err = requireS256(ar)
+	}
+	if err != nil {
+		return a.oauthAuthorizeError(c, ar, err)
+	}
+	event := sso.Event{UserID: &u.ID, Meta: a.meta(c), Data: map[string]any{"client_id": ar.GetClient().GetID(),
+		"scopes": strings.Join(ar.GetRequestedScopes(), " "), "grant_type": oauth.GrantAuthorizationCode}}
+	if c.FormValue("decision") != "allow" {
+		event.Type = sso.EventOAuthGrantDenied
+		if err := sso.Record(ctx, a.DB, event); err != nil {
+			return err
+		}
+		p.WriteAuthorizeError(ctx, c.Response(), ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
+		return nil
+	}
+	if len(ar.GetRequestedScopes()) == 0 {
+		ar.SetRequestedScopes(fosite.Arguments{oauth.ScopeRead})
+	}
+	for _, s := range ar.GetRequestedScopes() {
+		ar.GrantScope(s)
+	}
+	resp, err := p.NewAuthorizeResponse(ctx, ar, oauth.NewSession(u.ID.String()))
+	if err != nil {
+		return a.oauthAuthorizeError(c, ar, err)
+	}
+	event.Type = sso.EventOAuthGrant
+	if err := sso.Record(ctx, a.DB, event); err != nil {
+		return err
+	}
+	p.WriteAuthorizeResponse(ctx, c.Response(), ar, resp)
+	return nil
+}
+
+// requireS256 refuses an authorization request without PKCE, or with the plain method,
+// before the user is asked: fosite would only refuse it once the user had agreed.
+func requireS256(ar fosite.AuthorizeRequester) error {
+	f := ar.GetRequestForm()
+	if f.Get("code_challenge") == "" {
+		return fosite.ErrInvalidRequest.WithHint("PKCE is required: send a code_challenge with code_challenge_method S256.")
+	}
+	if f.Get("code_challenge_method") != "S256" {
+		return fosite.ErrInvalidRequest.WithHint("Only the S256 code_challenge_method is supported.")
+	}
+	return nil
+}
+
+// oauthAuthorizeError sends an authorization error back to the application when its
+// redirect URI is known good, and otherwise explains it on a page: an unknown client or a
+// redirect URI it did not register must not be redirected to.
+func (a *app) oauthAuthorizeError(c echo.Context, ar fosite.AuthorizeRequester, err error) error {
+	if ar != nil && ar.IsRedirectURIValid() {
+		a.OAuth.Provider().WriteAuthorizeError(c.Request().Context(), c.Response(), ar, err)
+		return nil
+	}
+	rfc := fosite.ErrorToRFC6749Error(err)
+	msg := rfc.GetDescription()
+	return a.render(c, http.StatusBadRequest, views.OAuthErrorPage(msg))
+}
+
+// oauthToken is POST /oauth/token: authorization_code, refresh_token and client_credentials.
+func (a *app) oauthToken(c echo.Context) error {
+	ctx, p := oauth.WithMeta(c.Request().Context(), a.meta(c)), a.OAuth.Provider()
+	w := c.Response()
+	ar, err := p.NewAccessRequest(ctx, c.Request(), oauth.NewSession(""))
+	if err != nil {
+		p.WriteAccessError(ctx, w, ar, err)
+		return nil
+	}
+	if ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials) {
+		if err := a.clientCredentials(ctx, ar); err != nil {
+			p.WriteAccessError(ctx, w, ar, err)
+			return nil
+		}
+	}
+	// The user must still be allowed in: a suspended user's grants stop at once.
+	uid, ok := oauth.UserOf(ar)
+	if !ok {
+		p.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The grant has no user."))
+		return nil
+	}
+	u, err := models.UserByID(ctx, a.DB, uid)
+	if err != nil || !u.Active() {
+		p.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The account this grant acts for is deactivated or gone."))
+		return nil
+	}
+	resp, err := p.NewAccessResponse(ctx, ar)
+	if err != nil {
+		p.WriteAccessError(ctx, w, ar, err)
+		return nil
+	}
+	if ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials) {
+		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthGrant, UserID: &uid, Meta: a.meta(c),
+			Data: map[string]any{"client_id": ar.GetClient().GetID(), "scopes": strings.Join(ar.GetGrantedScopes(), " "),
+				"grant_type": oauth.GrantClientCredentials}}); err != nil {
+			return err
+		}
+	}
+	p.WriteAccessResponse(ctx, w, ar, resp)
+	return nil
+}
+
+// clientCredentials makes a client_credentials request act for the client's owner, with the
+// scopes asked for (read when none).
+func (a *app) clientCredentials(ctx context.Context, ar fosite.AccessRequester) error {
+	client, err := a.OAuth.GetClient(ctx, ar.GetClient().GetID())
+	if err != nil {
+		return err
+	}
+	if client.OwnerUserID == nil {
+		return fosite.ErrUnauthorizedClient.WithHint("The client has no owner to act for.")
+	}
+	ar.GetSession().(*fosite.DefaultSession).Subject = client.OwnerUserID.String()
+	if len(ar.GetRequestedScopes()) == 0 {
+		ar.SetRequestedScopes(fosite.Arguments{oauth.ScopeRead})
+		ar.GrantScope(oauth.ScopeRead)
+	}
+	return nil
+}
+
+// oauthRevoke is POST /oauth/revoke (RFC 7009).
+func (a *app) oauthRevoke(c echo.Context) error {
+	ctx, p := c.Request().Context(), a.OAuth.Provider()
+	token := c.Request().PostFormValue("token")
+	owner, clientID := a.OAuth.TokenOwner(ctx, token)
+	err := p.NewRevocationRequest(ctx, c.Request())
+	if errors.Is(err, fosite.ErrUnauthorizedClient) {
+		// fosite answers 200 here; RFC 7009 §2.1 says the client is told it may not.
+		return c.JSON(http.StatusBadRequest, fosite.ErrorToRFC6749Error(err).WithHint("The token was issued to another client."))
+	}
+	if err == nil && clientID != "" {
+		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthRevoke, UserID: owner, Meta: a.meta(c),
+			Data: map[string]any{"client_id": clientID, "by": "client"}}); err != nil {
+			return err
+		}
+	}
+	p.WriteRevocationResponse(ctx, c.Response(), err)
+	return nil
+}
+
+// oauthIntrospect is POST /oauth/introspect (RFC 7662). The caller authenticates as a
+// confidential client (HTTP Basic) or with one of its access tokens (Bearer), and learns only
+// about its own client's tokens: another client's token is reported inactive.
+func (a *app) oauthIntrospect(c echo.Context) error {
+	ctx, p := c.Request().Context(), a.OAuth.Provider()
+	ir, err := p.NewIntrospectionRequest(ctx, c.Request(), oauth.NewSession(""))
+	if err != nil {
+		p.WriteIntrospectionError(ctx, c.Response(), err) // 401 for a bad caller, else active: false
+		return nil
+	}
+	if caller := a.introspectionCaller(c); caller == "" || caller != ir.GetAccessRequester().GetClient().GetID() {
+		return c.JSON(http.StatusOK, map[string]bool{"active": false})
+	}
+	p.WriteIntrospectionResponse(ctx, c.Response(), ir)
+	return nil
+}
+
+// introspectionCaller is the client an introspection request authenticated as.
+func (a *app) introspectionCaller(c echo.Context) string {
+	r := c.Request()
+	if id, _, ok := r.BasicAuth(); ok {
+		return id
+	}
+	if b, err := a.OAuth.AuthenticateBearer(r.Context(), fosite.AccessTokenFromRequest(r)); err == nil {
+		return b.ClientID
+	}
+	return ""
+}
+
+// oauthRegister is POST /register: dynamic registration of a public client (RFC 7591).
+func (a *app) oauthRegister(c echo.Context) error {
+	var reg oauth.Registration
+	if err := json.NewDecoder(c.Request().Body).Decode(&reg); err != nil {
+		return c.JSON(http.StatusBadRequest, oauth.RegistrationError{Code: "invalid_client_metadata",
+			Description: "The body must be a JSON object: " + err.Error()})
+	}
+	client, err := a.OAuth.Register(c.Request().Context(), a.DB, reg)
+	var rerr *oauth.RegistrationError
+	if errors.As(err, &rerr) {
+		return c.JSON(http.StatusBadRequest, rerr)
+	}
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{
+		"client_id":                  client.ID,
+		"client_id_issued_at":        client.CreatedAt.Unix(),
+		"client_name":                client.Name,
+		"redirect_uris":              client.RedirectURIs,
+		"grant_types":                client.GrantTypes,
+		"response_types":             []string{"code"},
+		"scope":                      strings.Join(client.Scopes, " "),
+		"token_endpoint_auth_method": "none",
+	})
+}

@@ -1,0 +1,205 @@
+// Package oauth makes Tally an OAuth 2.0 authorization server for API clients (a mobile app,
+// a CLI, an assistant): authorization code with PKCE (S256 only), refresh tokens rotated on
+// every use with reuse detection, client credentials for confidential clients owned by a
+// user, revocation (RFC 7009), introspection (RFC 7662), metadata (RFC 8414) and dynamic
+// registration of public clients (RFC 7591). The protocol is ory/fosite's; this package
+// keeps its storage in PostgreSQL and Tally's rules around it.
+package oauth
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/ory/fosite"
+	"github.com/ory/fosite/compose"
+	"github.com/ory/fosite/handler/oauth2"
+
+	"tally/internal/db"
+	"tally/sso"
+)
+
+// Options configure the server.
+type Options struct {
+	DB *db.DB
+	// Secret is the HMAC key for codes and tokens (32 bytes or more).
+	Secret     []byte
+	AccessTTL  time.Duration // default 1 hour
+	RefreshTTL time.Duration // default 90 days
+	// HashCost is bcrypt's cost for client secrets (default 12; tests lower it).
+	HashCost int
+}
+
+// Server is the authorization server.
+type Server struct {
+	store    *store
+	config   *fosite.Config
+	strategy *oauth2.HMACSHAStrategy
+	provider fosite.OAuth2Provider
+}
+
+// CodeTTL is how long an authorization code can be exchanged.
+const CodeTTL = 5 * time.Minute
+
+// New builds the server. A secret shorter than 32 bytes is a programming error: it panics.
+func New(o Options) *Server {
+	if len(o.Secret) < 32 {
+		panic("oauth: the HMAC secret must be at least 32 bytes")
+	}
+	if o.AccessTTL == 0 {
+		o.AccessTTL = time.Hour
+	}
+	if o.RefreshTTL == 0 {
+		o.RefreshTTL = 90 * 24 * time.Hour
+	}
+	if o.HashCost == 0 {
+		o.HashCost = 12
+	}
+	cfg := &fosite.Config{
+		AccessTokenLifespan:            o.AccessTTL,
+		RefreshTokenLifespan:           o.RefreshTTL,
+		AuthorizeCodeLifespan:          CodeTTL,
+		GlobalSecret:                   o.Secret,
+		HashCost:                       o.HashCost,
+		EnforcePKCE:                    true,
+		EnablePKCEPlainChallengeMethod: false,
+		ScopeStrategy:                  fosite.ExactScopeStrategy,
+		AudienceMatchingStrategy:       fosite.DefaultAudienceMatchingStrategy,
+		RefreshTokenScopes:             []string{}, // every grant gets a refresh token, no offline scope
+		MinParameterEntropy:            8,
+	}
+	st := &store{db: o.DB}
+	strategy := compose.NewOAuth2HMACStrategy(cfg)
+	provider := compose.Compose(cfg, st, strategy,
+		compose.OAuth2AuthorizeExplicitFactory,
+		compose.OAuth2PKCEFactory,
+		compose.OAuth2RefreshTokenGrantFactory,
+		compose.OAuth2ClientCredentialsGrantFactory,
+		compose.OAuth2TokenIntrospectionFactory,
+		compose.OAuth2TokenRevocationFactory,
+	)
+	return &Server{store: st, config: cfg, strategy: strategy, provider: provider}
+}
+
+// Provider is fosite's protocol engine, for the endpoints.
+func (s *Server) Provider() fosite.OAuth2Provider { return s.provider }
+
+func (s *Server) hashCost() int { return s.config.HashCost }
+
+// NewSession is a grant's session: whose it is.
+func NewSession(userID string) *fosite.DefaultSession {
+	return &fosite.DefaultSession{Subject: userID, ExpiresAt: map[fosite.TokenType]time.Time{}}
+}
+
+func subjectOf(s fosite.Session) string {
+	if s == nil {
+		return ""
+	}
+	return s.GetSubject()
+}
+
+// UserOf is the user a request or token acts for.
+func UserOf(r fosite.Requester) (uuid.UUID, bool) {
+	id, err := uuid.Parse(subjectOf(r.GetSession()))
+	return id, err == nil
+}
+
+// Bearer is an access token presented to the API.
+type Bearer struct {
+	UserID   uuid.UUID
+	ClientID string
+	Scopes   []string
+}
+
+// Scope is the API scope the token carries: read_write if granted, else read.
+func (b *Bearer) Scope() string {
+	if hasScope(b.Scopes, ScopeReadWrite) {
+		return ScopeReadWrite
+	}
+	return ScopeRead
+}
+
+// ErrInvalidToken is an unknown, expired or revoked access token, or one without an API scope.
+var ErrInvalidToken = errors.New("oauth: invalid access token")
+
+// AuthenticateBearer checks an access token for the API.
+func (s *Server) AuthenticateBearer(ctx context.Context, token string) (*Bearer, error) {
+	use, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, NewSession(""))
+	if err != nil || use != fosite.AccessToken {
+		return nil, ErrInvalidToken
+	}
+	granted := ar.GetGrantedScopes()
+	if !hasScope(granted, ScopeRead) && !hasScope(granted, ScopeReadWrite) {
+		return nil, ErrInvalidToken
+	}
+	uid, ok := UserOf(ar)
+	if !ok {
+		return nil, ErrInvalidToken
+	}
+	return &Bearer{UserID: uid, ClientID: ar.GetClient().GetID(), Scopes: granted}, nil
+}
+
+// TokenOwner is the user and client of an access or refresh token, if Tally issued it and
+// still has it: for the audit of a revocation.
+func (s *Server) TokenOwner(ctx context.Context, token string) (*uuid.UUID, string) {
+	var row struct {
+		UserID   *uuid.UUID `bun:"user_id,type:uuid"`
+		ClientID string     `bun:"client_id"`
+	}
+	err := s.store.db.NewRaw(`SELECT user_id, client_id FROM oauth_tokens WHERE (kind = ? AND signature = ?) OR (kind = ? AND signature = ?)
+		LIMIT 1`, kindAccess, s.strategy.AccessTokenSignature(ctx, token), kindRefresh, s.strategy.RefreshTokenSignature(ctx, token)).
+		Scan(ctx, &row)
+	if err != nil {
+		return nil, ""
+	}
+	return row.UserID, row.ClientID
+}
+
+type metaKey struct{}
+
+// WithMeta carries who made a token request, for the audit events the store writes.
+func WithMeta(ctx context.Context, m sso.Meta) context.Context {
+	return context.WithValue(ctx, metaKey{}, m)
+}
+
+func metaOf(ctx context.Context) sso.Meta {
+	m, _ := ctx.Value(metaKey{}).(sso.Meta)
+	return m
+}
+
+// AuthorizedApp is an application a user has granted access, with tokens still alive.
+type AuthorizedApp struct {
+	ClientID  string    `bun:"client_id"`
+	Name      string    `bun:"name"`
+	Scopes    []string  `bun:"scopes,array"`
+	GrantedAt time.Time `bun:"granted_at"`
+	LastUsed  time.Time `bun:"last_used"`
+}
+
+// AuthorizedApps lists the applications holding live tokens for the user.
+func (s *Server) AuthorizedApps(ctx context.Context, userID uuid.UUID) ([]AuthorizedApp, error) {
+	var out []AuthorizedApp
+	err := s.store.db.NewRaw(`SELECT t.client_id, c.name, array_agg(DISTINCT sc ORDER BY sc) AS scopes,
+			min(t.requested_at) AS granted_at, max(t.created_at) AS last_used
+		FROM oauth_tokens t JOIN oauth_clients c ON c.id = t.client_id, unnest(t.granted_scopes) sc
+		WHERE t.user_id = ? AND t.kind IN ('access', 'refresh') AND t.active AND (t.expires_at IS NULL OR t.expires_at > now())
+		GROUP BY t.client_id, c.name ORDER BY c.name`, userID).Scan(ctx, &out)
+	return out, err
+}
+
+// RevokeApp ends every grant the user gave the client; false when there was none.
+func (s *Server) RevokeApp(ctx context.Context, userID uuid.UUID, clientID string) (bool, error) {
+	res, err := s.store.db.NewRaw(`DELETE FROM oauth_tokens WHERE user_id = ? AND client_id = ?`, userID, clientID).Exec(ctx)
+	if err != nil {
+		return false, err
+	}
+	n, _ := res.RowsAffected()
+	return n > 0, nil
+}
+
+// RevokeUser ends every grant of a user (suspension, deletion).
+func (s *Server) RevokeUser(ctx context.Context, userID uuid.UUID) error {
+	_, err := s.store.db.NewRaw(`DELETE FROM oauth_tokens WHERE user_id = ?`, userID).Exec(ctx)
+	return err
+}
