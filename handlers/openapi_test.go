@@ -117,8 +117,10 @@ func TestOpenAPIDocumentsAuthentication(t *testing.T) {
 				}
 				continue
 			}
-			if op.Security == nil || len(*op.Security) != 1 || len((*op.Security)[0]["ApiKeyAuth"]) != 1 {
-				t.Errorf("%s must require ApiKeyAuth with one role (read or read_write)", route)
+			// Either an API key or an OAuth token, each with the same one role.
+			if op.Security == nil || len(*op.Security) != 2 || len((*op.Security)[0]["ApiKeyAuth"]) != 1 ||
+				len((*op.Security)[1]["OAuth2"]) != 1 || (*op.Security)[0]["ApiKeyAuth"][0] != (*op.Security)[1]["OAuth2"][0] {
+				t.Errorf("%s must accept ApiKeyAuth or OAuth2, with the same one role (read or read_write)", route)
 				continue
 			}
 			role := (*op.Security)[0]["ApiKeyAuth"][0]

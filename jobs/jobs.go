@@ -18,6 +18,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
+	"tally/oauth"
 	"tally/sso"
 )
 
@@ -106,9 +107,13 @@ func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 }
 
 // Cleanup deletes what has expired: sessions, rate-limit windows older than a day, password
-// reset tokens older than a day, sign-ins never finished and used SAML assertion ids.
+// reset tokens older than a day, sign-ins never finished, used SAML assertion ids, and
+// OAuth codes and tokens past their lifetime.
 func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
 	if err := sso.Prune(ctx, d); err != nil {
+		return err
+	}
+	if _, err := oauth.Prune(ctx, d, now); err != nil {
 		return err
 	}
 	if _, err := sessions.PruneExpired(ctx, d); err != nil {

@@ -26,12 +26,16 @@ func TestCleanupDeletesOnlyWhatExpired(t *testing.T) {
 	exec("INSERT INTO rate_limits (key, window_start, count) VALUES ('a', ?, 3), ('b', ?, 1)", now.Add(-48*time.Hour), now)
 	exec("INSERT INTO password_resets (id, user_id, token_hash, expires_at) VALUES (gen_random_uuid(), ?, 'x', ?), (gen_random_uuid(), ?, 'y', ?)",
 		u.ID, now.Add(-48*time.Hour), u.ID, now.Add(time.Minute))
+	exec("INSERT INTO oauth_clients (id, name) VALUES ('app', 'App')")
+	exec(`INSERT INTO oauth_tokens (kind, signature, request_id, client_id, user_id, active, requested_at, expires_at) VALUES
+		('refresh', 'spent', 'r1', 'app', ?, false, ?, ?), ('refresh', 'retired', 'r2', 'app', ?, false, ?, ?)`,
+		u.ID, now.Add(-100*24*time.Hour), now.Add(-time.Hour), u.ID, now.Add(-time.Hour), now.Add(time.Hour))
 
 	if err := Cleanup(ctx, d, now); err != nil {
 		t.Fatal(err)
 	}
-	for table, want := range map[string]string{"sessions": "live", "rate_limits": "b", "password_resets": "y"} {
-		col := map[string]string{"sessions": "token", "rate_limits": "key", "password_resets": "token_hash"}[table]
+	for table, want := range map[string]string{"sessions": "live", "rate_limits": "b", "password_resets": "y", "oauth_tokens": "retired"} {
+		col := map[string]string{"sessions": "token", "rate_limits": "key", "password_resets": "token_hash", "oauth_tokens": "signature"}[table]
 		var left []string
 		if err := d.NewRaw("SELECT "+col+" FROM "+table).Scan(ctx, &left); err != nil {
 			t.Fatal(err)

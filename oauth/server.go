@@ -15,6 +15,7 @@ import (
 	"github.com/ory/fosite"
 	"github.com/ory/fosite/compose"
 	"github.com/ory/fosite/handler/oauth2"
+	"github.com/uptrace/bun"
 
 	"tally/internal/db"
 	"tally/sso"
@@ -202,4 +203,15 @@ func (s *Server) RevokeApp(ctx context.Context, userID uuid.UUID, clientID strin
 func (s *Server) RevokeUser(ctx context.Context, userID uuid.UUID) error {
 	_, err := s.store.db.NewRaw(`DELETE FROM oauth_tokens WHERE user_id = ?`, userID).Exec(ctx)
 	return err
+}
+
+// Prune deletes the codes and tokens that have expired. A retired refresh token is kept
+// until then, so that presenting it again is still recognised as reuse.
+func Prune(ctx context.Context, idb bun.IDB, now time.Time) (int64, error) {
+	res, err := idb.NewRaw("DELETE FROM oauth_tokens WHERE expires_at < ? OR (expires_at IS NULL AND requested_at < ?)",
+		now, now.Add(-24*time.Hour)).Exec(ctx)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
 }
