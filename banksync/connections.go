@@ -121,20 +121,20 @@ func (s *Service) Reconnect(ctx context.Context, familyID, id uuid.UUID, token s
 // entries: their balance is the family's to keep from now on.
 func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
 	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		res, err := tx.NewRaw(`UPDATE accounts a SET source = NULL, external_id = NULL, updated_at = now()
-			FROM bank_accounts b JOIN bank_connections c ON c.id = b.connection_id
-			WHERE b.account_id = a.id AND c.id = ? AND c.family_id = ?`, id, familyID).Exec(ctx)
-		if err != nil {
+		// The connection's lock first, as a sync's writes take it: a sync running now finishes
+		// before the accounts are let go, rather than the two deadlocking on their rows.
+		var locked []uuid.UUID
+		if err := tx.NewRaw("SELECT id FROM bank_connections WHERE id = ? AND family_id = ? FOR UPDATE", id, familyID).Scan(ctx, &locked); err != nil {
 			return err
 		}
-		_ = res
-		del, err := tx.NewRaw("DELETE FROM bank_connections WHERE id = ? AND family_id = ?", id, familyID).Exec(ctx)
-		if err != nil {
-			return err
-		}
-		if n, _ := del.RowsAffected(); n == 0 {
+		if len(locked) == 0 {
 			return notFound()
 		}
-		return nil
+		if _, err := tx.NewRaw(`UPDATE accounts a SET source = NULL, external_id = NULL, updated_at = now()
+			FROM bank_accounts b WHERE b.account_id = a.id AND b.connection_id = ?`, id).Exec(ctx); err != nil {
+			return err
+		}
+		_, err := tx.NewRaw("DELETE FROM bank_connections WHERE id = ?", id).Exec(ctx)
+		return err
 	})
 }

@@ -382,6 +382,14 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		return stats, s.failed(ctx, c, now, stats, callErr)
 	}
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		// The connection's lock orders this sync with a disconnect (see Delete).
+		var locked []uuid.UUID
+		if err := tx.NewRaw("SELECT id FROM bank_connections WHERE id = ? FOR NO KEY UPDATE", c.ID).Scan(ctx, &locked); err != nil {
+			return err
+		}
+		if len(locked) == 0 {
+			return ErrConnectionGone
+		}
 		general := attributeErrors(sets, ids)
 		msgs := map[string]bool{} // each window repeats the same errors
 		for _, set := range sets {
@@ -415,6 +423,9 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 	}
 	return stats, nil
 }
+
+// ErrConnectionGone is a sync whose connection was disconnected while it read the provider.
+var ErrConnectionGone = errors.New("the bank connection was disconnected during the sync")
 
 // ErrOverBudget is a sync that would take the connection past its daily request budget.
 var ErrOverBudget = fmt.Errorf("today's %d requests to the provider are used up", DailyRequestBudget)

@@ -495,3 +495,34 @@ func TestProtocolVersionFromInfo(t *testing.T) {
 		})
 	}
 }
+
+// A disconnect while a sync reads the provider: the sync writes nothing into the accounts,
+// which are manual now.
+func TestDisconnectDuringASync(t *testing.T) {
+	e := newEnv(t)
+	c := e.connect()
+	e.tx("ACT-CHK", "D1", 1, "-3.00", "Tea", false)
+	e.fake.Inject(fakesimplefin.Fault{Endpoint: fakesimplefin.Accounts, Delay: 500 * time.Millisecond, Times: 1})
+	before := len(e.fake.Requests())
+	done := make(chan error, 1)
+	go func() {
+		_, err := e.svc.Sync(context.Background(), c.ID)
+		done <- err
+	}()
+	// Wait until the sync is waiting on the provider.
+	for len(e.fake.Requests()) == before {
+		time.Sleep(5 * time.Millisecond)
+	}
+	if err := e.svc.Delete(context.Background(), e.family, c.ID); err != nil {
+		t.Fatalf("disconnect: %v", err)
+	}
+	if err := <-done; !errors.Is(err, banksync.ErrConnectionGone) {
+		t.Fatalf("the sync of a disconnected connection: %v", err)
+	}
+	if got := e.strings("SELECT count(*)::text FROM entries WHERE source = 'simplefin'"); got[0] != "0" {
+		t.Fatalf("entries written after the disconnect: %v", got)
+	}
+	if got := e.strings("SELECT count(*)::text FROM accounts WHERE source IS NOT NULL"); got[0] != "0" {
+		t.Fatalf("accounts still the provider's: %v", got)
+	}
+}
