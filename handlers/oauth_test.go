@@ -406,7 +406,7 @@ func TestOAuthRegistrationRefusesUnsafeRedirects(t *testing.T) {
 		r := c.Do(http.MethodPost, "/register", strings.NewReader(body), map[string]string{"Content-Type": "application/json"})
 		var out map[string]string
 		r.JSON(t, &out)
-		if r.Status != http.StatusBadRequest || (out["error"] != "invalid_redirect_uri" && out["error"] != "invalid_client_metadata") || out["error_description"] == "" {
+		if r.Status != http.StatusBadRequest || out["error"] != "invalid_client_metadata" || out["error_description"] == "" {
 			t.Errorf("%s: %d %v", body, r.Status, out)
 		}
 	}
@@ -459,4 +459,33 @@ func toStrings(v any) []string {
 		}
 	}
 	return out
+}
+
+// Refreshes racing with one refresh token: exactly one succeeds.
+func TestOAuthConcurrentRefreshesWithOneToken(t *testing.T) {
+	t.Parallel()
+	e := newOAuthEnv(t)
+	tok := e.token(e.conf)
+	type result struct {
+		tok *oauth2.Token
+		err error
+	}
+	results := make(chan result, 4)
+	for range 4 {
+		go func() {
+			t, err := e.conf.TokenSource(context.Background(), &oauth2.Token{RefreshToken: tok.RefreshToken, Expiry: time.Now().Add(-time.Hour)}).Token()
+			results <- result{t, err}
+		}()
+	}
+	var won []*oauth2.Token
+	for range 4 {
+		if r := <-results; r.err == nil {
+			won = append(won, r.tok)
+		}
+	}
+	// The first to retire the token wins; the others find it retired (a late one is even
+	// taken for reuse and revokes the grant, which is the safe side).
+	if len(won) != 1 {
+		t.Fatalf("%d refreshes succeeded with one refresh token, want 1", len(won))
+	}
 }

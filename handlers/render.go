@@ -50,6 +50,8 @@ func navFor(path string) string {
 		return "admin_users"
 	case strings.HasPrefix(path, "/admin/sso_audit_logs"):
 		return "admin_audit"
+	case strings.HasPrefix(path, "/oauth/applications"):
+		return "oauth_apps"
 	}
 	return ""
 }

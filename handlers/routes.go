@@ -87,6 +87,7 @@ func (a *app) routes(e *echo.Echo) {
 	a.adminProviderRoutes(admin)
 	a.adminUserRoutes(admin)
 	a.adminAuditRoutes(admin)
+	a.oauthAppRoutes(signedIn.Group("/oauth/applications", a.requireSuperAdmin, a.rateLimit("admin", a.adminRule())))
 
 	// API: an OAuth bearer token or X-Api-Key, JSON only, no cookies and so no CSRF.
 	api := e.Group("/api/v1", a.apiAuth)

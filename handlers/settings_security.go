@@ -23,6 +23,7 @@ func (a *app) securityRoutes(g *echo.Group) {
 	g.GET("/settings/security", a.securityShow)
 	g.POST("/settings/security/identities/:id/disconnect", a.identityDisconnect)
 	g.POST("/settings/security/sessions/sign_out_others", a.sessionsSignOutOthers)
+	g.POST("/settings/security/applications/:client_id/revoke", a.appRevoke)
 }
 
 func (a *app) securityShow(c echo.Context) error {
@@ -55,6 +56,14 @@ func (a *app) securityPage(c echo.Context, status int, refusal string) error {
 	}
 	if p.Sessions, err = sessionsOf(ctx, a.DB, u.ID, a.Sessions.Token(ctx)); err != nil {
 		return err
+	}
+	apps, err := a.OAuth.AuthorizedApps(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	for _, app := range apps {
+		p.Apps = append(p.Apps, views.SecurityApp{ClientID: app.ClientID, Name: app.Name, Scopes: app.Scopes,
+			GrantedAt: app.GrantedAt, LastIssued: app.LastIssued})
 	}
 	return a.render(c, status, views.SecurityPage(p))
 }
@@ -126,6 +135,34 @@ func (a *app) sessionsSignOutOthers(c echo.Context) error {
 	} else {
 		a.flash(c, "success", "Signed out of "+views.Plural(int(n), "other session", "other sessions")+".")
 	}
+	return redirect(c, "/settings/security")
+}
+
+// appRevoke ends every grant the user gave an application, so that its tokens stop working
+// at once, and audits it as a revocation by the user. An application the user has not
+// authorized, unknown or another user's, is a 404.
+func (a *app) appRevoke(c echo.Context) error {
+	ctx, u, id := c.Request().Context(), currentUser(c), c.Param("client_id")
+	notAuthorized := apperr.New(apperr.NotFound, "This application does not have access to your account.")
+	client, err := a.OAuth.GetClient(ctx, id)
+	if e := apperr.As(err); e != nil && e.Code == apperr.NotFound {
+		return notAuthorized
+	}
+	if err != nil {
+		return err
+	}
+	revoked, err := a.OAuth.RevokeApp(ctx, u.ID, id)
+	if err != nil {
+		return err
+	}
+	if !revoked {
+		return notAuthorized
+	}
+	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthRevoke, UserID: &u.ID, Meta: a.meta(c),
+		Data: map[string]any{"client_id": id, "by": "user"}}); err != nil {
+		return err
+	}
+	a.flash(c, "success", client.Name+" no longer has access to your account.")
 	return redirect(c, "/settings/security")
 }
 

@@ -159,8 +159,12 @@ func TestSecurityPageStates(t *testing.T) {
 				c.SignIn(testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{}).Email, testkit.Password)
 			},
 			present: []string{"connect-corp", "connect-forge", "sessions-only-this"},
-			absent:  []string{"identities-table", "connect-retired", "sign-out-others"},
-			text:    map[string]string{"identities-empty": "No single sign-on accounts connected. Connect one below, then sign in with it next time."},
+			absent:  []string{"identities-table", "connect-retired", "sign-out-others", "apps-table"},
+			text: map[string]string{
+				"identities-empty": "No single sign-on accounts connected. Connect one below, then sign in with it next time.",
+				"apps-empty": "No applications have access to your account. " +
+					"When you allow an application to use Tally, it is listed here, and you can take its access back.",
+			},
 		},
 		{
 			name: "an SSO-only user's last identity cannot be disconnected, and the page says why",
@@ -463,3 +467,172 @@ func TestSecuritySessionDevices(t *testing.T) {
 }
 
 func normalizeSpace(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// appRows returns the authorized applications a security page lists, one line each:
+// name | access | scopes.
+func appRows(t *testing.T, page *testkit.Response) []string {
+	t.Helper()
+	var rows []string
+	page.Doc(t).Find(`[data-testid="app-row"]`).Each(func(_ int, row *goquery.Selection) {
+		cell := func(id string) string { return strings.TrimSpace(row.Find(`[data-testid="` + id + `"]`).Text()) }
+		rows = append(rows, cell("app-name")+" | "+cell("app-access")+" | "+cell("app-scopes"))
+	})
+	return rows
+}
+
+// revokeAction returns where the confirmation dialog for revoking clientID posts, failing t
+// when the page has no such dialog.
+func revokeAction(t *testing.T, page *testkit.Response, clientID string) string {
+	t.Helper()
+	action, ok := page.Doc(t).Find(`dialog[data-testid="revoke-app-` + clientID + `"] form`).Attr("action")
+	if !ok {
+		t.Fatalf("no dialog to revoke %s on the page:\n%s", clientID, page.Body)
+	}
+	return action
+}
+
+// revokeEvents returns the user's oauth_revoke audit events as "client_id by".
+func revokeEvents(t *testing.T, e *oauthEnv, userID uuid.UUID) []string {
+	t.Helper()
+	return testkitStrings(t, e.srv, `SELECT (metadata->>'client_id') || ' ' || (metadata->>'by') FROM sso_audit_logs
+		WHERE event_type = 'oauth_revoke' AND user_id = ? ORDER BY created_at`, userID)
+}
+
+func TestSecurityListsAndRevokesAuthorizedApplications(t *testing.T) {
+	t.Parallel()
+	e := newOAuthEnv(t)
+	cli := e.token(e.conf) // CLI, read_write
+	bot := e.register("Budget bot", "https://bot.example/cb")
+	bot.Scopes = []string{"read"}
+	botToken := e.token(bot)
+
+	page := e.c.Get("/settings/security")
+	if page.Status != http.StatusOK {
+		t.Fatalf("GET /settings/security: %d %s", page.Status, page.Body)
+	}
+	want := []string{"Budget bot | Read only | read", "CLI | Read and write | read_write"}
+	if got := appRows(t, page); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("authorized applications:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	granted, err := time.Parse("2006-01-02", page.TestID(t, "app-granted"))
+	if err != nil || time.Since(granted) > 48*time.Hour {
+		t.Errorf("authorized on %q", page.TestID(t, "app-granted"))
+	}
+	if got := page.TestID(t, "app-last-issued"); got == "" || got == "Never" {
+		t.Errorf("last used %q", got)
+	}
+	action := revokeAction(t, page, e.conf.ClientID)
+	if want := "/settings/security/applications/" + e.conf.ClientID + "/revoke"; action != want {
+		t.Fatalf("the dialog posts to %s, want %s", action, want)
+	}
+	// Without JavaScript the Revoke button submits its own form, to the same place.
+	var rowActions []string
+	page.Doc(t).Find(`[data-testid="app-row"] form`).Each(func(_ int, f *goquery.Selection) {
+		rowActions = append(rowActions, f.AttrOr("action", ""))
+	})
+	if len(rowActions) != 2 || rowActions[1] != action {
+		t.Fatalf("the rows' Revoke forms post to %v", rowActions)
+	}
+
+	t.Run("a forged request revokes nothing", func(t *testing.T) {
+		r := e.c.PostForm(action, url.Values{"_csrf": {"forged"}})
+		if r.Status != http.StatusForbidden {
+			t.Errorf("forged revoke: %d", r.Status)
+		}
+		if r := e.api(http.MethodGet, "/api/v1/accounts", cli.AccessToken, ""); r.Status != http.StatusOK {
+			t.Errorf("the token after a forged revoke: %d", r.Status)
+		}
+	})
+
+	t.Run("another user cannot revoke it", func(t *testing.T) {
+		other := testkit.NewClient(t, e.srv.URL)
+		other.SignIn(testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{}).Email, testkit.Password)
+		if p := other.Get("/settings/security"); !p.Has(t, "apps-empty") || len(appRows(t, p)) != 0 {
+			t.Errorf("another user sees applications: %v", appRows(t, p))
+		}
+		if r := other.PostForm(action, nil); r.Status != http.StatusNotFound {
+			t.Errorf("another user's revoke: %d %s", r.Status, r.Location())
+		}
+		if r := other.PostForm("/settings/security/applications/no-such-client/revoke", nil); r.Status != http.StatusNotFound {
+			t.Errorf("an unknown application: %d", r.Status)
+		}
+		if r := e.api(http.MethodGet, "/api/v1/accounts", cli.AccessToken, ""); r.Status != http.StatusOK {
+			t.Errorf("the token after another user's revoke: %d", r.Status)
+		}
+		if n := len(testkitStrings(t, e.srv, "SELECT id::text FROM sso_audit_logs WHERE event_type = 'oauth_revoke'")); n != 0 {
+			t.Errorf("%d revocations audited, want none", n)
+		}
+	})
+
+	r := e.c.PostForm(action, nil)
+	if r.Status != http.StatusSeeOther || r.Location() != "/settings/security" {
+		t.Fatalf("revoke: %d %s %s", r.Status, r.Location(), r.Body)
+	}
+	page = e.c.Get("/settings/security")
+	if got := page.TestID(t, "flash-success"); got != "CLI no longer has access to your account." {
+		t.Errorf("flash %q", got)
+	}
+	if got := appRows(t, page); strings.Join(got, "\n") != "Budget bot | Read only | read" {
+		t.Errorf("after revoking CLI: %v", got)
+	}
+	if r := e.api(http.MethodGet, "/api/v1/accounts", cli.AccessToken, ""); r.Status != http.StatusUnauthorized {
+		t.Errorf("the revoked access token: %d %s", r.Status, r.Body)
+	}
+	if s, code := e.tokenError(url.Values{"grant_type": {"refresh_token"}, "client_id": {e.conf.ClientID},
+		"refresh_token": {cli.RefreshToken}}); s != http.StatusBadRequest || code != "invalid_grant" {
+		t.Errorf("the revoked refresh token: %d %s", s, code)
+	}
+	if r := e.api(http.MethodGet, "/api/v1/accounts", botToken.AccessToken, ""); r.Status != http.StatusOK {
+		t.Errorf("the other application's token: %d", r.Status)
+	}
+	if got := revokeEvents(t, e, e.user.ID); strings.Join(got, ",") != e.conf.ClientID+" user" {
+		t.Errorf("revocations audited: %v", got)
+	}
+	if r := e.c.PostForm(action, nil); r.Status != http.StatusNotFound {
+		t.Errorf("revoking it again: %d", r.Status)
+	}
+
+	// The last one: the list is empty.
+	if r := e.c.PostForm(revokeAction(t, page, bot.ClientID), nil); r.Status != http.StatusSeeOther {
+		t.Fatalf("revoke Budget bot: %d", r.Status)
+	}
+	page = e.c.Get("/settings/security")
+	if !page.Has(t, "apps-empty") || page.Has(t, "apps-table") {
+		t.Errorf("no empty state after revoking every application: %v", appRows(t, page))
+	}
+	if r := e.api(http.MethodGet, "/api/v1/accounts", botToken.AccessToken, ""); r.Status != http.StatusUnauthorized {
+		t.Errorf("Budget bot's revoked token: %d", r.Status)
+	}
+}
+
+// Two users authorize the same application: each one's revocation ends their own grant only.
+func TestSecurityRevokeEndsOnlyTheUsersOwnGrant(t *testing.T) {
+	t.Parallel()
+	e := newOAuthEnv(t)
+	mine := e.token(e.conf)
+	u := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, e.srv.URL)
+	c.SignIn(u.Email, testkit.Password)
+	other := &oauthEnv{t: t, srv: e.srv, c: c, user: u, conf: e.conf}
+	theirs := other.token(e.conf)
+
+	page := c.Get("/settings/security")
+	if r := c.PostForm(revokeAction(t, page, e.conf.ClientID), nil); r.Status != http.StatusSeeOther {
+		t.Fatalf("revoke: %d %s", r.Status, r.Body)
+	}
+	if r := e.api(http.MethodGet, "/api/v1/accounts", theirs.AccessToken, ""); r.Status != http.StatusUnauthorized {
+		t.Errorf("the revoking user's token: %d", r.Status)
+	}
+	if r := e.api(http.MethodGet, "/api/v1/accounts", mine.AccessToken, ""); r.Status != http.StatusOK {
+		t.Errorf("the first user's token after another user's revoke: %d", r.Status)
+	}
+	if got := appRows(t, e.c.Get("/settings/security")); strings.Join(got, ",") != "CLI | Read and write | read_write" {
+		t.Errorf("the first user's applications after another user's revoke: %v", got)
+	}
+	if got := revokeEvents(t, e, u.ID); strings.Join(got, ",") != e.conf.ClientID+" user" {
+		t.Errorf("the revoking user's audit: %v", got)
+	}
+	if got := revokeEvents(t, e, e.user.ID); len(got) != 0 {
+		t.Errorf("revocations audited for the first user: %v", got)
+	}
+}

@@ -217,11 +217,11 @@ func invalidMetadata(format string, args ...any) error {
 // PKCE and refresh tokens, scopes read and read_write. Anything else it asks for is refused.
 func (s *Server) Register(ctx context.Context, idb bun.IDB, r Registration) (*Client, error) {
 	if len(r.RedirectURIs) == 0 {
-		return nil, &RegistrationError{Code: "invalid_redirect_uri", Description: "redirect_uris is required"}
+		return nil, invalidMetadata("redirect_uris is required")
 	}
 	for _, u := range r.RedirectURIs {
 		if err := CheckRedirectURI(u); err != nil {
-			return nil, &RegistrationError{Code: "invalid_redirect_uri", Description: err.Error()}
+			return nil, invalidMetadata("%s", err.Error())
 		}
 	}
 	if m := r.TokenEndpointAuthMethod; m != "" && m != "none" {
@@ -234,7 +234,7 @@ func (s *Server) Register(ctx context.Context, idb bun.IDB, r Registration) (*Cl
 	}
 	for _, sc := range strings.Fields(r.Scope) {
 		if sc != ScopeRead && sc != ScopeReadWrite {
-			return nil, &RegistrationError{Code: "invalid_client_metadata", Description: fmt.Sprintf("unknown scope %q: use read or read_write", sc)}
+			return nil, invalidMetadata("unknown scope %q: use read or read_write", sc)
 		}
 	}
 	name := strings.TrimSpace(r.ClientName)

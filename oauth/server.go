@@ -171,18 +171,18 @@ func metaOf(ctx context.Context) sso.Meta {
 
 // AuthorizedApp is an application a user has granted access, with tokens still alive.
 type AuthorizedApp struct {
-	ClientID  string    `bun:"client_id"`
-	Name      string    `bun:"name"`
-	Scopes    []string  `bun:"scopes,array"`
-	GrantedAt time.Time `bun:"granted_at"`
-	LastUsed  time.Time `bun:"last_used"`
+	ClientID   string    `bun:"client_id"`
+	Name       string    `bun:"name"`
+	Scopes     []string  `bun:"scopes,array"`
+	GrantedAt  time.Time `bun:"granted_at"`
+	LastIssued time.Time `bun:"last_issued"`
 }
 
 // AuthorizedApps lists the applications holding live tokens for the user.
 func (s *Server) AuthorizedApps(ctx context.Context, userID uuid.UUID) ([]AuthorizedApp, error) {
 	var out []AuthorizedApp
 	err := s.store.db.NewRaw(`SELECT t.client_id, c.name, array_agg(DISTINCT sc ORDER BY sc) AS scopes,
-			min(t.requested_at) AS granted_at, max(t.created_at) AS last_used
+			min(t.requested_at) AS granted_at, max(t.created_at) AS last_issued
 		FROM oauth_tokens t JOIN oauth_clients c ON c.id = t.client_id, unnest(t.granted_scopes) sc
 		WHERE t.user_id = ? AND t.kind IN ('access', 'refresh') AND t.active AND (t.expires_at IS NULL OR t.expires_at > now())
 		GROUP BY t.client_id, c.name ORDER BY c.name`, userID).Scan(ctx, &out)

@@ -1,0 +1,240 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/models"
+	"tally/oauth"
+	"tally/sso"
+	"tally/views"
+)
+
+// oauthAppFields are the application form's fields, kept when it is shown again with errors.
+var oauthAppFields = []string{"name", "redirect_uris", "confidential", "client_credentials", "read_write", "owner", "_submitted"}
+
+// oauthAppsPath is where the applications pages live.
+const oauthAppsPath = "/oauth/applications"
+
+// oauthAppRoutes registers /oauth/applications: the OAuth clients, for super admins.
+func (a *app) oauthAppRoutes(g *echo.Group) {
+	g.GET("", a.oauthAppsIndex)
+	g.GET("/new", a.oauthAppNew)
+	g.POST("", a.oauthAppCreate)
+	g.GET("/:id/edit", a.oauthAppEdit)
+	g.POST("/:id", a.oauthAppUpdate)
+	g.POST("/:id/delete", a.oauthAppDelete)
+}
+
+// oauthAppsPage renders the list, with l's just-created client (and its secret) on top.
+func (a *app) oauthAppsPage(c echo.Context, status int, l views.OAuthAppList) error {
+	ctx := c.Request().Context()
+	clients, err := a.OAuth.ListClients(ctx)
+	if err != nil {
+		return err
+	}
+	l.Clients = clients
+	if l.Owners, err = a.ownerEmails(ctx, clients); err != nil {
+		return err
+	}
+	return a.render(c, status, views.OAuthAppsPage(l))
+}
+
+// ownerEmails maps the owners of clients to their email addresses.
+func (a *app) ownerEmails(ctx context.Context, clients []oauth.Client) (map[uuid.UUID]string, error) {
+	var ids []uuid.UUID
+	for _, cl := range clients {
+		if cl.OwnerUserID != nil && !slices.Contains(ids, *cl.OwnerUserID) {
+			ids = append(ids, *cl.OwnerUserID)
+		}
+	}
+	out := map[uuid.UUID]string{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var users []models.User
+	if err := a.DB.NewSelect().Model(&users).Column("id", "email").Where("u.id IN (?)", bun.In(ids)).Scan(ctx); err != nil {
+		return nil, err
+	}
+	for _, u := range users {
+		out[u.ID] = u.Email
+	}
+	return out, nil
+}
+
+// oauthAppsIndex is GET /oauth/applications.
+func (a *app) oauthAppsIndex(c echo.Context) error {
+	return a.oauthAppsPage(c, http.StatusOK, views.OAuthAppList{})
+}
+
+// oauthAppNew is GET /oauth/applications/new. Client credentials act for the signed-in
+// administrator unless another owner is given.
+func (a *app) oauthAppNew(c echo.Context) error {
+	form := &views.Form{Values: map[string]string{"owner": currentUser(c).Email}}
+	return a.render(c, http.StatusOK, views.OAuthAppFormPage(views.OAuthAppForm{Form: form}))
+}
+
+// oauthAppInput reads the submitted form. The owner is read only when client credentials are
+// asked for, as nothing else uses it; problem is set when no user has the owner's email.
+func (a *app) oauthAppInput(c echo.Context) (in oauth.ClientInput, form *views.Form, problem string, err error) {
+	form = formOf(c, oauthAppFields...)
+	in = oauth.ClientInput{
+		Name:              form.Value("name"),
+		Confidential:      form.Value("confidential") != "",
+		ClientCredentials: form.Value("client_credentials") != "",
+		AllowReadWrite:    form.Value("read_write") != "",
+	}
+	for _, line := range strings.Split(form.Value("redirect_uris"), "\n") {
+		if u := strings.TrimSpace(line); u != "" {
+			in.RedirectURIs = append(in.RedirectURIs, u)
+		}
+	}
+	email := strings.TrimSpace(form.Value("owner"))
+	if !in.ClientCredentials || email == "" {
+		return in, form, "", nil
+	}
+	owner, err := models.UserByEmail(c.Request().Context(), a.DB, email)
+	switch {
+	case apperr.Is(err, apperr.NotFound):
+		return in, form, "No user has the email address " + email, nil
+	case err != nil:
+		return in, form, "", err
+	}
+	in.OwnerUserID = &owner.ID
+	return in, form, "", nil
+}
+
+// withOwnerProblem adds an unknown owner to err, the service's verdict on the rest of the
+// form, so that the form shows every problem at once. An error that is not the client's is
+// returned as it is.
+func withOwnerProblem(err error, problem string) error {
+	if err != nil && !apperr.Is(err, apperr.Invalid) {
+		return err
+	}
+	var v apperr.Validation
+	v.Add("owner", problem)
+	v.Merge(err)
+	return v.Err()
+}
+
+// auditOAuthApp records a change of a client in tx, the change's own transaction.
+func (a *app) auditOAuthApp(ctx context.Context, tx db.Tx, c echo.Context, cl *oauth.Client, action string) error {
+	actor := currentUser(c)
+	return sso.Record(ctx, tx, sso.Event{Type: sso.EventOAuthClientChanged, UserID: &actor.ID, Meta: a.meta(c),
+		Data: map[string]any{"action": action, "client_id": cl.ID, "name": cl.Name}})
+}
+
+// oauthAppCreate is POST /oauth/applications. A confidential client's secret is shown in
+// the answer to this POST, once, like a new API key: it is stored only as a bcrypt hash.
+// An unknown owner rolls the creation back, after the service has checked the rest.
+func (a *app) oauthAppCreate(c echo.Context) error {
+	in, form, problem, err := a.oauthAppInput(c)
+	if err != nil {
+		return err
+	}
+	var client *oauth.Client
+	var secret string
+	err = a.DB.InTx(c.Request().Context(), func(ctx context.Context, tx db.Tx) error {
+		var err error
+		client, secret, err = a.OAuth.CreateClient(ctx, tx, in)
+		if problem != "" {
+			return withOwnerProblem(err, problem)
+		}
+		if err != nil {
+			return err
+		}
+		return a.auditOAuthApp(ctx, tx, c, client, "created")
+	})
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.OAuthAppFormPage(views.OAuthAppForm{Form: form}))
+		}
+		return err
+	}
+	a.flash(c, "success", "Application “"+client.Name+"” created.")
+	if secret == "" {
+		return redirect(c, oauthAppsPath)
+	}
+	return a.oauthAppsPage(c, http.StatusCreated, views.OAuthAppList{Created: client, Secret: secret})
+}
+
+// oauthAppClient loads the client of :id.
+func (a *app) oauthAppClient(c echo.Context) (*oauth.Client, error) {
+	return a.OAuth.GetClient(c.Request().Context(), c.Param("id"))
+}
+
+// oauthAppEdit is GET /oauth/applications/:id/edit.
+func (a *app) oauthAppEdit(c echo.Context) error {
+	client, err := a.oauthAppClient(c)
+	if err != nil {
+		return err
+	}
+	owner := currentUser(c).Email
+	if client.OwnerUserID != nil {
+		u, err := models.UserByID(c.Request().Context(), a.DB, *client.OwnerUserID)
+		if err != nil {
+			return err
+		}
+		owner = u.Email
+	}
+	form := &views.Form{Values: map[string]string{"name": client.Name, "redirect_uris": strings.Join(client.RedirectURIs, "\n"), "owner": owner}}
+	return a.render(c, http.StatusOK, views.OAuthAppFormPage(views.OAuthAppForm{Form: form, Client: client}))
+}
+
+// oauthAppUpdate is POST /oauth/applications/:id. The client's type stays what it was.
+func (a *app) oauthAppUpdate(c echo.Context) error {
+	before, err := a.oauthAppClient(c)
+	if err != nil {
+		return err
+	}
+	in, form, problem, err := a.oauthAppInput(c)
+	if err != nil {
+		return err
+	}
+	var client *oauth.Client
+	err = a.DB.InTx(c.Request().Context(), func(ctx context.Context, tx db.Tx) error {
+		var err error
+		client, err = a.OAuth.UpdateClient(ctx, tx, before.ID, in)
+		if problem != "" {
+			return withOwnerProblem(err, problem)
+		}
+		if err != nil {
+			return err
+		}
+		return a.auditOAuthApp(ctx, tx, c, client, "updated")
+	})
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.OAuthAppFormPage(views.OAuthAppForm{Form: form, Client: before}))
+		}
+		return err
+	}
+	a.flash(c, "success", "Application “"+client.Name+"” saved.")
+	return redirect(c, oauthAppsPath)
+}
+
+// oauthAppDelete is POST /oauth/applications/:id/delete: the client goes, and with it every
+// token it was issued.
+func (a *app) oauthAppDelete(c echo.Context) error {
+	var client *oauth.Client
+	err := a.DB.InTx(c.Request().Context(), func(ctx context.Context, tx db.Tx) error {
+		var err error
+		if client, err = a.OAuth.DeleteClient(ctx, tx, c.Param("id")); err != nil {
+			return err
+		}
+		return a.auditOAuthApp(ctx, tx, c, client, "deleted")
+	})
+	if err != nil {
+		return err
+	}
+	a.flash(c, "success", "Application “"+client.Name+"” deleted. Its tokens no longer work.")
+	return redirect(c, oauthAppsPath)
+}
