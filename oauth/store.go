@@ -166,15 +166,21 @@ func (s *store) GetAuthorizeCodeSession(ctx context.Context, code string, sessio
 	return s.get(ctx, kindCode, code, session, fosite.ErrInvalidatedAuthorizeCode)
 }
 
-// InvalidateAuthorizeCodeSession spends a code. Only one exchange can spend it: a second,
-// concurrent one finds it spent.
+// InvalidateAuthorizeCodeSession spends a code: a second exchange, even a concurrent one,
+// finds it spent.
 func (s *store) InvalidateAuthorizeCodeSession(ctx context.Context, code string) error {
-	res, err := s.idb(ctx).NewRaw("UPDATE oauth_tokens SET active = false WHERE kind = ? AND signature = ? AND active", kindCode, code).Exec(ctx)
+	return s.retire(ctx, kindCode, code, fosite.ErrInvalidatedAuthorizeCode)
+}
+
+// retire makes an active code or token inactive, or returns spent when it already was: of
+// two requests racing to use it, only one can retire it.
+func (s *store) retire(ctx context.Context, kind, signature string, spent error) error {
+	res, err := s.idb(ctx).NewRaw("UPDATE oauth_tokens SET active = false WHERE kind = ? AND signature = ? AND active", kind, signature).Exec(ctx)
 	if err != nil {
 		return err
 	}
 	if n, _ := res.RowsAffected(); n == 0 {
-		return fosite.ErrInvalidatedAuthorizeCode
+		return spent
 	}
 	return nil
 }
@@ -230,13 +236,8 @@ func (s *store) DeleteRefreshTokenSession(ctx context.Context, signature string)
 // RotateRefreshToken retires the refresh token being used, and the grant's access tokens.
 // Two refreshes racing with one token: only the first retires it, the second is refused.
 func (s *store) RotateRefreshToken(ctx context.Context, requestID, signature string) error {
-	res, err := s.idb(ctx).NewRaw("UPDATE oauth_tokens SET active = false WHERE kind = ? AND signature = ? AND active",
-		kindRefresh, signature).Exec(ctx)
-	if err != nil {
+	if err := s.retire(ctx, kindRefresh, signature, fosite.ErrInactiveToken); err != nil {
 		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return fosite.ErrInactiveToken
 	}
 	if err := s.RevokeRefreshToken(ctx, requestID); err != nil {
 		return err
