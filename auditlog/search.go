@@ -24,6 +24,7 @@ var EventTypes = []string{
 	sso.EventJITAccountCreated, sso.EventOverrideLogin, sso.EventRoleChanged, sso.EventProviderChanged,
 	sso.EventUserSuspended, sso.EventUserReactivated, sso.EventUserDeleted,
 	sso.EventOAuthGrant, sso.EventOAuthGrantDenied, sso.EventOAuthTokenReuse, sso.EventOAuthRevoke, sso.EventOAuthClientChanged,
+	sso.EventOAuthFailed,
 }
 
 // DateLayout is how the filter's dates are written: 2026-01-05.

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/ory/fosite"
 
@@ -165,6 +166,7 @@ func requireS256(ar fosite.AuthorizeRequester) error {
 // redirect URI is known good, and otherwise explains it on a page: an unknown client or a
 // redirect URI it did not register must not be redirected to.
 func (a *app) oauthAuthorizeError(c echo.Context, ar fosite.AuthorizeRequester, err error) error {
+	a.oauthFailed(c, "authorize", ar, err)
 	if ar != nil && ar.IsRedirectURIValid() {
 		a.OAuth.Provider().WriteAuthorizeError(c.Request().Context(), c.Response(), ar, err)
 		return nil
@@ -175,45 +177,75 @@ func (a *app) oauthAuthorizeError(c echo.Context, ar fosite.AuthorizeRequester, 
 }
 
 // oauthToken is POST /oauth/token: authorization_code, refresh_token and client_credentials.
+// Every refusal is audited.
 func (a *app) oauthToken(c echo.Context) error {
 	ctx, p := oauth.WithMeta(c.Request().Context(), a.meta(c)), a.OAuth.Provider()
-	w := c.Response()
-	ar, err := p.NewAccessRequest(ctx, c.Request(), oauth.NewSession(""))
+	ar, resp, err := a.issueToken(ctx, c)
 	if err != nil {
-		p.WriteAccessError(ctx, w, ar, err)
+		a.oauthFailed(c, "token", ar, err)
+		p.WriteAccessError(ctx, c.Response(), ar, err)
 		return nil
 	}
-	if ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials) {
+	p.WriteAccessResponse(ctx, c.Response(), ar, resp)
+	return nil
+}
+
+// issueToken runs a token request. The request comes back with an error when there is one,
+// for the error's audit.
+func (a *app) issueToken(ctx context.Context, c echo.Context) (fosite.AccessRequester, fosite.AccessResponder, error) {
+	p := a.OAuth.Provider()
+	ar, err := p.NewAccessRequest(ctx, c.Request(), oauth.NewSession(""))
+	if err != nil {
+		return ar, nil, err
+	}
+	credentials := ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials)
+	if credentials {
 		if err := a.clientCredentials(ctx, ar); err != nil {
-			p.WriteAccessError(ctx, w, ar, err)
-			return nil
+			return ar, nil, err
 		}
 	}
 	// The user must still be allowed in: a suspended user's grants stop at once.
 	uid, ok := oauth.UserOf(ar)
 	if !ok {
-		p.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The grant has no user."))
-		return nil
+		return ar, nil, fosite.ErrInvalidGrant.WithHint("The grant has no user.")
 	}
-	u, err := models.UserByID(ctx, a.DB, uid)
-	if err != nil || !u.Active() {
-		p.WriteAccessError(ctx, w, ar, fosite.ErrInvalidGrant.WithHint("The account this grant acts for is deactivated or gone."))
-		return nil
+	if u, err := models.UserByID(ctx, a.DB, uid); err != nil || !u.Active() {
+		return ar, nil, fosite.ErrInvalidGrant.WithHint("The account this grant acts for is deactivated or gone.")
 	}
 	resp, err := p.NewAccessResponse(ctx, ar)
 	if err != nil {
-		p.WriteAccessError(ctx, w, ar, err)
-		return nil
+		return ar, nil, err
 	}
-	if ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials) {
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthGrant, UserID: &uid, Meta: a.meta(c),
+	if credentials {
+		err = sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthGrant, UserID: &uid, Meta: a.meta(c),
 			Data: map[string]any{"client_id": ar.GetClient().GetID(), "scopes": strings.Join(ar.GetGrantedScopes(), " "),
-				"grant_type": oauth.GrantClientCredentials}}); err != nil {
-			return err
-		}
+				"grant_type": oauth.GrantClientCredentials}})
 	}
-	p.WriteAccessResponse(ctx, w, ar, resp)
-	return nil
+	return ar, resp, err
+}
+
+// oauthFailed records a refused OAuth request in the audit log: the endpoint, the client and
+// user when known, and the RFC error it was answered with. A failure to record is logged.
+func (a *app) oauthFailed(c echo.Context, endpoint string, r fosite.Requester, err error) {
+	rfc := fosite.ErrorToRFC6749Error(err)
+	data := map[string]any{"endpoint": endpoint, "error": rfc.ErrorField, "description": rfc.GetDescription()}
+	var userID *uuid.UUID
+	if u := currentUser(c); u != nil {
+		userID = &u.ID
+	}
+	if r != nil && r.GetClient() != nil {
+		data["client_id"] = r.GetClient().GetID()
+		if id, ok := oauth.UserOf(r); ok && userID == nil {
+			userID = &id
+		}
+	} else if id, _, ok := c.Request().BasicAuth(); ok {
+		data["client_id"] = id
+	} else if id := c.Request().PostFormValue("client_id"); id != "" {
+		data["client_id"] = id
+	}
+	if rerr := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOAuthFailed, UserID: userID, Meta: a.meta(c), Data: data}); rerr != nil {
+		a.Log.ErrorContext(c.Request().Context(), "audit an OAuth refusal", "error", rerr.Error())
+	}
 }
 
 // clientCredentials makes a client_credentials request act for the client's owner, with the
@@ -240,6 +272,9 @@ func (a *app) oauthRevoke(c echo.Context) error {
 	token := c.Request().PostFormValue("token")
 	owner, clientID := a.OAuth.TokenOwner(ctx, token)
 	err := p.NewRevocationRequest(ctx, c.Request())
+	if err != nil {
+		a.oauthFailed(c, "revoke", nil, err)
+	}
 	if errors.Is(err, fosite.ErrUnauthorizedClient) {
 		// fosite answers 200 here; RFC 7009 §2.1 says the client is told it may not.
 		return c.JSON(http.StatusBadRequest, fosite.ErrorToRFC6749Error(err).WithHint("The token was issued to another client."))
@@ -261,6 +296,9 @@ func (a *app) oauthIntrospect(c echo.Context) error {
 	ctx, p := c.Request().Context(), a.OAuth.Provider()
 	ir, err := p.NewIntrospectionRequest(ctx, c.Request(), oauth.NewSession(""))
 	if err != nil {
+		if errors.Is(err, fosite.ErrRequestUnauthorized) {
+			a.oauthFailed(c, "introspect", nil, err)
+		}
 		p.WriteIntrospectionError(ctx, c.Response(), err) // 401 for a bad caller, else active: false
 		return nil
 	}
@@ -287,12 +325,14 @@ func (a *app) introspectionCaller(c echo.Context) string {
 func (a *app) oauthRegister(c echo.Context) error {
 	var reg oauth.Registration
 	if err := json.NewDecoder(c.Request().Body).Decode(&reg); err != nil {
-		return c.JSON(http.StatusBadRequest, oauth.RegistrationError{Code: "invalid_client_metadata",
-			Description: "The body must be a JSON object: " + err.Error()})
+		rerr := &oauth.RegistrationError{Code: "invalid_client_metadata", Description: "The body must be a JSON object: " + err.Error()}
+		a.auditRegistrationRefused(c, rerr)
+		return c.JSON(http.StatusBadRequest, rerr)
 	}
 	client, err := a.OAuth.Register(c.Request().Context(), a.DB, reg)
 	var rerr *oauth.RegistrationError
 	if errors.As(err, &rerr) {
+		a.auditRegistrationRefused(c, rerr)
 		return c.JSON(http.StatusBadRequest, rerr)
 	}
 	if err != nil {
@@ -308,4 +348,12 @@ func (a *app) oauthRegister(c echo.Context) error {
 		"scope":                      strings.Join(client.Scopes, " "),
 		"token_endpoint_auth_method": "none",
 	})
+}
+
+// auditRegistrationRefused records a refused client registration.
+func (a *app) auditRegistrationRefused(c echo.Context, rerr *oauth.RegistrationError) {
+	if err := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOAuthFailed, Meta: a.meta(c),
+		Data: map[string]any{"endpoint": "register", "error": rerr.Code, "description": rerr.Description}}); err != nil {
+		a.Log.ErrorContext(c.Request().Context(), "audit an OAuth refusal", "error", err.Error())
+	}
 }

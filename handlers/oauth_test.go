@@ -320,6 +320,14 @@ func TestOAuthErrorsAreTheRFCs(t *testing.T) {
 			t.Fatalf("%d %s", s, c)
 		}
 	})
+	// Every refusal above is in the audit log, with its endpoint and RFC error.
+	got := testkitStrings(t, e.srv, `SELECT metadata->>'endpoint' || ':' || (metadata->>'error') FROM sso_audit_logs
+		WHERE event_type = 'oauth_failed' ORDER BY created_at, id`)
+	want := []string{"token:invalid_grant", "token:invalid_grant", "token:invalid_grant", "token:invalid_grant", "token:invalid_grant",
+		"authorize:invalid_request", "authorize:invalid_request", "authorize:invalid_request", "token:invalid_client"}
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Fatalf("audited refusals\n got %v\nwant %v", got, want)
+	}
 }
 
 func TestOAuthRevocationIntrospectionAndOtherClients(t *testing.T) {

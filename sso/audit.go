@@ -30,6 +30,7 @@ const (
 	EventOAuthTokenReuse    = "oauth_token_reuse"
 	EventOAuthRevoke        = "oauth_revoke"
 	EventOAuthClientChanged = "oauth_client_changed"
+	EventOAuthFailed        = "oauth_failed"
 )
 
 // Meta is who made a request: recorded with every audit event.
