@@ -47,6 +47,9 @@ type ProviderError struct {
 	AccountID string `json:"account_id,omitempty"`
 }
 
+// userAgent names Tally in every request to the provider.
+const userAgent = "Tally SimpleFIN client"
+
 // Client speaks the SimpleFIN protocol.
 type Client struct {
 	// HTTP is the client; nil builds one that refuses private and loopback addresses
@@ -143,7 +146,7 @@ func (c *Client) Claim(ctx context.Context, token string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	req.Header.Set("User-Agent", "Tally SimpleFIN client")
+	req.Header.Set("User-Agent", userAgent)
 	resp, err := c.client().Do(req)
 	if err != nil {
 		return "", fmt.Errorf("claim at %s: %w", u.Host, redact(err))
@@ -223,7 +226,7 @@ func (c *Client) Info(ctx context.Context, accessURL string) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	req.Header.Set("User-Agent", "Tally SimpleFIN client")
+	req.Header.Set("User-Agent", userAgent)
 	resp, err := c.client().Do(req)
 	if err != nil {
 		return nil, fmt.Errorf("reach the provider: %w", redact(err))
@@ -318,7 +321,7 @@ func (c *Client) get(ctx context.Context, target, user, pass string) (*AccountSe
 		return nil, false, err
 	}
 	req.SetBasicAuth(user, pass)
-	req.Header.Set("User-Agent", "Tally SimpleFIN client")
+	req.Header.Set("User-Agent", userAgent)
 	resp, err := c.client().Do(req)
 	if err != nil {
 		if ctx.Err() != nil {

@@ -2,6 +2,8 @@ package banksync
 
 import (
 	"context"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -73,6 +75,21 @@ type Settings struct {
 	SyncMinute     int
 	IncludePending bool
 	HistoryDays    int
+}
+
+// ParseSyncTime reads a daily sync time given as HH:MM (UTC) as minutes after midnight; it
+// is -1 when the text is not a time of day, which UpdateSettings refuses.
+func ParseSyncTime(hhmm string) int {
+	h, m, ok := strings.Cut(hhmm, ":")
+	if !ok {
+		return -1
+	}
+	hh, err1 := strconv.Atoi(h)
+	mm, err2 := strconv.Atoi(m)
+	if err1 != nil || err2 != nil || hh < 0 || hh >= 24 || mm < 0 || mm >= 60 {
+		return -1
+	}
+	return hh*60 + mm
 }
 
 // UpdateSettings changes the connection's daily time, pending choice and history depth.

@@ -103,5 +103,3 @@ func sameDay(a, b time.Time) bool {
 	a, b = a.UTC(), b.UTC()
 	return a.Year() == b.Year() && a.YearDay() == b.YearDay()
 }
-
-func bunIn(ids []uuid.UUID) any { return bun.In(ids) }

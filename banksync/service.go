@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
@@ -333,9 +334,11 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		}
 	}
 	stats := &Stats{Accounts: len(ids)}
+	// end-date is exclusive and the provider's clock may be ahead: reach a day past now.
+	spans := windows(from, now.Add(24*time.Hour))
 	planned := 1
 	if len(ids) > 0 {
-		planned = len(windows(from, now.Add(24*time.Hour)))
+		planned = len(spans)
 	}
 	if left := c.RequestsLeft(now); planned > left {
 		return stats, s.failed(ctx, c, now, stats, ErrOverBudget)
@@ -350,20 +353,17 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		if set != nil {
 			sets = append(sets, set)
 		}
-	}
-	// end-date is exclusive and the provider's clock may be ahead: reach a day past now.
-	for _, w := range windows(from, now.Add(24*time.Hour)) {
-		if len(ids) == 0 || callErr != nil {
-			break
+	} else {
+		for _, w := range spans {
+			start, end := w[0], w[1]
+			set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, Start: &start, End: &end, Pending: c.IncludePending, Accounts: ids})
+			stats.Requests++
+			if err != nil {
+				callErr = err
+				break
+			}
+			sets = append(sets, set)
 		}
-		start, end := w[0], w[1]
-		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, Start: &start, End: &end, Pending: c.IncludePending, Accounts: ids})
-		stats.Requests++
-		if err != nil {
-			callErr = err
-			break
-		}
-		sets = append(sets, set)
 	}
 	// A linked account missing from the answers was dropped, re-issued under a new id, or
 	// failed: one look at the whole account list tells which, and finds a new id to link.
@@ -418,10 +418,7 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, general, stats, c.ID).Exec(ctx)
 		return err
 	})
-	if err != nil {
-		return stats, err
-	}
-	return stats, nil
+	return stats, err
 }
 
 // ErrConnectionGone is a sync whose connection was disconnected while it read the provider.
@@ -609,11 +606,10 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 	}
 	var rows []row
 	for _, t := range seen {
+		// A liability books a transaction on the day it happened; a pending one has only that.
 		date := t.Posted
-		if date == nil || isLiability(acct.AccountableType) && t.TransactedAt != nil {
-			if t.TransactedAt != nil {
-				date = t.TransactedAt
-			}
+		if t.TransactedAt != nil && (date == nil || acct.Type().Liability) {
+			date = t.TransactedAt
 		}
 		d := time.Date(date.Year(), date.Month(), date.Day(), 0, 0, 0, 0, time.UTC)
 		r := row{id: uuid.Must(uuid.NewV7()), ext: t.ID, date: d, amount: t.Amount.Neg(), name: entryName(t), notes: t.Memo, pending: t.Pending}
@@ -677,7 +673,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 		}
 	}
 	if len(gone) > 0 {
-		res, err := tx.NewRaw("DELETE FROM entries WHERE id IN (?)", bunIn(gone)).Exec(ctx)
+		res, err := tx.NewRaw("DELETE FROM entries WHERE id IN (?)", bun.In(gone)).Exec(ctx)
 		if err != nil {
 			return err
 		}
@@ -714,8 +710,6 @@ func match(old []existing, claimed map[uuid.UUID]bool, seen map[string]Transacti
 	}
 	return nil
 }
-
-func isLiability(t string) bool { return t == "CreditCard" || t == "Loan" || t == "OtherLiability" }
 
 // entryName is the name a transaction is shown with: payee and description, or whichever the
 // provider gives.

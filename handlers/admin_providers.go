@@ -266,7 +266,7 @@ func (a *app) providerUpdate(c echo.Context) error {
 // providerToggle is POST /admin/sso_providers/:id/toggle: enable or disable. htmx swaps the
 // row; without it the list is shown again.
 func (a *app) providerToggle(c echo.Context) error {
-	reg, p, err := a.provider(c)
+	_, p, err := a.provider(c)
 	if err != nil {
 		return err
 	}
@@ -282,7 +282,6 @@ func (a *app) providerToggle(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	_ = reg
 	if isHTMX(c) {
 		return a.render(c, http.StatusOK, views.ProviderRowView(a.providerRow(p), true))
 	}

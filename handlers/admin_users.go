@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"net/http"
 	"net/url"
-	"slices"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -112,15 +111,14 @@ func refuseSelf(c echo.Context, u *models.User, what string) error {
 	return nil
 }
 
-// lastSuperAdmin reports whether u is the instance's only active super admin, whom nobody may
-// demote, suspend or delete.
-func (a *app) lastSuperAdmin(ctx context.Context, tx db.Tx, u *models.User) (bool, error) {
-	if u.Role != models.RoleSuperAdmin {
-		return false, nil
+// refuseLastSuperAdmin stops the instance's only active super admin from being demoted,
+// suspended or deleted.
+func refuseLastSuperAdmin(ctx context.Context, tx db.Tx, u *models.User) error {
+	last, err := models.LastActiveSuperAdmin(ctx, tx, u)
+	if err != nil || !last {
+		return err
 	}
-	var n int
-	err := tx.NewRaw("SELECT count(*) FROM users WHERE role = 'super_admin' AND status = 'active' AND id <> ?", u.ID).Scan(ctx, &n)
-	return n == 0, err
+	return apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first.")
 }
 
 // userAction runs a change to a user and its audit event in one transaction, then shows the
@@ -173,8 +171,8 @@ func (a *app) userRole(c echo.Context) error {
 			if err := refuseSelf(c, u, "demote"); err != nil {
 				return "", err
 			}
-			if last, err := a.lastSuperAdmin(ctx, tx, u); err != nil || last {
-				return "", orErr(err, apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first."))
+			if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
+				return "", err
 			}
 		}
 		if _, err := tx.NewRaw("UPDATE users SET role = ?, role_source = 'local', updated_at = now() WHERE id = ?", role, u.ID).Exec(ctx); err != nil {
@@ -192,8 +190,8 @@ func (a *app) userSuspend(c echo.Context) error {
 		if err := refuseSelf(c, u, "suspend"); err != nil {
 			return "", err
 		}
-		if last, err := a.lastSuperAdmin(ctx, tx, u); err != nil || last {
-			return "", orErr(err, apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first."))
+		if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
+			return "", err
 		}
 		if _, err := tx.NewRaw("UPDATE users SET status = 'suspended', suspended_at = now(), updated_at = now() WHERE id = ?", u.ID).Exec(ctx); err != nil {
 			return "", err
@@ -239,8 +237,8 @@ func (a *app) userDelete(c echo.Context) error {
 		if subtle.ConstantTimeCompare([]byte(c.FormValue("confirm")), []byte(u.Email)) != 1 {
 			return "", apperr.New(apperr.Invalid, "The email typed did not match: the user was not deleted.")
 		}
-		if last, err := a.lastSuperAdmin(ctx, tx, u); err != nil || last {
-			return "", orErr(err, apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first."))
+		if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
+			return "", err
 		}
 		var others int
 		if err := tx.NewRaw("SELECT count(*) FROM users WHERE family_id = ? AND id <> ?", u.FamilyID, u.ID).Scan(ctx, &others); err != nil {
@@ -281,11 +279,11 @@ func (a *app) userSyncRoles(c echo.Context) error {
 		}
 		var target models.Role
 		for _, id := range ids {
-			i := slices.IndexFunc(all, func(p *sso.Provider) bool { return p.Name == id.Provider })
-			if i < 0 {
+			p := providerNamed(all, id.Provider)
+			if p == nil {
 				continue
 			}
-			if role, ok := sso.MappedRole(all[i], id.Groups); ok && role.Rank() > target.Rank() {
+			if role, ok := sso.MappedRole(p, id.Groups); ok && role.Rank() > target.Rank() {
 				target = role
 			}
 		}
@@ -302,11 +300,4 @@ func (a *app) userSyncRoles(c echo.Context) error {
 		e := a.adminEvent(c, sso.EventRoleChanged, u, map[string]any{"from": u.Role, "to": target, "by": "sync"})
 		return u.Email + " is now " + target.Label() + ", from their groups.", sso.Record(ctx, tx, e)
 	})
-}
-
-func orErr(err error, otherwise error) error {
-	if err != nil {
-		return err
-	}
-	return otherwise
 }

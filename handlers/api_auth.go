@@ -65,7 +65,7 @@ func requireScope(scope string) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			have, _ := c.Get(ctxAPIScope).(string)
-			if have != models.ScopeReadWrite && (have != models.ScopeRead || scope != models.ScopeRead) {
+			if !models.ScopeCovers(have, scope) {
 				return apperr.New(apperr.Forbidden, fmt.Sprintf("This action requires the '%s' scope", name)).
 					WithSlug("insufficient_scope")
 			}

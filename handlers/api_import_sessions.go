@@ -47,7 +47,7 @@ type ChunkJSON struct {
 // sessionResponse answers with the family's session id.
 func (a *app) sessionResponse(c echo.Context, status int, id uuid.UUID) error {
 	ctx := c.Request().Context()
-	im, err := a.familySession(c, id)
+	im, err := imports.GetSession(ctx, a.DB, currentUser(c).FamilyID, id)
 	if err != nil {
 		return err
 	}
@@ -73,18 +73,6 @@ func (a *app) sessionResponse(c echo.Context, status int, id uuid.UUID) error {
 			CreatedAt: apiTime(ch.CreatedAt), UpdatedAt: apiTime(ch.UpdatedAt)}
 	}
 	return c.JSON(status, map[string]any{"data": out})
-}
-
-// familySession loads the caller's family's session with id; any other import is not found.
-func (a *app) familySession(c echo.Context, id uuid.UUID) (*imports.Import, error) {
-	im, err := imports.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
-	switch {
-	case apperr.Is(err, apperr.NotFound) || (err == nil && !im.Session):
-		return nil, imports.SessionNotFound()
-	case err != nil:
-		return nil, err
-	}
-	return im, nil
 }
 
 // sessionID parses :id; a malformed id is not found, like another family's.
@@ -188,19 +176,8 @@ func (a *app) apiSessionPublish(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	family := currentUser(c).FamilyID
-	im, err := a.familySession(c, id)
-	if err != nil {
+	if err := a.Imports.PublishSession(c.Request().Context(), currentUser(c).FamilyID, id); err != nil {
 		return err
-	}
-	if im.Status != imports.StatusImporting && im.Status != imports.StatusComplete {
-		if err := a.Imports.Publish(ctx, family, id); err != nil {
-			if apperr.Is(err, apperr.Conflict) {
-				return err
-			}
-			return &imports.PublishError{ImportID: id, Err: err}
-		}
 	}
 	return a.sessionResponse(c, http.StatusAccepted, id)
 }

@@ -331,10 +331,7 @@ func (a *app) apiImportPreflight(c echo.Context) error {
 
 // pageParams reads page (from 1) and per_page (1 to 100, default 25).
 func pageParams(c echo.Context) (int, int) {
-	page, err := strconv.Atoi(c.QueryParam("page"))
-	if err != nil || page < 1 {
-		page = 1
-	}
+	page := pageNumber(c)
 	per, err := strconv.Atoi(c.QueryParam("per_page"))
 	if err != nil || per < 1 || per > 100 {
 		per = 25
@@ -532,7 +529,7 @@ func (a *app) nativePreflight(c echo.Context, req imports.Request) error {
 		warnings = []imports.Finding{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{
-		"type": imports.NativeImport, "valid": len(f.Problems) == 0 && f.Valid(),
+		"type": imports.NativeImport, "valid": f.Valid(),
 		"content": map[string]any{"filename": res.Filename, "content_type": res.ContentType, "byte_size": res.ByteSize, "encoding": "UTF-8"},
 		"stats": map[string]any{"rows_count": f.RowsCount, "valid_rows_count": f.ValidRowsCount, "invalid_rows_count": f.InvalidRowsCount(),
 			"entity_counts": imports.AllCounts(f.Counts), "record_type_counts": f.RecordTypeCounts},

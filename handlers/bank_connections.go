@@ -77,6 +77,16 @@ func (a *app) bankConnect(c echo.Context) error {
 	return redirect(c, "/settings/bank_connections/"+conn.ID.String()+"/link")
 }
 
+// refuseTo shows a refusal (an error that is the user's, not Tally's) as an error flash on
+// the page at to; any other error goes on to the error page.
+func (a *app) refuseTo(c echo.Context, to string, err error) error {
+	if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
+		a.flash(c, "error", e.Message)
+		return redirect(c, to)
+	}
+	return err
+}
+
 func (a *app) bankView(c echo.Context) (*banksync.View, error) {
 	id, err := uuid.Parse(c.Param("id"))
 	if err != nil {
@@ -103,8 +113,8 @@ func (a *app) bankLinkPage(c echo.Context) error {
 			linked[*ba.AccountID] = true
 			continue
 		}
-		typ, sub := banksync.Suggest(&ba)
-		choices = append(choices, views.BankChoice{Account: ba, Suggested: typ, Subtype: sub})
+		typ, _ := banksync.Suggest(&ba)
+		choices = append(choices, views.BankChoice{Account: ba, Suggested: typ})
 	}
 	var free []models.Account
 	for _, acct := range accts {
@@ -148,11 +158,7 @@ func (a *app) bankLink(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if err := a.Bank.Link(ctx, v.FamilyID, v.ID, choices); err != nil {
-		if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
-			a.flash(c, "error", e.Message)
-			return redirect(c, "/settings/bank_connections/"+v.ID.String()+"/link")
-		}
-		return err
+		return a.refuseTo(c, "/settings/bank_connections/"+v.ID.String()+"/link", err)
 	}
 	if _, err := a.BankQueue.EnqueueSync(ctx, v.ID); err != nil {
 		return err
@@ -198,21 +204,10 @@ func (a *app) bankSettings(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	set := banksync.Settings{IncludePending: c.FormValue("include_pending") != "", SyncMinute: -1}
-	if h, m, ok := strings.Cut(c.FormValue("sync_time"), ":"); ok {
-		hh, err1 := strconv.Atoi(h)
-		mm, err2 := strconv.Atoi(m)
-		if err1 == nil && err2 == nil && hh >= 0 && hh < 24 && mm >= 0 && mm < 60 {
-			set.SyncMinute = hh*60 + mm
-		}
-	}
+	set := banksync.Settings{IncludePending: c.FormValue("include_pending") != "", SyncMinute: banksync.ParseSyncTime(c.FormValue("sync_time"))}
 	set.HistoryDays, _ = strconv.Atoi(c.FormValue("history_days"))
 	if err := a.Bank.UpdateSettings(c.Request().Context(), v.FamilyID, v.ID, set); err != nil {
-		if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
-			a.flash(c, "error", e.Message)
-			return redirect(c, "/settings/bank_connections")
-		}
-		return err
+		return a.refuseTo(c, "/settings/bank_connections", err)
 	}
 	a.flash(c, "success", "Sync settings saved.")
 	return redirect(c, "/settings/bank_connections")
@@ -227,11 +222,7 @@ func (a *app) bankReconnect(c echo.Context) error {
 	}
 	ctx := c.Request().Context()
 	if err := a.Bank.Reconnect(ctx, v.FamilyID, v.ID, c.FormValue("new_setup_token")); err != nil {
-		if e := apperr.As(err); e != nil && e.Code != apperr.Internal {
-			a.flash(c, "error", e.Message)
-			return redirect(c, "/settings/bank_connections")
-		}
-		return err
+		return a.refuseTo(c, "/settings/bank_connections", err)
 	}
 	if _, err := a.BankQueue.EnqueueSync(ctx, v.ID); err != nil {
 		return err

@@ -17,7 +17,6 @@ import (
 	"tally/config"
 	"tally/internal/db"
 	"tally/internal/ratelimit"
-	"tally/models"
 	"tally/oauth"
 	"tally/sso"
 	"tally/views"
@@ -84,11 +83,8 @@ func (a *app) oauthResourceMetadata(c echo.Context) error {
 
 // oauthAuthorize is GET /oauth/authorize: the consent page for the signed-in user.
 func (a *app) oauthAuthorize(c echo.Context) error {
-	ctx, p := c.Request().Context(), a.OAuth.Provider()
-	ar, err := p.NewAuthorizeRequest(ctx, c.Request())
-	if err == nil {
-		err = requireS256(ar)
-	}
+	ctx := c.Request().Context()
+	ar, err := a.OAuth.NewAuthorizeRequest(ctx, c.Request())
 	if err != nil {
 		return a.oauthAuthorizeError(c, ar, err)
 	}
@@ -114,10 +110,7 @@ func (a *app) oauthAuthorize(c echo.Context) error {
 // oauthDecide is POST /oauth/authorize: the user's allow or deny.
 func (a *app) oauthDecide(c echo.Context) error {
 	ctx, p, u := c.Request().Context(), a.OAuth.Provider(), currentUser(c)
-	ar, err := p.NewAuthorizeRequest(ctx, c.Request())
-	if err == nil {
-		err = requireS256(ar)
-	}
+	ar, err := a.OAuth.NewAuthorizeRequest(ctx, c.Request())
 	if err != nil {
 		return a.oauthAuthorizeError(c, ar, err)
 	}
@@ -146,19 +139,6 @@ func (a *app) oauthDecide(c echo.Context) error {
 		return err
 	}
 	p.WriteAuthorizeResponse(ctx, c.Response(), ar, resp)
-	return nil
-}
-
-// requireS256 refuses an authorization request without PKCE, or with the plain method,
-// before the user is asked: fosite would only refuse it once the user had agreed.
-func requireS256(ar fosite.AuthorizeRequester) error {
-	f := ar.GetRequestForm()
-	if f.Get("code_challenge") == "" {
-		return fosite.ErrInvalidRequest.WithHint("PKCE is required: send a code_challenge with code_challenge_method S256.")
-	}
-	if f.Get("code_challenge_method") != "S256" {
-		return fosite.ErrInvalidRequest.WithHint("Only the S256 code_challenge_method is supported.")
-	}
 	return nil
 }
 
@@ -193,30 +173,16 @@ func (a *app) oauthToken(c echo.Context) error {
 // issueToken runs a token request. The request comes back with an error when there is one,
 // for the error's audit.
 func (a *app) issueToken(ctx context.Context, c echo.Context) (fosite.AccessRequester, fosite.AccessResponder, error) {
-	p := a.OAuth.Provider()
-	ar, err := p.NewAccessRequest(ctx, c.Request(), oauth.NewSession(""))
+	ar, err := a.OAuth.NewAccessRequest(ctx, c.Request())
 	if err != nil {
 		return ar, nil, err
 	}
-	credentials := ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials)
-	if credentials {
-		if err := a.clientCredentials(ctx, ar); err != nil {
-			return ar, nil, err
-		}
-	}
-	// The user must still be allowed in: a suspended user's grants stop at once.
-	uid, ok := oauth.UserOf(ar)
-	if !ok {
-		return ar, nil, fosite.ErrInvalidGrant.WithHint("The grant has no user.")
-	}
-	if u, err := models.UserByID(ctx, a.DB, uid); err != nil || !u.Active() {
-		return ar, nil, fosite.ErrInvalidGrant.WithHint("The account this grant acts for is deactivated or gone.")
-	}
-	resp, err := p.NewAccessResponse(ctx, ar)
+	resp, err := a.OAuth.Provider().NewAccessResponse(ctx, ar)
 	if err != nil {
 		return ar, nil, err
 	}
-	if credentials {
+	if ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials) {
+		uid, _ := oauth.UserOf(ar)
 		err = sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthGrant, UserID: &uid, Meta: a.meta(c),
 			Data: map[string]any{"client_id": ar.GetClient().GetID(), "scopes": strings.Join(ar.GetGrantedScopes(), " "),
 				"grant_type": oauth.GrantClientCredentials}})
@@ -246,24 +212,6 @@ func (a *app) oauthFailed(c echo.Context, endpoint string, r fosite.Requester, e
 	if rerr := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOAuthFailed, UserID: userID, Meta: a.meta(c), Data: data}); rerr != nil {
 		a.Log.ErrorContext(c.Request().Context(), "audit an OAuth refusal", "error", rerr.Error())
 	}
-}
-
-// clientCredentials makes a client_credentials request act for the client's owner, with the
-// scopes asked for (read when none).
-func (a *app) clientCredentials(ctx context.Context, ar fosite.AccessRequester) error {
-	client, err := a.OAuth.GetClient(ctx, ar.GetClient().GetID())
-	if err != nil {
-		return err
-	}
-	if client.OwnerUserID == nil {
-		return fosite.ErrUnauthorizedClient.WithHint("The client has no owner to act for.")
-	}
-	ar.GetSession().(*fosite.DefaultSession).Subject = client.OwnerUserID.String()
-	if len(ar.GetRequestedScopes()) == 0 {
-		ar.SetRequestedScopes(fosite.Arguments{oauth.ScopeRead})
-		ar.GrantScope(oauth.ScopeRead)
-	}
-	return nil
 }
 
 // oauthRevoke is POST /oauth/revoke (RFC 7009).
@@ -302,23 +250,11 @@ func (a *app) oauthIntrospect(c echo.Context) error {
 		p.WriteIntrospectionError(ctx, c.Response(), err) // 401 for a bad caller, else active: false
 		return nil
 	}
-	if caller := a.introspectionCaller(c); caller == "" || caller != ir.GetAccessRequester().GetClient().GetID() {
+	if !a.OAuth.MayIntrospect(c.Request(), ir) {
 		return c.JSON(http.StatusOK, map[string]bool{"active": false})
 	}
 	p.WriteIntrospectionResponse(ctx, c.Response(), ir)
 	return nil
-}
-
-// introspectionCaller is the client an introspection request authenticated as.
-func (a *app) introspectionCaller(c echo.Context) string {
-	r := c.Request()
-	if id, _, ok := r.BasicAuth(); ok {
-		return id
-	}
-	if b, err := a.OAuth.AuthenticateBearer(r.Context(), fosite.AccessTokenFromRequest(r)); err == nil {
-		return b.ClientID
-	}
-	return ""
 }
 
 // oauthRegister is POST /register: dynamic registration of a public client (RFC 7591).

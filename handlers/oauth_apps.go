@@ -125,11 +125,26 @@ func withOwnerProblem(err error, problem string) error {
 	return v.Err()
 }
 
-// auditOAuthApp records a change of a client in tx, the change's own transaction.
-func (a *app) auditOAuthApp(ctx context.Context, tx db.Tx, c echo.Context, cl *oauth.Client, action string) error {
-	actor := currentUser(c)
-	return sso.Record(ctx, tx, sso.Event{Type: sso.EventOAuthClientChanged, UserID: &actor.ID, Meta: a.meta(c),
-		Data: map[string]any{"action": action, "client_id": cl.ID, "name": cl.Name}})
+// changeOAuthApp runs change, a change of a client, and audits it as action, in one
+// transaction. An unknown owner (problem) is added to the service's verdict on the rest of
+// the form and rolls the change back.
+func (a *app) changeOAuthApp(c echo.Context, action, problem string,
+	change func(ctx context.Context, tx db.Tx) (*oauth.Client, error)) (*oauth.Client, error) {
+	var client *oauth.Client
+	err := a.DB.InTx(c.Request().Context(), func(ctx context.Context, tx db.Tx) error {
+		var err error
+		client, err = change(ctx, tx)
+		if problem != "" {
+			return withOwnerProblem(err, problem)
+		}
+		if err != nil {
+			return err
+		}
+		actor := currentUser(c)
+		return sso.Record(ctx, tx, sso.Event{Type: sso.EventOAuthClientChanged, UserID: &actor.ID, Meta: a.meta(c),
+			Data: map[string]any{"action": action, "client_id": client.ID, "name": client.Name}})
+	})
+	return client, err
 }
 
 // oauthAppCreate is POST /oauth/applications. A confidential client's secret is shown in
@@ -140,18 +155,10 @@ func (a *app) oauthAppCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var client *oauth.Client
 	var secret string
-	err = a.DB.InTx(c.Request().Context(), func(ctx context.Context, tx db.Tx) error {
-		var err error
-		client, secret, err = a.OAuth.CreateClient(ctx, tx, in)
-		if problem != "" {
-			return withOwnerProblem(err, problem)
-		}
-		if err != nil {
-			return err
-		}
-		return a.auditOAuthApp(ctx, tx, c, client, "created")
+	client, err := a.changeOAuthApp(c, "created", problem, func(ctx context.Context, tx db.Tx) (cl *oauth.Client, err error) {
+		cl, secret, err = a.OAuth.CreateClient(ctx, tx, in)
+		return cl, err
 	})
 	if err != nil {
 		if status, ok := withError(form, err); ok {
@@ -199,17 +206,8 @@ func (a *app) oauthAppUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var client *oauth.Client
-	err = a.DB.InTx(c.Request().Context(), func(ctx context.Context, tx db.Tx) error {
-		var err error
-		client, err = a.OAuth.UpdateClient(ctx, tx, before.ID, in)
-		if problem != "" {
-			return withOwnerProblem(err, problem)
-		}
-		if err != nil {
-			return err
-		}
-		return a.auditOAuthApp(ctx, tx, c, client, "updated")
+	client, err := a.changeOAuthApp(c, "updated", problem, func(ctx context.Context, tx db.Tx) (*oauth.Client, error) {
+		return a.OAuth.UpdateClient(ctx, tx, before.ID, in)
 	})
 	if err != nil {
 		if status, ok := withError(form, err); ok {
@@ -224,13 +222,8 @@ func (a *app) oauthAppUpdate(c echo.Context) error {
 // oauthAppDelete is POST /oauth/applications/:id/delete: the client goes, and with it every
 // token it was issued.
 func (a *app) oauthAppDelete(c echo.Context) error {
-	var client *oauth.Client
-	err := a.DB.InTx(c.Request().Context(), func(ctx context.Context, tx db.Tx) error {
-		var err error
-		if client, err = a.OAuth.DeleteClient(ctx, tx, c.Param("id")); err != nil {
-			return err
-		}
-		return a.auditOAuthApp(ctx, tx, c, client, "deleted")
+	client, err := a.changeOAuthApp(c, "deleted", "", func(ctx context.Context, tx db.Tx) (*oauth.Client, error) {
+		return a.OAuth.DeleteClient(ctx, tx, c.Param("id"))
 	})
 	if err != nil {
 		return err

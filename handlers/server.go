@@ -65,6 +65,20 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 	}
 }
 
+// ImportLimits are the 10 MB content cap and the configured row and record limits.
+func ImportLimits(cfg config.Config) imports.Limits {
+	return imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows, MaxRecords: cfg.ImportMaxRecords}
+}
+
+// NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs.
+func NewBank(cfg config.Config, d *db.DB, log *slog.Logger) (*banksync.Service, error) {
+	keys, err := EncryptionKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}, nil
+}
+
 // app is the handlers' receiver.
 type app struct {
 	Deps

@@ -147,12 +147,17 @@ func (a *app) ssoBinding(c echo.Context) string {
 	ctx := c.Request().Context()
 	b := a.Sessions.GetString(ctx, sessSSOBinding)
 	if b == "" {
-		raw := make([]byte, 32)
-		_, _ = rand.Read(raw)
-		b = base64.RawURLEncoding.EncodeToString(raw)
+		b = ssoToken()
 		a.Sessions.Put(ctx, sessSSOBinding, b)
 	}
 	return b
+}
+
+// ssoToken is a flow binding or a parked sign-in's token: 32 random bytes, base64url.
+func ssoToken() string {
+	raw := make([]byte, 32)
+	_, _ = rand.Read(raw)
+	return base64.RawURLEncoding.EncodeToString(raw)
 }
 
 // ssoCallback is GET /auth/:provider/callback, where OIDC and OAuth2 providers send the
@@ -282,31 +287,33 @@ type pendingLink struct {
 	Identity *sso.Identity `json:"identity"`
 }
 
-func (a *app) pending(c echo.Context) (*pendingLink, *sso.Provider, error) {
+// pending returns the session's pending link and its provider; nil when there is none, or
+// when it no longer holds (then it is dropped).
+func (a *app) pending(c echo.Context) (*pendingLink, *sso.Provider) {
 	ctx := c.Request().Context()
 	raw := a.Sessions.GetString(ctx, sessSSOPending)
 	if raw == "" {
-		return nil, nil, nil
+		return nil, nil
 	}
 	var pl pendingLink
 	if err := json.Unmarshal([]byte(raw), &pl); err != nil || pl.Identity == nil {
 		a.Sessions.Remove(ctx, sessSSOPending)
-		return nil, nil, nil
+		return nil, nil
 	}
 	p, err := sso.ByName(ctx, a.SSO.Registry, pl.Provider)
 	if err != nil {
 		a.Sessions.Remove(ctx, sessSSOPending)
-		return nil, nil, nil
+		return nil, nil
 	}
-	return &pl, p, nil
+	return &pl, p
 }
 
 // ssoLinkPage is GET /sso/link: the password form that connects a provider's account to the
 // existing user with its email.
 func (a *app) ssoLinkPage(c echo.Context) error {
-	pl, p, err := a.pending(c)
-	if err != nil || pl == nil {
-		return redirectWith(c, a, "/sessions/new", err)
+	pl, p := a.pending(c)
+	if pl == nil {
+		return redirect(c, "/sessions/new")
 	}
 	return a.render(c, http.StatusOK, views.SSOLinkPage(views.SSOLink{Provider: p.Label, Email: pl.Identity.Email}))
 }
@@ -314,9 +321,9 @@ func (a *app) ssoLinkPage(c echo.Context) error {
 // ssoLinkConfirm is POST /sso/link.
 func (a *app) ssoLinkConfirm(c echo.Context) error {
 	ctx := c.Request().Context()
-	pl, p, err := a.pending(c)
-	if err != nil || pl == nil {
-		return redirectWith(c, a, "/sessions/new", err)
+	pl, p := a.pending(c)
+	if pl == nil {
+		return redirect(c, "/sessions/new")
 	}
 	u, err := a.SSO.Service.ConfirmLink(ctx, p, pl.Identity, pl.Identity.Email, c.FormValue("password"), a.meta(c))
 	if err != nil {
@@ -342,15 +349,6 @@ func (a *app) ssoLinkConfirm(c echo.Context) error {
 	return redirect(c, a.returnTo(c))
 }
 
-// redirectWith redirects, unless err is a real error.
-func redirectWith(c echo.Context, a *app, to string, err error) error {
-	if err != nil {
-		return err
-	}
-	return redirect(c, to)
-}
-
-// samlProvider loads the enabled SAML provider of the path's :key.
 // samlProvider loads the SAML provider of the path's :key, enabled or not: an administrator
 // registers Tally at the IdP, and tests it, before enabling it. Sign-ins of a disabled
 // provider cannot start (ssoStart), so its ACS only ever finishes a test login.
@@ -412,9 +410,7 @@ func (a *app) samlACS(c echo.Context) error {
 		a.SSO.Service.RecordFailure(ctx, p.Name, err, a.meta(c))
 		return a.ssoFailed(c, err)
 	}
-	token := make([]byte, 32)
-	_, _ = rand.Read(token)
-	t := base64.RawURLEncoding.EncodeToString(token)
+	t := ssoToken()
 	if err := a.SSO.Flows.Park(ctx, t, sso.Parked{Flow: f, Identity: id}, binding, a.SSO.Env.Now()); err != nil {
 		return err
 	}

@@ -123,11 +123,7 @@ func (s *Service) checkNativePublish(im *Import) error {
 		e.Details = im.Problems
 		return e
 	}
-	total := 0
-	for _, n := range im.ExpectedRecordCounts {
-		total += n
-	}
-	if total == 0 {
+	if recordTotal(im.ExpectedRecordCounts) == 0 {
 		return apperr.New(apperr.Invalid, "Import was uploaded but has no publishable records.").WithSlug("not_publishable")
 	}
 	return nil
@@ -207,8 +203,8 @@ func (s *Service) eachNativeFile(ctx context.Context, idb db.Tx, im *Import, fn 
 		}
 		return fn(1, readNative(content))
 	}
-	var seqs []int
-	if err := idb.NewRaw("SELECT sequence FROM import_chunks WHERE import_id = ? ORDER BY sequence", im.ID).Scan(ctx, &seqs); err != nil {
+	seqs, err := chunkSequences(ctx, idb, im.ID)
+	if err != nil {
 		return err
 	}
 	known := native.NewKnown()
@@ -232,11 +228,8 @@ func (s *Service) eachNativeFile(ctx context.Context, idb db.Tx, im *Import, fn 
 // only the file's records and the preflight's findings.
 func nativeDetail(d *Detail) {
 	im := d.Import
-	st := &d.StatusDetail
-	st.Uploaded = im.ByteSize > 0
-	st.Configured = st.Uploaded && im.RowsCount > 0
+	st := &d.StatusDetail // Uploaded and Configured are as Describe set them
 	st.Cleaned = st.Configured && len(im.Problems) == 0
-	d.Stats.InvalidRowsCount = im.RowsCount - im.ValidRowsCount
 	d.Problems = nil
 	switch {
 	case !st.Uploaded:
@@ -247,14 +240,19 @@ func nativeDetail(d *Detail) {
 		d.Problems = append(d.Problems, fmt.Sprintf("The preflight found %s in the file; the first: %s",
 			plural(len(im.Problems), "problem", "problems"), im.Problems[0].Message))
 	}
-	total := 0
-	for _, n := range im.ExpectedRecordCounts {
-		total += n
-	}
-	if st.Cleaned && total == 0 {
+	if st.Cleaned && recordTotal(im.ExpectedRecordCounts) == 0 {
 		d.Problems = append(d.Problems, "The file has no record of a type Tally imports.")
 	}
 	st.Publishable = len(d.Problems) == 0
+}
+
+// recordTotal is the number of records over every entity.
+func recordTotal(counts map[string]int) int {
+	total := 0
+	for _, n := range counts {
+		total += n
+	}
+	return total
 }
 
 // NativePreflight is the result of checking a NativeImport file without storing it.

@@ -70,6 +70,39 @@ func SessionNotFound() error {
 	return apperr.New(apperr.NotFound, "Import session not found").WithSlug("record_not_found")
 }
 
+// GetSession returns the family's import session with id; another family's session, or an
+// import that is not a session, is not found.
+func GetSession(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Import, error) {
+	im, err := Get(ctx, idb, familyID, id)
+	switch {
+	case apperr.Is(err, apperr.NotFound) || (err == nil && !im.Session):
+		return nil, SessionNotFound()
+	case err != nil:
+		return nil, err
+	}
+	return im, nil
+}
+
+// PublishSession queues the family's session for publishing; one already publishing or
+// published is left as it is. A refusal other than a conflict is a PublishError, with the
+// session's id.
+func (s *Service) PublishSession(ctx context.Context, familyID, id uuid.UUID) error {
+	im, err := GetSession(ctx, s.DB, familyID, id)
+	if err != nil {
+		return err
+	}
+	if im.Status == StatusImporting || im.Status == StatusComplete {
+		return nil
+	}
+	if err := s.Publish(ctx, familyID, id); err != nil {
+		if apperr.Is(err, apperr.Conflict) {
+			return err
+		}
+		return &PublishError{ImportID: id, Err: err}
+	}
+	return nil
+}
+
 func sessionConflict(msg string) error {
 	return apperr.New(apperr.Conflict, msg).WithSlug("import_session_conflict")
 }
@@ -168,11 +201,8 @@ type ChunkRequest struct {
 func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) {
 	// Whose session it is comes first: another family's gets the answer of a missing one,
 	// whatever the request holds.
-	if im, err := Get(ctx, s.DB, req.FamilyID, req.ImportID); err != nil || !im.Session {
-		if err != nil && !apperr.Is(err, apperr.NotFound) {
-			return false, err
-		}
-		return false, SessionNotFound()
+	if _, err := GetSession(ctx, s.DB, req.FamilyID, req.ImportID); err != nil {
+		return false, err
 	}
 	if req.Sequence < 1 {
 		return false, apperr.New(apperr.Invalid, "sequence must be a whole number greater than 0").
@@ -289,12 +319,19 @@ func Chunks(ctx context.Context, idb bun.IDB, importID uuid.UUID) ([]Chunk, erro
 	return out, err
 }
 
+// chunkSequences returns the sequence numbers of a session's chunks, in order.
+func chunkSequences(ctx context.Context, idb bun.IDB, importID uuid.UUID) ([]int, error) {
+	var seqs []int
+	err := idb.NewRaw("SELECT sequence FROM import_chunks WHERE import_id = ? ORDER BY sequence", importID).Scan(ctx, &seqs)
+	return seqs, err
+}
+
 // checkSession runs the session's preflight over every chunk in sequence, each with the
 // source ids of the ones before it, and records the findings on the session. It refuses a
 // session whose chunks are not all there.
 func (s *Service) checkSession(ctx context.Context, tx db.Tx, im *Import) error {
-	var seqs []int
-	if err := tx.NewRaw("SELECT sequence FROM import_chunks WHERE import_id = ? ORDER BY sequence", im.ID).Scan(ctx, &seqs); err != nil {
+	seqs, err := chunkSequences(ctx, tx, im.ID)
+	if err != nil {
 		return err
 	}
 	if len(seqs) == 0 {
@@ -312,7 +349,7 @@ func (s *Service) checkSession(ctx context.Context, tx db.Tx, im *Import) error 
 			plural(*im.ExpectedChunks, "chunk", "chunks"), len(seqs), map[bool]string{true: "chunk", false: "chunks"}[len(missing) == 1], strings.Join(missing, ", ")))
 	}
 	var problems, warnings []Finding
-	err := s.eachNativeFile(ctx, tx, im, func(_ int, f *native.File) error {
+	err = s.eachNativeFile(ctx, tx, im, func(_ int, f *native.File) error {
 		problems = append(problems, f.Problems...)
 		warnings = append(warnings, f.Warnings...)
 		return nil

@@ -36,10 +36,7 @@ type UserSummary struct {
 
 // DisplayName is the user's name, or their email.
 func (u *UserSummary) DisplayName() string {
-	if n := trimJoin(u.FirstName, u.LastName); n != "" {
-		return n
-	}
-	return u.Email
+	return (&User{FirstName: u.FirstName, LastName: u.LastName, Email: u.Email}).DisplayName()
 }
 
 // ListUsers returns one page of the instance's users by email, with their sign-in methods,
@@ -75,10 +72,10 @@ type IdentitySummary struct {
 	CreatedAt  time.Time  `bun:"created_at"`
 }
 
-// UserIdentities returns the user's SSO accounts by provider.
+// UserIdentities returns the user's SSO accounts by provider, the oldest first at each.
 func UserIdentities(ctx context.Context, db bun.IDB, userID uuid.UUID) ([]IdentitySummary, error) {
 	var out []IdentitySummary
-	err := db.NewRaw("SELECT id, provider, email, groups, last_used_at, created_at FROM sso_identities WHERE user_id = ? ORDER BY provider", userID).
+	err := db.NewRaw("SELECT id, provider, email, groups, last_used_at, created_at FROM sso_identities WHERE user_id = ? ORDER BY provider, created_at", userID).
 		Scan(ctx, &out)
 	return out, err
 }
@@ -90,12 +87,13 @@ func ProviderNames(ctx context.Context, db bun.IDB) ([]string, error) {
 	return out, err
 }
 
-func trimJoin(a, b string) string {
-	switch {
-	case a == "":
-		return b
-	case b == "":
-		return a
+// LastActiveSuperAdmin reports whether u is the instance's only active super admin, whom
+// nobody may demote, suspend or delete.
+func LastActiveSuperAdmin(ctx context.Context, db bun.IDB, u *User) (bool, error) {
+	if u.Role != RoleSuperAdmin {
+		return false, nil
 	}
-	return a + " " + b
+	var n int
+	err := db.NewRaw("SELECT count(*) FROM users WHERE role = 'super_admin' AND status = 'active' AND id <> ?", u.ID).Scan(ctx, &n)
+	return n == 0, err
 }

@@ -44,9 +44,10 @@ func (k *APIKey) Active(now time.Time) bool {
 	return k.RevokedAt == nil && (k.ExpiresAt == nil || k.ExpiresAt.After(now))
 }
 
-// Allows reports whether the key's scope covers scope ("read" or "read_write").
-func (k *APIKey) Allows(scope string) bool {
-	return k.Scope == ScopeReadWrite || scope == ScopeRead
+// ScopeCovers reports whether credentials of scope have (an API key's or an OAuth token's)
+// may do what needs scope need: read_write covers both, read only read.
+func ScopeCovers(have, need string) bool {
+	return have == ScopeReadWrite || (have == ScopeRead && need == ScopeRead)
 }
 
 // HashSecret returns the stored form of a secret token: its SHA-256, hex.

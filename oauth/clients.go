@@ -89,7 +89,7 @@ func (in *ClientInput) validate() error {
 		v.Add("name", "Name is required")
 	}
 	for _, u := range in.RedirectURIs {
-		if err := CheckRedirectURI(u); err != nil {
+		if err := checkRedirectURI(u); err != nil {
 			v.Add("redirect_uris", err.Error())
 			break
 		}
@@ -220,7 +220,7 @@ func (s *Server) Register(ctx context.Context, idb bun.IDB, r Registration) (*Cl
 		return nil, invalidMetadata("redirect_uris is required")
 	}
 	for _, u := range r.RedirectURIs {
-		if err := CheckRedirectURI(u); err != nil {
+		if err := checkRedirectURI(u); err != nil {
 			return nil, invalidMetadata("%s", err.Error())
 		}
 	}
@@ -252,9 +252,9 @@ func (s *Server) Register(ctx context.Context, idb bun.IDB, r Registration) (*Cl
 	return c, nil
 }
 
-// CheckRedirectURI accepts an absolute https URI, or http on a loopback address (a native
+// checkRedirectURI accepts an absolute https URI, or http on a loopback address (a native
 // app's local listener, RFC 8252), without a fragment.
-func CheckRedirectURI(raw string) error {
+func checkRedirectURI(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" {
 		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)

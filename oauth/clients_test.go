@@ -8,7 +8,7 @@ import (
 func TestCheckRedirectURI(t *testing.T) {
 	for _, ok := range []string{"https://app.example/cb", "https://app.example:8443/cb?x=1", "http://127.0.0.1:8765/callback",
 		"http://localhost/cb", "http://[::1]:9/cb"} {
-		if err := CheckRedirectURI(ok); err != nil {
+		if err := checkRedirectURI(ok); err != nil {
 			t.Errorf("%s refused: %v", ok, err)
 		}
 	}
@@ -22,7 +22,7 @@ func TestCheckRedirectURI(t *testing.T) {
 		"/relative/cb":                 "absolute URL",
 		"com.example.app:/oauth2redir": "absolute URL",
 	} {
-		err := CheckRedirectURI(uri)
+		err := checkRedirectURI(uri)
 		if err == nil || !strings.Contains(err.Error(), why) {
 			t.Errorf("%s: %v, want an error about %q", uri, err, why)
 		}

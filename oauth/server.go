@@ -9,6 +9,7 @@ package oauth
 import (
 	"context"
 	"errors"
+	"net/http"
 	"time"
 
 	"github.com/google/uuid"
@@ -18,6 +19,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/db"
+	"tally/models"
 	"tally/sso"
 )
 
@@ -40,8 +42,8 @@ type Server struct {
 	provider fosite.OAuth2Provider
 }
 
-// CodeTTL is how long an authorization code can be exchanged.
-const CodeTTL = 5 * time.Minute
+// codeTTL is how long an authorization code can be exchanged.
+const codeTTL = 5 * time.Minute
 
 // New builds the server. A secret shorter than 32 bytes is a programming error: it panics.
 func New(o Options) *Server {
@@ -60,7 +62,7 @@ func New(o Options) *Server {
 	cfg := &fosite.Config{
 		AccessTokenLifespan:            o.AccessTTL,
 		RefreshTokenLifespan:           o.RefreshTTL,
-		AuthorizeCodeLifespan:          CodeTTL,
+		AuthorizeCodeLifespan:          codeTTL,
 		GlobalSecret:                   o.Secret,
 		HashCost:                       o.HashCost,
 		EnforcePKCE:                    true,
@@ -121,22 +123,22 @@ func (b *Bearer) Scope() string {
 	return ScopeRead
 }
 
-// ErrInvalidToken is an unknown, expired or revoked access token, or one without an API scope.
-var ErrInvalidToken = errors.New("oauth: invalid access token")
+// errInvalidToken is an unknown, expired or revoked access token, or one without an API scope.
+var errInvalidToken = errors.New("oauth: invalid access token")
 
 // AuthenticateBearer checks an access token for the API.
 func (s *Server) AuthenticateBearer(ctx context.Context, token string) (*Bearer, error) {
 	use, ar, err := s.provider.IntrospectToken(ctx, token, fosite.AccessToken, NewSession(""))
 	if err != nil || use != fosite.AccessToken {
-		return nil, ErrInvalidToken
+		return nil, errInvalidToken
 	}
 	granted := ar.GetGrantedScopes()
 	if !hasScope(granted, ScopeRead) && !hasScope(granted, ScopeReadWrite) {
-		return nil, ErrInvalidToken
+		return nil, errInvalidToken
 	}
 	uid, ok := UserOf(ar)
 	if !ok {
-		return nil, ErrInvalidToken
+		return nil, errInvalidToken
 	}
 	return &Bearer{UserID: uid, ClientID: ar.GetClient().GetID(), Scopes: granted}, nil
 }
@@ -155,6 +157,86 @@ func (s *Server) TokenOwner(ctx context.Context, token string) (*uuid.UUID, stri
 		return nil, ""
 	}
 	return row.UserID, row.ClientID
+}
+
+// NewAuthorizeRequest reads an authorization request. One without PKCE, or with the plain
+// method, is refused before the user is asked: fosite would only refuse it once the user had
+// agreed.
+func (s *Server) NewAuthorizeRequest(ctx context.Context, r *http.Request) (fosite.AuthorizeRequester, error) {
+	ar, err := s.provider.NewAuthorizeRequest(ctx, r)
+	if err != nil {
+		return ar, err
+	}
+	f := ar.GetRequestForm()
+	if f.Get("code_challenge") == "" {
+		return ar, fosite.ErrInvalidRequest.WithHint("PKCE is required: send a code_challenge with code_challenge_method S256.")
+	}
+	if f.Get("code_challenge_method") != "S256" {
+		return ar, fosite.ErrInvalidRequest.WithHint("Only the S256 code_challenge_method is supported.")
+	}
+	return ar, nil
+}
+
+// NewAccessRequest reads a token request: fosite's checks, then Tally's rules. A
+// client_credentials request acts for the client's owner, with the scopes asked for (read
+// when none); and the user a grant acts for must still be allowed in, so that a suspended
+// user's grants stop at once. The request comes back with an error when there is one, for
+// the error's audit.
+func (s *Server) NewAccessRequest(ctx context.Context, r *http.Request) (fosite.AccessRequester, error) {
+	ar, err := s.provider.NewAccessRequest(ctx, r, NewSession(""))
+	if err != nil {
+		return ar, err
+	}
+	if ar.GetGrantTypes().ExactOne(GrantClientCredentials) {
+		if err := s.actForOwner(ctx, ar); err != nil {
+			return ar, err
+		}
+	}
+	uid, ok := UserOf(ar)
+	if !ok {
+		return ar, fosite.ErrInvalidGrant.WithHint("The grant has no user.")
+	}
+	if u, err := models.UserByID(ctx, s.store.db, uid); err != nil || !u.Active() {
+		return ar, fosite.ErrInvalidGrant.WithHint("The account this grant acts for is deactivated or gone.")
+	}
+	return ar, nil
+}
+
+// actForOwner makes a client_credentials request act for the client's owner, with the
+// scopes asked for (read when none).
+func (s *Server) actForOwner(ctx context.Context, ar fosite.AccessRequester) error {
+	client, err := s.GetClient(ctx, ar.GetClient().GetID())
+	if err != nil {
+		return err
+	}
+	if client.OwnerUserID == nil {
+		return fosite.ErrUnauthorizedClient.WithHint("The client has no owner to act for.")
+	}
+	ar.GetSession().(*fosite.DefaultSession).Subject = client.OwnerUserID.String()
+	if len(ar.GetRequestedScopes()) == 0 {
+		ar.SetRequestedScopes(fosite.Arguments{ScopeRead})
+		ar.GrantScope(ScopeRead)
+	}
+	return nil
+}
+
+// MayIntrospect reports whether the caller of an introspection request may learn about its
+// token: a client learns only about its own tokens. The caller authenticates as a
+// confidential client (HTTP Basic) or with one of its access tokens (Bearer).
+func (s *Server) MayIntrospect(r *http.Request, ir fosite.IntrospectionResponder) bool {
+	caller := s.introspectionCaller(r)
+	return caller != "" && caller == ir.GetAccessRequester().GetClient().GetID()
+}
+
+// introspectionCaller is the client an introspection request authenticated as.
+func (s *Server) introspectionCaller(r *http.Request) string {
+	if id, _, ok := r.BasicAuth(); ok {
+		return id
+	}
+	if b, err := s.AuthenticateBearer(r.Context(), fosite.AccessTokenFromRequest(r)); err == nil {
+		return b.ClientID
+	}
+	return ""
 }
 
 type metaKey struct{}
@@ -197,12 +279,6 @@ func (s *Server) RevokeApp(ctx context.Context, userID uuid.UUID, clientID strin
 	}
 	n, _ := res.RowsAffected()
 	return n > 0, nil
-}
-
-// RevokeUser ends every grant of a user (suspension, deletion).
-func (s *Server) RevokeUser(ctx context.Context, userID uuid.UUID) error {
-	_, err := s.store.db.NewRaw(`DELETE FROM oauth_tokens WHERE user_id = ?`, userID).Exec(ctx)
-	return err
 }
 
 // Prune deletes the codes and tokens that have expired. A retired refresh token is kept

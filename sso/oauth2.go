@@ -33,18 +33,23 @@ const (
 	maxUserinfoBytes = 1 << 20
 )
 
-// oauth2Config is the provider as golang.org/x/oauth2 wants it. The auth style is always
-// explicit: the library's auto-detection would retry a refused exchange with the secret sent
-// the other way, which spends a single-use code and hides a misconfiguration.
-func oauth2Config(p *Provider, env Env) *oauth2.Config {
-	style := oauth2.AuthStyleInParams
+// authStyle is how the token endpoint gets the client's secret, for OAuth2 and OIDC alike.
+// It is always explicit: the library's auto-detection would retry a refused exchange with
+// the secret sent the other way, which spends a single-use code and hides a
+// misconfiguration.
+func authStyle(p *Provider) oauth2.AuthStyle {
 	if p.TokenAuthMethod == AuthClientSecretBasic {
-		style = oauth2.AuthStyleInHeader
+		return oauth2.AuthStyleInHeader
 	}
+	return oauth2.AuthStyleInParams
+}
+
+// oauth2Config is the provider as golang.org/x/oauth2 wants it.
+func oauth2Config(p *Provider, env Env) *oauth2.Config {
 	return &oauth2.Config{
 		ClientID:     p.ClientID,
 		ClientSecret: p.ClientSecret,
-		Endpoint:     oauth2.Endpoint{AuthURL: p.AuthorizationURL, TokenURL: p.TokenURL, AuthStyle: style},
+		Endpoint:     oauth2.Endpoint{AuthURL: p.AuthorizationURL, TokenURL: p.TokenURL, AuthStyle: authStyle(p)},
 		RedirectURL:  p.CallbackURL(env.AppURL),
 		Scopes:       p.ScopeList(),
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"sync"
 	"time"
@@ -54,10 +55,7 @@ func (s *oidcStrategy) discover(ctx context.Context, p *Provider, env Env) (*oid
 
 func (s *oidcStrategy) config(op *oidc.Provider, p *Provider, env Env) *oauth2.Config {
 	ep := op.Endpoint()
-	ep.AuthStyle = oauth2.AuthStyleInParams
-	if p.TokenAuthMethod == AuthClientSecretBasic {
-		ep.AuthStyle = oauth2.AuthStyleInHeader
-	}
+	ep.AuthStyle = authStyle(p)
 	return &oauth2.Config{ClientID: p.ClientID, ClientSecret: p.ClientSecret, Endpoint: ep,
 		RedirectURL: p.CallbackURL(env.AppURL), Scopes: p.ScopeList()}
 }
@@ -207,7 +205,7 @@ func (s *oidcStrategy) EndSessionURL(ctx context.Context, p *Provider, env Env, 
 	if strings.Contains(meta.EndSession, "?") {
 		sep = "&"
 	}
-	return meta.EndSession + sep + "id_token_hint=" + urlQueryEscape(idToken) + "&post_logout_redirect_uri=" + urlQueryEscape(postLogout)
+	return meta.EndSession + sep + "id_token_hint=" + url.QueryEscape(idToken) + "&post_logout_redirect_uri=" + url.QueryEscape(postLogout)
 }
 
 // checkCallback checks what every redirect-based callback carries: no provider error, this
@@ -243,7 +241,8 @@ func sanitizeCode(s string) string {
 	return b.String()
 }
 
-// randomToken is 32 random bytes, base64url.
+// randomToken is 32 random bytes, base64url (43 characters: short enough for a SAML
+// RelayState, which bindings limit to 80 bytes).
 func randomToken() string {
 	b := make([]byte, 32)
 	_, _ = rand.Read(b)

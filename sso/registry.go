@@ -38,11 +38,6 @@ func ByName(ctx context.Context, r Registry, name string) (*Provider, error) {
 	return find(ctx, r, func(p *Provider) bool { return p.Name == name })
 }
 
-// ByKey returns the enabled provider whose SAML path key is key.
-func ByKey(ctx context.Context, r Registry, key string) (*Provider, error) {
-	return find(ctx, r, func(p *Provider) bool { return p.PathKey() == key })
-}
-
 func find(ctx context.Context, r Registry, match func(*Provider) bool) (*Provider, error) {
 	all, err := Enabled(ctx, r)
 	if err != nil {

@@ -81,10 +81,7 @@ func (samlStrategy) Begin(ctx context.Context, p *Provider, env Env, purpose str
 	if err != nil {
 		return "", Flow{}, fmt.Errorf("saml: authn request: %w", err)
 	}
-	state, err := samlRandomState()
-	if err != nil {
-		return "", Flow{}, err
-	}
+	state := randomToken()
 	// Redirect signs the query string (SAMLRequest, RelayState, SigAlg) when SignatureMethod
 	// is set. It appends RelayState unescaped, which is why the state is base64url.
 	u, err := req.Redirect(state, sp)
@@ -764,16 +761,6 @@ func selfSign(key *rsa.PrivateKey, entityID string) (string, error) {
 		return "", fmt.Errorf("saml: self-signing the SP certificate: %w", err)
 	}
 	return string(pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der})), nil
-}
-
-// samlRandomState is a RelayState: 32 random bytes, base64url (43 characters, under the
-// 80-byte limit SAML bindings set).
-func samlRandomState() (string, error) {
-	b := make([]byte, 32)
-	if _, err := rand.Read(b); err != nil {
-		return "", err
-	}
-	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
 func samlNow(env Env) time.Time {

@@ -6,7 +6,6 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -35,7 +34,6 @@ type Service struct {
 	DB    *db.DB
 	Rules Rules
 	Log   *slog.Logger
-	Now   func() time.Time
 }
 
 // Outcome is what a completed sign-in leads to.
@@ -62,7 +60,7 @@ type identityRow struct {
 func (s *Service) Complete(ctx context.Context, p *Provider, id *Identity, meta Meta, purpose string, current *models.User) (*Outcome, error) {
 	out, err := s.complete(ctx, p, id, meta, purpose, current)
 	if f, ok := AsFailure(err); ok {
-		s.audit(ctx, failureEvent(p.Name, f, meta, nil))
+		s.audit(ctx, failureEvent(p.Name, f, meta))
 	}
 	return out, err
 }
@@ -330,8 +328,8 @@ func displayName(id *Identity) string {
 }
 
 // failureEvent is the audit entry of a refused sign-in.
-func failureEvent(provider string, f *Failure, meta Meta, userID *uuid.UUID) Event {
-	return Event{Type: EventLoginFailed, UserID: userID, Provider: provider, Meta: meta, Data: map[string]any{"reason": f.Reason}}
+func failureEvent(provider string, f *Failure, meta Meta) Event {
+	return Event{Type: EventLoginFailed, Provider: provider, Meta: meta, Data: map[string]any{"reason": f.Reason}}
 }
 
 // RecordFailure audits a sign-in a strategy refused before any rule ran.
@@ -340,7 +338,7 @@ func (s *Service) RecordFailure(ctx context.Context, provider string, err error,
 	if !ok {
 		f = &Failure{Reason: "error"}
 	}
-	s.audit(ctx, failureEvent(provider, f, meta, nil))
+	s.audit(ctx, failureEvent(provider, f, meta))
 }
 
 // audit writes an event on its own; a failure to write is logged, never hidden.

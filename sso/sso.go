@@ -10,7 +10,6 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"net/url"
 	"time"
 )
 
@@ -133,5 +132,3 @@ const (
 	msgUnavailable = "The sign-in provider is unavailable right now. Please try again later, or contact your administrator."
 	msgInvalid     = "The sign-in provider's answer could not be verified, so you were not signed in. Please try again; if it keeps failing, contact your administrator."
 )
-
-func urlQueryEscape(s string) string { return url.QueryEscape(s) }

@@ -578,14 +578,6 @@ func (f OAuthAppForm) title() string {
 	return "Edit " + f.Client.Name
 }
 
-// confidential reports whether the application has, or is to have, a secret.
-func (f OAuthAppForm) confidential() bool {
-	if f.Client != nil {
-		return !f.Client.Public()
-	}
-	return f.Form.Value("confidential") != ""
-}
-
 func (f OAuthAppForm) has(grant string) bool {
 	return f.Client != nil && oauthAppHas(f.Client.GrantTypes, grant)
 }
@@ -714,7 +706,7 @@ func OAuthAppFormPage(f OAuthAppForm) templ.Component {
 						var templ_7745c5c3_Var35 string
 						templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(oauthAppType(f.Client))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/oauth_apps.templ`, Line: 185, Col: 69}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/oauth_apps.templ`, Line: 177, Col: 69}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 						if templ_7745c5c3_Err != nil {
@@ -725,7 +717,7 @@ func OAuthAppFormPage(f OAuthAppForm) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					if f.Client == nil || f.confidential() {
+					if f.Client == nil || !f.Client.Public() {
 						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 47, "<div class=\"space-y-4\"")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -752,7 +744,7 @@ func OAuthAppFormPage(f OAuthAppForm) templ.Component {
 							var templ_7745c5c3_Var36 string
 							templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(msg)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/oauth_apps.templ`, Line: 199, Col: 95}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/oauth_apps.templ`, Line: 191, Col: 95}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 							if templ_7745c5c3_Err != nil {

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"tally/banksync"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
@@ -178,7 +177,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	if err != nil {
 		return err
 	}
-	importSvc, river, err := jobs.NewImports(d, log, importLimits(cfg), opts)
+	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), opts)
 	if err != nil {
 		return err
 	}
@@ -209,18 +208,13 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	return errors.Join(err, river.Stop(shutdownCtx))
 }
 
-// importLimits are the 10 MB content cap and the configured row limit.
-func importLimits(cfg config.Config) imports.Limits {
-	return imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows, MaxRecords: cfg.ImportMaxRecords}
-}
-
 // work runs only the job worker until ctx ends.
 func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
 	opts, err := jobOptions(cfg, d, log)
 	if err != nil {
 		return err
 	}
-	_, river, err := jobs.NewImports(d, log, importLimits(cfg), opts)
+	_, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), opts)
 	if err != nil {
 		return err
 	}
@@ -237,10 +231,9 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 // jobOptions are the job client's settings for cfg: every worker, the audit retention and the
 // bank syncs.
 func jobOptions(cfg config.Config, d *db.DB, log *slog.Logger) (jobs.Options, error) {
-	keys, err := handlers.EncryptionKeys(cfg)
+	bank, err := handlers.NewBank(cfg, d, log)
 	if err != nil {
 		return jobs.Options{}, err
 	}
-	bank := &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}
 	return jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank}, nil
 }

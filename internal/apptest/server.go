@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"tally/banksync"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
@@ -65,13 +64,11 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if cfg.AppURL == "" {
 		cfg.AppURL = "http://" + srv.Listener.Addr().String()
 	}
-	limits := imports.Limits{MaxBytes: imports.DefaultLimits.MaxBytes, MaxRows: cfg.ImportMaxRows, MaxRecords: cfg.ImportMaxRecords}
-	keys, err := handlers.EncryptionKeys(cfg)
+	bank, err := handlers.NewBank(cfg, d, log)
 	if err != nil {
-		tb.Fatalf("encryption keys: %v", err)
+		tb.Fatalf("bank sync: %v", err)
 	}
-	bank := &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}
-	importSvc, river, err := jobs.NewImports(d, log, limits, jobs.Options{Work: true, Bank: bank})
+	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), jobs.Options{Work: true, Bank: bank})
 	if err != nil {
 		tb.Fatalf("job client: %v", err)
 	}

@@ -1,10 +1,6 @@
 package ssotest
 
 import (
-	"crypto/rand"
-	"crypto/sha256"
-	"encoding/base64"
-	"encoding/json"
 	"maps"
 	"net/http"
 	"net/http/httptest"
@@ -13,13 +9,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-)
-
-// Token endpoint client authentication methods, as sso spells them. Repeated here so that
-// ssotest does not import sso: sso's own tests import ssotest.
-const (
-	oauth2SecretPost  = "client_secret_post"
-	oauth2SecretBasic = "client_secret_basic"
 )
 
 // OAuth2Server is an in-process generic OAuth2 provider (authorization code flow with
@@ -41,7 +30,7 @@ type OAuth2Server struct {
 	mu        sync.Mutex
 	user      map[string]any
 	deny      string
-	codes     map[string]oauth2Grant
+	codes     map[string]authGrant
 	tokens    map[string]map[string]any
 	overrides map[string]oauth2Override
 	log       []OAuth2Request
@@ -66,22 +55,11 @@ type OAuth2Request struct {
 	PKCEVerified bool // the verifier matched the code's challenge
 }
 
-type oauth2Grant struct {
-	redirectURI string
-	challenge   string
-	method      string
-	claims      map[string]any
-	expires     time.Time
-}
-
 type oauth2Override struct {
 	status      int
 	contentType string
 	body        string
 }
-
-// oauth2CodeLifetime is how long a code may wait for its exchange.
-const oauth2CodeLifetime = 10 * time.Minute
 
 // NewOAuth2Server starts a server that stops when the test ends. Its user, until SetUser,
 // is {"sub": "oauth2-user-1", "email": "ada@example.com", "name": "Ada Lovelace"}.
@@ -89,9 +67,9 @@ func NewOAuth2Server(tb testing.TB) *OAuth2Server {
 	tb.Helper()
 	s := &OAuth2Server{
 		ClientID:     "tally-client",
-		ClientSecret: "tally-secret-" + oauth2RandomID(),
+		ClientSecret: "tally-secret-" + randomID(),
 		user:         map[string]any{"sub": "oauth2-user-1", "email": "ada@example.com", "name": "Ada Lovelace"},
-		codes:        map[string]oauth2Grant{},
+		codes:        map[string]authGrant{},
 		tokens:       map[string]map[string]any{},
 		overrides:    map[string]oauth2Override{},
 	}
@@ -159,18 +137,7 @@ func (s *OAuth2Server) Requests(path string) []OAuth2Request {
 // and state or error).
 func (s *OAuth2Server) Follow(tb testing.TB, authURL string) (callbackURL string) {
 	tb.Helper()
-	c := *s.srv.Client()
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := c.Get(authURL)
-	if err != nil {
-		tb.Fatalf("ssotest: GET %s: %v", authURL, err)
-	}
-	defer resp.Body.Close()
-	loc, err := resp.Location()
-	if err != nil {
-		tb.Fatalf("ssotest: GET %s: HTTP %d without a redirect", authURL, resp.StatusCode)
-	}
-	return loc.String()
+	return follow(tb, s.srv.Client(), authURL)
 }
 
 func (s *OAuth2Server) authorize(w http.ResponseWriter, r *http.Request) {
@@ -201,10 +168,10 @@ func (s *OAuth2Server) authorize(w http.ResponseWriter, r *http.Request) {
 	case rec.CodeChallenge != "" && rec.CodeChallengeMethod != "S256" && rec.CodeChallengeMethod != "plain" && rec.CodeChallengeMethod != "":
 		params.Set("error", "invalid_request")
 	default:
-		code := oauth2RandomID()
+		code := randomID()
 		s.mu.Lock()
-		s.codes[code] = oauth2Grant{redirectURI: rec.RedirectURI, challenge: rec.CodeChallenge,
-			method: rec.CodeChallengeMethod, claims: user, expires: time.Now().Add(oauth2CodeLifetime)}
+		s.codes[code] = authGrant{redirectURI: rec.RedirectURI, challenge: rec.CodeChallenge,
+			method: rec.CodeChallengeMethod, claims: user, expires: time.Now().Add(codeLifetime)}
 		s.mu.Unlock()
 		params.Set("code", code)
 	}
@@ -223,62 +190,19 @@ func (s *OAuth2Server) token(w http.ResponseWriter, r *http.Request) {
 	if s.overridden(w, &rec) {
 		return
 	}
-	if r.Method != http.MethodPost {
-		rec.Status = http.StatusMethodNotAllowed
-		http.Error(w, "POST only", rec.Status)
+	var lg tokenLog
+	g, ok := exchangeCode(w, r, &lg, tokenClient{s.ClientID, s.ClientSecret, s.AuthMethod}, &s.mu, s.codes)
+	rec.Status, rec.Error, rec.ClientAuth, rec.CodeVerifier, rec.PKCEVerified = lg.Status, lg.Error, lg.ClientAuth, lg.CodeVerifier, lg.PKCEVerified
+	if !ok {
 		return
 	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		oauth2Error(w, &rec, http.StatusBadRequest, "invalid_request")
-		return
-	}
-	id, secret, ok := s.clientAuth(r, &rec)
-	if rec.ClientAuth == "both" {
-		// RFC 6749 §2.3: a client must not use more than one method in a request.
-		oauth2Error(w, &rec, http.StatusBadRequest, "invalid_request")
-		return
-	}
-	if want := s.authMethod(); !ok || rec.ClientAuth != want || id != s.ClientID || secret != s.ClientSecret {
-		if want == oauth2SecretBasic {
-			w.Header().Set("WWW-Authenticate", `Basic realm="ssotest"`)
-		}
-		oauth2Error(w, &rec, http.StatusUnauthorized, "invalid_client")
-		return
-	}
-	if r.PostForm.Get("grant_type") != "authorization_code" {
-		oauth2Error(w, &rec, http.StatusBadRequest, "unsupported_grant_type")
-		return
-	}
-	rec.CodeVerifier = r.PostForm.Get("code_verifier")
-	code := r.PostForm.Get("code")
-	s.mu.Lock()
-	g, found := s.codes[code]
-	delete(s.codes, code) // single use, whatever happens next
-	s.mu.Unlock()
-	if !found || time.Now().After(g.expires) || r.PostForm.Get("redirect_uri") != g.redirectURI {
-		oauth2Error(w, &rec, http.StatusBadRequest, "invalid_grant")
-		return
-	}
-	switch {
-	case g.challenge == "" && rec.CodeVerifier != "":
-		// OAuth 2.1: a verifier without a challenge is refused, or PKCE could be stripped.
-		oauth2Error(w, &rec, http.StatusBadRequest, "invalid_grant")
-		return
-	case g.challenge != "":
-		if oauth2PKCEChallenge(g.method, rec.CodeVerifier) != g.challenge || rec.CodeVerifier == "" {
-			oauth2Error(w, &rec, http.StatusBadRequest, "invalid_grant")
-			return
-		}
-		rec.PKCEVerified = true
-	}
-	tok := oauth2RandomID()
+	tok := randomID()
 	s.mu.Lock()
 	s.tokens[tok] = g.claims
 	s.mu.Unlock()
 	rec.Status = http.StatusOK
 	w.Header().Set("Cache-Control", "no-store")
-	oauth2JSON(w, rec.Status, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600})
+	writeJSON(w, rec.Status, map[string]any{"access_token": tok, "token_type": "Bearer", "expires_in": 3600})
 }
 
 func (s *OAuth2Server) userinfo(w http.ResponseWriter, r *http.Request) {
@@ -293,41 +217,12 @@ func (s *OAuth2Server) userinfo(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	if !strings.EqualFold(scheme, "Bearer") || !ok {
 		w.Header().Set("WWW-Authenticate", `Bearer error="invalid_token"`)
-		oauth2Error(w, &rec, http.StatusUnauthorized, "invalid_token")
+		rec.Status, rec.Error = http.StatusUnauthorized, "invalid_token"
+		writeOAuthError(w, rec.Status, rec.Error)
 		return
 	}
 	rec.Status = http.StatusOK
-	oauth2JSON(w, rec.Status, claims)
-}
-
-// clientAuth reads the client's credentials and notes how they were sent. Basic credentials
-// are form-encoded inside the header (RFC 6749 §2.3.1), so they are unescaped.
-func (s *OAuth2Server) clientAuth(r *http.Request, rec *OAuth2Request) (id, secret string, ok bool) {
-	bid, bsecret, basic := r.BasicAuth()
-	_, post := r.PostForm["client_secret"]
-	switch {
-	case basic && post:
-		rec.ClientAuth = "both"
-	case basic:
-		rec.ClientAuth = oauth2SecretBasic
-		var err1, err2 error
-		id, err1 = url.QueryUnescape(bid)
-		secret, err2 = url.QueryUnescape(bsecret)
-		return id, secret, err1 == nil && err2 == nil
-	case post:
-		rec.ClientAuth = oauth2SecretPost
-		return r.PostForm.Get("client_id"), r.PostForm.Get("client_secret"), true
-	default:
-		rec.ClientAuth = "none"
-	}
-	return "", "", false
-}
-
-func (s *OAuth2Server) authMethod() string {
-	if s.AuthMethod == "" {
-		return oauth2SecretPost
-	}
-	return s.AuthMethod
+	writeJSON(w, rec.Status, claims)
 }
 
 func (s *OAuth2Server) overridden(w http.ResponseWriter, rec *OAuth2Request) bool {
@@ -350,32 +245,4 @@ func (s *OAuth2Server) record(rec *OAuth2Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.log = append(s.log, *rec)
-}
-
-func oauth2Error(w http.ResponseWriter, rec *OAuth2Request, status int, code string) {
-	rec.Status, rec.Error = status, code
-	w.Header().Set("Cache-Control", "no-store")
-	oauth2JSON(w, status, map[string]string{"error": code})
-}
-
-func oauth2JSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// oauth2PKCEChallenge derives the challenge a verifier answers (RFC 7636 §4.2); a missing method
-// means "plain".
-func oauth2PKCEChallenge(method, verifier string) string {
-	if method == "S256" {
-		sum := sha256.Sum256([]byte(verifier))
-		return base64.RawURLEncoding.EncodeToString(sum[:])
-	}
-	return verifier
-}
-
-func oauth2RandomID() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
 }

@@ -1,9 +1,9 @@
 package ssotest
 
 import (
+	"cmp"
 	"crypto/rand"
 	"crypto/rsa"
-	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
 	"maps"
@@ -54,7 +54,7 @@ type OIDCProvider struct {
 	mu     sync.Mutex
 	user   map[string]any
 	deny   string
-	codes  map[string]oidcGrant
+	codes  map[string]authGrant
 	tokens map[string]map[string]any // access token → the user's claims
 	log    []OIDCRequest
 }
@@ -99,25 +99,8 @@ type OIDCRequest struct {
 	PostLogoutRedirectURI string
 }
 
-// oidcGrant is what an issued code stands for.
-type oidcGrant struct {
-	redirectURI string
-	nonce       string
-	challenge   string
-	claims      map[string]any
-	expires     time.Time
-}
-
-const (
-	// oidcCodeLifetime is how long a code may wait for its exchange.
-	oidcCodeLifetime = 10 * time.Minute
-	// oidcTokenLifetime is how long issued ID and access tokens are valid.
-	oidcTokenLifetime = time.Hour
-	// Token endpoint client authentication methods, as sso spells them (ssotest must not
-	// import sso: sso's own tests import ssotest).
-	oidcSecretPost  = "client_secret_post"
-	oidcSecretBasic = "client_secret_basic"
-)
+// oidcTokenLifetime is how long issued ID and access tokens are valid.
+const oidcTokenLifetime = time.Hour
 
 // NewOIDCProvider starts a provider that stops when the test ends. Its user, until SetUser,
 // is {"sub": "oidc-user-1", "email": "ada@example.com", "email_verified": true,
@@ -130,12 +113,12 @@ func NewOIDCProvider(tb testing.TB) *OIDCProvider {
 	}
 	s := &OIDCProvider{
 		ClientID:     "tally-oidc-client",
-		ClientSecret: "tally-oidc-secret-" + oidcRandomID(),
+		ClientSecret: "tally-oidc-secret-" + randomID(),
 		key:          key,
-		keyID:        "ssotest-" + oidcRandomID()[:8],
+		keyID:        "ssotest-" + randomID()[:8],
 		user: map[string]any{"sub": "oidc-user-1", "email": "ada@example.com", "email_verified": true,
 			"name": "Ada Lovelace"},
-		codes:  map[string]oidcGrant{},
+		codes:  map[string]authGrant{},
 		tokens: map[string]map[string]any{},
 	}
 	mux := http.NewServeMux()
@@ -194,24 +177,13 @@ func (s *OIDCProvider) Requests(path string) []OIDCRequest {
 // code and state or error).
 func (s *OIDCProvider) Follow(tb testing.TB, authURL string) (callbackURL string) {
 	tb.Helper()
-	c := *s.srv.Client()
-	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
-	resp, err := c.Get(authURL)
-	if err != nil {
-		tb.Fatalf("ssotest: GET %s: %v", authURL, err)
-	}
-	defer resp.Body.Close()
-	loc, err := resp.Location()
-	if err != nil {
-		tb.Fatalf("ssotest: GET %s: HTTP %d without a redirect", authURL, resp.StatusCode)
-	}
-	return loc.String()
+	return follow(tb, s.srv.Client(), authURL)
 }
 
 func (s *OIDCProvider) discovery(w http.ResponseWriter, _ *http.Request) {
 	rec := OIDCRequest{Path: "/.well-known/openid-configuration", Status: http.StatusOK}
 	defer s.record(&rec)
-	oidcJSON(w, rec.Status, map[string]any{
+	writeJSON(w, rec.Status, map[string]any{
 		"issuer":                                s.URL,
 		"authorization_endpoint":                s.URL + "/authorize",
 		"token_endpoint":                        s.URL + "/token",
@@ -222,7 +194,7 @@ func (s *OIDCProvider) discovery(w http.ResponseWriter, _ *http.Request) {
 		"subject_types_supported":               []string{"public"},
 		"id_token_signing_alg_values_supported": []string{string(jose.RS256)},
 		"scopes_supported":                      []string{"openid", "email", "profile", "groups"},
-		"token_endpoint_auth_methods_supported": []string{s.authMethod()},
+		"token_endpoint_auth_methods_supported": []string{cmp.Or(s.AuthMethod, secretPost)},
 		"code_challenge_methods_supported":      []string{"S256"},
 		"claims_parameter_supported":            true,
 		"claims_supported":                      []string{"sub", "iss", "aud", "exp", "iat", "nonce", "email", "email_verified", "name", "given_name", "family_name", "groups"},
@@ -232,7 +204,7 @@ func (s *OIDCProvider) discovery(w http.ResponseWriter, _ *http.Request) {
 func (s *OIDCProvider) jwks(w http.ResponseWriter, _ *http.Request) {
 	rec := OIDCRequest{Path: "/jwks", Status: http.StatusOK}
 	defer s.record(&rec)
-	oidcJSON(w, rec.Status, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
+	writeJSON(w, rec.Status, jose.JSONWebKeySet{Keys: []jose.JSONWebKey{
 		{Key: &s.key.PublicKey, KeyID: s.keyID, Algorithm: string(jose.RS256), Use: "sig"},
 	}})
 }
@@ -266,10 +238,10 @@ func (s *OIDCProvider) authorize(w http.ResponseWriter, r *http.Request) {
 		// Only S256: "plain" protects nothing against a stolen authorization request.
 		params.Set("error", "invalid_request")
 	default:
-		code := oidcRandomID()
+		code := randomID()
 		s.mu.Lock()
-		s.codes[code] = oidcGrant{redirectURI: rec.RedirectURI, nonce: rec.Nonce, challenge: rec.CodeChallenge,
-			claims: user, expires: time.Now().Add(oidcCodeLifetime)}
+		s.codes[code] = authGrant{redirectURI: rec.RedirectURI, nonce: rec.Nonce, challenge: rec.CodeChallenge,
+			method: rec.CodeChallengeMethod, claims: user, expires: time.Now().Add(codeLifetime)}
 		s.mu.Unlock()
 		params.Set("code", code)
 	}
@@ -285,54 +257,11 @@ func (s *OIDCProvider) authorize(w http.ResponseWriter, r *http.Request) {
 func (s *OIDCProvider) token(w http.ResponseWriter, r *http.Request) {
 	rec := OIDCRequest{Path: "/token"}
 	defer s.record(&rec)
-	if r.Method != http.MethodPost {
-		rec.Status = http.StatusMethodNotAllowed
-		http.Error(w, "POST only", rec.Status)
+	var lg tokenLog
+	g, ok := exchangeCode(w, r, &lg, tokenClient{s.ClientID, s.ClientSecret, s.AuthMethod}, &s.mu, s.codes)
+	rec.Status, rec.Error, rec.ClientAuth, rec.CodeVerifier, rec.PKCEVerified = lg.Status, lg.Error, lg.ClientAuth, lg.CodeVerifier, lg.PKCEVerified
+	if !ok {
 		return
-	}
-	r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
-	if err := r.ParseForm(); err != nil {
-		oidcError(w, &rec, http.StatusBadRequest, "invalid_request")
-		return
-	}
-	id, secret, ok := s.clientAuth(r, &rec)
-	if rec.ClientAuth == "both" {
-		// RFC 6749 §2.3: a client must not use more than one method in a request.
-		oidcError(w, &rec, http.StatusBadRequest, "invalid_request")
-		return
-	}
-	if want := s.authMethod(); !ok || rec.ClientAuth != want || id != s.ClientID || secret != s.ClientSecret {
-		if want == oidcSecretBasic {
-			w.Header().Set("WWW-Authenticate", `Basic realm="ssotest"`)
-		}
-		oidcError(w, &rec, http.StatusUnauthorized, "invalid_client")
-		return
-	}
-	if r.PostForm.Get("grant_type") != "authorization_code" {
-		oidcError(w, &rec, http.StatusBadRequest, "unsupported_grant_type")
-		return
-	}
-	rec.CodeVerifier = r.PostForm.Get("code_verifier")
-	code := r.PostForm.Get("code")
-	s.mu.Lock()
-	g, found := s.codes[code]
-	delete(s.codes, code) // single use, whatever happens next
-	s.mu.Unlock()
-	if !found || time.Now().After(g.expires) || r.PostForm.Get("redirect_uri") != g.redirectURI {
-		oidcError(w, &rec, http.StatusBadRequest, "invalid_grant")
-		return
-	}
-	switch {
-	case g.challenge == "" && rec.CodeVerifier != "":
-		// OAuth 2.1: a verifier without a challenge is refused, or PKCE could be stripped.
-		oidcError(w, &rec, http.StatusBadRequest, "invalid_grant")
-		return
-	case g.challenge != "":
-		if rec.CodeVerifier == "" || oidcS256(rec.CodeVerifier) != g.challenge {
-			oidcError(w, &rec, http.StatusBadRequest, "invalid_grant")
-			return
-		}
-		rec.PKCEVerified = true
 	}
 
 	s.mu.Lock()
@@ -341,7 +270,7 @@ func (s *OIDCProvider) token(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	rec.Tampered = tamper != OIDCTamper{}
 
-	access := oidcRandomID()
+	access := randomID()
 	answer := map[string]any{"access_token": access, "token_type": "Bearer",
 		"expires_in": int(oidcTokenLifetime.Seconds())}
 	if !tamper.OmitIDToken {
@@ -357,11 +286,11 @@ func (s *OIDCProvider) token(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	rec.Status = http.StatusOK
 	w.Header().Set("Cache-Control", "no-store")
-	oidcJSON(w, rec.Status, answer)
+	writeJSON(w, rec.Status, answer)
 }
 
 // idToken builds and signs the ID token for a grant, spoiled as tamper says.
-func (s *OIDCProvider) idToken(g oidcGrant, tamper OIDCTamper) (string, error) {
+func (s *OIDCProvider) idToken(g authGrant, tamper OIDCTamper) (string, error) {
 	now := time.Now()
 	claims := map[string]any{}
 	maps.Copy(claims, g.claims)
@@ -455,7 +384,7 @@ func (s *OIDCProvider) userinfo(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	rec.Status = http.StatusOK
-	oidcJSON(w, rec.Status, claims)
+	writeJSON(w, rec.Status, claims)
 }
 
 // endSession logs an RP-initiated logout and sends the browser to post_logout_redirect_uri,
@@ -476,36 +405,6 @@ func (s *OIDCProvider) endSession(w http.ResponseWriter, r *http.Request) {
 	_, _ = w.Write([]byte("signed out\n"))
 }
 
-// clientAuth reads the client's credentials and notes how they were sent. Basic credentials
-// are form-encoded inside the header (RFC 6749 §2.3.1), so they are unescaped.
-func (s *OIDCProvider) clientAuth(r *http.Request, rec *OIDCRequest) (id, secret string, ok bool) {
-	bid, bsecret, basic := r.BasicAuth()
-	_, post := r.PostForm["client_secret"]
-	switch {
-	case basic && post:
-		rec.ClientAuth = "both"
-	case basic:
-		rec.ClientAuth = oidcSecretBasic
-		var err1, err2 error
-		id, err1 = url.QueryUnescape(bid)
-		secret, err2 = url.QueryUnescape(bsecret)
-		return id, secret, err1 == nil && err2 == nil
-	case post:
-		rec.ClientAuth = oidcSecretPost
-		return r.PostForm.Get("client_id"), r.PostForm.Get("client_secret"), true
-	default:
-		rec.ClientAuth = "none"
-	}
-	return "", "", false
-}
-
-func (s *OIDCProvider) authMethod() string {
-	if s.AuthMethod == "" {
-		return oidcSecretPost
-	}
-	return s.AuthMethod
-}
-
 func (s *OIDCProvider) record(rec *OIDCRequest) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -514,24 +413,5 @@ func (s *OIDCProvider) record(rec *OIDCRequest) {
 
 func oidcError(w http.ResponseWriter, rec *OIDCRequest, status int, code string) {
 	rec.Status, rec.Error = status, code
-	w.Header().Set("Cache-Control", "no-store")
-	oidcJSON(w, status, map[string]string{"error": code})
-}
-
-func oidcJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	_ = json.NewEncoder(w).Encode(v)
-}
-
-// oidcS256 is the PKCE S256 challenge a verifier answers (RFC 7636 §4.2).
-func oidcS256(verifier string) string {
-	sum := sha256.Sum256([]byte(verifier))
-	return base64.RawURLEncoding.EncodeToString(sum[:])
-}
-
-func oidcRandomID() string {
-	b := make([]byte, 24)
-	_, _ = rand.Read(b)
-	return base64.RawURLEncoding.EncodeToString(b)
+	writeOAuthError(w, status, code)
 }
