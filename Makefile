@@ -33,11 +33,20 @@ bench: assets
 	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m $(PKGS)
 
 # Each fuzz target for FUZZTIME (CI runs them briefly; run longer by hand).
+# Go 1.26's fuzz coordinator can report a bare "context deadline exceeded" when
+# -fuzztime ends while a worker is mid-call (go.dev/issue/75804, fixed in 1.27).
+# A real finding always writes "Failing input written to"; a bare deadline with no
+# reproducer is that race and is tolerated (the seed corpus still runs in `make test`).
 FUZZPKGS = ./imports/parse ./imports/native ./imports/statement
 fuzz:
 	@for pkg in $(FUZZPKGS); do \
 		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \
-			$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+			out=$$($(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) 2>&1); rc=$$?; echo "$$out"; \
+			if [ $$rc -ne 0 ]; then \
+				if echo "$$out" | grep -q 'context deadline exceeded' && ! echo "$$out" | grep -qE 'Failing input written|panic:|_test.go:[0-9]+:'; then \
+					echo "($$f: fuzz coordinator deadline race at -fuzztime, no failing input; tolerated)"; \
+				else exit 1; fi; \
+			fi; \
 		done; \
 	done
 
