@@ -1,0 +1,278 @@
+// Package camt reads ISO 20022 bank-to-customer cash management messages into the bankfile
+// model: camt.053 statements (end of day), camt.052 reports (intraday) and camt.054
+// notifications, in any version banks send (.001.02 to .001.13), singly or as a ZIP of files.
+//
+// encoding/xml through bankfile's guarded decoder does the XML; each statement is streamed one
+// element at a time, so memory stays bounded by the largest entry, not the file.
+package camt
+
+import (
+	"bytes"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+
+	"tally/imports/bankfile"
+)
+
+// The message kinds, by the element under Document.
+var messages = map[string]struct {
+	statement string // the repeated statement element
+	name      string // camt.05x
+	intraday  bool
+}{
+	"BkToCstmrStmt":         {"Stmt", "camt.053", false},
+	"BkToCstmrAcctRpt":      {"Rpt", "camt.052", true},
+	"BkToCstmrDbtCdtNtfctn": {"Ntfctn", "camt.054", false},
+}
+
+var namespaceRE = regexp.MustCompile(`camt\.05[234]\.001\.\d{2}`)
+
+// Sniff reports whether content looks like a camt.052/053/054 document, or a ZIP holding one.
+func Sniff(content []byte) bool {
+	if bytes.HasPrefix(content, []byte("PK\x03\x04")) {
+		return sniffZip(content)
+	}
+	head := bytes.TrimLeft(bytes.TrimPrefix(content, []byte("\xef\xbb\xbf")), " \t\r\n")
+	if !bytes.HasPrefix(head, []byte("<")) {
+		return false
+	}
+	if len(head) > 4096 {
+		head = head[:4096]
+	}
+	if bytes.Contains(head, []byte("urn:iso:std:iso:20022:tech:xsd:camt.05")) {
+		return true
+	}
+	for m := range messages {
+		if bytes.Contains(head, []byte("<"+m)) || bytes.Contains(head, []byte(":"+m)) {
+			return true
+		}
+	}
+	return false
+}
+
+// Read reads a camt document or a ZIP of them. It fails only for a file it cannot read at all,
+// with a *bankfile.Error naming the line and element.
+func Read(content []byte) (*bankfile.File, error) {
+	if len(content) > bankfile.MaxBytes {
+		return nil, bankfile.Errorf(0, "", "the file is larger than %d MB", bankfile.MaxBytes>>20)
+	}
+	if bytes.HasPrefix(content, []byte("PK\x03\x04")) {
+		return readZip(content)
+	}
+	return readDocument(content)
+}
+
+func readDocument(content []byte) (*bankfile.File, error) {
+	d := decoder{bankfile.NewXMLDecoder(content)}
+	root, _, line, err := d.next()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return nil, bankfile.Errorf(0, "", "the file holds no XML element")
+		}
+		return nil, err
+	}
+	msg := root
+	if root.Name.Local == "Document" {
+		if msg, _, line, err = d.next(); err != nil || msg == nil {
+			return nil, bankfile.Errorf(line, "Document", "the document holds no message")
+		}
+	}
+	kind, ok := messages[msg.Name.Local]
+	if !ok {
+		return nil, bankfile.Errorf(line, msg.Name.Local, "not a camt.052, camt.053 or camt.054 document (the message is <%s>)", msg.Name.Local)
+	}
+	version := namespaceRE.FindString(root.Name.Space)
+	if version == "" {
+		version = kind.name
+	}
+	file := &bankfile.File{Format: bankfile.FormatCAMT, Version: version}
+	for {
+		start, end, line, err := d.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, bankfile.Errorf(line, msg.Name.Local, "the file ends inside <%s>", msg.Name.Local)
+			}
+			return nil, err
+		}
+		if start == nil {
+			if end == msg.Name.Local {
+				break
+			}
+			continue
+		}
+		if start.Name.Local != kind.statement {
+			if _, err := d.subtree(*start, line); err != nil { // GrpHdr and the like
+				return nil, err
+			}
+			continue
+		}
+		if len(file.Statements) >= bankfile.MaxStatements {
+			return nil, bankfile.Errorf(line, kind.statement, "the file has more than %d statements", bankfile.MaxStatements)
+		}
+		st, err := d.statement(*start, line, kind.intraday)
+		if err != nil {
+			return nil, err
+		}
+		file.Statements = append(file.Statements, *st)
+	}
+	if len(file.Statements) == 0 {
+		return nil, bankfile.Errorf(line, msg.Name.Local, "the message holds no <%s>", kind.statement)
+	}
+	return file, nil
+}
+
+// statement reads one Stmt, Rpt or Ntfctn, an element at a time.
+func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*bankfile.Statement, error) {
+	st := &bankfile.Statement{Line: line, Intraday: intraday}
+	elem := start.Name.Local
+	skipped, haveAcct := 0, false
+	for {
+		c, end, line, err := d.next()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil, bankfile.Errorf(line, elem, "the file ends inside <%s>", elem)
+			}
+			return nil, err
+		}
+		if c == nil {
+			if end == elem {
+				break
+			}
+			continue
+		}
+		n, err := d.subtree(*c, line)
+		if err != nil {
+			return nil, err
+		}
+		switch n.name {
+		case "Id":
+			st.ID = n.text
+		case "FrToDt":
+			if st.From, err = optDate(n, "FrDtTm", "FrToDt/FrDtTm"); err != nil {
+				return nil, err
+			}
+			if st.To, err = optDate(n, "ToDtTm", "FrToDt/ToDtTm"); err != nil {
+				return nil, err
+			}
+		case "Acct":
+			if st.Account, err = account(n); err != nil {
+				return nil, err
+			}
+			haveAcct = true
+		case "Bal":
+			b, known, err := balance(n)
+			if err != nil {
+				return nil, err
+			}
+			if known {
+				st.Balances = append(st.Balances, b)
+			} else {
+				st.Notes = append(st.Notes, fmt.Sprintf("A balance of type %s was not used.", balanceCode(n)))
+			}
+		case "Ntry":
+			entries, info, err := readEntry(n, intraday)
+			if err != nil {
+				return nil, err
+			}
+			if info {
+				skipped++
+			}
+			st.Entries = append(st.Entries, entries...)
+		}
+	}
+	if !haveAcct {
+		return nil, bankfile.Errorf(st.Line, elem+"/Acct", "the statement does not name its account")
+	}
+	st.Currency = st.Account.Currency
+	if st.Currency == "" && len(st.Balances) > 0 {
+		st.Currency = st.Balances[0].Currency
+		st.Account.Currency = st.Currency
+	}
+	if skipped > 0 {
+		st.Notes = append(st.Notes, fmt.Sprintf("%d entries of status INFO were left out: they are information, not bookings.", skipped))
+	}
+	return st, nil
+}
+
+// account reads Acct: its IBAN or other id, currency, name, owner, servicing bank and type.
+func account(n *node) (bankfile.Account, error) {
+	a := bankfile.Account{
+		IBAN:     strings.ToUpper(strings.ReplaceAll(n.value("Id", "IBAN"), " ", "")),
+		Number:   n.value("Id", "Othr", "Id"),
+		Currency: strings.ToUpper(n.value("Ccy")),
+		Name:     n.value("Nm"),
+		Owner:    n.value("Ownr", "Nm"),
+		BankID:   n.value("Svcr", "FinInstnId", "BICFI"),
+		Kind:     bankfile.KindOther,
+	}
+	if a.BankID == "" {
+		a.BankID = n.value("Svcr", "FinInstnId", "BIC")
+	}
+	if a.IBAN != "" {
+		a.BankID = "" // the IBAN names the bank already; keep the account's key one way
+	}
+	if a.IBAN == "" && a.Number == "" {
+		return a, bankfile.Errorf(n.line, "Acct/Id", "the account has neither an IBAN nor another id")
+	}
+	switch n.value("Tp", "Cd") {
+	case "CACC", "CURR":
+		a.Kind = bankfile.KindChecking
+	case "SVGS":
+		a.Kind = bankfile.KindSavings
+	case "CARD":
+		a.Kind = bankfile.KindCreditCard
+	case "LOAN":
+		a.Kind = bankfile.KindCreditLine
+	}
+	return a, nil
+}
+
+func balanceCode(n *node) string {
+	if c := n.value("Tp", "CdOrPrtry", "Cd"); c != "" {
+		return c
+	}
+	return n.value("Tp", "CdOrPrtry", "Prtry")
+}
+
+// balance reads Bal; known is false for a type Tally does not use.
+func balance(n *node) (b bankfile.Balance, known bool, err error) {
+	switch balanceCode(n) {
+	case "OPBD", "PRCD":
+		b.Kind = bankfile.BalanceOpening
+	case "CLBD":
+		b.Kind = bankfile.BalanceClosing
+	case "ITBD":
+		b.Kind = bankfile.BalanceInterim
+	case "CLAV", "ITAV":
+		b.Kind = bankfile.BalanceAvailable
+	case "FWAV":
+		b.Kind = bankfile.BalanceForward
+	default:
+		return b, false, nil
+	}
+	amt := n.child("Amt")
+	if amt == nil {
+		return b, false, bankfile.Errorf(n.line, "Bal/Amt", "missing")
+	}
+	if b.Amount, err = parseAmount(amt, "Bal/Amt"); err != nil {
+		return b, false, err
+	}
+	if b.Amount, err = signed(n, b.Amount, "Bal/CdtDbtInd"); err != nil {
+		return b, false, err
+	}
+	b.Currency = strings.ToUpper(amt.ccy)
+	dt := n.child("Dt")
+	if dt == nil {
+		return b, false, bankfile.Errorf(n.line, "Bal/Dt", "missing")
+	}
+	d, err := dateOf(dt, "Bal/Dt")
+	if err != nil {
+		return b, false, err
+	}
+	b.Date = d
+	return b, true, nil
+}

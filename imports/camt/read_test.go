@@ -1,0 +1,288 @@
+package camt
+
+import (
+	"archive/zip"
+	"bytes"
+	"errors"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"tally/imports/bankfile"
+)
+
+func load(t *testing.T, name string) []byte {
+	t.Helper()
+	b, err := os.ReadFile("testdata/" + name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+func read(t *testing.T, b []byte) *bankfile.File {
+	t.Helper()
+	if !Sniff(b) {
+		t.Fatal("Sniff = false")
+	}
+	f, err := Read(b)
+	if err != nil {
+		t.Fatalf("Read: %v", err)
+	}
+	return f
+}
+
+func day(s string) time.Time {
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		panic(err)
+	}
+	return d
+}
+
+func total(entries []bankfile.Entry) decimal.Decimal {
+	s := decimal.Zero
+	for _, e := range entries {
+		s = s.Add(e.Amount)
+	}
+	return s
+}
+
+func zipOf(t *testing.T, files map[string][]byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for name, b := range files {
+		f, err := w.Create(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := f.Write(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// Every statement with an opening and a closing balance reconciles: the corpus is built so, and
+// a reader that drops, doubles or mis-signs an entry breaks it.
+func TestStatementsReconcile(t *testing.T) {
+	type stmt struct {
+		key, currency string
+		entries       int
+		sum           string
+	}
+	cases := []struct {
+		file, version string
+		intraday      bool
+		stmts         []stmt
+	}{
+		{"camt053_v02_batch.xml", "camt.053.001.02", false, []stmt{{"iban:DE89370400440532013000", "EUR", 6, "2295.61"}}},
+		{"camt053_v08_structured.xml", "camt.053.001.08", false, []stmt{{"iban:DE02120300000000202051", "EUR", 2, "-79.90"}, {"acct:1234567890", "CHF", 1, "1000.00"}}},
+		{"camt052_intraday.xml", "camt.052.001.06", true, []stmt{{"iban:DE89370400440532013000", "EUR", 2, "-37.50"}}},
+		{"camt054_notification.xml", "camt.054.001.04", false, []stmt{{"iban:NL91ABNA0417164300", "", 2, "30.00"}}},
+	}
+	for _, c := range cases {
+		t.Run(c.file, func(t *testing.T) {
+			f := read(t, load(t, c.file))
+			if f.Format != bankfile.FormatCAMT || f.Version != c.version || len(f.Statements) != len(c.stmts) {
+				t.Fatalf("%s %s with %d statements, want %s with %d", f.Format, f.Version, len(f.Statements), c.version, len(c.stmts))
+			}
+			for i, want := range c.stmts {
+				st := f.Statements[i]
+				if st.Account.Key() != want.key || st.Currency != want.currency || st.Intraday != c.intraday {
+					t.Errorf("statement %d: key %s currency %q intraday %v", i, st.Account.Key(), st.Currency, st.Intraday)
+				}
+				if len(st.Entries) != want.entries || total(st.Entries).StringFixed(2) != want.sum {
+					t.Errorf("statement %d: %d entries summing to %s, want %d summing to %s", i, len(st.Entries), total(st.Entries).StringFixed(2), want.entries, want.sum)
+				}
+				for _, e := range st.Entries {
+					if e.Pending != c.intraday || e.Booked.IsZero() || e.ID == "" {
+						t.Errorf("statement %d: entry %+v", i, e)
+					}
+				}
+				open, okOpen := st.Balance(bankfile.BalanceOpening)
+				closing, okClose := st.Balance(bankfile.BalanceClosing)
+				if okOpen != okClose || okOpen && !open.Amount.Add(total(st.Entries)).Equal(closing.Amount) {
+					t.Errorf("statement %d: opening %v + entries %v != closing %v", i, open.Amount, total(st.Entries), closing.Amount)
+				}
+			}
+		})
+	}
+}
+
+func TestVersion02(t *testing.T) {
+	st := read(t, load(t, "camt053_v02_batch.xml")).Statements[0]
+	if st.ID != "2026-03-03-0001" || st.Account.Owner != "Erika Mustermann" || st.Account.BankID != "" ||
+		!st.From.Equal(day("2026-03-01")) || !st.To.Equal(day("2026-03-03")) {
+		t.Errorf("statement %+v", st)
+	}
+	if len(st.Notes) != 1 || !strings.Contains(st.Notes[0], "XPCD") {
+		t.Errorf("the unused balance is not noted: %q", st.Notes)
+	}
+	salary := st.Entries[0]
+	if salary.ID != "REF-A1" || salary.IDSource != "AcctSvcrRef" || !salary.Booked.Equal(day("2026-03-01")) || !salary.Value.Equal(day("2026-03-02")) ||
+		salary.Amount.StringFixed(2) != "2500.00" || salary.Counterparty != "Acme GmbH" || salary.Text != "Gehalt Maerz 2026" ||
+		salary.Code != "NTRF+153" || salary.Reference != "PAY-03" || salary.CounterpartyAccount != "DE02100100100006820101" {
+		t.Errorf("salary %+v", salary)
+	}
+	// The batch of three adds up to its entry: three transactions, each with its own party.
+	batch := st.Entries[1:4]
+	for i, want := range []struct{ id, amount, party, text string }{
+		{"REF-B1/1", "-50.00", "Stadtwerke", "Strom"}, {"REF-B1/2", "-70.00", "Telco AG", "Handy"}, {"REF-B1/3", "-30.00", "Sportverein", "Beitrag"},
+	} {
+		e := batch[i]
+		if e.ID != want.id || e.Amount.StringFixed(2) != want.amount || e.Counterparty != want.party || e.Text != want.text || e.Code != "PMNT/IDDT/ESDD" {
+			t.Errorf("batch part %d: %+v", i, e)
+		}
+	}
+	if batch[0].Reference != "" || len(batch[0].Details) != 1 || batch[0].Details[0] != (bankfile.Detail{Label: "mandate", Value: "MAND-1"}) {
+		t.Errorf("NOTPROVIDED is not a reference, the mandate is kept: %+v", batch[0])
+	}
+	// 40 + 50 is not 99.99: the entry stays whole.
+	whole := st.Entries[4]
+	if whole.ID != "REF-C1" || whole.Amount.StringFixed(2) != "-99.99" || whole.Text != "SAMMLER-UEBERWEISUNG" || whole.Counterparty != "" ||
+		len(whole.Details) != 1 || whole.Details[0].Value != "2 transactions" {
+		t.Errorf("a batch that does not add up: %+v", whole)
+	}
+	rev := st.Entries[5]
+	if !rev.Reversal || rev.Amount.StringFixed(2) != "45.60" || rev.Counterparty != "Baeckerei Korn" {
+		t.Errorf("reversal: %+v", rev)
+	}
+}
+
+func TestVersion08(t *testing.T) {
+	f := read(t, load(t, "camt053_v08_structured.xml"))
+	a := f.Statements[0]
+	if a.Account.Kind != bankfile.KindChecking || a.Account.Name != "Girokonto" {
+		t.Errorf("account %+v", a.Account)
+	}
+	if open, ok := a.Balance(bankfile.BalanceOpening); !ok || open.Amount.StringFixed(2) != "200.00" || !open.Date.Equal(day("2026-05-01")) {
+		t.Errorf("PRCD is the opening balance: %+v", open)
+	}
+	if av, ok := a.Balance(bankfile.BalanceAvailable); !ok || !av.Date.Equal(day("2026-05-02")) {
+		t.Errorf("available %+v", av)
+	}
+	if len(a.Notes) != 1 || !strings.Contains(a.Notes[0], "1 entries of status INFO") {
+		t.Errorf("the INFO entry is not reported: %q", a.Notes)
+	}
+	dd := a.Entries[0]
+	want := []bankfile.Detail{{Label: "mandate", Value: "STW-4711"}, {Label: "creditor id", Value: "DE98ZZZ09999999999"}}
+	if dd.Text != "RF18539007547034" || dd.Counterparty != "Stadtwerke Beispiel" || dd.Code != "NDDT+105" || !dd.Booked.Equal(day("2026-05-02")) ||
+		dd.Reference != "" || dd.CounterpartyAccount != "DE44500105175407324931" || len(dd.Details) != 2 || dd.Details[0] != want[0] || dd.Details[1] != want[1] {
+		t.Errorf("direct debit: %+v", dd)
+	}
+	refund := a.Entries[1]
+	if refund.ID != "NR-7" || refund.IDSource != "NtryRef" || refund.Text != "Erstattung" || refund.Counterparty != "Max Muster" ||
+		len(refund.Details) != 1 || refund.Details[0] != (bankfile.Detail{Label: "additional info", Value: "GUTSCHRIFT"}) {
+		t.Errorf("refund: %+v", refund)
+	}
+	b := f.Statements[1]
+	if open, _ := b.Balance(bankfile.BalanceOpening); open.Amount.StringFixed(2) != "-50.00" || b.Account.Kind != bankfile.KindSavings {
+		t.Errorf("a DBIT balance is negative: %+v", open)
+	}
+	if e := b.Entries[0]; len(e.Details) != 1 || e.Details[0] != (bankfile.Detail{Label: "original amount", Value: "1040.00 EUR"}) || e.Currency != "CHF" {
+		t.Errorf("foreign amount: %+v", e)
+	}
+}
+
+func TestIntradayAndNotification(t *testing.T) {
+	rpt := read(t, load(t, "camt052_intraday.xml")).Statements[0]
+	if rpt.Entries[0].Counterparty != "Verkehrsbetriebe München" || rpt.Entries[1].Counterparty != "Café Lumen" {
+		t.Errorf("character reference or ISO-8859-1 text misread: %q, %q", rpt.Entries[0].Counterparty, rpt.Entries[1].Counterparty)
+	}
+	if b, ok := rpt.Balance(bankfile.BalanceInterim); !ok || b.Amount.StringFixed(2) != "462.50" {
+		t.Errorf("interim balance %+v", b)
+	}
+	ntf := read(t, load(t, "camt054_notification.xml")).Statements[0]
+	in, fee := ntf.Entries[0], ntf.Entries[1]
+	if in.ID != "N-1-A" || in.Amount.StringFixed(2) != "50.00" || in.Counterparty != "Jan Jansen" || in.Reference != "E2E-A" {
+		t.Errorf("first part: %+v", in)
+	}
+	if fee.ID != "NTF-9/2" || fee.Amount.StringFixed(2) != "-20.00" || fee.Counterparty != "Bank Kosten" || fee.Text != "Transactiekosten" {
+		t.Errorf("second part: %+v", fee)
+	}
+}
+
+func TestZip(t *testing.T) {
+	z := zipOf(t, map[string][]byte{
+		"2026-05-02.xml": load(t, "camt053_v08_structured.xml"), "2026-03-03.xml": load(t, "camt053_v02_batch.xml"),
+		"readme.txt": []byte("hello"), "__MACOSX/._2026-03-03.xml": []byte("junk"),
+	})
+	f := read(t, z)
+	if len(f.Statements) != 3 || f.Statements[0].ID != "2026-03-03-0001" || f.Version != "camt.053.001.02" {
+		t.Fatalf("ZIP members are not read in name order: %d statements, first %q", len(f.Statements), f.Statements[0].ID)
+	}
+	if notes := f.Statements[0].Notes; !strings.Contains(strings.Join(notes, " "), "readme.txt") {
+		t.Errorf("the skipped member is not reported: %q", notes)
+	}
+	broken := zipOf(t, map[string][]byte{"b.xml": bytes.Replace(load(t, "camt053_v02_batch.xml"), []byte(">2500.00<"), []byte(">2500,00<"), 1)})
+	if _, err := Read(broken); err == nil || !strings.Contains(err.Error(), "b.xml: Ntry/Amt") {
+		t.Errorf("an error in a member does not name it: %v", err)
+	}
+	defer func(v int64) { maxMemberBytes = v }(maxMemberBytes)
+	maxMemberBytes = 1000
+	if _, err := Read(z); err == nil || !strings.Contains(err.Error(), "unpacks to more than") {
+		t.Errorf("a member over the cap is read: %v", err)
+	}
+	if _, err := Read(zipOf(t, map[string][]byte{"a.txt": []byte("x")})); err == nil || !strings.Contains(err.Error(), "no camt XML") {
+		t.Errorf("a ZIP without XML: %v", err)
+	}
+}
+
+func TestErrors(t *testing.T) {
+	doc := string(load(t, "camt053_v08_structured.xml"))
+	cases := []struct {
+		name, in string
+		want     []string
+	}{
+		{"a decimal comma", strings.Replace(doc, ">89.90</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>", ">89,90</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts>", 1),
+			[]string{"line 12, Ntry/Amt", `"89,90" is not an amount`, "89.90"}},
+		{"no credit or debit mark", strings.Replace(doc, "<Amt Ccy=\"EUR\">10.00</Amt><CdtDbtInd>CRDT</CdtDbtInd>", "<Amt Ccy=\"EUR\">10.00</Amt>", 1),
+			[]string{"Ntry/CdtDbtInd", "missing"}},
+		{"a bad date", strings.Replace(doc, "<Dt>2026-05-04</Dt>", "<Dt>04.05.2026</Dt>", 1), []string{"line 13", "Ntry/ValDt/Dt", "not a date"}},
+		{"a DTD", strings.Replace(doc, "<Document", `<!DOCTYPE Document [<!ENTITY x "y">]><Document`, 1), []string{"DTD"}},
+		{"an account without an id", strings.Replace(doc, "<Id><Othr><Id>1234567890</Id></Othr></Id>", "", 1), []string{"Acct", "account"}},
+		{"not camt", `<?xml version="1.0"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:pain.001.001.09"><CstmrCdtTrfInitn/></Document>`,
+			[]string{"not a camt.052, camt.053 or camt.054 document", "CstmrCdtTrfInitn"}},
+		{"truncated", doc[:len(doc)/2], []string{"line"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			_, err := Read([]byte(c.in))
+			var be *bankfile.Error
+			if !errors.As(err, &be) {
+				t.Fatalf("error %v (%T) is not a *bankfile.Error", err, err)
+			}
+			for _, w := range c.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not mention %q", err, w)
+				}
+			}
+		})
+	}
+}
+
+func TestSniff(t *testing.T) {
+	for _, name := range []string{"camt053_v02_batch.xml", "camt053_v08_structured.xml", "camt052_intraday.xml", "camt054_notification.xml"} {
+		if !Sniff(load(t, name)) {
+			t.Errorf("Sniff(%s) = false", name)
+		}
+	}
+	no := []string{"OFXHEADER:100\nDATA:OFXSGML\n", "<OFX><SIGNONMSGSRSV1>", ":20:STARTUMS\r\n:25:37040044/0532013000\r\n", "date,amount\n1,2\n",
+		"%PDF-1.7", "\x00\x01\x02", `<?xml version="1.0"?><rss version="2.0"><channel/></rss>`}
+	for _, s := range no {
+		if Sniff([]byte(s)) {
+			t.Errorf("Sniff(%q) = true", s)
+		}
+	}
+	if Sniff(zipOf(t, map[string][]byte{"a.xml": []byte("<rss/>")})) {
+		t.Error("a ZIP of other XML sniffs as camt")
+	}
+}

@@ -1,0 +1,291 @@
+package ofx
+
+import (
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	"tally/imports/bankfile"
+)
+
+// node is one element of the body: an aggregate with children, or a leaf with a value.
+type node struct {
+	name     string
+	value    string
+	children []*node
+	line     int
+}
+
+// child returns the first child called name, or nil.
+func (n *node) child(name string) *node {
+	if n == nil {
+		return nil
+	}
+	for _, c := range n.children {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// path follows child names from n; nil when any step is missing.
+func (n *node) path(names ...string) *node {
+	for _, name := range names {
+		n = n.child(name)
+	}
+	return n
+}
+
+// text is the value of the child at the path, "" when there is none.
+func (n *node) text(names ...string) string {
+	if c := n.path(names...); c != nil {
+		return c.value
+	}
+	return ""
+}
+
+// each calls fn for every descendant called name, in document order, without descending into
+// a match.
+func (n *node) each(name string, fn func(*node)) {
+	for _, c := range n.children {
+		if c.name == name {
+			fn(c)
+		} else {
+			c.each(name, fn)
+		}
+	}
+}
+
+// aggregates are the OFX elements that hold other elements. In OFX 1.x SGML a leaf's closing
+// tag is optional, so an element that is not an aggregate and has no value yet is closed by the
+// next start tag: an empty <MEMO> does not swallow the <FITID> after it. Unknown elements (a
+// bank's own <INTU.BID>, say) are read as leaves; an unknown aggregate's children become its
+// siblings, which is harmless because every lookup names its parent.
+var aggregates = toSet(
+	// envelope and sign-on
+	"OFX", "SIGNONMSGSRSV1", "SONRS", "STATUS", "FI", "MFACHALLENGERS",
+	// bank and card statements
+	"BANKMSGSRSV1", "STMTTRNRS", "STMTRS", "BANKACCTFROM", "BANKACCTTO", "CCACCTFROM", "CCACCTTO",
+	"CREDITCARDMSGSRSV1", "CCSTMTTRNRS", "CCSTMTRS", "BANKTRANLIST", "STMTTRN", "PAYEE",
+	"LEDGERBAL", "AVAILBAL", "BALLIST", "BAL", "CURRENCY", "ORIGCURRENCY", "IMAGEDATA",
+	"STMTENDTRNRS", "STMTENDRS", "CCSTMTENDTRNRS", "CCSTMTENDRS", "CLOSING",
+	// investments
+	"INVSTMTMSGSRSV1", "INVSTMTTRNRS", "INVSTMTRS", "INVACCTFROM", "INVACCTTO", "INVTRANLIST",
+	"INVBANKTRAN", "INVTRAN", "INVBUY", "INVSELL", "SECID", "BUYDEBT", "BUYMF", "BUYOPT",
+	"BUYOTHER", "BUYSTOCK", "CLOSUREOPT", "INCOME", "INVEXPENSE", "JRNLFUND", "JRNLSEC",
+	"MARGININTEREST", "REINVEST", "RETOFCAP", "SELLDEBT", "SELLMF", "SELLOPT", "SELLOTHER",
+	"SELLSTOCK", "SPLIT", "TRANSFER", "INVPOSLIST", "INVPOS", "POSDEBT", "POSMF", "POSOPT",
+	"POSOTHER", "POSSTOCK", "INVBAL", "INVOOLIST", "INV401K", "INV401KBAL", "MFASSETCLASS",
+	"FIMFASSETCLASS", "PORTION", "FIPORTION", "LOANINFO",
+	// securities
+	"SECLISTMSGSRSV1", "SECLISTTRNRS", "SECLISTRS", "SECLIST", "SECINFO", "STOCKINFO", "MFINFO",
+	"DEBTINFO", "OPTINFO", "OTHERINFO",
+)
+
+func toSet(names ...string) map[string]bool {
+	m := make(map[string]bool, len(names))
+	for _, n := range names {
+		m[n] = true
+	}
+	return m
+}
+
+// maxValue bounds a value made of several pieces of text (split by comments or CDATA), so that
+// hostile input cannot make joining them quadratic.
+const maxValue = 4096
+
+// parseBody reads the body of an OFX file, SGML (1.x) or XML (2.x), into a tree. It is
+// tolerant where banks are sloppy (unclosed leaves, stray closing tags, bare '&') and strict
+// where a file could attack its reader: declarations (<!DOCTYPE>, <!ENTITY>) are refused, no
+// entity but XML's five and numeric references is expanded, and depth and element counts are
+// bounded. line is the line the body starts on.
+func parseBody(body string, line int) (*node, error) {
+	root := &node{name: "#document", line: line}
+	stack := []*node{root}
+	top := func() *node { return stack[len(stack)-1] }
+	elements := 0
+	closeLeaf := func() {
+		if len(stack) > 1 && !aggregates[top().name] {
+			stack = stack[:len(stack)-1]
+		}
+	}
+	for i := 0; i < len(body); {
+		c := body[i]
+		if c != '<' {
+			j := strings.IndexByte(body[i:], '<')
+			if j < 0 {
+				j = len(body) - i
+			}
+			raw := body[i : i+j]
+			if v := strings.TrimSpace(raw); v != "" {
+				if len(stack) == 1 {
+					return nil, bankfile.Errorf(line, "", "text %q outside any element", clip(v))
+				}
+				if t := top(); t.value == "" {
+					t.value = unescape(v)
+				} else if len(t.value) < maxValue {
+					t.value += " " + unescape(v)
+				}
+			}
+			line += strings.Count(raw, "\n")
+			i += j
+			continue
+		}
+		rest := body[i:]
+		switch {
+		case strings.HasPrefix(rest, "<!--"):
+			end := strings.Index(rest, "-->")
+			if end < 0 {
+				return nil, bankfile.Errorf(line, "", "a comment (<!--) is never closed")
+			}
+			line += strings.Count(rest[:end], "\n")
+			i += end + 3
+			continue
+		case strings.HasPrefix(rest, "<![CDATA["):
+			end := strings.Index(rest, "]]>")
+			if end < 0 {
+				return nil, bankfile.Errorf(line, "", "a CDATA section is never closed")
+			}
+			if t := top(); len(stack) > 1 && len(t.value) < maxValue {
+				t.value += strings.TrimSpace(rest[9:end])
+			}
+			line += strings.Count(rest[:end], "\n")
+			i += end + 3
+			continue
+		case strings.HasPrefix(rest, "<?"):
+			end := strings.Index(rest, "?>")
+			if end < 0 {
+				return nil, bankfile.Errorf(line, "", "a processing instruction (<?) is never closed")
+			}
+			line += strings.Count(rest[:end], "\n")
+			i += end + 2
+			continue
+		case strings.HasPrefix(rest, "<!"):
+			if len(rest) >= 9 && strings.EqualFold(rest[2:9], "DOCTYPE") {
+				return nil, bankfile.Errorf(line, "", "the file declares a DTD (<!DOCTYPE>); OFX files have none, so it is refused")
+			}
+			return nil, bankfile.Errorf(line, "", "the file holds a <!%s> declaration, which OFX files never have", clip(tagName(rest[2:])))
+		}
+		end := strings.IndexByte(rest, '>')
+		if end < 0 {
+			return nil, bankfile.Errorf(line, "", "a tag is never closed with '>'")
+		}
+		tag := rest[1:end]
+		line0 := line
+		line += strings.Count(tag, "\n")
+		i += end + 1
+		if strings.HasPrefix(tag, "/") {
+			name := strings.ToUpper(strings.TrimSpace(tag[1:]))
+			for k := len(stack) - 1; k > 0; k-- {
+				if stack[k].name == name {
+					stack = stack[:k]
+					break
+				}
+			}
+			// A closing tag that matches nothing open is a bank's stray; it closes nothing.
+			continue
+		}
+		selfClosing := strings.HasSuffix(tag, "/")
+		name := strings.ToUpper(tagName(strings.TrimSuffix(tag, "/")))
+		if !validName(name) {
+			return nil, bankfile.Errorf(line0, "", "%q is not an element name", clip(tag))
+		}
+		closeLeaf()
+		if elements++; elements > bankfile.MaxElements {
+			return nil, bankfile.Errorf(line0, name, "the file has more than %d elements", bankfile.MaxElements)
+		}
+		if len(stack) > bankfile.MaxDepth {
+			return nil, bankfile.Errorf(line0, name, "elements are nested more than %d deep", bankfile.MaxDepth)
+		}
+		n := &node{name: name, line: line0}
+		t := top()
+		t.children = append(t.children, n)
+		if !selfClosing {
+			stack = append(stack, n)
+		}
+	}
+	return root, nil
+}
+
+// tagName is the name at the start of a tag's text, before any attribute.
+func tagName(s string) string {
+	if i := strings.IndexAny(s, " \t\r\n/"); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+func validName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, r := range s {
+		if !(r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '_' || r == '-' || r == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// unescape expands XML's five named entities and numeric character references. Anything else,
+// such as the bare '&' of "AT&T" in SGML files, stays as it is.
+func unescape(s string) string {
+	if !strings.Contains(s, "&") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		s = s[i:]
+		semi := strings.IndexByte(s, ';')
+		if semi < 0 || semi > 10 {
+			b.WriteByte('&')
+			s = s[1:]
+			continue
+		}
+		ent, r := s[1:semi], rune(-1)
+		switch ent {
+		case "amp":
+			r = '&'
+		case "lt":
+			r = '<'
+		case "gt":
+			r = '>'
+		case "quot":
+			r = '"'
+		case "apos":
+			r = '\''
+		default:
+			if strings.HasPrefix(ent, "#x") || strings.HasPrefix(ent, "#X") {
+				if v, err := strconv.ParseUint(ent[2:], 16, 32); err == nil {
+					r = rune(v)
+				}
+			} else if strings.HasPrefix(ent, "#") {
+				if v, err := strconv.ParseUint(ent[1:], 10, 32); err == nil {
+					r = rune(v)
+				}
+			}
+		}
+		if r < 0 || !utf8.ValidRune(r) {
+			b.WriteByte('&')
+			s = s[1:]
+			continue
+		}
+		b.WriteRune(r)
+		s = s[semi+1:]
+	}
+}
+
+// clip shortens a quoted piece of input for a message.
+func clip(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
+}
