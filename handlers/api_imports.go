@@ -45,6 +45,8 @@ type ImportJSON struct {
 	Summary      imports.Summary   `json:"summary,omitempty"`
 	// PdfImport only.
 	Statement *imports.StatementInfo `json:"statement,omitempty"`
+	// OfxImport, CamtImport and Mt940Import only.
+	Statements *imports.StatementFile `json:"statements,omitempty"`
 }
 
 // VerificationJSON is ImportVerification.
@@ -138,7 +140,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 			out.Summary = im.Summary
 		}
 	}
-	out.Statement = im.Statement
+	out.Statement, out.Statements = im.Statement, im.Statements
 	return out
 }
 
@@ -246,6 +248,14 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 	if t := str("type"); t != nil {
 		req.Type = strings.TrimSpace(*t)
 	}
+	req.Upload = body.content(&v)
+	if req.Type == imports.AutoType && req.Upload.Present {
+		// Resolved here so that every later step, the NativeImport preflight among them,
+		// sees the type the content is.
+		if t, ok := imports.DetectType(req.Upload.Content); ok {
+			req.Type = string(t)
+		}
+	}
 	req.AccountID = str("account_id")
 	if p := str("publish"); p != nil {
 		switch strings.ToLower(strings.TrimSpace(*p)) {
@@ -274,7 +284,6 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 		}
 		req.RowsToSkip = &n
 	}
-	req.Upload = body.content(&v)
 	if err := v.Err(); err != nil {
 		e := apperr.As(err)
 		e.Message, e.Slug = "Import could not be created", "validation_failed"
@@ -435,10 +444,14 @@ func (a *app) apiImportRows(c echo.Context) error {
 		if errs == nil {
 			errs = []string{}
 		}
-		data = append(data, map[string]any{
+		row := map[string]any{
 			"row_number": r.RowNumber, "line": r.Line, "valid": r.Valid, "duplicate": r.Duplicate,
 			"errors": errs, "fields": r.Fields(im.Type),
-		})
+		}
+		if r.MatchedBy != "" {
+			row["matched_by"] = r.MatchedBy
+		}
+		data = append(data, row)
 	}
 	ms, err := imports.Mappings(ctx, a.DB, im.ID)
 	if err != nil {
@@ -448,6 +461,45 @@ func (a *app) apiImportRows(c echo.Context) error {
 		ms = []imports.Mapping{}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": data, "mappings": ms, "meta": pageMeta(page, per, total)})
+}
+
+// apiImportMapping is PATCH /api/v1/imports/:id/mappings: points an account the file names
+// at one of the family's accounts ({"key", "account_id"}) or at a new account of a type
+// ({"key", "account_type"}).
+func (a *app) apiImportMapping(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	body, err := a.readBody(c)
+	if err != nil {
+		return err
+	}
+	var v apperr.Validation
+	key, choice := body.str(&v, "key"), imports.AccountChoice{}
+	if key == nil || strings.TrimSpace(*key) == "" {
+		v.Add("key", "key is required: the account key of the mapping, as the rows endpoint lists it")
+	}
+	if id := body.str(&v, "account_id"); id != nil && strings.TrimSpace(*id) != "" {
+		parsed, err := uuid.Parse(strings.TrimSpace(*id))
+		if err != nil {
+			v.Add("account_id", "Account must belong to your family")
+		}
+		choice.AccountID = &parsed
+	} else if t := body.str(&v, "account_type"); t != nil {
+		choice.NewType = strings.TrimSpace(*t)
+	} else {
+		v.Add("account_id", "Send account_id (an existing account) or account_type (a new account of that type)")
+	}
+	if err := v.Err(); err != nil {
+		e := apperr.As(err)
+		e.Message, e.Slug = "Mapping could not be changed", "validation_failed"
+		return e
+	}
+	if err := a.Imports.SetAccountMapping(c.Request().Context(), im.FamilyID, im.ID, strings.TrimSpace(*key), choice); err != nil {
+		return err
+	}
+	return a.importDetail(c, http.StatusOK, im.ID)
 }
 
 // apiImportPublish is POST /api/v1/imports/:id/publish: 202 once queued.

@@ -99,6 +99,11 @@ func (a *app) importShow(c echo.Context) error {
 	if v.Mappings, err = imports.Mappings(ctx, a.DB, im.ID); err != nil {
 		return err
 	}
+	if im.Statements != nil {
+		if v.Accounts, err = models.AccountsForFamily(ctx, a.DB, im.FamilyID); err != nil {
+			return err
+		}
+	}
 	if im.Session {
 		if v.Chunks, err = imports.Chunks(ctx, a.DB, im.ID); err != nil {
 			return err
@@ -137,6 +142,39 @@ func (a *app) importProgress(c echo.Context) error {
 // importPublish is POST /imports/:id/publish.
 func (a *app) importPublish(c echo.Context) error {
 	return a.importAction(c, a.Imports.Publish, "Publishing started.", false)
+}
+
+// importMapping is POST /imports/:id/mappings: the statement file's account with key goes
+// into the chosen account (target = its id) or a new one of a type (target = new:<type>).
+func (a *app) importMapping(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	var choice imports.AccountChoice
+	target := c.FormValue("target")
+	if t, ok := strings.CutPrefix(target, "new:"); ok {
+		choice.NewType = t
+	} else if id, err := uuid.Parse(target); err == nil {
+		choice.AccountID = &id
+	} else {
+		choice.NewType = target // refused by the service with the list of types
+	}
+	back := "/imports/" + im.ID.String()
+	if err := a.Imports.SetAccountMapping(c.Request().Context(), im.FamilyID, im.ID, c.FormValue("key"), choice); err != nil {
+		e := apperr.As(err)
+		if e == nil || e.Code == apperr.Internal {
+			return err
+		}
+		msg := e.Message
+		for _, msgs := range e.Fields {
+			msg += ": " + strings.Join(msgs, "; ")
+		}
+		a.flash(c, "error", msg)
+		return redirect(c, back)
+	}
+	a.flash(c, "success", "Account mapping saved.")
+	return redirect(c, back)
 }
 
 // importRevert is POST /imports/:id/revert.

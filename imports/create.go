@@ -70,6 +70,13 @@ type prepared struct {
 // mappings in one transaction. With Publish it then queues the publish; a rejected or failed
 // publish keeps the upload and says so with the import's id (see PublishError).
 func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
+	if req.Type == AutoType {
+		t, err := detectUpload(req.Upload)
+		if err != nil {
+			return nil, err
+		}
+		req.Type = string(t)
+	}
 	if Type(req.Type) == NativeImport {
 		return s.createNative(ctx, req)
 	}
@@ -113,6 +120,23 @@ func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
 	return Describe(ctx, s.DB, im)
 }
 
+// detectUpload is the type of an upload sent with type=auto.
+func detectUpload(up Upload) (Type, error) {
+	if !up.Present || len(bytes.TrimSpace(up.Content)) == 0 {
+		return "", apperr.New(apperr.Invalid, "Provide a file or raw_file_content.").WithSlug("missing_content")
+	}
+	t, ok := DetectType(up.Content)
+	if !ok {
+		return "", apperr.New(apperr.Invalid, "The file's format was not recognised. Tally reads OFX, QFX and QBO; camt.052, camt.053 and camt.054 "+
+			"(or a ZIP of them); MT940 and MT942; PDF statements; QIF; NDJSON exports; and CSV. Send the type if the file is one of these.").
+			WithSlug("unrecognized_format")
+	}
+	return t, nil
+}
+
+// statementExtensions name a stored statement file that arrived without a name.
+var statementExtensions = map[Type]string{OfxImport: "ofx", CamtImport: "xml", Mt940Import: "sta"}
+
 // PublishError is a publish that failed after the upload was stored: the caller can inspect
 // the import or retry with its id.
 type PublishError struct {
@@ -137,7 +161,7 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		typ = TransactionImport
 	}
 	if !typ.Valid() {
-		return nil, apperr.Errorf(apperr.Invalid, "type must be one of: %s", TypeNames(Types)).WithSlug("invalid_import_type")
+		return nil, apperr.Errorf(apperr.Invalid, "type must be one of: %s, or auto", TypeNames(Types)).WithSlug("invalid_import_type")
 	}
 	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending}
 	if req.UserID != uuid.Nil {
@@ -179,6 +203,18 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		im.ContentType = strPtr(defaultString(up.ContentType, "application/pdf"))
 		im.Encoding = strPtr("binary")
 		if err := s.pdfRows(ctx, up, req.Extractor, im, p); err != nil {
+			return nil, err
+		}
+		p.each = eachRow(p.rows)
+		return p, nil
+	}
+	if typ.isStatementFile() && up.Present && len(up.Content) <= s.Limits.MaxBytes && len(bytes.TrimSpace(up.Content)) > 0 {
+		p := &prepared{im: im, account: acct}
+		im.Content, im.ByteSize = up.Content, len(up.Content)
+		im.Filename = strPtr(defaultString(up.Filename, "statement."+statementExtensions[typ]))
+		im.ContentType = strPtr(defaultString(up.ContentType, "application/octet-stream"))
+		im.Encoding = strPtr("as declared")
+		if err := s.statementRows(ctx, up, im, acct, p); err != nil {
 			return nil, err
 		}
 		p.each = eachRow(p.rows)

@@ -15,6 +15,9 @@ type RowDiagnostic struct {
 	Errors    []string `bun:"errors,array"`
 	Duplicate bool     `bun:"duplicate"`
 	Valid     bool     `bun:"valid"`
+	// MatchedBy names the rule that matched the row to an existing entry (MatchBankID, ...),
+	// "" when none did.
+	MatchedBy string `bun:"matched_by"`
 }
 
 // Fields returns the row's raw cells by column key, leaving out columns the type does not read.
@@ -46,6 +49,7 @@ func Rows(ctx context.Context, idb bun.IDB, f RowFilter) ([]RowDiagnostic, int, 
 	q := idb.NewSelect().TableExpr("import_rows").
 		Column("row_number", "line", "raw", "errors", "duplicate").
 		ColumnExpr("cardinality(errors) = 0 AS valid").
+		ColumnExpr("coalesce(extra->>'matched_by', '') AS matched_by").
 		Where("import_id = ?", f.ImportID).
 		OrderExpr("row_number").
 		Limit(int64(f.PerPage)).Offset(int64((f.Page - 1) * f.PerPage))

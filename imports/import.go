@@ -70,6 +70,9 @@ type Import struct {
 	ExpectedChunks  *int    `bun:"expected_chunks"`
 	// PdfImport: what the statement says about itself.
 	Statement *StatementInfo `bun:"statement,type:jsonb"`
+	// OfxImport, CamtImport, Mt940Import: the file's statements and, after publish, how its
+	// rows met the family's entries.
+	Statements *StatementFile `bun:"statements,type:jsonb"`
 
 	StatusChangedAt time.Time `bun:"status_changed_at,nullzero,default:now()"`
 	CreatedAt       time.Time `bun:"created_at,nullzero,default:now()"`

@@ -8,7 +8,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // syncMappings builds the import's mappings from its rows (DECISIONS 2: the API path maps
@@ -16,6 +18,9 @@ import (
 // record of exactly that name, or marked to be created on publish; account-type words carry
 // the account type they stand for.
 func syncMappings(ctx context.Context, tx db.Tx, im *Import) error {
+	if im.Type.isStatementFile() {
+		return syncStatementMappings(ctx, tx, im)
+	}
 	for _, kind := range specs[im.Type].mappings {
 		if kind == MapAccount && im.AccountID != nil {
 			continue // every row goes to the fixed account
@@ -127,4 +132,67 @@ func categoryParent(key string) string {
 		return strings.TrimSpace(parent)
 	}
 	return ""
+}
+
+// AccountChoice is what a person chose for an account the file names: an existing account of
+// the family, or a new one of a type.
+type AccountChoice struct {
+	AccountID *uuid.UUID
+	// NewType is the type of the account publish creates, when AccountID is nil.
+	NewType string
+}
+
+// SetAccountMapping points the import's account mapping with key at the family's account, or
+// at a new account of a type. Only an import that is not published (pending or failed) can
+// change; another family's account is refused as if it did not exist.
+func (s *Service) SetAccountMapping(ctx context.Context, familyID, importID uuid.UUID, key string, choice AccountChoice) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		im, err := lockForUpdate(ctx, tx, importID)
+		if err != nil {
+			return err
+		}
+		if im.FamilyID != familyID {
+			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+		}
+		if im.Status != StatusPending && im.Status != StatusFailed {
+			return apperr.Errorf(apperr.Conflict, "The mappings of an import that is %s cannot change: revert it first.", im.Status).WithSlug("not_editable")
+		}
+		var v apperr.Validation
+		if choice.AccountID != nil {
+			if _, err := models.AccountByID(ctx, tx, familyID, *choice.AccountID); apperr.Is(err, apperr.NotFound) {
+				v.Add("account_id", "Account must belong to your family")
+			} else if err != nil {
+				return err
+			}
+		} else if _, ok := models.AccountTypeByName(choice.NewType); !ok {
+			v.Add("account_type", fmt.Sprintf("Account type %q is not one of: %s", choice.NewType, accountTypeNames()))
+		}
+		if err := v.Err(); err != nil {
+			e := apperr.As(err)
+			e.Message, e.Slug = "Mapping could not be changed", "validation_failed"
+			return e
+		}
+		q := tx.NewUpdate().Model((*mapping)(nil)).Where("import_id = ? AND kind = ? AND key = ?", importID, MapAccount, key)
+		if choice.AccountID != nil {
+			q = q.Set("target_id = ?", *choice.AccountID).Set("create_when_empty = false")
+		} else {
+			q = q.Set("target_id = NULL").Set("create_when_empty = true").Set("value = ?", choice.NewType)
+		}
+		res, err := q.Set("created = false").Exec(ctx)
+		if err != nil {
+			return err
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return apperr.Errorf(apperr.NotFound, "The import has no account mapping %q", key).WithSlug("not_found")
+		}
+		return nil
+	})
+}
+
+func accountTypeNames() string {
+	names := make([]string, len(models.AccountTypes))
+	for i, t := range models.AccountTypes {
+		names[i] = t.Name
+	}
+	return strings.Join(names, ", ")
 }

@@ -38,6 +38,13 @@ const maxPreflightRowErrors = 50
 // Preflight checks a request as Create would, and reports what Create would do with it. Unlike
 // a bare header check, it types every row, so valid means the rows can be published.
 func (s *Service) Preflight(ctx context.Context, req Request) (*PreflightResult, error) {
+	if req.Type == AutoType {
+		t, err := detectUpload(req.Upload)
+		if err != nil {
+			return nil, err
+		}
+		req.Type = string(t)
+	}
 	res := &PreflightResult{Type: Type(req.Type), Headers: []string{}, RequiredHeaders: []string{}, MissingHeaders: []string{}, Errors: []Problem{}, Warnings: []string{}}
 	if req.Type == "" {
 		res.Type = TransactionImport

@@ -43,6 +43,8 @@ func (p *publisher) run(ctx context.Context) error {
 		err = p.publishAccounts(ctx)
 	case CategoryImport, MerchantImport, RuleImport:
 		err = p.publishTaxonomy(ctx)
+	case OfxImport, CamtImport, Mt940Import:
+		err = p.publishStatement(ctx)
 	default:
 		err = p.publishEntries(ctx)
 	}
@@ -67,25 +69,28 @@ func (p *publisher) publishEntries(ctx context.Context) error {
 	if err := p.markDuplicates(ctx); err != nil {
 		return err
 	}
-	if _, err := tx.NewRaw(`
-		INSERT INTO securities (id, ticker, exchange_operating_mic, name)
-		SELECT gen_random_uuid(), s.ticker, s.mic, s.ticker
-		FROM (SELECT DISTINCT r.ticker, r.mic FROM import_rows r WHERE `+validRows+` AND r.ticker IS NOT NULL) s
-		ON CONFLICT (ticker, (coalesce(exchange_operating_mic, ''))) DO NOTHING`, im.ID).Exec(ctx); err != nil {
-		return fmt.Errorf("create securities: %w", err)
+	if err := p.createSecurities(ctx); err != nil {
+		return err
 	}
-	total := im.RowsCount
-	for lo := 0; lo < total; lo += publishBatch {
-		hi := lo + publishBatch
-		if err := p.entryBatch(ctx, lo, hi); err != nil {
-			return err
-		}
-		p.svc.progress(ctx, im.ID, min(hi, total), total)
+	if err := p.entryBatches(ctx); err != nil {
+		return err
 	}
 	if err := p.openingBalance(ctx); err != nil {
 		return err
 	}
 	return tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, im.ID).Scan(ctx, pgdialect.Array(&p.accounts))
+}
+
+// createSecurities adds the securities the rows trade that Tally does not know yet.
+func (p *publisher) createSecurities(ctx context.Context) error {
+	if _, err := p.tx.NewRaw(`
+		INSERT INTO securities (id, ticker, exchange_operating_mic, name)
+		SELECT gen_random_uuid(), s.ticker, s.mic, s.ticker
+		FROM (SELECT DISTINCT r.ticker, r.mic FROM import_rows r WHERE `+validRows+` AND r.ticker IS NOT NULL) s
+		ON CONFLICT (ticker, (coalesce(exchange_operating_mic, ''))) DO NOTHING`, p.im.ID).Exec(ctx); err != nil {
+		return fmt.Errorf("create securities: %w", err)
+	}
+	return nil
 }
 
 // checkAccounts makes sure every valid row has an account, so that none is silently left out.
@@ -131,11 +136,12 @@ func (p *publisher) markDuplicates(ctx context.Context) error {
 			FROM import_rows r `+p.accountJoin()+`
 			JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
 			WHERE `+validRows+` AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL)
-		UPDATE import_rows r SET duplicate = true FROM src
+		UPDATE import_rows r SET duplicate = true, extra = coalesce(r.extra, '{}') || '{"matched_by": "content"}' FROM src
 		WHERE r.import_id = ? AND r.row_number = src.row_number AND EXISTS (
 			SELECT 1 FROM entries e
 			WHERE e.account_id = src.account_id AND e.date = r.date AND e.amount = r.amount AND e.currency = src.currency
 				AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
+				AND (r.extra->>'external_id' IS NULL OR e.external_id IS NULL OR e.source IS DISTINCT FROM r.extra->>'source')
 				AND lower(regexp_replace(btrim(e.name), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g')))`,
 		im.AccountID, im.ID, im.ID).Exec(ctx)
 	if err != nil {
@@ -146,23 +152,37 @@ func (p *publisher) markDuplicates(ctx context.Context) error {
 	return nil
 }
 
+// entryBatches writes the valid rows as entries, a batch at a time, recording progress.
+func (p *publisher) entryBatches(ctx context.Context) error {
+	total := p.im.RowsCount
+	for lo := 0; lo < total; lo += publishBatch {
+		hi := lo + publishBatch
+		if err := p.entryBatch(ctx, lo, hi); err != nil {
+			return err
+		}
+		p.svc.progress(ctx, p.im.ID, min(hi, total), total)
+	}
+	return nil
+}
+
 // entryBatch writes rows (lo, hi] as entries, with their tags, and their trades.
 func (p *publisher) entryBatch(ctx context.Context, lo, hi int) error {
 	im, tx := p.im, p.tx
-	batch := validRows + ` AND r.row_number > ? AND r.row_number <= ? AND (r.extra->>'opening_balance') IS NULL`
+	batch := validRows + ` AND r.row_number > ? AND r.row_number <= ? AND (r.extra->>'opening_balance') IS NULL AND (r.extra->>'holding') IS NULL`
 	var want int
 	if err := tx.NewRaw(`SELECT count(*) FROM import_rows r WHERE `+batch, im.ID, lo, hi).Scan(ctx, &want); err != nil {
 		return err
 	}
 	res, err := tx.NewRaw(`
-		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source)
+		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source,
+			external_id, pending)
 		SELECT r.record_id, ?, a.id, CASE WHEN r.ticker IS NULL THEN 'transaction' ELSE 'trade' END,
 			r.date, r.amount, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''), cm.target_id,
 			CASE WHEN r.tags IS NULL THEN '{}'::uuid[] ELSE ARRAY(
 				SELECT DISTINCT tm.target_id FROM unnest(r.tags) AS t(name)
 				JOIN import_mappings tm ON tm.import_id = r.import_id AND tm.kind = 'tag' AND tm.key = t.name
 				WHERE tm.target_id IS NOT NULL) END,
-			r.import_id, 'import'
+			r.import_id, coalesce(r.extra->>'source', 'import'), r.extra->>'external_id', coalesce((r.extra->>'pending')::boolean, false)
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key
@@ -257,7 +277,7 @@ func (p *publisher) createMappedRecords(ctx context.Context) error {
 		var err error
 		switch m.Kind {
 		case MapAccount:
-			id, err = p.createAccount(ctx, m.Key)
+			id, err = p.createAccount(ctx, m)
 		case MapCategory:
 			var parentID *uuid.UUID
 			if parent := categoryParent(m.Key); parent != "" {
@@ -284,14 +304,25 @@ func (p *publisher) createMappedRecords(ctx context.Context) error {
 	return nil
 }
 
-func (p *publisher) createAccount(ctx context.Context, name string) (uuid.UUID, error) {
+// createAccount creates the account a mapping stands for: named as the file names it, a
+// Depository in the family's currency; or, for a statement's account, of the mapping's type
+// in the statement's currency.
+func (p *publisher) createAccount(ctx context.Context, m mapping) (uuid.UUID, error) {
 	fam, err := models.FamilyByID(ctx, p.tx, p.im.FamilyID)
 	if err != nil {
 		return uuid.Nil, err
 	}
+	name, typ, currency, subtype := m.Key, "Depository", fam.Currency, ""
+	if sa, ok := p.im.Statements.account(m.Key); ok {
+		name, typ, currency = sa.Name, sa.Type, firstNonBlank(sa.Currency, fam.Currency)
+		if m.Value != nil {
+			typ = *m.Value
+		}
+		subtype = accountSubtype(typ, sa.Kind)
+	}
 	id := uuid.Must(uuid.NewV7())
-	_, err = p.tx.NewRaw(`INSERT INTO accounts (id, family_id, name, accountable_type, currency, import_id)
-		VALUES (?, ?, ?, 'Depository', ?, ?)`, id, p.im.FamilyID, name, fam.Currency, p.im.ID).Exec(ctx)
+	_, err = p.tx.NewRaw(`INSERT INTO accounts (id, family_id, name, accountable_type, subtype, currency, import_id)
+		VALUES (?, ?, ?, ?, ?, ?, ?)`, id, p.im.FamilyID, name, typ, subtype, currency, p.im.ID).Exec(ctx)
 	return id, err
 }
 

@@ -38,7 +38,11 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 			return nil
 		}
 		var accounts []uuid.UUID
-		if err := tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM entries WHERE import_id = ?`, id).Scan(ctx, pgdialect.Array(&accounts)); err != nil {
+		// The accounts of its own entries, and of the entries it corrected in place.
+		if err := tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT account_id), '{}') FROM (
+				SELECT account_id FROM entries WHERE import_id = ?
+				UNION SELECT e.account_id FROM import_undo u JOIN entries e ON e.id = u.record_id WHERE u.import_id = ? AND u.target = 'entry') a`,
+			id, id).Scan(ctx, pgdialect.Array(&accounts)); err != nil {
 			return err
 		}
 		for _, stmt := range revertStatements {
@@ -52,6 +56,9 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 		q := tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id)
 		if err := markChunks(ctx, tx, im, ChunkPending, nil); err != nil {
 			return err
+		}
+		if im.Statements != nil {
+			q = q.Set("statements = ?", im.Statements.unpublished())
 		}
 		if im.Type == NativeImport {
 			now := s.now().UTC()
@@ -73,7 +80,12 @@ var revertStatements = []struct{ what, sql string }{
 	{"updated rules", `UPDATE rules r SET conditions = u.previous->'conditions', actions = u.previous->'actions',
 			active = (u.previous->>'active')::boolean, effective_date = (u.previous->>'effective_date')::date, updated_at = now()
 		FROM import_undo u WHERE u.import_id = ? AND u.target = 'rule' AND r.id = u.record_id`},
+	{"updated entries", `UPDATE entries e SET date = (u.previous->>'date')::date, amount = (u.previous->>'amount')::numeric,
+			currency = u.previous->>'currency', name = u.previous->>'name', notes = u.previous->>'notes',
+			pending = (u.previous->>'pending')::boolean, external_id = u.previous->>'external_id', updated_at = now()
+		FROM import_undo u WHERE u.import_id = ? AND u.target = 'entry' AND e.id = u.record_id`},
 	{"undo records", `DELETE FROM import_undo WHERE import_id = ?`},
+	{"account identifiers", `DELETE FROM account_identifiers WHERE import_id = ?`},
 	// An account the import created that other entries use now stays, and keeps the opening
 	// balance the import gave it: its history starts there.
 	{"kept opening balances", `UPDATE entries v SET import_id = NULL

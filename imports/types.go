@@ -8,7 +8,7 @@ import (
 	"strings"
 )
 
-// Type is one of the twelve import types.
+// Type is one of the import types.
 type Type string
 
 // The import types. ExternalAppA, B and C are the export layouts of Mint, Actual Budget and
@@ -26,12 +26,19 @@ const (
 	PdfImport          Type = "PdfImport"
 	QifImport          Type = "QifImport"
 	NativeImport       Type = "NativeImport"
+	// Bank statement files: OFX/QFX/QBO, ISO 20022 camt.052/053/054, SWIFT MT940/MT942.
+	OfxImport   Type = "OfxImport"
+	CamtImport  Type = "CamtImport"
+	Mt940Import Type = "Mt940Import"
+	// AutoType is not a type of its own: it asks Create to detect the type from the content.
+	AutoType = "auto"
 )
 
 // Types lists every import type, in the order the API documents them.
 var Types = []Type{
 	TransactionImport, TradeImport, AccountImport, ExternalAppAImport, ExternalAppBImport,
 	ExternalAppCImport, CategoryImport, RuleImport, MerchantImport, PdfImport, QifImport, NativeImport,
+	OfxImport, CamtImport, Mt940Import,
 }
 
 // TypeNames returns the types as a comma-separated list, for error messages.
@@ -43,7 +50,7 @@ func TypeNames(types []Type) string {
 	return strings.Join(names, ", ")
 }
 
-// Valid reports whether t is one of the twelve types.
+// Valid reports whether t is one of the types.
 func (t Type) Valid() bool { return slices.Contains(Types, t) }
 
 // Mapping kinds: what a name in the file can stand for.
@@ -116,13 +123,20 @@ var specs = map[Type]spec{
 	RuleImport:         {},
 	// A statement's rows are read from its lines, not from columns; these are what they hold.
 	PdfImport: {columns: []int{ColDate, ColName, ColAmount}},
+	// A bank file's rows are its entries; the account column holds the account's identifier.
+	OfxImport:   {columns: statementColumns},
+	CamtImport:  {columns: statementColumns},
+	Mt940Import: {columns: statementColumns},
 }
+
+var statementColumns = []int{ColAccount, ColDate, ColTicker, ColQty, ColPrice, ColAmount, ColCurrency, ColName, ColNotes}
 
 // createsEntries reports whether a type's publish writes ledger entries (and so can find
 // duplicates and needs an account).
 func (t Type) createsEntries() bool {
 	switch t {
-	case TransactionImport, TradeImport, ExternalAppAImport, ExternalAppBImport, ExternalAppCImport, QifImport, PdfImport:
+	case TransactionImport, TradeImport, ExternalAppAImport, ExternalAppBImport, ExternalAppCImport, QifImport, PdfImport,
+		OfxImport, CamtImport, Mt940Import:
 		return true
 	}
 	return false

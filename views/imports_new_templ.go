@@ -23,6 +23,9 @@ var importTypeHelp = []struct {
 	Type imports.Type
 	Help string
 }{
+	{imports.OfxImport, "An OFX, QFX (Quicken) or QBO (QuickBooks) download from a US bank or card issuer: every account in it, matched by the bank's own transaction ids, with its ledger balance."},
+	{imports.CamtImport, "An ISO 20022 camt.053 statement, camt.052 intraday report or camt.054 notification (or a ZIP of them), as European banks export: reconciled from opening to closing balance."},
+	{imports.Mt940Import, "A SWIFT MT940 statement or MT942 intraday report, including German and Dutch banks' variants: reconciled from opening to closing balance."},
 	{imports.TransactionImport, "A CSV of transactions from your bank: date and amount, and optionally name, category, tags, notes, account and currency columns."},
 	{imports.TradeImport, "A CSV of trades: date, ticker, quantity and price."},
 	{imports.AccountImport, "A CSV of accounts: name, type and balance."},
@@ -38,7 +41,8 @@ var importTypeHelp = []struct {
 }
 
 func importTypeChoices() []SelectOption {
-	opts := make([]SelectOption, 0, len(importTypeHelp))
+	opts := make([]SelectOption, 0, len(importTypeHelp)+1)
+	opts = append(opts, SelectOption{Value: imports.AutoType, Label: "Detect from the file"})
 	for _, t := range importTypeHelp {
 		opts = append(opts, SelectOption{Value: string(t.Type), Label: ImportTypeLabel(t.Type)})
 	}
@@ -131,7 +135,7 @@ func NewImportPage(n NewImport) templ.Component {
 						}()
 					}
 					ctx = templ.InitializeContext(ctx)
-					templ_7745c5c3_Err = Select(n.Form, "type", "What the file is", string(imports.TransactionImport), importTypeChoices()).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "type", "What the file is", imports.AutoType, importTypeChoices()).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -157,7 +161,7 @@ func NewImportPage(n NewImport) templ.Component {
 						var templ_7745c5c3_Var5 string
 						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(n.Form.Error("file"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 82, Col: 108}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 86, Col: 108}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 						if templ_7745c5c3_Err != nil {
@@ -294,7 +298,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var7 string
 					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(ImportTypeLabel(t.Type))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 121, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 125, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
@@ -307,7 +311,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var8 string
 					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(t.Help)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 122, Col: 49}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 126, Col: 49}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 					if templ_7745c5c3_Err != nil {

@@ -1,0 +1,625 @@
+package imports
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"tally/imports/bankfile"
+	"tally/imports/camt"
+	"tally/imports/mt940"
+	"tally/imports/ofx"
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/models"
+)
+
+// StatementFile is what a bank statement file (OfxImport, CamtImport, Mt940Import) says about
+// itself: one summary per statement, and after publish how its entries met the family's.
+type StatementFile struct {
+	Format     string             `json:"format"`
+	Version    string             `json:"version"`
+	Statements []StatementSummary `json:"statements"`
+	// Matches is set by publish: how each row was matched against the family's entries.
+	Matches *MatchCounts `json:"matches,omitempty"`
+}
+
+// StatementSummary is one statement of a file: its account, balances and reconciliation.
+type StatementSummary struct {
+	Index    int              `json:"index"`
+	Account  StatementAccount `json:"account"`
+	ID       string           `json:"id,omitempty"`
+	Currency string           `json:"currency"`
+	From     *string          `json:"from,omitempty"`
+	To       *string          `json:"to,omitempty"`
+	// Intraday statements (camt.052, MT942) hold pending entries and interim balances.
+	Intraday     bool            `json:"intraday"`
+	Opening      *BalanceAt      `json:"opening_balance,omitempty"`
+	Closing      *BalanceAt      `json:"closing_balance,omitempty"`
+	Available    *BalanceAt      `json:"available_balance,omitempty"`
+	EntriesCount int             `json:"entries_count"`
+	PendingCount int             `json:"pending_count"`
+	EntriesSum   decimal.Decimal `json:"entries_sum"`
+	TradesCount  int             `json:"trades_count,omitempty"`
+	Holdings     int             `json:"holdings_count,omitempty"`
+	// Reconciliation is "reconciled" (opening + entries = closing), "difference" (they do not
+	// add up: Difference is closing − (opening + entries)), "no_opening_balance" (OFX files
+	// carry none: the closing balance is checked against the ledger at publish instead),
+	// "no_closing_balance", or "intraday" (an intraday report has no closing balance to meet).
+	Reconciliation string           `json:"reconciliation"`
+	Difference     *decimal.Decimal `json:"difference,omitempty"`
+	Notes          []string         `json:"notes,omitempty"`
+	// LedgerCheck is set by publish for a statement with a closing balance: what the family's
+	// ledger said the balance was on that day, once the statement's entries were in, before the
+	// bank's balance was recorded.
+	LedgerCheck *LedgerCheck `json:"ledger_check,omitempty"`
+}
+
+// StatementAccount is the account a statement names, and what a new account for it would be.
+type StatementAccount struct {
+	Key      string `json:"key"`
+	Display  string `json:"display"`
+	IBAN     string `json:"iban,omitempty"`
+	Number   string `json:"number,omitempty"`
+	BankID   string `json:"bank_id,omitempty"`
+	Kind     string `json:"kind"`
+	Currency string `json:"currency"`
+	// Name and Type are what publish gives an account it creates for the statement.
+	Name string `json:"name"`
+	Type string `json:"account_type"`
+}
+
+// BalanceAt is a balance on a day.
+type BalanceAt struct {
+	Amount decimal.Decimal `json:"amount"`
+	Date   string          `json:"date"`
+}
+
+// LedgerCheck compares the bank's closing balance with the family's ledger.
+type LedgerCheck struct {
+	// Status is "matched", "difference", or "unknown" when the account had no balance
+	// before this import to start from.
+	Status     string           `json:"status"`
+	Ledger     *decimal.Decimal `json:"ledger_balance,omitempty"`
+	Bank       decimal.Decimal  `json:"bank_balance"`
+	Difference *decimal.Decimal `json:"difference,omitempty"`
+}
+
+// MatchCounts says how a publish met the family's entries, row by row.
+type MatchCounts struct {
+	New int `json:"new"`
+	// ByBankID are rows whose bank id the account already had, unchanged.
+	ByBankID int `json:"duplicates_by_bank_id"`
+	// ByContent are rows without a usable bank id that matched an entry on account, date,
+	// amount and name.
+	ByContent int `json:"duplicates_by_content"`
+	// Corrected are rows whose bank id the account had with other values: the entry was
+	// updated in place.
+	Corrected int `json:"corrected"`
+	// PendingBooked are booked rows that replaced a pending entry (by bank id, or by amount
+	// within pendingMatchDays).
+	PendingBooked int `json:"pending_booked"`
+	// InFile are rows repeated within the file itself (the same bank id twice).
+	InFile int `json:"duplicates_in_file"`
+	// Balances is how many closing balances were recorded (or corrected) as valuations; one
+	// the account already had is not counted.
+	Balances int `json:"balances_recorded"`
+	// Holdings is how many positions of investment statements were recorded.
+	Holdings int `json:"holdings_recorded"`
+}
+
+// How a row was matched, kept in its extra as "matched_by" and shown in the rows view.
+const (
+	MatchBankID        = "bank_id"
+	MatchContent       = "content"
+	MatchCorrected     = "bank_id_corrected"
+	MatchPendingBooked = "pending_booked"
+	MatchInFile        = "bank_id_in_file"
+)
+
+// statementReaders are the readers of each statement file type.
+var statementReaders = map[Type]struct {
+	format bankfile.Format
+	read   func([]byte) (*bankfile.File, error)
+	sniff  func([]byte) bool
+	what   string
+}{
+	OfxImport:   {bankfile.FormatOFX, ofx.Read, ofx.Sniff, "an OFX, QFX or QBO file"},
+	CamtImport:  {bankfile.FormatCAMT, camt.Read, camt.Sniff, "an ISO 20022 camt.052, camt.053 or camt.054 file (or a ZIP of them)"},
+	Mt940Import: {bankfile.FormatMT940, mt940.Read, mt940.Sniff, "an MT940 or MT942 file"},
+}
+
+// isStatementFile reports whether t is a bank statement file type.
+func (t Type) isStatementFile() bool {
+	_, ok := statementReaders[t]
+	return ok
+}
+
+// statementRows reads a bank statement file into rows: one per entry, in the ledger's sign,
+// with the bank's id, and one account mapping per account the file names.
+func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct *models.Account, p *prepared) error {
+	rd := statementReaders[im.Type]
+	if !rd.sniff(up.Content) {
+		msg := fmt.Sprintf("The file is not %s.", rd.what)
+		if t, ok := DetectType(up.Content); ok && t != im.Type {
+			msg += fmt.Sprintf(" It looks like a %s: send type=%s, or type=auto.", t, t)
+		}
+		return apperr.New(apperr.Invalid, msg).WithSlug("invalid_file_type")
+	}
+	file, err := rd.read(up.Content)
+	if err != nil {
+		var be *bankfile.Error
+		if !errors.As(err, &be) {
+			return apperr.Wrap(apperr.Internal, err, "read statement file")
+		}
+		return &apperr.Error{Code: apperr.Invalid, Slug: "invalid_statement", Message: "The statement file could not be read: " + be.Error(),
+			Fields: map[string][]string{"content": {be.Error()}}, Err: err}
+	}
+	keys := map[string]bool{}
+	for _, st := range file.Statements {
+		keys[st.Account.Key()] = true
+	}
+	if acct != nil && len(keys) > 1 {
+		return apperr.Errorf(apperr.Invalid, "The file holds statements of %d accounts, so account_id cannot name one account for all of them: leave it out and map each account.", len(keys)).
+			WithSlug("validation_failed").WithFields(map[string][]string{"account_id": {fmt.Sprintf("the file holds %d accounts", len(keys))}})
+	}
+	if im.Config.SignageConvention == InflowsNegative {
+		// A few issuers sign their amounts the wrong way round; the person says so, as for a
+		// CSV, and every entry is read turned round (balances are left as the bank gives them).
+		for i := range file.Statements {
+			for j := range file.Statements[i].Entries {
+				e := &file.Statements[i].Entries[j]
+				e.Amount = e.Amount.Neg()
+			}
+		}
+	}
+	sf := &StatementFile{Format: string(file.Format), Version: file.Version}
+	b := rowBuilder{rc: &rowContext{now: s.now()}, p: p, format: string(file.Format), seen: map[string]int{}}
+	for i, st := range file.Statements {
+		sum := b.statement(i, st)
+		sf.Statements = append(sf.Statements, sum)
+	}
+	im.Statements = sf
+	im.Config.DateFormat = strPtr("%Y-%m-%d")
+	return nil
+}
+
+// rowBuilder turns statements into rows, keeping the bank ids it has seen so that an id
+// repeated within the file is caught.
+type rowBuilder struct {
+	rc     *rowContext
+	p      *prepared
+	format string
+	// seen maps account key and bank id to the index in p.rows of the row that holds it.
+	seen map[string]int
+}
+
+// statement adds st's entries as rows and returns its summary.
+func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummary {
+	acct := st.Account
+	cur := firstNonBlank(st.Currency, acct.Currency)
+	sum := StatementSummary{Index: index + 1, ID: st.ID, Currency: cur, Intraday: st.Intraday, Notes: st.Notes,
+		TradesCount: len(st.Trades), Holdings: len(st.Holdings),
+		Account: StatementAccount{Key: acct.Key(), Display: acct.Display(), IBAN: acct.IBAN, Number: acct.Number, BankID: acct.BankID,
+			Kind: acct.Kind, Currency: cur, Type: accountTypeFor(acct.Kind), Name: accountNameFor(acct)}}
+	if st.From != nil {
+		sum.From = strPtr(st.From.Format(time.DateOnly))
+	}
+	if st.To != nil {
+		sum.To = strPtr(st.To.Format(time.DateOnly))
+	}
+	sum.Opening = firstBalance(st, bankfile.BalanceOpening)
+	sum.Closing = lastBalance(st, bankfile.BalanceClosing)
+	sum.Available = lastBalance(st, bankfile.BalanceAvailable)
+	booked := decimal.Zero
+	for _, e := range st.Entries {
+		e.Pending = e.Pending || st.Intraday
+		b.entry(index, acct.Key(), cur, e)
+		sum.EntriesCount++
+		sum.EntriesSum = sum.EntriesSum.Add(e.Amount)
+		if e.Pending {
+			sum.PendingCount++
+		} else {
+			booked = booked.Add(e.Amount)
+		}
+	}
+	for _, tr := range st.Trades {
+		b.trade(index, acct.Key(), cur, tr)
+	}
+	for _, h := range st.Holdings {
+		b.holding(index, acct.Key(), cur, h)
+	}
+	switch {
+	case st.Intraday:
+		sum.Reconciliation = "intraday"
+	case sum.Closing == nil:
+		sum.Reconciliation = "no_closing_balance"
+	case sum.Opening == nil:
+		sum.Reconciliation = "no_opening_balance"
+	default:
+		diff := sum.Closing.Amount.Sub(sum.Opening.Amount.Add(booked))
+		if diff.IsZero() {
+			sum.Reconciliation = "reconciled"
+		} else {
+			sum.Reconciliation = "difference"
+			sum.Difference = &diff
+		}
+	}
+	return sum
+}
+
+// entry adds one entry as a row.
+func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Entry) {
+	p := b.p
+	r := Row{Number: len(p.rows) + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+	date := e.Booked
+	amount := e.Amount.Neg() // the ledger's sign: money out is positive
+	r.Date, r.Amount = &date, &amount
+	r.Currency = strings.ToUpper(firstNonBlank(e.Currency, currency))
+	r.Name = entryName(e)
+	r.Notes = entryNotes(e, r.Name)
+	pending := e.Pending
+	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": pending}
+	if e.ID != "" {
+		r.Extra["external_id"], r.Extra["id_source"] = e.ID, e.IDSource
+	}
+	if e.Value != nil {
+		r.Extra["value_date"] = e.Value.Format(time.DateOnly)
+	}
+	if e.Code != "" {
+		r.Extra["code"] = e.Code
+	}
+	if e.Reversal {
+		r.Extra["reversal"] = true
+	}
+	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColName] = accountKey, date.Format(time.DateOnly), r.Name
+	r.Raw[ColAmount], r.Raw[ColCurrency], r.Raw[ColNotes] = e.Amount.String(), r.Currency, r.Notes
+	switch {
+	case date.Before(earliestDate) || date.After(b.rc.latestDate()):
+		r.fail(fmt.Sprintf("Line %d: the booking date %s is outside the dates Tally accepts (1900 to a year from now)", e.Line, date.Format(time.DateOnly)))
+	case amount.Abs().Cmp(maxAmount) >= 0:
+		r.fail(fmt.Sprintf("Line %d: the amount %s is too large", e.Line, e.Amount))
+	case len(r.Currency) != 3:
+		r.fail(fmt.Sprintf("Line %d: the statement names no currency for this entry", e.Line))
+	}
+	if e.ID != "" {
+		b.dedupInFile(&r, accountKey+"\x00"+e.ID, pending)
+	}
+	p.rows = append(p.rows, r)
+}
+
+// trade adds a purchase or sale of a security as a row: publish writes it as a trade of the
+// account, which must be an investment account.
+func (b *rowBuilder) trade(stmt int, accountKey, currency string, tr bankfile.Trade) {
+	r := b.securityRow(stmt, accountKey, currency, tr.Line, tr.Security, tr.Date, tr.Quantity, tr.Price)
+	amount := tr.Amount.Neg() // the ledger's sign: a purchase is money out
+	if amount.IsZero() {
+		amount = tr.Quantity.Mul(tr.Price).Round(4)
+	}
+	r.Amount = &amount
+	verb := "Buy"
+	if tr.Quantity.IsNegative() {
+		verb = "Sell"
+	}
+	r.Name = fmt.Sprintf("%s %s %s", verb, tr.Quantity.Abs(), firstNonBlank(tr.Security.Name, r.Ticker))
+	r.Notes = cleanText(tr.Memo)
+	if !tr.Fees.IsZero() {
+		r.Notes = strings.TrimSpace(r.Notes + "\nFees: " + tr.Fees.String())
+	}
+	if tr.ID != "" {
+		r.Extra["external_id"], r.Extra["id_source"] = tr.ID, "FITID"
+	}
+	r.Raw[ColName], r.Raw[ColAmount], r.Raw[ColNotes] = r.Name, tr.Amount.String(), r.Notes
+	b.p.rows = append(b.p.rows, *r)
+}
+
+// holding adds a position the statement reports as a row: publish writes it as the account's
+// holding of the day.
+func (b *rowBuilder) holding(stmt int, accountKey, currency string, h bankfile.Holding) {
+	r := b.securityRow(stmt, accountKey, currency, 0, h.Security, h.Date, h.Quantity, h.Price)
+	value := h.Value
+	if value.IsZero() {
+		value = h.Quantity.Mul(h.Price).Round(4)
+	}
+	r.Amount = &value
+	r.Name = fmt.Sprintf("Holding of %s %s", h.Quantity, firstNonBlank(h.Security.Name, r.Ticker))
+	r.Extra["holding"] = true
+	r.Raw[ColName], r.Raw[ColAmount] = r.Name, value.String()
+	b.p.rows = append(b.p.rows, *r)
+}
+
+// securityRow is the common part of a trade's or a holding's row.
+func (b *rowBuilder) securityRow(stmt int, accountKey, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
+	r := &Row{Number: len(b.p.rows) + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+	r.Date = &date
+	r.Currency = strings.ToUpper(currency)
+	r.Ticker = strings.ToUpper(strings.TrimSpace(firstNonBlank(sec.Ticker, sec.ID)))
+	r.Qty, r.Price = &qty, &price
+	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": false}
+	if sec.ID != "" {
+		r.Extra["security_id"] = sec.IDType + " " + sec.ID
+	}
+	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColTicker] = accountKey, date.Format(time.DateOnly), r.Ticker
+	r.Raw[ColQty], r.Raw[ColPrice], r.Raw[ColCurrency] = qty.String(), price.String(), r.Currency
+	switch {
+	case r.Ticker == "":
+		r.fail(fmt.Sprintf("Line %d: the statement names no ticker or id for this security", line))
+	case date.Before(earliestDate) || date.After(b.rc.latestDate()):
+		r.fail(fmt.Sprintf("Line %d: the date %s is outside the dates Tally accepts (1900 to a year from now)", line, date.Format(time.DateOnly)))
+	case qty.Mul(price).Abs().Cmp(maxAmount) >= 0:
+		r.fail(fmt.Sprintf("Line %d: quantity times price is too large", line))
+	case len(r.Currency) != 3:
+		r.fail(fmt.Sprintf("Line %d: the statement names no currency", line))
+	}
+	return r
+}
+
+// dedupInFile handles a bank id the file already used for the same account. The same
+// transaction twice (overlapping statements in one file, a pending report and the statement
+// that books it) keeps one row: the booked one, else the later one. Two different
+// transactions under one id (a bank reusing ids) are both kept, the later one with a suffix.
+func (b *rowBuilder) dedupInFile(r *Row, key string, pending bool) {
+	i, ok := b.seen[key]
+	if !ok {
+		b.seen[key] = len(b.p.rows)
+		return
+	}
+	prev := &b.p.rows[i]
+	prevPending, _ := prev.Extra["pending"].(bool)
+	same := prev.Amount.Equal(*r.Amount) && (prev.Date.Equal(*r.Date) || prevPending != pending)
+	if !same {
+		for n := 2; ; n++ {
+			id := fmt.Sprintf("%s#%d", r.Extra["external_id"], n)
+			if _, taken := b.seen[key+"#"+fmt.Sprint(n)]; !taken {
+				b.seen[key+"#"+fmt.Sprint(n)] = len(b.p.rows)
+				r.Extra["external_id"] = id
+				return
+			}
+		}
+	}
+	// Keep the booked one; between equals, the later.
+	loser := prev
+	if pending && !prevPending {
+		loser = r
+	} else {
+		b.seen[key] = len(b.p.rows)
+	}
+	loser.Extra["matched_by"] = MatchInFile
+	loser.Extra["in_file_duplicate"] = true
+}
+
+// entryName is what the entry is called: who was paid or paid, else what it says, else what
+// kind of transaction it is.
+func entryName(e bankfile.Entry) string {
+	if n := cleanText(e.Counterparty); n != "" {
+		return n
+	}
+	if t := cleanText(e.Text); t != "" {
+		if len([]rune(t)) > 80 {
+			t = string([]rune(t)[:80])
+		}
+		return t
+	}
+	if e.Reference != "" && strings.HasPrefix(e.Reference, "Check ") {
+		return e.Reference
+	}
+	if w := codeWords[strings.ToUpper(e.Code)]; w != "" {
+		return w
+	}
+	if e.Amount.IsNegative() {
+		return "Bank debit"
+	}
+	return "Bank credit"
+}
+
+// codeWords name OFX transaction types, for entries with no other text.
+var codeWords = map[string]string{
+	"INT": "Interest", "DIV": "Dividend", "FEE": "Fee", "SRVCHG": "Service charge", "DEP": "Deposit",
+	"ATM": "ATM withdrawal", "POS": "Card payment", "XFER": "Transfer", "CHECK": "Check", "PAYMENT": "Payment",
+	"CASH": "Cash withdrawal", "DIRECTDEP": "Direct deposit", "DIRECTDEBIT": "Direct debit", "REPEATPMT": "Standing order",
+}
+
+// entryNotes keeps everything else the bank said about the entry, a fact a line.
+func entryNotes(e bankfile.Entry, name string) string {
+	var lines []string
+	if t := cleanText(e.Text); t != "" && t != name {
+		lines = append(lines, t)
+	}
+	if e.Reference != "" && e.Reference != name {
+		lines = append(lines, "Reference: "+e.Reference)
+	}
+	if e.Value != nil && !e.Value.Equal(e.Booked) {
+		lines = append(lines, "Value date: "+e.Value.Format(time.DateOnly))
+	}
+	if e.CounterpartyAccount != "" {
+		lines = append(lines, "Counterparty account: "+e.CounterpartyAccount)
+	}
+	if e.Code != "" {
+		lines = append(lines, "Bank code: "+e.Code)
+	}
+	if e.Reversal {
+		lines = append(lines, "Reversal of an earlier booking")
+	}
+	for _, d := range e.Details {
+		if v := cleanText(d.Value); v != "" {
+			lines = append(lines, capitalizeFirst(d.Label)+": "+v)
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+func cleanText(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func capitalizeFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// unpublished is the file's description without what a publish found.
+func (f *StatementFile) unpublished() *StatementFile {
+	out := *f
+	out.Matches = nil
+	out.Statements = make([]StatementSummary, len(f.Statements))
+	for i, st := range f.Statements {
+		st.LedgerCheck = nil
+		out.Statements[i] = st
+	}
+	return &out
+}
+
+// account returns the account of the file with key; ok is false for another import type.
+func (f *StatementFile) account(key string) (StatementAccount, bool) {
+	if f == nil {
+		return StatementAccount{}, false
+	}
+	for _, st := range f.Statements {
+		if st.Account.Key == key {
+			return st.Account, true
+		}
+	}
+	return StatementAccount{}, false
+}
+
+// accountSubtype is the subtype of a new account of type typ for a statement account kind.
+func accountSubtype(typ, kind string) string {
+	switch {
+	case typ == "Depository" && (kind == bankfile.KindChecking || kind == bankfile.KindSavings):
+		return kind
+	case typ == "CreditCard":
+		return "credit_card"
+	}
+	return ""
+}
+
+// accountTypeFor is the Tally account type for a statement's account kind.
+func accountTypeFor(kind string) string {
+	switch kind {
+	case bankfile.KindCreditCard:
+		return "CreditCard"
+	case bankfile.KindCreditLine:
+		return "Loan"
+	case bankfile.KindInvestment:
+		return "Investment"
+	}
+	return "Depository"
+}
+
+// accountNameFor is the name of an account created for a statement's account.
+func accountNameFor(a bankfile.Account) string {
+	if n := cleanText(a.Name); n != "" {
+		return n
+	}
+	word := map[string]string{bankfile.KindChecking: "Checking", bankfile.KindSavings: "Savings", bankfile.KindCreditCard: "Credit card",
+		bankfile.KindCreditLine: "Credit line", bankfile.KindInvestment: "Investments"}[a.Kind]
+	if word == "" {
+		word = "Bank account"
+	}
+	n := a.IBAN
+	if n == "" {
+		n = a.Number
+	}
+	if len(n) > 4 {
+		n = "…" + n[len(n)-4:]
+	}
+	return word + " " + n
+}
+
+func firstBalance(st bankfile.Statement, kind string) *BalanceAt {
+	for _, b := range st.Balances {
+		if b.Kind == kind {
+			return &BalanceAt{Amount: b.Amount, Date: b.Date.Format(time.DateOnly)}
+		}
+	}
+	return nil
+}
+
+func lastBalance(st bankfile.Statement, kind string) *BalanceAt {
+	var out *BalanceAt
+	for _, b := range st.Balances {
+		if b.Kind == kind {
+			out = &BalanceAt{Amount: b.Amount, Date: b.Date.Format(time.DateOnly)}
+		}
+	}
+	return out
+}
+
+// DetectType names the import type a file's content is, for type=auto: a bank statement
+// format, a PDF, QIF, Sure's NDJSON or, for other text, a CSV of transactions. ok is false for
+// content that is none of them.
+func DetectType(content []byte) (t Type, ok bool) {
+	head := bytes.TrimLeft(bytes.TrimPrefix(content, []byte("\xef\xbb\xbf")), " \t\r\n")
+	switch {
+	case bytes.HasPrefix(head, []byte("%PDF-")):
+		return PdfImport, true
+	case ofx.Sniff(content):
+		return OfxImport, true
+	case camt.Sniff(content):
+		return CamtImport, true
+	case mt940.Sniff(content):
+		return Mt940Import, true
+	case bytes.HasPrefix(head, []byte("!Type:")) || bytes.HasPrefix(head, []byte("!Account")) || bytes.HasPrefix(head, []byte("!Option")):
+		return QifImport, true
+	case bytes.HasPrefix(head, []byte(`{"type":`)) || bytes.HasPrefix(head, []byte(`{ "type":`)):
+		return NativeImport, true
+	}
+	if looksLikeText(Upload{Content: content}) && bytes.ContainsAny(firstLine(head), ",;\t") {
+		return TransactionImport, true
+	}
+	return "", false
+}
+
+func firstLine(b []byte) []byte {
+	if i := bytes.IndexByte(b, '\n'); i >= 0 {
+		return b[:i]
+	}
+	return b
+}
+
+// syncStatementMappings adds an account mapping per account the file names: the account
+// given by account_id, else the one the family linked to the account's identifier, else a new
+// account of the suggested type, which the user may change before publishing.
+func syncStatementMappings(ctx context.Context, tx db.Tx, im *Import) error {
+	if im.Statements == nil {
+		return nil
+	}
+	links := map[string]uuid.UUID{}
+	var rows []struct {
+		Key       string    `bun:"key"`
+		AccountID uuid.UUID `bun:"account_id"`
+	}
+	if err := tx.NewRaw("SELECT key, account_id FROM account_identifiers WHERE family_id = ?", im.FamilyID).Scan(ctx, &rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		links[r.Key] = r.AccountID
+	}
+	done := map[string]bool{}
+	for _, st := range im.Statements.Statements {
+		a := st.Account
+		if done[a.Key] {
+			continue
+		}
+		done[a.Key] = true
+		m := mapping{ID: uuid.Must(uuid.NewV7()), ImportID: im.ID, Kind: MapAccount, Key: a.Key, Value: strPtr(a.Type)}
+		switch id, linked := links[a.Key]; {
+		case im.AccountID != nil:
+			m.TargetID = im.AccountID
+		case linked:
+			m.TargetID = &id
+		default:
+			m.CreateWhenEmpty = true
+		}
+		if _, err := tx.NewInsert().Model(&m).Exec(ctx); err != nil {
+			return fmt.Errorf("insert account mapping: %w", err)
+		}
+	}
+	return nil
+}
