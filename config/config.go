@@ -42,10 +42,11 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For header names the client. Without
 	// them the connection's address is the client's, so rate limits cannot be dodged.
 	TrustedProxies []*net.IPNet
-	// ImportMaxRows is the most rows one import may publish (IMPORT_MAX_ROWS).
+	// ImportMaxRows is the most rows one import may publish (IMPORT_MAX_ROWS); 0 is the imports
+	// package's default, as many rows as a 10 MB file holds.
 	ImportMaxRows int
 	// ImportMaxRecords is the most records one NativeImport (a file or a session) may
-	// publish (IMPORT_MAX_RECORDS).
+	// publish (IMPORT_MAX_RECORDS); 0 is the imports package's default.
 	ImportMaxRecords int
 
 	// AuthProvidersSource is "db" (SSO providers in the database, managed in the admin pages)
@@ -193,7 +194,7 @@ func Load(getenv func(string) string) (Config, error) {
 		name string
 		dst  *int
 		def  int
-	}{{"IMPORT_MAX_ROWS", &c.ImportMaxRows, 250_000}, {"IMPORT_MAX_RECORDS", &c.ImportMaxRecords, 1_000_000},
+	}{{"IMPORT_MAX_ROWS", &c.ImportMaxRows, 0}, {"IMPORT_MAX_RECORDS", &c.ImportMaxRecords, 0},
 		{"ADMIN_RATE_LIMIT_PER_MINUTE", &c.AdminRateLimit, 10}} {
 		*l.dst = l.def
 		if v := strings.TrimSpace(getenv(l.name)); v != "" {

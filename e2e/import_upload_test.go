@@ -73,6 +73,7 @@ func TestUploadImportsInTheBrowser(t *testing.T) {
 		visible(t, ctx, "import-summary")
 		wantText(t, ctx, "stat-valid", "2")
 		wantText(t, ctx, "stat-invalid", "0")
+		wantText(t, ctx, "row-limit", "Up to 1,310,720 rows can be published in one import.")
 		click(t, ctx, "publish-import")
 		waitText(t, ctx, "import-status", "Complete", time.Minute)
 		visit(t, ctx, srv.URL+"/imports/new")

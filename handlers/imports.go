@@ -95,7 +95,7 @@ func (a *app) importShow(c echo.Context) error {
 	if isFragment(c, "import-rows") {
 		return a.render(c, http.StatusOK, views.ImportRowsTable(r))
 	}
-	v := views.ImportView{Detail: d, Rows: r}
+	v := views.ImportView{Detail: d, Rows: r, RowLimit: a.Imports.Limits.MaxRows}
 	if v.Mappings, err = imports.Mappings(ctx, a.DB, im.ID); err != nil {
 		return err
 	}

@@ -219,6 +219,22 @@ func TestImportsPagePages(t *testing.T) {
 	}
 }
 
+// The row limit is on the page before Publish is pressed, and an import over it says so.
+func TestImportPageShowsTheRowLimit(t *testing.T) {
+	t.Parallel()
+	e := newImportPageEnv(t, apptest.ServerOptions{Env: map[string]string{"IMPORT_MAX_ROWS": "2"}})
+	id := e.createImport(t, "date,amount,name\n2024-01-02,-1,A\n2024-01-03,-2,B\n2024-01-04,-3,C\n", nil)
+	r := e.c.Get("/imports/" + id)
+	wantPage(t, r, http.StatusOK)
+	want := "This file has 3 rows, over the limit of 2 rows per import: split it, or ask the administrator to raise IMPORT_MAX_ROWS."
+	if got := r.TestID(t, "row-limit"); got != want {
+		t.Errorf("row limit %q, want %q", got, want)
+	}
+	if over, _ := r.Doc(t).Find(`[data-testid="row-limit"]`).Attr("data-over"); over != "true" {
+		t.Errorf("data-over = %q", over)
+	}
+}
+
 func TestImportPageShowsRowsAndProblems(t *testing.T) {
 	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})
@@ -230,7 +246,7 @@ func TestImportPageShowsRowsAndProblems(t *testing.T) {
 	wants := map[string]string{
 		"page-title": "Transactions (CSV) import", "import-status": "Pending", "import-filename": "import.csv",
 		"import-account": "Checking", "stat-rows": "3", "stat-valid": "2", "stat-invalid": "1", "stat-duplicates": "0",
-		"stat-mappings": "1",
+		"stat-mappings": "1", "row-limit": "Up to 1,310,720 rows can be published in one import.",
 	}
 	for id, want := range wants {
 		if got := r.TestID(t, id); got != want {

@@ -29,8 +29,28 @@ type Limits struct {
 	MaxRecords int
 }
 
-// DefaultLimits are the limits when none are configured.
-var DefaultLimits = Limits{MaxBytes: 10 * 1024 * 1024, MaxRows: 250_000, MaxRecords: 1_000_000}
+// shortestRow is the fewest bytes a data row of a CSV can take: a date, a separator, an
+// amount and a line end ("1/2/24,5" and a newline is nine).
+const shortestRow = 8
+
+// DefaultLimits are the limits when none are configured. The row limit is as many rows as a
+// full-size file can hold, so that the file size is the only limit a CSV meets.
+var DefaultLimits = Limits{MaxBytes: maxBytes, MaxRows: maxBytes / shortestRow, MaxRecords: 1_000_000}
+
+const maxBytes = 10 * 1024 * 1024
+
+// LimitsOf returns the default limits with the row and record limits an operator set; zero
+// keeps the default.
+func LimitsOf(maxRows, maxRecords int) Limits {
+	l := DefaultLimits
+	if maxRows > 0 {
+		l.MaxRows = maxRows
+	}
+	if maxRecords > 0 {
+		l.MaxRecords = maxRecords
+	}
+	return l
+}
 
 // Service runs imports for the families of one database.
 type Service struct {
