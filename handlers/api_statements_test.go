@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
 	"strings"
 	"testing"
 
@@ -467,5 +468,41 @@ func TestStatementAccountMapping(t *testing.T) {
 	if len(next.Mappings) != 1 || next.Mappings[0].TargetID == nil || *next.Mappings[0].TargetID != savings.ID.String() {
 		b, _ := json.Marshal(next)
 		t.Fatalf("next file's mapping: %s", b)
+	}
+}
+
+// An OFX investment statement becomes trades, holdings and cash entries of a new investment
+// account, with its securities; the unmodelled split is reported; revert removes it all.
+func TestOFXInvestmentStatement(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	content, err := os.ReadFile("../imports/ofx/testdata/investments_151.ofx")
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := e.statement(t, "auto", string(content))
+	st := b.Data.Statements.Statements
+	if b.Data.Type != "OfxImport" || len(st) != 1 || st[0].Account.Type != "Investment" || len(st[0].Notes) != 1 || !strings.Contains(st[0].Notes[0], "SPLIT") {
+		t.Fatalf("investment statement: %+v", b.Data)
+	}
+	acct := e.accountByKey(t, "acct:broker.example.com/X-1234")
+	trades := e.strings(t, `SELECT s.ticker || ' ' || t.qty::text || ' @ ' || t.price::text || ' = ' || e.amount::text
+		FROM trades t JOIN entries e ON e.id = t.entry_id JOIN securities s ON s.id = t.security_id
+		WHERE e.account_id = ? ORDER BY e.date`, acct)
+	want := []string{"ACME 10.00000000 @ 150.25000000 = 1507.4500", "BMIF -5.50000000 @ 20.00000000 = -110.0000", "BMIF 0.40000000 @ 20.00000000 = 8.0000"}
+	if strings.Join(trades, "|") != strings.Join(want, "|") {
+		t.Errorf("trades:\n%s\nwant\n%s", strings.Join(trades, "\n"), strings.Join(want, "\n"))
+	}
+	holdings := e.strings(t, `SELECT s.ticker || ' ' || h.qty::text || ' ' || h.amount::text FROM holdings h JOIN securities s ON s.id = h.security_id
+		WHERE h.account_id = ? ORDER BY s.ticker`, acct)
+	if strings.Join(holdings, "|") != "ACME 20.00000000 1520.0000|BMIF 94.90000000 1945.4500" {
+		t.Errorf("holdings: %q", holdings)
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction'", acct); n != 3 {
+		t.Errorf("%d cash entries, want the deposit, the dividend and the reinvested dividend", n)
+	}
+	e.revert(t, b.Data.ID)
+	if n := e.count(t, "SELECT (SELECT count(*) FROM entries WHERE import_id = ?) + (SELECT count(*) FROM holdings WHERE import_id = ?)", b.Data.ID, b.Data.ID); n != 0 {
+		t.Errorf("%d entries and holdings left after the revert", n)
 	}
 }

@@ -20,8 +20,10 @@
 package bankfile
 
 import (
+	"bytes"
 	"fmt"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 )
@@ -262,6 +264,21 @@ const (
 	MaxElements   = 2_000_000
 	MaxStatements = 10_000
 )
+
+// Text is a text file's content as UTF-8, for the readers of line-based formats (OFX 1.x,
+// MT940): without a byte-order mark, and read as windows-1252 (a superset of Latin-1's
+// printable characters) when it is not UTF-8, because such files promise a charset in their
+// headers, or none, and break the promise often. A file over MaxBytes is an error.
+func Text(content []byte) (string, error) {
+	if len(content) > MaxBytes {
+		return "", Errorf(0, "", "the file is larger than %d MB", MaxBytes>>20)
+	}
+	content = bytes.TrimPrefix(content, []byte("\xef\xbb\xbf"))
+	if utf8.Valid(content) {
+		return string(content), nil
+	}
+	return DecodeLatin1(content), nil
+}
 
 // Date returns the calendar day y-m-d at UTC midnight, the form every reader gives dates in.
 func Date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }

@@ -13,34 +13,34 @@ import (
 
 // readEntry reads an Ntry into one entry, or one per transaction of a batch whose details add
 // up to it. info is true for an entry of status INFO, which is left out.
-func readEntry(n *node, intraday bool) (entries []bankfile.Entry, info bool, err error) {
-	status := n.value("Sts", "Cd")
+func readEntry(n *bankfile.Node, intraday bool) (entries []bankfile.Entry, info bool, err error) {
+	status := n.Value("Sts", "Cd")
 	if status == "" {
-		status = n.value("Sts")
+		status = n.Value("Sts")
 	}
 	if strings.EqualFold(status, "INFO") {
 		return nil, true, nil
 	}
-	amt := n.child("Amt")
+	amt := n.Child("Amt")
 	if amt == nil {
-		return nil, false, bankfile.Errorf(n.line, "Ntry/Amt", "missing")
+		return nil, false, bankfile.Errorf(n.Line, "Ntry/Amt", "missing")
 	}
-	e := bankfile.Entry{Line: n.line, Pending: intraday || strings.EqualFold(status, "PDNG"), Reversal: n.value("RvslInd") == "true"}
+	e := bankfile.Entry{Line: n.Line, Pending: intraday || strings.EqualFold(status, "PDNG"), Reversal: n.Value("RvslInd") == "true"}
 	if e.Amount, err = parseAmount(amt, "Ntry/Amt"); err != nil {
 		return nil, false, err
 	}
 	if e.Amount, err = signed(n, e.Amount, "Ntry/CdtDbtInd"); err != nil {
 		return nil, false, err
 	}
-	e.Currency = strings.ToUpper(amt.ccy)
-	if v := n.child("ValDt"); v != nil {
+	e.Currency = strings.ToUpper(amt.Attr("Ccy"))
+	if v := n.Child("ValDt"); v != nil {
 		d, err := dateOf(v, "Ntry/ValDt")
 		if err != nil {
 			return nil, false, err
 		}
 		e.Value = &d
 	}
-	switch b := n.child("BookgDt"); {
+	switch b := n.Child("BookgDt"); {
 	case b != nil:
 		if e.Booked, err = dateOf(b, "Ntry/BookgDt"); err != nil {
 			return nil, false, err
@@ -48,25 +48,25 @@ func readEntry(n *node, intraday bool) (entries []bankfile.Entry, info bool, err
 	case e.Value != nil:
 		e.Booked = *e.Value
 	default:
-		return nil, false, bankfile.Errorf(n.line, "Ntry/BookgDt", "the entry has neither a booking date nor a value date")
+		return nil, false, bankfile.Errorf(n.Line, "Ntry/BookgDt", "the entry has neither a booking date nor a value date")
 	}
-	e.Code = n.value("BkTxCd", "Prtry", "Cd")
+	e.Code = n.Value("BkTxCd", "Prtry", "Cd")
 	if e.Code == "" {
-		if d := n.path("BkTxCd", "Domn"); d != nil {
-			e.Code = strings.Trim(d.value("Cd")+"/"+d.value("Fmly", "Cd")+"/"+d.value("Fmly", "SubFmlyCd"), "/")
+		if d := n.Path("BkTxCd", "Domn"); d != nil {
+			e.Code = strings.Trim(d.Value("Cd")+"/"+d.Value("Fmly", "Cd")+"/"+d.Value("Fmly", "SubFmlyCd"), "/")
 		}
 	}
 	switch {
-	case n.value("AcctSvcrRef") != "":
-		e.ID, e.IDSource = n.value("AcctSvcrRef"), "AcctSvcrRef"
-	case n.value("NtryRef") != "":
-		e.ID, e.IDSource = n.value("NtryRef"), "NtryRef"
+	case n.Value("AcctSvcrRef") != "":
+		e.ID, e.IDSource = n.Value("AcctSvcrRef"), "AcctSvcrRef"
+	case n.Value("NtryRef") != "":
+		e.ID, e.IDSource = n.Value("NtryRef"), "NtryRef"
 	}
-	var txs []*node
-	for _, d := range n.all("NtryDtls") {
-		txs = append(txs, d.all("TxDtls")...)
+	var txs []*bankfile.Node
+	for _, d := range n.All("NtryDtls") {
+		txs = append(txs, d.All("TxDtls")...)
 	}
-	addtl := n.value("AddtlNtryInf")
+	addtl := n.Value("AddtlNtryInf")
 	if len(txs) > 1 {
 		if split, ok, err := splitBatch(e, txs); err != nil {
 			return nil, false, err
@@ -76,9 +76,9 @@ func readEntry(n *node, intraday bool) (entries []bankfile.Entry, info bool, err
 	}
 	if len(txs) == 1 {
 		if e.ID == "" {
-			if id := txs[0].value("Refs", "AcctSvcrRef"); id != "" {
+			if id := txs[0].Value("Refs", "AcctSvcrRef"); id != "" {
 				e.ID, e.IDSource = id, "TxDtls/AcctSvcrRef"
-			} else if id := txs[0].value("Refs", "TxId"); id != "" {
+			} else if id := txs[0].Value("Refs", "TxId"); id != "" {
 				e.ID, e.IDSource = id, "TxId"
 			}
 		}
@@ -103,12 +103,12 @@ func readEntry(n *node, intraday bool) (entries []bankfile.Entry, info bool, err
 
 // splitBatch makes one entry per TxDtls when each has an amount and they add up to the
 // entry's; ok is false when they don't, and the entry stays whole.
-func splitBatch(e bankfile.Entry, txs []*node) (out []bankfile.Entry, ok bool, err error) {
+func splitBatch(e bankfile.Entry, txs []*bankfile.Node) (out []bankfile.Entry, ok bool, err error) {
 	total := decimal.Zero
 	for i, tx := range txs {
-		amt := tx.child("Amt")
+		amt := tx.Child("Amt")
 		if amt == nil {
-			amt = tx.path("AmtDtls", "TxAmt", "Amt")
+			amt = tx.Path("AmtDtls", "TxAmt", "Amt")
 		}
 		if amt == nil {
 			return nil, false, nil
@@ -117,7 +117,7 @@ func splitBatch(e bankfile.Entry, txs []*node) (out []bankfile.Entry, ok bool, e
 		if err != nil {
 			return nil, false, err
 		}
-		if tx.child("CdtDbtInd") != nil {
+		if tx.Child("CdtDbtInd") != nil {
 			if v, err = signed(tx, v, "TxDtls/CdtDbtInd"); err != nil {
 				return nil, false, err
 			}
@@ -125,11 +125,11 @@ func splitBatch(e bankfile.Entry, txs []*node) (out []bankfile.Entry, ok bool, e
 			v = v.Neg()
 		}
 		part := e
-		part.Amount, part.Line, part.Details = v, tx.line, nil
-		if c := strings.ToUpper(amt.ccy); c != "" {
+		part.Amount, part.Line, part.Details = v, tx.Line, nil
+		if c := strings.ToUpper(amt.Attr("Ccy")); c != "" {
 			part.Currency = c
 		}
-		switch id := tx.value("Refs", "AcctSvcrRef"); {
+		switch id := tx.Value("Refs", "AcctSvcrRef"); {
 		case id != "":
 			part.ID, part.IDSource = id, "TxDtls/AcctSvcrRef"
 		case e.ID != "":
@@ -149,40 +149,40 @@ func splitBatch(e bankfile.Entry, txs []*node) (out []bankfile.Entry, ok bool, e
 
 // details fills an entry from a TxDtls: counterparty, text, references and the facts worth
 // keeping. ntry, when given, is the entry around it (for the original amount).
-func details(e *bankfile.Entry, tx, ntry *node) error {
-	parties := tx.child("RltdPties")
+func details(e *bankfile.Entry, tx, ntry *bankfile.Node) error {
+	parties := tx.Child("RltdPties")
 	first, second := "Dbtr", "Cdtr"
 	if e.Amount.IsNegative() {
 		first, second = "Cdtr", "Dbtr"
 	}
 	for _, p := range []string{first, "Ultmt" + first, second, "Ultmt" + second} {
-		if name := partyName(parties.child(p)); name != "" {
+		if name := partyName(parties.Child(p)); name != "" {
 			e.Counterparty = name
 			break
 		}
 	}
 	for _, a := range []string{first + "Acct", second + "Acct"} {
-		if acct := parties.child(a); acct != nil {
-			if e.CounterpartyAccount = acct.value("Id", "IBAN"); e.CounterpartyAccount == "" {
-				e.CounterpartyAccount = acct.value("Id", "Othr", "Id")
+		if acct := parties.Child(a); acct != nil {
+			if e.CounterpartyAccount = acct.Value("Id", "IBAN"); e.CounterpartyAccount == "" {
+				e.CounterpartyAccount = acct.Value("Id", "Othr", "Id")
 			}
 			break
 		}
 	}
-	rmt := tx.child("RmtInf")
+	rmt := tx.Child("RmtInf")
 	var ustrd, strd []string
-	for _, u := range rmt.all("Ustrd") {
-		if u.text != "" {
-			ustrd = append(ustrd, u.text)
+	for _, u := range rmt.All("Ustrd") {
+		if u.Text != "" {
+			ustrd = append(ustrd, u.Text)
 		}
 	}
-	for _, s := range rmt.all("Strd") {
-		if r := s.value("CdtrRefInf", "Ref"); r != "" {
+	for _, s := range rmt.All("Strd") {
+		if r := s.Value("CdtrRefInf", "Ref"); r != "" {
 			strd = append(strd, r)
 		}
-		for _, a := range s.all("AddtlRmtInf") {
-			if a.text != "" {
-				ustrd = append(ustrd, a.text)
+		for _, a := range s.All("AddtlRmtInf") {
+			if a.Text != "" {
+				ustrd = append(ustrd, a.Text)
 			}
 		}
 	}
@@ -195,95 +195,95 @@ func details(e *bankfile.Entry, tx, ntry *node) error {
 	case len(strd) > 0:
 		e.Text = strings.Join(strd, " ")
 	default:
-		e.Text = tx.value("AddtlTxInf")
+		e.Text = tx.Value("AddtlTxInf")
 	}
-	refs := tx.child("Refs")
-	if e2e := refs.value("EndToEndId"); e2e != "" {
+	refs := tx.Child("Refs")
+	if e2e := refs.Value("EndToEndId"); e2e != "" {
 		e.Reference = e2e
 		e.Details = append(e.Details, bankfile.Detail{Label: "end-to-end id", Value: e2e})
 	}
-	mandate := refs.value("MndtId")
+	mandate := refs.Value("MndtId")
 	if mandate == "" {
-		mandate = tx.value("RltdPties", "MndtRltdInf", "MndtId")
+		mandate = tx.Value("RltdPties", "MndtRltdInf", "MndtId")
 	}
 	if mandate != "" {
 		e.Details = append(e.Details, bankfile.Detail{Label: "mandate", Value: mandate})
 	}
 	for _, p := range []string{"Cdtr", "UltmtCdtr"} {
-		if id := tx.value("RltdPties", p, "Id", "PrvtId", "Othr", "Id"); id != "" {
+		if id := tx.Value("RltdPties", p, "Id", "PrvtId", "Othr", "Id"); id != "" {
 			e.Details = append(e.Details, bankfile.Detail{Label: "creditor id", Value: id})
 			break
 		}
-		if id := tx.value("RltdPties", p, "Pty", "Id", "PrvtId", "Othr", "Id"); id != "" {
+		if id := tx.Value("RltdPties", p, "Pty", "Id", "PrvtId", "Othr", "Id"); id != "" {
 			e.Details = append(e.Details, bankfile.Detail{Label: "creditor id", Value: id})
 			break
 		}
 	}
-	amts := tx.child("AmtDtls")
+	amts := tx.Child("AmtDtls")
 	if amts == nil && ntry != nil {
-		amts = ntry.child("AmtDtls")
+		amts = ntry.Child("AmtDtls")
 	}
-	if instd := amts.path("InstdAmt", "Amt"); instd != nil && instd.ccy != "" && !strings.EqualFold(instd.ccy, e.Currency) {
-		e.Details = append(e.Details, bankfile.Detail{Label: "original amount", Value: instd.text + " " + strings.ToUpper(instd.ccy)})
+	if instd := amts.Path("InstdAmt", "Amt"); instd != nil && instd.Attr("Ccy") != "" && !strings.EqualFold(instd.Attr("Ccy"), e.Currency) {
+		e.Details = append(e.Details, bankfile.Detail{Label: "original amount", Value: instd.Text + " " + strings.ToUpper(instd.Attr("Ccy"))})
 	}
 	return nil
 }
 
 // partyName is a party's name: Nm in older versions, Pty/Nm in newer ones.
-func partyName(p *node) string {
-	if n := p.value("Nm"); n != "" {
+func partyName(p *bankfile.Node) string {
+	if n := p.Value("Nm"); n != "" {
 		return n
 	}
-	return p.value("Pty", "Nm")
+	return p.Value("Pty", "Nm")
 }
 
 var amountRE = regexp.MustCompile(`^\d{1,18}(\.\d{0,5})?$`)
 
 // parseAmount reads an unsigned camt amount: digits and a decimal point.
-func parseAmount(n *node, element string) (decimal.Decimal, error) {
-	if !amountRE.MatchString(n.text) {
+func parseAmount(n *bankfile.Node, element string) (decimal.Decimal, error) {
+	if !amountRE.MatchString(n.Text) {
 		hint := ""
-		if strings.Contains(n.text, ",") {
-			hint = fmt.Sprintf(" (camt amounts use a decimal point: %s)", strings.Replace(n.text, ",", ".", 1))
+		if strings.Contains(n.Text, ",") {
+			hint = fmt.Sprintf(" (camt amounts use a decimal point: %s)", strings.Replace(n.Text, ",", ".", 1))
 		}
-		return decimal.Decimal{}, bankfile.Errorf(n.line, element, "%q is not an amount%s", clip(n.text), hint)
+		return decimal.Decimal{}, bankfile.Errorf(n.Line, element, "%q is not an amount%s", clip(n.Text), hint)
 	}
-	return decimal.RequireFromString(n.text), nil
+	return decimal.RequireFromString(n.Text), nil
 }
 
 // signed applies the CdtDbtInd beside an amount: DBIT makes it negative.
-func signed(n *node, v decimal.Decimal, element string) (decimal.Decimal, error) {
-	ind := n.child("CdtDbtInd")
+func signed(n *bankfile.Node, v decimal.Decimal, element string) (decimal.Decimal, error) {
+	ind := n.Child("CdtDbtInd")
 	if ind == nil {
-		return v, bankfile.Errorf(n.line, element, "missing: the amount has no credit or debit mark")
+		return v, bankfile.Errorf(n.Line, element, "missing: the amount has no credit or debit mark")
 	}
-	switch ind.text {
+	switch ind.Text {
 	case "CRDT":
 		return v, nil
 	case "DBIT":
 		return v.Neg(), nil
 	}
-	return v, bankfile.Errorf(ind.line, element, "%q is neither CRDT nor DBIT", clip(ind.text))
+	return v, bankfile.Errorf(ind.Line, element, "%q is neither CRDT nor DBIT", clip(ind.Text))
 }
 
 // dateOf reads a date choice: Dt (YYYY-MM-DD) or DtTm (an ISO 8601 date and time). The day is
 // taken as written, whatever the time zone.
-func dateOf(n *node, element string) (time.Time, error) {
-	if d := n.child("Dt"); d != nil {
+func dateOf(n *bankfile.Node, element string) (time.Time, error) {
+	if d := n.Child("Dt"); d != nil {
 		return parseDate(d, element+"/Dt")
 	}
-	if d := n.child("DtTm"); d != nil {
+	if d := n.Child("DtTm"); d != nil {
 		return parseDate(d, element+"/DtTm")
 	}
-	if n.text != "" { // FrDtTm and ToDtTm hold the value directly
+	if n.Text != "" { // FrDtTm and ToDtTm hold the value directly
 		return parseDate(n, element)
 	}
-	return time.Time{}, bankfile.Errorf(n.line, element, "the date is missing")
+	return time.Time{}, bankfile.Errorf(n.Line, element, "the date is missing")
 }
 
 // optDate reads the child name of n as a date, nil when it is absent.
-func optDate(n *node, name, element string) (*time.Time, error) {
-	c := n.child(name)
+func optDate(n *bankfile.Node, name, element string) (*time.Time, error) {
+	c := n.Child(name)
 	if c == nil {
 		return nil, nil
 	}
@@ -296,14 +296,14 @@ func optDate(n *node, name, element string) (*time.Time, error) {
 
 var dateRE = regexp.MustCompile(`^(\d{4})-(\d{2})-(\d{2})([T ].*|[+-]\d{2}:\d{2}|Z)?$`)
 
-func parseDate(n *node, element string) (time.Time, error) {
-	m := dateRE.FindStringSubmatch(n.text)
+func parseDate(n *bankfile.Node, element string) (time.Time, error) {
+	m := dateRE.FindStringSubmatch(n.Text)
 	if m == nil {
-		return time.Time{}, bankfile.Errorf(n.line, element, "%q is not a date (YYYY-MM-DD)", clip(n.text))
+		return time.Time{}, bankfile.Errorf(n.Line, element, "%q is not a date (YYYY-MM-DD)", clip(n.Text))
 	}
 	t, err := time.Parse(time.DateOnly, m[1]+"-"+m[2]+"-"+m[3])
 	if err != nil {
-		return time.Time{}, bankfile.Errorf(n.line, element, "%q is not a calendar date", clip(n.text))
+		return time.Time{}, bankfile.Errorf(n.Line, element, "%q is not a calendar date", clip(n.Text))
 	}
 	return t, nil
 }

@@ -21,7 +21,7 @@ import (
 // The message kinds, by the element under Document.
 var messages = map[string]struct {
 	statement string // the repeated statement element
-	name      string // camt.05x
+	version   string // camt.05x, when the namespace does not say more
 	intraday  bool
 }{
 	"BkToCstmrStmt":         {"Stmt", "camt.053", false},
@@ -87,7 +87,7 @@ func readDocument(content []byte) (*bankfile.File, error) {
 	}
 	version := namespaceRE.FindString(root.Name.Space)
 	if version == "" {
-		version = kind.name
+		version = kind.version
 	}
 	file := &bankfile.File{Format: bankfile.FormatCAMT, Version: version}
 	for {
@@ -148,9 +148,9 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 		if err != nil {
 			return nil, err
 		}
-		switch n.name {
+		switch n.Name {
 		case "Id":
-			st.ID = n.text
+			st.ID = n.Text
 		case "FrToDt":
 			if st.From, err = optDate(n, "FrDtTm", "FrToDt/FrDtTm"); err != nil {
 				return nil, err
@@ -199,26 +199,26 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 }
 
 // account reads Acct: its IBAN or other id, currency, name, owner, servicing bank and type.
-func account(n *node) (bankfile.Account, error) {
+func account(n *bankfile.Node) (bankfile.Account, error) {
 	a := bankfile.Account{
-		IBAN:     strings.ToUpper(strings.ReplaceAll(n.value("Id", "IBAN"), " ", "")),
-		Number:   n.value("Id", "Othr", "Id"),
-		Currency: strings.ToUpper(n.value("Ccy")),
-		Name:     n.value("Nm"),
-		Owner:    n.value("Ownr", "Nm"),
-		BankID:   n.value("Svcr", "FinInstnId", "BICFI"),
+		IBAN:     strings.ToUpper(strings.ReplaceAll(n.Value("Id", "IBAN"), " ", "")),
+		Number:   n.Value("Id", "Othr", "Id"),
+		Currency: strings.ToUpper(n.Value("Ccy")),
+		Name:     n.Value("Nm"),
+		Owner:    n.Value("Ownr", "Nm"),
+		BankID:   n.Value("Svcr", "FinInstnId", "BICFI"),
 		Kind:     bankfile.KindOther,
 	}
 	if a.BankID == "" {
-		a.BankID = n.value("Svcr", "FinInstnId", "BIC")
+		a.BankID = n.Value("Svcr", "FinInstnId", "BIC")
 	}
 	if a.IBAN != "" {
 		a.BankID = "" // the IBAN names the bank already; keep the account's key one way
 	}
 	if a.IBAN == "" && a.Number == "" {
-		return a, bankfile.Errorf(n.line, "Acct/Id", "the account has neither an IBAN nor another id")
+		return a, bankfile.Errorf(n.Line, "Acct/Id", "the account has neither an IBAN nor another id")
 	}
-	switch n.value("Tp", "Cd") {
+	switch n.Value("Tp", "Cd") {
 	case "CACC", "CURR":
 		a.Kind = bankfile.KindChecking
 	case "SVGS":
@@ -231,15 +231,15 @@ func account(n *node) (bankfile.Account, error) {
 	return a, nil
 }
 
-func balanceCode(n *node) string {
-	if c := n.value("Tp", "CdOrPrtry", "Cd"); c != "" {
+func balanceCode(n *bankfile.Node) string {
+	if c := n.Value("Tp", "CdOrPrtry", "Cd"); c != "" {
 		return c
 	}
-	return n.value("Tp", "CdOrPrtry", "Prtry")
+	return n.Value("Tp", "CdOrPrtry", "Prtry")
 }
 
 // balance reads Bal; known is false for a type Tally does not use.
-func balance(n *node) (b bankfile.Balance, known bool, err error) {
+func balance(n *bankfile.Node) (b bankfile.Balance, known bool, err error) {
 	switch balanceCode(n) {
 	case "OPBD", "PRCD":
 		b.Kind = bankfile.BalanceOpening
@@ -254,9 +254,9 @@ func balance(n *node) (b bankfile.Balance, known bool, err error) {
 	default:
 		return b, false, nil
 	}
-	amt := n.child("Amt")
+	amt := n.Child("Amt")
 	if amt == nil {
-		return b, false, bankfile.Errorf(n.line, "Bal/Amt", "missing")
+		return b, false, bankfile.Errorf(n.Line, "Bal/Amt", "missing")
 	}
 	if b.Amount, err = parseAmount(amt, "Bal/Amt"); err != nil {
 		return b, false, err
@@ -264,10 +264,10 @@ func balance(n *node) (b bankfile.Balance, known bool, err error) {
 	if b.Amount, err = signed(n, b.Amount, "Bal/CdtDbtInd"); err != nil {
 		return b, false, err
 	}
-	b.Currency = strings.ToUpper(amt.ccy)
-	dt := n.child("Dt")
+	b.Currency = strings.ToUpper(amt.Attr("Ccy"))
+	dt := n.Child("Dt")
 	if dt == nil {
-		return b, false, bankfile.Errorf(n.line, "Bal/Dt", "missing")
+		return b, false, bankfile.Errorf(n.Line, "Bal/Dt", "missing")
 	}
 	d, err := dateOf(dt, "Bal/Dt")
 	if err != nil {

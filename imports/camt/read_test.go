@@ -7,11 +7,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/shopspring/decimal"
 
 	"tally/imports/bankfile"
+	"tally/imports/bankfile/bankfiletest"
 )
 
 func load(t *testing.T, name string) []byte {
@@ -35,21 +33,10 @@ func read(t *testing.T, b []byte) *bankfile.File {
 	return f
 }
 
-func day(s string) time.Time {
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
-func total(entries []bankfile.Entry) decimal.Decimal {
-	s := decimal.Zero
-	for _, e := range entries {
-		s = s.Add(e.Amount)
-	}
-	return s
-}
+var (
+	day   = bankfiletest.Day
+	total = bankfiletest.Sum
+)
 
 func zipOf(t *testing.T, files map[string][]byte) []byte {
 	t.Helper()

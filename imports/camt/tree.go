@@ -9,60 +9,6 @@ import (
 	"tally/imports/bankfile"
 )
 
-// node is an element of a camt document, by local name (the namespace changes with every
-// version and carries no meaning here).
-type node struct {
-	name     string
-	text     string
-	ccy      string // the Ccy attribute of an amount
-	children []*node
-	line     int
-}
-
-func (n *node) child(name string) *node {
-	if n == nil {
-		return nil
-	}
-	for _, c := range n.children {
-		if c.name == name {
-			return c
-		}
-	}
-	return nil
-}
-
-// path follows child names; nil when a step is missing.
-func (n *node) path(names ...string) *node {
-	for _, name := range names {
-		n = n.child(name)
-	}
-	return n
-}
-
-// value is the trimmed text at the path, "" when there is none. NOTPROVIDED, which banks
-// write where a reference is mandatory but absent, counts as none.
-func (n *node) value(names ...string) string {
-	c := n.path(names...)
-	if c == nil || strings.EqualFold(c.text, "NOTPROVIDED") {
-		return ""
-	}
-	return c.text
-}
-
-// all returns the children called name.
-func (n *node) all(name string) []*node {
-	if n == nil {
-		return nil
-	}
-	var out []*node
-	for _, c := range n.children {
-		if c.name == name {
-			out = append(out, c)
-		}
-	}
-	return out
-}
-
 // decoder walks a camt document through the guarded XML decoder.
 type decoder struct {
 	x *bankfile.XMLDecoder
@@ -85,20 +31,17 @@ func (d decoder) next() (start *xml.StartElement, end string, line int, err erro
 	}
 }
 
-// subtree reads the element that start opened, to its end, into a node.
-func (d decoder) subtree(start xml.StartElement, line int) (*node, error) {
-	n := &node{name: start.Name.Local, line: line}
-	for _, a := range start.Attr {
-		if a.Name.Local == "Ccy" {
-			n.ccy = strings.TrimSpace(a.Value)
-		}
-	}
+// subtree reads the element that start opened, to its end, into a node, matched by local
+// name (the namespace changes with every version and carries no meaning here). NOTPROVIDED,
+// which banks write where a reference is mandatory but absent, is read as no value.
+func (d decoder) subtree(start xml.StartElement, line int) (*bankfile.Node, error) {
+	n := &bankfile.Node{Name: start.Name.Local, Attrs: start.Attr, Line: line}
 	var text strings.Builder
 	for {
 		tok, err := d.x.Token()
 		if err != nil {
 			if errors.Is(err, io.EOF) {
-				return nil, bankfile.Errorf(d.x.Line(), n.name, "the file ends inside <%s>", n.name)
+				return nil, bankfile.Errorf(d.x.Line(), n.Name, "the file ends inside <%s>", n.Name)
 			}
 			return nil, err
 		}
@@ -108,11 +51,13 @@ func (d decoder) subtree(start xml.StartElement, line int) (*node, error) {
 			if err != nil {
 				return nil, err
 			}
-			n.children = append(n.children, c)
+			n.Children = append(n.Children, c)
 		case xml.CharData:
 			text.Write(t)
 		case xml.EndElement:
-			n.text = strings.TrimSpace(text.String())
+			if n.Text = strings.TrimSpace(text.String()); strings.EqualFold(n.Text, "NOTPROVIDED") {
+				n.Text = ""
+			}
 			return n, nil
 		}
 	}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -55,13 +54,9 @@ func Sniff(content []byte) bool {
 // Read reads an MT940 or MT942 file. It fails only for a file it cannot read at all, with a
 // *bankfile.Error naming the line and field.
 func Read(content []byte) (*bankfile.File, error) {
-	if len(content) > bankfile.MaxBytes {
-		return nil, bankfile.Errorf(0, "", "the file is larger than %d MB", bankfile.MaxBytes>>20)
-	}
-	content = bytes.TrimPrefix(content, []byte("\xef\xbb\xbf"))
-	text := string(content)
-	if !utf8.ValidString(text) {
-		text = bankfile.DecodeLatin1(content)
+	text, err := bankfile.Text(content)
+	if err != nil {
+		return nil, err
 	}
 	messages, err := split(text)
 	if err != nil {

@@ -5,11 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/shopspring/decimal"
 
 	"tally/imports/bankfile"
+	"tally/imports/bankfile/bankfiletest"
 )
 
 func load(t *testing.T, name string) []byte {
@@ -33,21 +31,10 @@ func read(t *testing.T, b []byte) *bankfile.File {
 	return f
 }
 
-func day(s string) time.Time {
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
-
-func total(entries []bankfile.Entry) decimal.Decimal {
-	s := decimal.Zero
-	for _, e := range entries {
-		s = s.Add(e.Amount)
-	}
-	return s
-}
+var (
+	day   = bankfiletest.Day
+	total = bankfiletest.Sum
+)
 
 func detail(e bankfile.Entry, label string) string {
 	for _, d := range e.Details {

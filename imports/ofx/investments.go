@@ -12,24 +12,24 @@ import (
 )
 
 // securities reads SECLIST: each security's id, ticker and name, keyed by "TYPE:ID".
-func securities(ofx *node) map[string]bankfile.Security {
+func securities(ofx *bankfile.Node) map[string]bankfile.Security {
 	out := map[string]bankfile.Security{}
-	ofx.each("SECINFO", func(n *node) {
-		id := secID(n.child("SECID"))
-		id.Ticker = strings.ToUpper(n.text("TICKER"))
-		id.Name = n.text("SECNAME")
+	each(ofx, "SECINFO", func(n *bankfile.Node) {
+		id := secID(n.Child("SECID"))
+		id.Ticker = strings.ToUpper(n.Value("TICKER"))
+		id.Name = n.Value("SECNAME")
 		out[id.IDType+":"+id.ID] = id
 	})
 	return out
 }
 
-func secID(n *node) bankfile.Security {
-	return bankfile.Security{ID: n.text("UNIQUEID"), IDType: strings.ToUpper(n.text("UNIQUEIDTYPE"))}
+func secID(n *bankfile.Node) bankfile.Security {
+	return bankfile.Security{ID: n.Value("UNIQUEID"), IDType: strings.ToUpper(n.Value("UNIQUEIDTYPE"))}
 }
 
 // security resolves an aggregate's SECID through the file's SECLIST.
-func (r reader) security(n *node) bankfile.Security {
-	id := secID(n.child("SECID"))
+func (r reader) security(n *bankfile.Node) bankfile.Security {
+	id := secID(n.Child("SECID"))
 	if s, ok := r.securities[id.IDType+":"+id.ID]; ok {
 		return s
 	}
@@ -40,35 +40,35 @@ func (r reader) security(n *node) bankfile.Security {
 // (income, bank transactions, expenses), holdings from the position list. Transactions Tally
 // does not model (transfers of securities, splits, journal moves, option closures) are
 // counted in a note.
-func (r reader) investments(rs *node) (*bankfile.Statement, error) {
-	from := rs.child("INVACCTFROM")
-	if from == nil || from.text("ACCTID") == "" {
-		return nil, bankfile.Errorf(rs.line, "INVSTMTRS/INVACCTFROM", "the statement does not name its account")
+func (r reader) investments(rs *bankfile.Node) (*bankfile.Statement, error) {
+	from := rs.Child("INVACCTFROM")
+	if from == nil || from.Value("ACCTID") == "" {
+		return nil, bankfile.Errorf(rs.Line, "INVSTMTRS/INVACCTFROM", "the statement does not name its account")
 	}
-	st := &bankfile.Statement{Currency: strings.ToUpper(rs.text("CURDEF")), Line: rs.line,
-		Account: bankfile.Account{Number: from.text("ACCTID"), BankID: from.text("BROKERID"), Kind: bankfile.KindInvestment}}
+	st := &bankfile.Statement{Currency: strings.ToUpper(rs.Value("CURDEF")), Line: rs.Line,
+		Account: bankfile.Account{Number: from.Value("ACCTID"), BankID: from.Value("BROKERID"), Kind: bankfile.KindInvestment}}
 	st.Account.Currency = st.Currency
 	asOf, err := optDate(rs, "DTASOF")
 	if err != nil {
 		return nil, err
 	}
 	skipped := map[string]int{}
-	if list := rs.child("INVTRANLIST"); list != nil {
+	if list := rs.Child("INVTRANLIST"); list != nil {
 		if st.From, err = optDate(list, "DTSTART"); err != nil {
 			return nil, err
 		}
 		if st.To, err = optDate(list, "DTEND"); err != nil {
 			return nil, err
 		}
-		for _, t := range list.children {
+		for _, t := range list.Children {
 			if err := r.investmentTransaction(st, t, skipped); err != nil {
 				return nil, err
 			}
 		}
 	}
-	if list := rs.child("INVPOSLIST"); list != nil {
-		for _, p := range list.children {
-			pos := p.child("INVPOS")
+	if list := rs.Child("INVPOSLIST"); list != nil {
+		for _, p := range list.Children {
+			pos := p.Child("INVPOS")
 			if pos == nil {
 				continue
 			}
@@ -79,7 +79,7 @@ func (r reader) investments(rs *node) (*bankfile.Statement, error) {
 			st.Holdings = append(st.Holdings, h)
 		}
 	}
-	if bal := rs.child("INVBAL"); bal != nil && bal.child("AVAILCASH") != nil && asOf != nil {
+	if bal := rs.Child("INVBAL"); bal != nil && bal.Child("AVAILCASH") != nil && asOf != nil {
 		cash, err := amount(bal, "AVAILCASH")
 		if err != nil {
 			return nil, err
@@ -97,18 +97,18 @@ func (r reader) investments(rs *node) (*bankfile.Statement, error) {
 	return st, nil
 }
 
-func (r reader) investmentTransaction(st *bankfile.Statement, t *node, skipped map[string]int) error {
-	switch t.name {
+func (r reader) investmentTransaction(st *bankfile.Statement, t *bankfile.Node, skipped map[string]int) error {
+	switch t.Name {
 	case "DTSTART", "DTEND":
 		return nil
 	case "BUYDEBT", "BUYMF", "BUYOPT", "BUYOTHER", "BUYSTOCK":
-		return r.trade(st, t, t.child("INVBUY"), false)
+		return r.trade(st, t, t.Child("INVBUY"), false)
 	case "SELLDEBT", "SELLMF", "SELLOPT", "SELLOTHER", "SELLSTOCK":
-		return r.trade(st, t, t.child("INVSELL"), true)
+		return r.trade(st, t, t.Child("INVSELL"), true)
 	case "INVBANKTRAN":
-		stmt := t.child("STMTTRN")
+		stmt := t.Child("STMTTRN")
 		if stmt == nil {
-			return bankfile.Errorf(t.line, "INVBANKTRAN/STMTTRN", "missing")
+			return bankfile.Errorf(t.Line, "INVBANKTRAN/STMTTRN", "missing")
 		}
 		e, err := r.entry(stmt, st.Currency)
 		if err != nil {
@@ -119,28 +119,28 @@ func (r reader) investmentTransaction(st *bankfile.Statement, t *node, skipped m
 	case "INCOME", "REINVEST", "INVEXPENSE", "MARGININTEREST", "RETOFCAP":
 		return r.cashTransaction(st, t)
 	}
-	skipped[t.name]++
+	skipped[t.Name]++
 	return nil
 }
 
 // invTran reads the INVTRAN every investment transaction carries: its id, date and memo.
-func invTran(t *node) (id string, e bankfile.Entry, err error) {
-	it := t.child("INVTRAN")
+func invTran(t *bankfile.Node) (id string, e bankfile.Entry, err error) {
+	it := t.Child("INVTRAN")
 	if it == nil {
-		return "", e, bankfile.Errorf(t.line, t.name+"/INVTRAN", "missing")
+		return "", e, bankfile.Errorf(t.Line, t.Name+"/INVTRAN", "missing")
 	}
-	e.Line = t.line
+	e.Line = t.Line
 	if e.Booked, err = date(it, "DTTRADE"); err != nil {
 		return "", e, err
 	}
-	return it.text("FITID"), e, nil
+	return it.Value("FITID"), e, nil
 }
 
 // trade reads a buy or a sell. The quantity is signed by the direction whatever sign the file
 // gives UNITS, and so is the cash amount.
-func (r reader) trade(st *bankfile.Statement, t, inv *node, sell bool) error {
+func (r reader) trade(st *bankfile.Statement, t, inv *bankfile.Node, sell bool) error {
 	if inv == nil {
-		return bankfile.Errorf(t.line, t.name, "the transaction has no INVBUY or INVSELL")
+		return bankfile.Errorf(t.Line, t.Name, "the transaction has no INVBUY or INVSELL")
 	}
 	id, base, err := invTran(inv)
 	if err != nil {
@@ -176,7 +176,7 @@ func (r reader) trade(st *bankfile.Statement, t, inv *node, sell bool) error {
 		}
 	}
 	tr := bankfile.Trade{ID: id, Date: base.Booked, Security: r.security(inv), Quantity: units, Price: price,
-		Amount: total.Abs().Neg(), Fees: fees, Currency: currencyOf(inv, st.Currency), Memo: inv.path("INVTRAN").text("MEMO"), Line: t.line}
+		Amount: total.Abs().Neg(), Fees: fees, Currency: currencyOf(inv, st.Currency), Memo: inv.Path("INVTRAN").Value("MEMO"), Line: t.Line}
 	if sell {
 		tr.Quantity, tr.Amount = units.Neg(), total.Abs()
 	}
@@ -187,7 +187,7 @@ func (r reader) trade(st *bankfile.Statement, t, inv *node, sell bool) error {
 // cashTransaction reads income (dividends, interest, capital gains), reinvested income,
 // expenses, margin interest and returns of capital as entries of the investment account. A
 // reinvestment is the income and the purchase it paid for: an entry and a trade.
-func (r reader) cashTransaction(st *bankfile.Statement, t *node) error {
+func (r reader) cashTransaction(st *bankfile.Statement, t *bankfile.Node) error {
 	id, e, err := invTran(t)
 	if err != nil {
 		return err
@@ -198,19 +198,19 @@ func (r reader) cashTransaction(st *bankfile.Statement, t *node) error {
 	}
 	sec := r.security(t)
 	e.ID, e.IDSource = id, "FITID"
-	e.Text = t.path("INVTRAN").text("MEMO")
+	e.Text = t.Path("INVTRAN").Value("MEMO")
 	e.Counterparty = sec.Name
 	if e.Counterparty == "" {
 		e.Counterparty = sec.Ticker
 	}
-	e.Code = t.name
-	if it := t.text("INCOMETYPE"); it != "" {
+	e.Code = t.Name
+	if it := t.Value("INCOMETYPE"); it != "" {
 		e.Code += "/" + strings.ToUpper(it)
 	}
 	if c := currencyOf(t, st.Currency); c != st.Currency {
 		e.Currency = c
 	}
-	switch t.name {
+	switch t.Name {
 	case "INCOME", "RETOFCAP":
 		e.Amount = total.Abs()
 	case "INVEXPENSE", "MARGININTEREST":
@@ -229,20 +229,20 @@ func (r reader) cashTransaction(st *bankfile.Statement, t *node) error {
 			e.ID += "/income"
 		}
 		st.Trades = append(st.Trades, bankfile.Trade{ID: id, Date: e.Booked, Security: sec, Quantity: units.Abs(), Price: price,
-			Amount: total.Abs().Neg(), Currency: currencyOf(t, st.Currency), Memo: "reinvested " + strings.ToLower(t.text("INCOMETYPE")), Line: t.line})
+			Amount: total.Abs().Neg(), Currency: currencyOf(t, st.Currency), Memo: "reinvested " + strings.ToLower(t.Value("INCOMETYPE")), Line: t.Line})
 	}
 	st.Entries = append(st.Entries, e)
 	return nil
 }
 
 // holding reads an INVPOS. A short position has a negative quantity.
-func (r reader) holding(pos *node, asOf *time.Time, currency string) (bankfile.Holding, error) {
+func (r reader) holding(pos *bankfile.Node, asOf *time.Time, currency string) (bankfile.Holding, error) {
 	h := bankfile.Holding{Security: r.security(pos), Currency: currencyOf(pos, currency)}
 	var err error
 	if h.Quantity, err = amount(pos, "UNITS"); err != nil {
 		return h, err
 	}
-	if strings.EqualFold(pos.text("POSTYPE"), "SHORT") {
+	if strings.EqualFold(pos.Value("POSTYPE"), "SHORT") {
 		h.Quantity = h.Quantity.Abs().Neg()
 	}
 	if h.Price, err = optAmount(pos, "UNITPRICE"); err != nil {
@@ -259,15 +259,15 @@ func (r reader) holding(pos *node, asOf *time.Time, currency string) (bankfile.H
 		d = asOf
 	}
 	if d == nil {
-		return h, bankfile.Errorf(pos.line, "INVPOS/DTPRICEASOF", "the position has no date, nor has its statement (DTASOF)")
+		return h, bankfile.Errorf(pos.Line, "INVPOS/DTPRICEASOF", "the position has no date, nor has its statement (DTASOF)")
 	}
 	h.Date = *d
 	return h, nil
 }
 
 // currencyOf is a transaction's CURRENCY, else the statement's.
-func currencyOf(n *node, def string) string {
-	if c := n.text("CURRENCY", "CURSYM"); c != "" {
+func currencyOf(n *bankfile.Node, def string) string {
+	if c := n.Value("CURRENCY", "CURSYM"); c != "" {
 		return strings.ToUpper(c)
 	}
 	return def

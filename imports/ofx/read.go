@@ -13,7 +13,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
 
@@ -37,15 +36,9 @@ func Sniff(content []byte) bool {
 // Read reads an OFX file. It fails only for a file it cannot read at all, with a
 // *bankfile.Error naming the line and element.
 func Read(content []byte) (*bankfile.File, error) {
-	if len(content) > bankfile.MaxBytes {
-		return nil, bankfile.Errorf(0, "", "the file is larger than %d MB", bankfile.MaxBytes>>20)
-	}
-	content = bytes.TrimPrefix(content, []byte("\xef\xbb\xbf"))
-	// Headers promise USASCII, 1252, 8859-1 or NONE and files break each promise; bytes that are
-	// not UTF-8 are read as windows-1252, a superset of Latin-1's printable characters.
-	text := string(content)
-	if !utf8.ValidString(text) {
-		text = bankfile.DecodeLatin1(content)
+	text, err := bankfile.Text(content)
+	if err != nil {
+		return nil, err
 	}
 	start := strings.IndexByte(text, '<')
 	if start < 0 {
@@ -59,14 +52,14 @@ func Read(content []byte) (*bankfile.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	ofx := root.child("OFX")
+	ofx := root.Child("OFX")
 	if ofx == nil {
 		return nil, bankfile.Errorf(1, "OFX", "the file has no <OFX> element")
 	}
 	r := reader{securities: securities(ofx)}
 	file := &bankfile.File{Format: bankfile.FormatOFX, Version: version}
 	var refused []string
-	walkStatements(ofx, func(kind string, trnrs, rs *node) {
+	walkStatements(ofx, func(kind string, trnrs, rs *bankfile.Node) {
 		if rs == nil {
 			if msg := statusProblem(trnrs); msg != "" {
 				refused = append(refused, msg)
@@ -79,7 +72,7 @@ func Read(content []byte) (*bankfile.File, error) {
 		var st *bankfile.Statement
 		if st, err = r.statement(kind, rs); err == nil {
 			if len(file.Statements) >= bankfile.MaxStatements {
-				err = bankfile.Errorf(rs.line, rs.name, "the file has more than %d statements", bankfile.MaxStatements)
+				err = bankfile.Errorf(rs.Line, rs.Name, "the file has more than %d statements", bankfile.MaxStatements)
 				return
 			}
 			file.Statements = append(file.Statements, *st)
@@ -92,7 +85,7 @@ func Read(content []byte) (*bankfile.File, error) {
 		if len(refused) > 0 {
 			return nil, bankfile.Errorf(0, "STATUS", "the bank sent no statement: %s", strings.Join(refused, "; "))
 		}
-		if msg := statusProblem(ofx.path("SIGNONMSGSRSV1", "SONRS")); msg != "" {
+		if msg := statusProblem(ofx.Path("SIGNONMSGSRSV1", "SONRS")); msg != "" {
 			return nil, bankfile.Errorf(0, "SONRS/STATUS", "the bank refused the sign-on: %s", msg)
 		}
 		return nil, bankfile.Errorf(0, "", "the file holds no bank, credit card or investment statement")
@@ -135,15 +128,15 @@ const (
 
 // walkStatements calls fn for each statement transaction response in document order, with its
 // statement (nil when the bank answered with an error and no statement).
-func walkStatements(n *node, fn func(kind string, trnrs, rs *node)) {
-	for _, c := range n.children {
-		switch c.name {
+func walkStatements(n *bankfile.Node, fn func(kind string, trnrs, rs *bankfile.Node)) {
+	for _, c := range n.Children {
+		switch c.Name {
 		case "STMTTRNRS":
-			fn(bankStatement, c, c.child("STMTRS"))
+			fn(bankStatement, c, c.Child("STMTRS"))
 		case "CCSTMTTRNRS":
-			fn(cardStatement, c, c.child("CCSTMTRS"))
+			fn(cardStatement, c, c.Child("CCSTMTRS"))
 		case "INVSTMTTRNRS":
-			fn(invStatement, c, c.child("INVSTMTRS"))
+			fn(invStatement, c, c.Child("INVSTMTRS"))
 		case "STMTRS": // a response without its transaction wrapper
 			fn(bankStatement, n, c)
 		case "CCSTMTRS":
@@ -157,17 +150,17 @@ func walkStatements(n *node, fn func(kind string, trnrs, rs *node)) {
 }
 
 // statusProblem describes the STATUS of an aggregate when it is not success, else "".
-func statusProblem(n *node) string {
-	st := n.child("STATUS")
+func statusProblem(n *bankfile.Node) string {
+	st := n.Child("STATUS")
 	if st == nil {
 		return ""
 	}
-	code := st.text("CODE")
+	code := st.Value("CODE")
 	if code == "" || code == "0" {
 		return ""
 	}
 	msg := "code " + code
-	if m := st.text("MESSAGE"); m != "" {
+	if m := st.Value("MESSAGE"); m != "" {
 		msg += " (" + m + ")"
 	}
 	return msg
@@ -177,42 +170,42 @@ type reader struct {
 	securities map[string]bankfile.Security
 }
 
-func (r reader) statement(kind string, rs *node) (*bankfile.Statement, error) {
-	st := &bankfile.Statement{Currency: strings.ToUpper(rs.text("CURDEF")), Line: rs.line}
+func (r reader) statement(kind string, rs *bankfile.Node) (*bankfile.Statement, error) {
+	st := &bankfile.Statement{Currency: strings.ToUpper(rs.Value("CURDEF")), Line: rs.Line}
 	var err error
 	switch kind {
 	case bankStatement:
-		from := rs.child("BANKACCTFROM")
+		from := rs.Child("BANKACCTFROM")
 		if from == nil {
-			return nil, bankfile.Errorf(rs.line, "STMTRS/BANKACCTFROM", "the statement does not name its account")
+			return nil, bankfile.Errorf(rs.Line, "STMTRS/BANKACCTFROM", "the statement does not name its account")
 		}
-		st.Account = bankfile.Account{Number: from.text("ACCTID"), BankID: from.text("BANKID"), BranchID: from.text("BRANCHID"),
-			Kind: accountKind(from.text("ACCTTYPE"))}
+		st.Account = bankfile.Account{Number: from.Value("ACCTID"), BankID: from.Value("BANKID"), BranchID: from.Value("BRANCHID"),
+			Kind: accountKind(from.Value("ACCTTYPE"))}
 		if st.Account.Number == "" {
-			return nil, bankfile.Errorf(from.line, "BANKACCTFROM/ACCTID", "the account has no number")
+			return nil, bankfile.Errorf(from.Line, "BANKACCTFROM/ACCTID", "the account has no number")
 		}
 	case cardStatement:
-		from := rs.child("CCACCTFROM")
+		from := rs.Child("CCACCTFROM")
 		if from == nil {
-			return nil, bankfile.Errorf(rs.line, "CCSTMTRS/CCACCTFROM", "the statement does not name its card account")
+			return nil, bankfile.Errorf(rs.Line, "CCSTMTRS/CCACCTFROM", "the statement does not name its card account")
 		}
-		st.Account = bankfile.Account{Number: from.text("ACCTID"), Kind: bankfile.KindCreditCard}
+		st.Account = bankfile.Account{Number: from.Value("ACCTID"), Kind: bankfile.KindCreditCard}
 		if st.Account.Number == "" {
-			return nil, bankfile.Errorf(from.line, "CCACCTFROM/ACCTID", "the account has no number")
+			return nil, bankfile.Errorf(from.Line, "CCACCTFROM/ACCTID", "the account has no number")
 		}
 	case invStatement:
 		return r.investments(rs)
 	}
 	st.Account.Currency = st.Currency
-	if list := rs.child("BANKTRANLIST"); list != nil {
+	if list := rs.Child("BANKTRANLIST"); list != nil {
 		if st.From, err = optDate(list, "DTSTART"); err != nil {
 			return nil, err
 		}
 		if st.To, err = optDate(list, "DTEND"); err != nil {
 			return nil, err
 		}
-		for _, t := range list.children {
-			if t.name != "STMTTRN" {
+		for _, t := range list.Children {
+			if t.Name != "STMTTRN" {
 				continue
 			}
 			e, err := r.entry(t, st.Currency)
@@ -223,7 +216,7 @@ func (r reader) statement(kind string, rs *node) (*bankfile.Statement, error) {
 		}
 	}
 	for _, b := range []struct{ elem, kind string }{{"LEDGERBAL", bankfile.BalanceClosing}, {"AVAILBAL", bankfile.BalanceAvailable}} {
-		if n := rs.child(b.elem); n != nil {
+		if n := rs.Child(b.elem); n != nil {
 			bal, err := balance(n, b.kind, st.Currency)
 			if err != nil {
 				return nil, err
@@ -247,7 +240,7 @@ func accountKind(t string) string {
 	return bankfile.KindOther
 }
 
-func balance(n *node, kind, currency string) (bankfile.Balance, error) {
+func balance(n *bankfile.Node, kind, currency string) (bankfile.Balance, error) {
 	amt, err := amount(n, "BALAMT")
 	if err != nil {
 		return bankfile.Balance{}, err
@@ -260,8 +253,8 @@ func balance(n *node, kind, currency string) (bankfile.Balance, error) {
 }
 
 // entry reads a STMTTRN.
-func (r reader) entry(t *node, currency string) (bankfile.Entry, error) {
-	e := bankfile.Entry{Line: t.line, Code: strings.ToUpper(t.text("TRNTYPE")), Text: t.text("MEMO")}
+func (r reader) entry(t *bankfile.Node, currency string) (bankfile.Entry, error) {
+	e := bankfile.Entry{Line: t.Line, Code: strings.ToUpper(t.Value("TRNTYPE")), Text: t.Value("MEMO")}
 	var err error
 	if e.Booked, err = date(t, "DTPOSTED"); err != nil {
 		return e, err
@@ -269,21 +262,21 @@ func (r reader) entry(t *node, currency string) (bankfile.Entry, error) {
 	if e.Amount, err = amount(t, "TRNAMT"); err != nil {
 		return e, err
 	}
-	if id := t.text("FITID"); id != "" {
+	if id := t.Value("FITID"); id != "" {
 		e.ID, e.IDSource = id, "FITID"
 	}
 	if e.Initiated, err = optDate(t, "DTUSER"); err != nil {
 		return e, err
 	}
-	e.Counterparty = t.text("NAME")
+	e.Counterparty = t.Value("NAME")
 	if e.Counterparty == "" {
-		e.Counterparty = t.text("PAYEE", "NAME")
+		e.Counterparty = t.Value("PAYEE", "NAME")
 	}
-	e.Reference = t.text("CHECKNUM")
+	e.Reference = t.Value("CHECKNUM")
 	if e.Reference != "" {
 		e.Details = append(e.Details, bankfile.Detail{Label: "check number", Value: e.Reference})
 	} else {
-		e.Reference = t.text("REFNUM")
+		e.Reference = t.Value("REFNUM")
 	}
 	if avail, err := optDate(t, "DTAVAIL"); err != nil {
 		return e, err
@@ -291,43 +284,43 @@ func (r reader) entry(t *node, currency string) (bankfile.Entry, error) {
 		e.Details = append(e.Details, bankfile.Detail{Label: "funds available", Value: avail.Format(time.DateOnly)})
 	}
 	for _, to := range []string{"BANKACCTTO", "CCACCTTO"} {
-		if n := t.child(to); n != nil {
-			e.CounterpartyAccount = n.text("ACCTID")
+		if n := t.Child(to); n != nil {
+			e.CounterpartyAccount = n.Value("ACCTID")
 		}
 	}
-	if c := t.text("CURRENCY", "CURSYM"); c != "" && !strings.EqualFold(c, currency) {
+	if c := t.Value("CURRENCY", "CURSYM"); c != "" && !strings.EqualFold(c, currency) {
 		e.Currency = strings.ToUpper(c)
-		e.Details = append(e.Details, bankfile.Detail{Label: "exchange rate", Value: t.text("CURRENCY", "CURRATE")})
+		e.Details = append(e.Details, bankfile.Detail{Label: "exchange rate", Value: t.Value("CURRENCY", "CURRATE")})
 	}
-	if c := t.text("ORIGCURRENCY", "CURSYM"); c != "" {
-		e.Details = append(e.Details, bankfile.Detail{Label: "original currency", Value: strings.ToUpper(c) + " at " + t.text("ORIGCURRENCY", "CURRATE")})
+	if c := t.Value("ORIGCURRENCY", "CURSYM"); c != "" {
+		e.Details = append(e.Details, bankfile.Detail{Label: "original currency", Value: strings.ToUpper(c) + " at " + t.Value("ORIGCURRENCY", "CURRATE")})
 	}
-	if sic := t.text("SIC"); sic != "" {
+	if sic := t.Value("SIC"); sic != "" {
 		e.Details = append(e.Details, bankfile.Detail{Label: "merchant category", Value: sic})
 	}
-	if act := t.text("CORRECTACTION"); act != "" {
-		e.Details = append(e.Details, bankfile.Detail{Label: "corrects", Value: strings.ToLower(act) + " " + t.text("CORRECTFITID")})
+	if act := t.Value("CORRECTACTION"); act != "" {
+		e.Details = append(e.Details, bankfile.Detail{Label: "corrects", Value: strings.ToLower(act) + " " + t.Value("CORRECTFITID")})
 	}
 	return e, nil
 }
 
 // date reads a required OFX date: YYYYMMDD[HHMMSS[.XXX]][[offset[:TZ]]]. The day is kept as
 // the bank wrote it, whatever the time and offset.
-func date(n *node, name string) (time.Time, error) {
-	c := n.child(name)
-	if c == nil || c.value == "" {
-		return time.Time{}, bankfile.Errorf(n.line, n.name+"/"+name, "missing")
+func date(n *bankfile.Node, name string) (time.Time, error) {
+	c := n.Child(name)
+	if c == nil || c.Text == "" {
+		return time.Time{}, bankfile.Errorf(n.Line, n.Name+"/"+name, "missing")
 	}
-	return parseDate(c, n.name+"/"+name)
+	return parseDate(c, n.Name+"/"+name)
 }
 
 // optDate reads an optional date; nil when the element is absent or empty.
-func optDate(n *node, name string) (*time.Time, error) {
-	c := n.child(name)
-	if c == nil || c.value == "" {
+func optDate(n *bankfile.Node, name string) (*time.Time, error) {
+	c := n.Child(name)
+	if c == nil || c.Text == "" {
 		return nil, nil
 	}
-	d, err := parseDate(c, n.name+"/"+name)
+	d, err := parseDate(c, n.Name+"/"+name)
 	if err != nil {
 		return nil, err
 	}
@@ -336,15 +329,15 @@ func optDate(n *node, name string) (*time.Time, error) {
 
 var dateRE = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(?:\d{2}(?:\d{2}(?:\d{2}(?:[.,]\d{1,6})?)?)?)?\s*(?:\[\s*[+-]?\d{1,2}(?:[.:]\d{1,2})?(?::[A-Za-z]{0,8})?\s*\])?$`)
 
-func parseDate(c *node, element string) (time.Time, error) {
-	m := dateRE.FindStringSubmatch(c.value)
+func parseDate(c *bankfile.Node, element string) (time.Time, error) {
+	m := dateRE.FindStringSubmatch(c.Text)
 	if m == nil {
-		return time.Time{}, bankfile.Errorf(c.line, element, "%q is not an OFX date (YYYYMMDD, optionally with a time and [offset:zone])", clip(c.value))
+		return time.Time{}, bankfile.Errorf(c.Line, element, "%q is not an OFX date (YYYYMMDD, optionally with a time and [offset:zone])", clip(c.Text))
 	}
 	y, mo, d := atoi(m[1]), atoi(m[2]), atoi(m[3])
 	t := bankfile.Date(y, time.Month(mo), d)
 	if mo < 1 || mo > 12 || t.Day() != d {
-		return time.Time{}, bankfile.Errorf(c.line, element, "%q is not a calendar date", clip(c.value))
+		return time.Time{}, bankfile.Errorf(c.Line, element, "%q is not a calendar date", clip(c.Text))
 	}
 	return t, nil
 }
@@ -361,18 +354,18 @@ var amountRE = regexp.MustCompile(`^[+-]?(\d+([.,]\d*)?|[.,]\d+)$`)
 
 // amount reads a required signed amount. OFX amounts have no thousands separators; a comma is
 // a decimal separator, as some European banks write it.
-func amount(n *node, name string) (decimal.Decimal, error) {
-	c := n.child(name)
-	if c == nil || c.value == "" {
-		return decimal.Decimal{}, bankfile.Errorf(n.line, n.name+"/"+name, "missing")
+func amount(n *bankfile.Node, name string) (decimal.Decimal, error) {
+	c := n.Child(name)
+	if c == nil || c.Text == "" {
+		return decimal.Decimal{}, bankfile.Errorf(n.Line, n.Name+"/"+name, "missing")
 	}
-	return parseAmount(c, n.name+"/"+name)
+	return parseAmount(c, n.Name+"/"+name)
 }
 
-func parseAmount(c *node, element string) (decimal.Decimal, error) {
-	v := strings.ReplaceAll(c.value, " ", "")
+func parseAmount(c *bankfile.Node, element string) (decimal.Decimal, error) {
+	v := strings.ReplaceAll(c.Text, " ", "")
 	if !amountRE.MatchString(v) {
-		return decimal.Decimal{}, bankfile.Errorf(c.line, element, "%q is not an amount", clip(c.value))
+		return decimal.Decimal{}, bankfile.Errorf(c.Line, element, "%q is not an amount", clip(c.Text))
 	}
 	v = strings.Replace(v, ",", ".", 1)
 	if strings.HasPrefix(v, "+") {
@@ -380,16 +373,16 @@ func parseAmount(c *node, element string) (decimal.Decimal, error) {
 	}
 	d, err := decimal.NewFromString(v)
 	if err != nil {
-		return decimal.Decimal{}, bankfile.Errorf(c.line, element, "%q is not an amount", clip(c.value))
+		return decimal.Decimal{}, bankfile.Errorf(c.Line, element, "%q is not an amount", clip(c.Text))
 	}
 	return d, nil
 }
 
 // optAmount reads an optional amount, zero when absent.
-func optAmount(n *node, name string) (decimal.Decimal, error) {
-	c := n.child(name)
-	if c == nil || c.value == "" {
+func optAmount(n *bankfile.Node, name string) (decimal.Decimal, error) {
+	c := n.Child(name)
+	if c == nil || c.Text == "" {
 		return decimal.Zero, nil
 	}
-	return parseAmount(c, n.name+"/"+name)
+	return parseAmount(c, n.Name+"/"+name)
 }

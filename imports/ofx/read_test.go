@@ -5,11 +5,9 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/shopspring/decimal"
 
 	"tally/imports/bankfile"
+	"tally/imports/bankfile/bankfiletest"
 )
 
 func readFile(t *testing.T, name string) *bankfile.File {
@@ -28,21 +26,9 @@ func readFile(t *testing.T, name string) *bankfile.File {
 	return f
 }
 
-func day(s string) time.Time {
-	d, err := time.Parse(time.DateOnly, s)
-	if err != nil {
-		panic(err)
-	}
-	return d
-}
+var day = bankfiletest.Day
 
-func sum(entries []bankfile.Entry) string {
-	s := decimal.Zero
-	for _, e := range entries {
-		s = s.Add(e.Amount)
-	}
-	return s.StringFixed(2)
-}
+func sum(entries []bankfile.Entry) string { return bankfiletest.Sum(entries).StringFixed(2) }
 
 func TestStatements(t *testing.T) {
 	type stmt struct {

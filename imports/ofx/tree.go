@@ -8,51 +8,14 @@ import (
 	"tally/imports/bankfile"
 )
 
-// node is one element of the body: an aggregate with children, or a leaf with a value.
-type node struct {
-	name     string
-	value    string
-	children []*node
-	line     int
-}
-
-// child returns the first child called name, or nil.
-func (n *node) child(name string) *node {
-	if n == nil {
-		return nil
-	}
-	for _, c := range n.children {
-		if c.name == name {
-			return c
-		}
-	}
-	return nil
-}
-
-// path follows child names from n; nil when any step is missing.
-func (n *node) path(names ...string) *node {
-	for _, name := range names {
-		n = n.child(name)
-	}
-	return n
-}
-
-// text is the value of the child at the path, "" when there is none.
-func (n *node) text(names ...string) string {
-	if c := n.path(names...); c != nil {
-		return c.value
-	}
-	return ""
-}
-
-// each calls fn for every descendant called name, in document order, without descending into
-// a match.
-func (n *node) each(name string, fn func(*node)) {
-	for _, c := range n.children {
-		if c.name == name {
+// each calls fn for every descendant of n called name, in document order, without descending
+// into a match.
+func each(n *bankfile.Node, name string, fn func(*bankfile.Node)) {
+	for _, c := range n.Children {
+		if c.Name == name {
 			fn(c)
 		} else {
-			c.each(name, fn)
+			each(c, name, fn)
 		}
 	}
 }
@@ -100,13 +63,13 @@ const maxValue = 4096
 // where a file could attack its reader: declarations (<!DOCTYPE>, <!ENTITY>) are refused, no
 // entity but XML's five and numeric references is expanded, and depth and element counts are
 // bounded. line is the line the body starts on.
-func parseBody(body string, line int) (*node, error) {
-	root := &node{name: "#document", line: line}
-	stack := []*node{root}
-	top := func() *node { return stack[len(stack)-1] }
+func parseBody(body string, line int) (*bankfile.Node, error) {
+	root := &bankfile.Node{Name: "#document", Line: line}
+	stack := []*bankfile.Node{root}
+	top := func() *bankfile.Node { return stack[len(stack)-1] }
 	elements := 0
 	closeLeaf := func() {
-		if len(stack) > 1 && !aggregates[top().name] {
+		if len(stack) > 1 && !aggregates[top().Name] {
 			stack = stack[:len(stack)-1]
 		}
 	}
@@ -122,10 +85,10 @@ func parseBody(body string, line int) (*node, error) {
 				if len(stack) == 1 {
 					return nil, bankfile.Errorf(line, "", "text %q outside any element", clip(v))
 				}
-				if t := top(); t.value == "" {
-					t.value = unescape(v)
-				} else if len(t.value) < maxValue {
-					t.value += " " + unescape(v)
+				if t := top(); t.Text == "" {
+					t.Text = unescape(v)
+				} else if len(t.Text) < maxValue {
+					t.Text += " " + unescape(v)
 				}
 			}
 			line += strings.Count(raw, "\n")
@@ -147,8 +110,8 @@ func parseBody(body string, line int) (*node, error) {
 			if end < 0 {
 				return nil, bankfile.Errorf(line, "", "a CDATA section is never closed")
 			}
-			if t := top(); len(stack) > 1 && len(t.value) < maxValue {
-				t.value += strings.TrimSpace(rest[9:end])
+			if t := top(); len(stack) > 1 && len(t.Text) < maxValue {
+				t.Text += strings.TrimSpace(rest[9:end])
 			}
 			line += strings.Count(rest[:end], "\n")
 			i += end + 3
@@ -178,7 +141,7 @@ func parseBody(body string, line int) (*node, error) {
 		if strings.HasPrefix(tag, "/") {
 			name := strings.ToUpper(strings.TrimSpace(tag[1:]))
 			for k := len(stack) - 1; k > 0; k-- {
-				if stack[k].name == name {
+				if stack[k].Name == name {
 					stack = stack[:k]
 					break
 				}
@@ -198,9 +161,9 @@ func parseBody(body string, line int) (*node, error) {
 		if len(stack) > bankfile.MaxDepth {
 			return nil, bankfile.Errorf(line0, name, "elements are nested more than %d deep", bankfile.MaxDepth)
 		}
-		n := &node{name: name, line: line0}
+		n := &bankfile.Node{Name: name, Line: line0}
 		t := top()
-		t.children = append(t.children, n)
+		t.Children = append(t.Children, n)
 		if !selfClosing {
 			stack = append(stack, n)
 		}
