@@ -1,6 +1,8 @@
 package handlers_test
 
 import (
+	"archive/zip"
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -504,5 +506,45 @@ func TestOFXInvestmentStatement(t *testing.T) {
 	e.revert(t, b.Data.ID)
 	if n := e.count(t, "SELECT (SELECT count(*) FROM entries WHERE import_id = ?) + (SELECT count(*) FROM holdings WHERE import_id = ?)", b.Data.ID, b.Data.ID); n != 0 {
 		t.Errorf("%d entries and holdings left after the revert", n)
+	}
+}
+
+// A ZIP of camt files, as German banks deliver them, uploaded as a file with type=auto: every
+// statement of every member is read, and each account is matched on its own.
+func TestCamtZipUpload(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	var buf bytes.Buffer
+	w := zip.NewWriter(&buf)
+	for _, name := range []string{"camt053_v02_batch.xml", "camt053_v08_structured.xml"} {
+		content, err := os.ReadFile("../imports/camt/testdata/" + name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, _ := w.Create(name)
+		f.Write(content)
+	}
+	w.Close()
+	body, ct := multipartBody(t, map[string]string{"type": "auto", "publish": "true"}, "statements.zip", "application/zip", buf.Bytes())
+	r := e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("status %d: %.300s", r.Status, r.Body)
+	}
+	var created importBody
+	r.JSON(t, &created)
+	if done := e.waitFor(t, created.Data.ID); done.Data.Status != "complete" {
+		t.Fatalf("ended %s: %v", done.Data.Status, deref(done.Data.Error))
+	}
+	b := e.statementDetail(t, created.Data.ID)
+	var got []string
+	for _, st := range b.Data.Statements.Statements {
+		got = append(got, st.Account.Key+" "+st.Reconciliation)
+	}
+	want := "iban:DE89370400440532013000 reconciled|iban:DE02120300000000202051 reconciled|acct:1234567890 reconciled"
+	if b.Data.Type != "CamtImport" || strings.Join(got, "|") != want {
+		t.Fatalf("statements %q, want %q", got, want)
+	}
+	if m := b.Data.Statements.Matches; m == nil || m.New != 9 {
+		t.Errorf("matches %+v, want 9 new entries (6 + 2 + 1)", m)
 	}
 }
