@@ -48,7 +48,8 @@ func TestStatementFileInTheBrowser(t *testing.T) {
 	step(t, "its entries go into the account chosen for them", func(t *testing.T) {
 		chooseLabel(t, ctx, "statement-mapping-target", "Joint checking (USD)")
 		click(t, ctx, "statement-mapping-save")
-		visible(t, ctx, "flash-success")
+		// The upload left a success flash on the page too: wait for the mapping's own.
+		waitText(t, ctx, "flash-success", "Account mapping saved.", 10*time.Second)
 		if got := inputValue(t, ctx, "statement-mapping-target"); got != joint.ID.String() {
 			t.Fatalf("the mapping shows %q after saving, want the joint account", got)
 		}

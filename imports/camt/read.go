@@ -2,8 +2,8 @@
 // model: camt.053 statements (end of day), camt.052 reports (intraday) and camt.054
 // notifications, in any version banks send (.001.02 to .001.13), singly or as a ZIP of files.
 //
-// encoding/xml through bankfile's guarded decoder does the XML; each statement is streamed one
-// element at a time, so memory stays bounded by the largest entry, not the file.
+// encoding/xml through bankfile's guarded decoder does the XML. A statement is walked one
+// child at a time (account, balance, entry), so no tree larger than one entry is built.
 package camt
 
 import (
@@ -69,23 +69,31 @@ func Read(content []byte) (*bankfile.File, error) {
 func readDocument(content []byte) (*bankfile.File, error) {
 	d := decoder{bankfile.NewXMLDecoder(content)}
 	root, _, line, err := d.next()
+	if errors.Is(err, io.EOF) {
+		return nil, bankfile.Errorf(line, "", "the file holds no XML element")
+	}
 	if err != nil {
-		if errors.Is(err, io.EOF) {
-			return nil, bankfile.Errorf(0, "", "the file holds no XML element")
-		}
 		return nil, err
 	}
+	// Past the root, the guarded decoder reports a file that ends early as an *Error, never
+	// as io.EOF.
 	msg := root
 	if root.Name.Local == "Document" {
-		if msg, _, line, err = d.next(); err != nil || msg == nil {
+		if msg, _, line, err = d.next(); err != nil {
+			return nil, err
+		}
+		if msg == nil {
 			return nil, bankfile.Errorf(line, "Document", "the document holds no message")
 		}
 	}
 	kind, ok := messages[msg.Name.Local]
 	if !ok {
-		return nil, bankfile.Errorf(line, msg.Name.Local, "not a camt.052, camt.053 or camt.054 document (the message is <%s>)", msg.Name.Local)
+		return nil, bankfile.Errorf(line, msg.Name.Local, "not a camt.052, camt.053 or camt.054 document (root <%s>)", rootName(root, msg))
 	}
 	version := namespaceRE.FindString(root.Name.Space)
+	if version == "" {
+		version = namespaceRE.FindString(msg.Name.Space)
+	}
 	if version == "" {
 		version = kind.version
 	}
@@ -93,9 +101,6 @@ func readDocument(content []byte) (*bankfile.File, error) {
 	for {
 		start, end, line, err := d.next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, bankfile.Errorf(line, msg.Name.Local, "the file ends inside <%s>", msg.Name.Local)
-			}
 			return nil, err
 		}
 		if start == nil {
@@ -133,9 +138,6 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 	for {
 		c, end, line, err := d.next()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, bankfile.Errorf(line, elem, "the file ends inside <%s>", elem)
-			}
 			return nil, err
 		}
 		if c == nil {
@@ -168,10 +170,13 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 			if err != nil {
 				return nil, err
 			}
-			if known {
+			switch code := balanceCode(n); {
+			case known:
 				st.Balances = append(st.Balances, b)
-			} else {
-				st.Notes = append(st.Notes, fmt.Sprintf("A balance of type %s was not used.", balanceCode(n)))
+			case code == "":
+				st.Notes = append(st.Notes, "A balance without a type was not used.")
+			default:
+				st.Notes = append(st.Notes, fmt.Sprintf("A balance of type %s was not used.", code))
 			}
 		case "Ntry":
 			entries, info, err := readEntry(n, intraday)
@@ -187,12 +192,18 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 	if !haveAcct {
 		return nil, bankfile.Errorf(st.Line, elem+"/Acct", "the statement does not name its account")
 	}
-	st.Currency = st.Account.Currency
-	if st.Currency == "" && len(st.Balances) > 0 {
-		st.Currency = st.Balances[0].Currency
-		st.Account.Currency = st.Currency
+	// The account's currency, else the one its balances or entries are in.
+	if st.Account.Currency == "" && len(st.Balances) > 0 {
+		st.Account.Currency = st.Balances[0].Currency
 	}
-	if skipped > 0 {
+	if st.Account.Currency == "" && len(st.Entries) > 0 {
+		st.Account.Currency = st.Entries[0].Currency
+	}
+	st.Currency = st.Account.Currency
+	switch {
+	case skipped == 1:
+		st.Notes = append(st.Notes, "1 entry of status INFO was left out: it is information, not a booking.")
+	case skipped > 1:
 		st.Notes = append(st.Notes, fmt.Sprintf("%d entries of status INFO were left out: they are information, not bookings.", skipped))
 	}
 	return st, nil
@@ -212,9 +223,6 @@ func account(n *bankfile.Node) (bankfile.Account, error) {
 	if a.BankID == "" {
 		a.BankID = n.Value("Svcr", "FinInstnId", "BIC")
 	}
-	if a.IBAN != "" {
-		a.BankID = "" // the IBAN names the bank already; keep the account's key one way
-	}
 	if a.IBAN == "" && a.Number == "" {
 		return a, bankfile.Errorf(n.Line, "Acct/Id", "the account has neither an IBAN nor another id")
 	}
@@ -231,6 +239,7 @@ func account(n *bankfile.Node) (bankfile.Account, error) {
 	return a, nil
 }
 
+// balanceCode is a balance's type: its ISO code, else the bank's proprietary one.
 func balanceCode(n *bankfile.Node) string {
 	if c := n.Value("Tp", "CdOrPrtry", "Cd"); c != "" {
 		return c
@@ -256,7 +265,7 @@ func balance(n *bankfile.Node) (b bankfile.Balance, known bool, err error) {
 	}
 	amt := n.Child("Amt")
 	if amt == nil {
-		return b, false, bankfile.Errorf(n.Line, "Bal/Amt", "missing")
+		return b, false, bankfile.Errorf(n.Line, "Bal/Amt", "the balance has no amount")
 	}
 	if b.Amount, err = parseAmount(amt, "Bal/Amt"); err != nil {
 		return b, false, err
@@ -267,7 +276,7 @@ func balance(n *bankfile.Node) (b bankfile.Balance, known bool, err error) {
 	b.Currency = strings.ToUpper(amt.Attr("Ccy"))
 	dt := n.Child("Dt")
 	if dt == nil {
-		return b, false, bankfile.Errorf(n.Line, "Bal/Dt", "missing")
+		return b, false, bankfile.Errorf(n.Line, "Bal/Dt", "the balance has no date")
 	}
 	d, err := dateOf(dt, "Bal/Dt")
 	if err != nil {
@@ -275,4 +284,12 @@ func balance(n *bankfile.Node) (b bankfile.Balance, known bool, err error) {
 	}
 	b.Date = d
 	return b, true, nil
+}
+
+// rootName names the document's root and message: "Document/CstmrCdtTrfInitn".
+func rootName(root, msg *xml.StartElement) string {
+	if root == msg {
+		return root.Name.Local
+	}
+	return root.Name.Local + "/" + msg.Name.Local
 }

@@ -2,8 +2,6 @@ package camt
 
 import (
 	"encoding/xml"
-	"errors"
-	"io"
 	"strings"
 
 	"tally/imports/bankfile"
@@ -14,13 +12,13 @@ type decoder struct {
 	x *bankfile.XMLDecoder
 }
 
-// next returns the next start element with its line, or io.EOF. It returns an *EndElement
-// as nil start and the end's name when an element closes.
+// next returns the next start element with the line it ends on, or io.EOF. When an element
+// closes instead, start is nil and end is its name.
 func (d decoder) next() (start *xml.StartElement, end string, line int, err error) {
 	for {
 		tok, err := d.x.Token()
 		if err != nil {
-			return nil, "", 0, err
+			return nil, "", d.x.Line(), err
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:
@@ -40,9 +38,6 @@ func (d decoder) subtree(start xml.StartElement, line int) (*bankfile.Node, erro
 	for {
 		tok, err := d.x.Token()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
-				return nil, bankfile.Errorf(d.x.Line(), n.Name, "the file ends inside <%s>", n.Name)
-			}
 			return nil, err
 		}
 		switch t := tok.(type) {
