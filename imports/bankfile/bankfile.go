@@ -280,5 +280,13 @@ func Text(content []byte) (string, error) {
 	return DecodeLatin1(content), nil
 }
 
+// Clip shortens a piece of a file quoted in a message to 40 characters.
+func Clip(s string) string {
+	if r := []rune(s); len(r) > 40 {
+		return string(r[:40]) + "…"
+	}
+	return s
+}
+
 // Date returns the calendar day y-m-d at UTC midnight, the form every reader gives dates in.
 func Date(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }

@@ -309,7 +309,7 @@ func parseAmount(n *bankfile.Node, element string) (decimal.Decimal, error) {
 		case strings.HasPrefix(n.Text, "-"):
 			hint = " (camt amounts have no sign: CdtDbtInd gives the direction)"
 		}
-		return decimal.Decimal{}, bankfile.Errorf(n.Line, element, "%q is not an amount%s", clip(n.Text), hint)
+		return decimal.Decimal{}, bankfile.Errorf(n.Line, element, "%q is not an amount%s", bankfile.Clip(n.Text), hint)
 	}
 	return decimal.RequireFromString(n.Text), nil
 }
@@ -326,7 +326,7 @@ func signed(n *bankfile.Node, v decimal.Decimal, element string) (decimal.Decima
 	case "DBIT":
 		return v.Neg(), nil
 	}
-	return v, bankfile.Errorf(ind.Line, element, "%q is neither CRDT nor DBIT", clip(ind.Text))
+	return v, bankfile.Errorf(ind.Line, element, "%q is neither CRDT nor DBIT", bankfile.Clip(ind.Text))
 }
 
 // dateOf reads a date choice: Dt (YYYY-MM-DD) or DtTm (an ISO 8601 date and time). The day is
@@ -361,19 +361,11 @@ var dateRE = regexp.MustCompile(`^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d+)
 func parseDate(n *bankfile.Node, element string) (time.Time, error) {
 	m := dateRE.FindStringSubmatch(n.Text)
 	if m == nil {
-		return time.Time{}, bankfile.Errorf(n.Line, element, "%q is not a date (YYYY-MM-DD, or YYYY-MM-DDThh:mm:ss)", clip(n.Text))
+		return time.Time{}, bankfile.Errorf(n.Line, element, "%q is not a date (YYYY-MM-DD, or YYYY-MM-DDThh:mm:ss)", bankfile.Clip(n.Text))
 	}
 	t, err := time.Parse(time.DateOnly, m[1])
 	if err != nil {
-		return time.Time{}, bankfile.Errorf(n.Line, element, "%q is not a calendar date", clip(n.Text))
+		return time.Time{}, bankfile.Errorf(n.Line, element, "%q is not a calendar date", bankfile.Clip(n.Text))
 	}
 	return t, nil
-}
-
-// clip shortens a value quoted in a message.
-func clip(s string) string {
-	if r := []rune(s); len(r) > 40 {
-		return string(r[:40]) + "…"
-	}
-	return s
 }

@@ -88,7 +88,7 @@ func statementLine(f field) (bankfile.Entry, error) {
 	case strings.HasPrefix(s, "D"):
 		out, s = true, s[1:]
 	default:
-		return e, bankfile.Errorf(f.line, tag, "%q has no credit or debit mark (C, D, RC or RD) after the dates", clip(f.lines[0]))
+		return e, bankfile.Errorf(f.line, tag, "%q has no credit or debit mark (C, D, RC or RD) after the dates", bankfile.Clip(f.lines[0]))
 	}
 	if s != "" && s[0] >= 'A' && s[0] <= 'Z' {
 		e.Details = append(e.Details, bankfile.Detail{Label: "funds code", Value: s[:1]})

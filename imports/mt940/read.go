@@ -288,7 +288,7 @@ func statement(m message) (*bankfile.Statement, error) {
 func balance(f field, v string) (bankfile.Balance, error) {
 	tag := ":" + f.tag + ":"
 	if len(v) < 11 || (v[0] != 'C' && v[0] != 'D') {
-		return bankfile.Balance{}, bankfile.Errorf(f.line, tag, "%q is not a balance (C or D, YYMMDD, currency, amount)", clip(v))
+		return bankfile.Balance{}, bankfile.Errorf(f.line, tag, "%q is not a balance (C or D, YYMMDD, currency, amount)", bankfile.Clip(v))
 	}
 	d, err := yymmdd(v[1:7], f, tag)
 	if err != nil {
@@ -322,7 +322,7 @@ func balance(f field, v string) (bankfile.Balance, error) {
 // yymmdd reads the six-digit date at the start of s.
 func yymmdd(s string, f field, tag string) (time.Time, error) {
 	if len(s) < 6 || !isDigits(s[:6]) {
-		return time.Time{}, bankfile.Errorf(f.line, tag, "%q is not a date (YYMMDD)", clip(s))
+		return time.Time{}, bankfile.Errorf(f.line, tag, "%q is not a date (YYMMDD)", bankfile.Clip(s))
 	}
 	y, m, d := atoi(s[:2]), atoi(s[2:4]), atoi(s[4:6])
 	if y < 80 {
@@ -345,7 +345,7 @@ func amount(s string, f field, tag string) (decimal.Decimal, error) {
 		if strings.Contains(s, ".") {
 			hint = " (MT940 amounts use a decimal comma)"
 		}
-		return decimal.Decimal{}, bankfile.Errorf(f.line, tag, "%q is not an amount%s", clip(s), hint)
+		return decimal.Decimal{}, bankfile.Errorf(f.line, tag, "%q is not an amount%s", bankfile.Clip(s), hint)
 	}
 	return decimal.RequireFromString("0" + whole + "." + frac + "0"), nil
 }
@@ -359,7 +359,7 @@ func checkCount(f field, entries []bankfile.Entry) (string, error) {
 		i++
 	}
 	if i == 0 || len(v) < i+4 {
-		return "", bankfile.Errorf(f.line, tag, "%q is not a number, currency and sum", clip(v))
+		return "", bankfile.Errorf(f.line, tag, "%q is not a number, currency and sum", bankfile.Clip(v))
 	}
 	sum, err := amount(v[i+3:], f, tag)
 	if err != nil {
@@ -406,13 +406,6 @@ func atoi(s string) int {
 		n = n*10 + int(s[i]-'0')
 	}
 	return n
-}
-
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }
 
 // collapse trims s and folds runs of spaces into one.

@@ -332,12 +332,12 @@ var dateRE = regexp.MustCompile(`^(\d{4})(\d{2})(\d{2})(?:\d{2}(?:\d{2}(?:\d{2}(
 func parseDate(c *bankfile.Node, element string) (time.Time, error) {
 	m := dateRE.FindStringSubmatch(c.Text)
 	if m == nil {
-		return time.Time{}, bankfile.Errorf(c.Line, element, "%q is not an OFX date (YYYYMMDD, optionally with a time and [offset:zone])", clip(c.Text))
+		return time.Time{}, bankfile.Errorf(c.Line, element, "%q is not an OFX date (YYYYMMDD, optionally with a time and [offset:zone])", bankfile.Clip(c.Text))
 	}
 	y, mo, d := atoi(m[1]), atoi(m[2]), atoi(m[3])
 	t := bankfile.Date(y, time.Month(mo), d)
 	if mo < 1 || mo > 12 || t.Day() != d {
-		return time.Time{}, bankfile.Errorf(c.Line, element, "%q is not a calendar date", clip(c.Text))
+		return time.Time{}, bankfile.Errorf(c.Line, element, "%q is not a calendar date", bankfile.Clip(c.Text))
 	}
 	return t, nil
 }
@@ -365,7 +365,7 @@ func amount(n *bankfile.Node, name string) (decimal.Decimal, error) {
 func parseAmount(c *bankfile.Node, element string) (decimal.Decimal, error) {
 	v := strings.ReplaceAll(c.Text, " ", "")
 	if !amountRE.MatchString(v) {
-		return decimal.Decimal{}, bankfile.Errorf(c.Line, element, "%q is not an amount", clip(c.Text))
+		return decimal.Decimal{}, bankfile.Errorf(c.Line, element, "%q is not an amount", bankfile.Clip(c.Text))
 	}
 	v = strings.Replace(v, ",", ".", 1)
 	if strings.HasPrefix(v, "+") {
@@ -373,7 +373,7 @@ func parseAmount(c *bankfile.Node, element string) (decimal.Decimal, error) {
 	}
 	d, err := decimal.NewFromString(v)
 	if err != nil {
-		return decimal.Decimal{}, bankfile.Errorf(c.Line, element, "%q is not an amount", clip(c.Text))
+		return decimal.Decimal{}, bankfile.Errorf(c.Line, element, "%q is not an amount", bankfile.Clip(c.Text))
 	}
 	return d, nil
 }

@@ -1,7 +1,6 @@
 package ofx
 
 import (
-	"errors"
 	"os"
 	"strings"
 	"testing"
@@ -216,15 +215,7 @@ func TestErrors(t *testing.T) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			_, err := Read([]byte(c.in))
-			var be *bankfile.Error
-			if !errors.As(err, &be) {
-				t.Fatalf("error %v is not a *bankfile.Error", err)
-			}
-			for _, w := range c.want {
-				if !strings.Contains(err.Error(), w) {
-					t.Errorf("error %q does not mention %q", err, w)
-				}
-			}
+			bankfiletest.WantError(t, err, c.want...)
 		})
 	}
 }

@@ -83,7 +83,7 @@ func parseBody(body string, line int) (*bankfile.Node, error) {
 			raw := body[i : i+j]
 			if v := strings.TrimSpace(raw); v != "" {
 				if len(stack) == 1 {
-					return nil, bankfile.Errorf(line, "", "text %q outside any element", clip(v))
+					return nil, bankfile.Errorf(line, "", "text %q outside any element", bankfile.Clip(v))
 				}
 				if t := top(); t.Text == "" {
 					t.Text = unescape(v)
@@ -128,7 +128,7 @@ func parseBody(body string, line int) (*bankfile.Node, error) {
 			if len(rest) >= 9 && strings.EqualFold(rest[2:9], "DOCTYPE") {
 				return nil, bankfile.Errorf(line, "", "the file declares a DTD (<!DOCTYPE>); OFX files have none, so it is refused")
 			}
-			return nil, bankfile.Errorf(line, "", "the file holds a <!%s> declaration, which OFX files never have", clip(tagName(rest[2:])))
+			return nil, bankfile.Errorf(line, "", "the file holds a <!%s> declaration, which OFX files never have", bankfile.Clip(tagName(rest[2:])))
 		}
 		end := strings.IndexByte(rest, '>')
 		if end < 0 {
@@ -152,7 +152,7 @@ func parseBody(body string, line int) (*bankfile.Node, error) {
 		selfClosing := strings.HasSuffix(tag, "/")
 		name := strings.ToUpper(tagName(strings.TrimSuffix(tag, "/")))
 		if !validName(name) {
-			return nil, bankfile.Errorf(line0, "", "%q is not an element name", clip(tag))
+			return nil, bankfile.Errorf(line0, "", "%q is not an element name", bankfile.Clip(tag))
 		}
 		closeLeaf()
 		if elements++; elements > bankfile.MaxElements {
@@ -243,12 +243,4 @@ func unescape(s string) string {
 		b.WriteRune(r)
 		s = s[semi+1:]
 	}
-}
-
-// clip shortens a quoted piece of input for a message.
-func clip(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
-	}
-	return s
 }

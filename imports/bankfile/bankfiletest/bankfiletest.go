@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -50,6 +51,20 @@ func Fuzz(f *testing.F, glob string, read func([]byte) (*bankfile.File, error)) 
 			}
 		}
 	})
+}
+
+// WantError checks that err is a *bankfile.Error whose message mentions each of want.
+func WantError(t *testing.T, err error, want ...string) {
+	t.Helper()
+	var be *bankfile.Error
+	if !errors.As(err, &be) {
+		t.Fatalf("error %v (%T) is not a *bankfile.Error", err, err)
+	}
+	for _, w := range want {
+		if !strings.Contains(err.Error(), w) {
+			t.Errorf("error %q does not mention %q", err, w)
+		}
+	}
 }
 
 // Day is the date YYYY-MM-DD as readers return dates.
