@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"tally/imports"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
@@ -97,6 +98,17 @@ func TestAdminUserActionsAndTheirGuards(t *testing.T) {
 	if _, err := models.UserByID(t.Context(), srv.DB, bob.ID); err != nil {
 		t.Fatal("a wrong confirmation deleted the user")
 	}
+	// Bob's family has an uploaded import: its rows go with the family (through the imports'
+	// cascade and their statement trigger).
+	acct := testkit.MustCreateAccount(t, srv.DB, bob.FamilyID, "Bob's checking", "Depository", "0").ID.String()
+	im, err := srv.Imports.Create(t.Context(), imports.Request{FamilyID: bob.FamilyID, UserID: bob.ID, Type: "TransactionImport", AccountID: &acct,
+		Upload: imports.Upload{Content: []byte("date,amount,name\n2026-01-02,-5,Coffee\n"), Present: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := testkitStrings(t, srv, "SELECT row_number::text FROM import_rows WHERE import_id = ?", im.ID); len(n) != 1 {
+		t.Fatalf("bob's import has rows %v", n)
+	}
 	if r := c.PostForm(base+"/delete", url.Values{"confirm": {"bob@example.com"}}); r.Status != http.StatusSeeOther || r.Location() != "/admin/users" {
 		t.Fatalf("delete: %d", r.Status)
 	}
@@ -105,6 +117,9 @@ func TestAdminUserActionsAndTheirGuards(t *testing.T) {
 	}
 	if n := testkitStrings(t, srv, "SELECT name FROM families WHERE id = ?", bob.FamilyID); len(n) != 0 {
 		t.Fatal("bob's family, which had nobody else, still exists")
+	}
+	if n := testkitStrings(t, srv, "SELECT row_number::text FROM import_rows WHERE import_id = ?", im.ID); len(n) != 0 {
+		t.Fatalf("rows %v of bob's import outlived his family", n)
 	}
 	actions := strings.Join(testkitStrings(t, srv, "SELECT event_type FROM sso_audit_logs WHERE metadata->>'actor_user_id' = ? ORDER BY created_at", root.ID.String()), ",")
 	if actions != "role_changed,user_deleted" {

@@ -421,7 +421,14 @@ func TestImportPageActions(t *testing.T) {
 	})
 
 	t.Run("delete", func(t *testing.T) {
+		if n := e.count(t, "SELECT count(*) FROM import_rows WHERE import_id = ?", uuid.MustParse(id)); n == 0 {
+			t.Fatal("the import has no rows to delete")
+		}
 		wantRedirect(t, e.c.PostForm(page+"/delete", nil), "/imports")
+		// The rows go with their import (a statement trigger on imports, not a foreign key).
+		if n := e.count(t, "SELECT count(*) FROM import_rows WHERE import_id = ?", uuid.MustParse(id)); n != 0 {
+			t.Errorf("%d rows outlived their import", n)
+		}
 		r := e.c.Get("/imports")
 		if got := r.TestID(t, "flash-success"); got != "Import deleted." {
 			t.Errorf("flash %q", got)

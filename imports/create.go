@@ -95,15 +95,15 @@ func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
 		if _, err := tx.Pgx.Exec(ctx, "UPDATE imports SET content = $1 WHERE id = $2", content, p.im.ID); err != nil {
 			return fmt.Errorf("store import file: %w", err)
 		}
-		total, valid, err := copyRows(ctx, tx, p.im.ID, p.each)
+		copied, err := copyRows(ctx, tx, p.im.ID, p.each)
 		if err != nil {
 			return err
 		}
-		p.im.RowsCount, p.im.ValidRowsCount = total, valid
+		p.im.RowsCount, p.im.ValidRowsCount = copied.total, copied.valid
 		if _, err := tx.NewUpdate().Model(p.im).Column("rows_count", "valid_rows_count").WherePK().Exec(ctx); err != nil {
 			return err
 		}
-		return syncMappings(ctx, tx, p.im)
+		return syncMappings(ctx, tx, p.im, copied.keys)
 	})
 	if err != nil {
 		return nil, err
@@ -396,24 +396,35 @@ func defaultString(s, def string) string {
 	return s
 }
 
-// copyRows writes rows with COPY, the one fast path for large files, and counts them.
-func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, each iter.Seq[*Row]) (total, valid int, err error) {
+// copied is what copyRows wrote: how many rows, how many of them valid, and the names the rows
+// use for each mapping kind.
+type copied struct {
+	total, valid int
+	keys         rowKeys
+}
+
+// copyRows writes rows with COPY, the one fast path for large files, and counts them. It
+// gathers the names the rows use on the way, so that finding their mappings needs no pass over
+// the rows just written.
+func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, each iter.Seq[*Row]) (copied, error) {
 	cols := []string{"import_id", "row_number", "line", "raw", "errors", "record_id", "date", "amount", "currency",
 		"name", "notes", "account_key", "category_key", "tags", "entity_type", "ticker", "mic", "qty", "price", "extra"}
 	// UUIDs go as pgtype.UUID: uuid.UUID would be sent as text through driver.Valuer.
 	id := pgtype.UUID{Bytes: importID, Valid: true}
+	out := copied{keys: rowKeys{}}
 	next, stop := iter.Pull(each)
 	defer stop()
-	_, err = tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, cols, pgx.CopyFromFunc(func() ([]any, error) {
+	_, err := tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_rows"}, cols, pgx.CopyFromFunc(func() ([]any, error) {
 		r, ok := next()
 		if !ok {
 			return nil, nil
 		}
-		total++
+		out.total++
+		out.keys.add(r)
 		errs := r.Errors
 		if errs == nil {
 			errs = []string{}
-			valid++
+			out.valid++
 		}
 		var date pgtype.Date
 		if r.Date != nil {
@@ -428,9 +439,9 @@ func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, each iter.Seq[*
 			nullString(r.Ticker), nullString(r.MIC), numeric(r.Qty), numeric(r.Price), extra}, nil
 	}))
 	if err != nil {
-		return 0, 0, fmt.Errorf("copy import rows: %w", err)
+		return copied{}, fmt.Errorf("copy import rows: %w", err)
 	}
-	return total, valid, nil
+	return out, nil
 }
 
 func numeric(d *decimal.Decimal) pgtype.Numeric {

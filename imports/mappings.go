@@ -3,6 +3,8 @@ package imports
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -17,7 +19,7 @@ import (
 // automatically): every distinct account, category and tag name is matched to the family's
 // record of exactly that name, or marked to be created on publish; account-type words carry
 // the account type they stand for.
-func syncMappings(ctx context.Context, tx db.Tx, im *Import) error {
+func syncMappings(ctx context.Context, tx db.Tx, im *Import, names rowKeys) error {
 	if im.Type.isStatementFile() {
 		return syncStatementMappings(ctx, tx, im)
 	}
@@ -25,10 +27,7 @@ func syncMappings(ctx context.Context, tx db.Tx, im *Import) error {
 		if kind == MapAccount && im.AccountID != nil {
 			continue // every row goes to the fixed account
 		}
-		keys, err := distinctKeys(ctx, tx, im.ID, kind)
-		if err != nil {
-			return err
-		}
+		keys := names.sorted(kind)
 		if len(keys) == 0 {
 			continue
 		}
@@ -78,22 +77,35 @@ type mapping struct {
 	Created         bool       `bun:"created"`
 }
 
-func distinctKeys(ctx context.Context, idb bun.IDB, importID uuid.UUID, kind string) ([]string, error) {
-	var q string
-	switch kind {
-	case MapAccount:
-		q = "SELECT DISTINCT account_key FROM import_rows WHERE import_id = ? AND account_key IS NOT NULL ORDER BY 1"
-	case MapCategory:
-		q = "SELECT DISTINCT category_key FROM import_rows WHERE import_id = ? AND category_key IS NOT NULL ORDER BY 1"
-	case MapTag:
-		q = "SELECT DISTINCT t FROM import_rows, unnest(tags) AS t WHERE import_id = ? ORDER BY 1"
-	case MapAccountType:
-		// The raw word the file used, which the typed row replaced by the account type.
-		q = fmt.Sprintf("SELECT DISTINCT raw[%[1]d] FROM import_rows WHERE import_id = ? AND raw[%[1]d] <> '' ORDER BY 1", ColEntityType+1)
+// rowKeys holds, for each mapping kind, the names an import's rows use.
+type rowKeys map[string]map[string]struct{}
+
+// add records the names row uses: its account, category and tags as the file wrote them, and
+// the word it used for an account type.
+func (k rowKeys) add(r *Row) {
+	put := func(kind, key string) {
+		if k[kind] == nil {
+			k[kind] = map[string]struct{}{}
+		}
+		k[kind][key] = struct{}{}
 	}
-	var keys []string
-	err := idb.NewRaw(q, importID).Scan(ctx, &keys)
-	return keys, err
+	if r.AccountKey != "" {
+		put(MapAccount, r.AccountKey)
+	}
+	if r.CategoryKey != "" {
+		put(MapCategory, r.CategoryKey)
+	}
+	for _, t := range r.Tags {
+		put(MapTag, t)
+	}
+	if r.Raw[ColEntityType] != "" {
+		put(MapAccountType, r.Raw[ColEntityType])
+	}
+}
+
+// sorted returns the names of kind in order.
+func (k rowKeys) sorted(kind string) []string {
+	return slices.Sorted(maps.Keys(k[kind]))
 }
 
 // familyNames maps the names of the family's records of a mapping kind to their ids.

@@ -4,11 +4,13 @@ import (
 	"bufio"
 	"context"
 	"io"
+	"math"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"testing"
@@ -152,5 +154,20 @@ func TestServeRefusesBadConfiguration(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"tally", "bogus"}, func(string) string { return "" }, io.Discard, io.Discard); err == nil {
 		t.Fatal("unknown command accepted")
+	}
+}
+
+func TestMemoryLimitDefaultsUnlessGOMEMLIMITIsSet(t *testing.T) {
+	before := debug.SetMemoryLimit(-1)
+	t.Cleanup(func() { debug.SetMemoryLimit(before) })
+
+	debug.SetMemoryLimit(math.MaxInt64)
+	limitMemory(func(string) string { return "1GiB" })
+	if got := debug.SetMemoryLimit(-1); got != math.MaxInt64 {
+		t.Errorf("with GOMEMLIMIT set, the limit became %d", got)
+	}
+	limitMemory(func(string) string { return "" })
+	if got := debug.SetMemoryLimit(-1); got != 256<<20 {
+		t.Errorf("the default limit is %d, want 256 MiB", got)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
 	"github.com/peterldowns/pgtestdb"
 
@@ -119,3 +120,15 @@ func must(tb testing.TB, err error, what string, args ...any) {
 
 // DiscardLogger returns a logger that writes nothing.
 func DiscardLogger() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+// Checkpoint writes out everything the test cluster holds in memory, so that a benchmark's
+// phases each start from the same state rather than one paying for another's writes.
+func Checkpoint(tb testing.TB) {
+	tb.Helper()
+	c := startCluster(tb)
+	conn, err := pgx.Connect(context.Background(), c.URL("postgres"))
+	must(tb, err, "connect as the cluster's superuser")
+	defer conn.Close(context.Background())
+	_, err = conn.Exec(context.Background(), "CHECKPOINT")
+	must(tb, err, "checkpoint")
+}
