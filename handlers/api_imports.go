@@ -40,6 +40,8 @@ type ImportJSON struct {
 	Content       *ContentJSON      `json:"content,omitempty"`
 	Progress      *ProgressJSON     `json:"progress,omitempty"`
 	Problems      []string          `json:"problems,omitempty"`
+	// UnmappedColumns are the file's columns the import reads for nothing.
+	UnmappedColumns []string `json:"unmapped_columns"`
 	// NativeImport only.
 	Verification *VerificationJSON `json:"verification,omitempty"`
 	Summary      imports.Summary   `json:"summary,omitempty"`
@@ -77,6 +79,10 @@ type ConfigurationJSON struct {
 	DateFormat        *string `json:"date_format"`
 	NumberFormat      *string `json:"number_format"`
 	SignageConvention *string `json:"signage_convention"`
+	ColSep            string  `json:"col_sep"`
+	RowsToSkip        int     `json:"rows_to_skip"`
+	// Guessed names the fields above that were read off the file, not sent.
+	Guessed []string `json:"guessed"`
 }
 
 // StatsJSON is ImportStats, with the duplicate count Tally adds.
@@ -114,8 +120,10 @@ func importJSON(d *imports.Detail) ImportJSON {
 			CategoryColLabel: im.CategoryColLabel, TagsColLabel: im.TagsColLabel, NotesColLabel: im.NotesColLabel,
 			AccountColLabel: im.AccountColLabel, DateFormat: im.DateFormat,
 			NumberFormat: &im.NumberFormat, SignageConvention: &im.SignageConvention,
+			ColSep: colSepName(im.ColSep), RowsToSkip: im.RowsToSkip, Guessed: nonNil(im.Guessed),
 		},
-		Stats: StatsJSON(d.Stats),
+		UnmappedColumns: nonNil(im.UnmappedColumns),
+		Stats:           StatsJSON(d.Stats),
 	}
 	if im.AccountID != nil {
 		s := im.AccountID.String()
@@ -538,6 +546,31 @@ func (a *app) apiImportDelete(c echo.Context) error {
 	return c.NoContent(http.StatusNoContent)
 }
 
+// apiImportConfigure is PATCH /api/v1/imports/{id}: the stored file read again with the
+// configuration fields of the body (those of create); the file itself cannot change.
+func (a *app) apiImportConfigure(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	req, err := a.importRequest(c)
+	if err != nil {
+		if e := apperr.As(err); e != nil && e.Slug == "validation_failed" {
+			e.Message = "Import could not be configured"
+		}
+		return err
+	}
+	if req.Upload.Present || req.Type != "" || req.Publish {
+		return apperr.New(apperr.Invalid, "Only the configuration can change: create a new import for another file or type, and publish with POST .../publish.").
+			WithSlug("not_configurable")
+	}
+	d, err := a.Imports.Reconfigure(c.Request().Context(), im.FamilyID, im.ID, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": importJSON(d)})
+}
+
 // importFile sends the import's original file, byte for byte.
 func (a *app) importFile(c echo.Context) error {
 	im, err := a.familyImport(c)
@@ -587,4 +620,17 @@ func (a *app) nativePreflight(c echo.Context, req imports.Request) error {
 			"entity_counts": imports.AllCounts(f.Counts), "record_type_counts": f.RecordTypeCounts},
 		"errors": errs, "warnings": warnings,
 	}})
+}
+
+// colSepName is the name the API gives a column separator ("" for imports that have none).
+func colSepName(sep string) string {
+	return map[string]string{",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}[sep]
+}
+
+// nonNil is s, or an empty list for nil, so that JSON says [] rather than null.
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
 }

@@ -85,7 +85,19 @@ func (a *app) importShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	var acct *models.Account
+	if im.AccountID != nil {
+		switch acct, err = models.AccountByID(ctx, a.DB, im.FamilyID, *im.AccountID); {
+		case apperr.Is(err, apperr.NotFound):
+			acct = nil
+		case err != nil:
+			return err
+		}
+	}
 	r := views.ImportRows{ImportID: im.ID.String(), Type: im.Type, Rows: rows, Only: only, Total: total, Stats: d.Stats}
+	if acct != nil {
+		r.Currency = acct.Currency
+	}
 	if page > 1 {
 		r.PrevURL = views.RowsURL(r.ImportID, only, page-1)
 	}
@@ -109,14 +121,8 @@ func (a *app) importShow(c echo.Context) error {
 			return err
 		}
 	}
-	if im.AccountID != nil {
-		acct, err := models.AccountByID(ctx, a.DB, im.FamilyID, *im.AccountID)
-		switch {
-		case err == nil:
-			v.AccountName = acct.Name
-		case !apperr.Is(err, apperr.NotFound):
-			return err
-		}
+	if acct != nil {
+		v.AccountName = acct.Name
 	}
 	return a.render(c, http.StatusOK, views.ImportPage(v))
 }
@@ -160,8 +166,15 @@ func (a *app) importMapping(c echo.Context) error {
 	} else {
 		choice.NewType = target // refused by the service with the list of types
 	}
+	err = a.Imports.SetAccountMapping(c.Request().Context(), im.FamilyID, im.ID, c.FormValue("key"), choice)
+	return a.backToImport(c, im, err, "Account mapping saved.")
+}
+
+// backToImport ends a form on the import's page: back to it, with success said, or with the
+// client's mistake (its fields named) as the error; anything else is the error page's.
+func (a *app) backToImport(c echo.Context, im *imports.Import, err error, success string) error {
 	back := "/imports/" + im.ID.String()
-	if err := a.Imports.SetAccountMapping(c.Request().Context(), im.FamilyID, im.ID, c.FormValue("key"), choice); err != nil {
+	if err != nil {
 		e := apperr.As(err)
 		if e == nil || e.Code == apperr.Internal {
 			return err
@@ -173,8 +186,44 @@ func (a *app) importMapping(c echo.Context) error {
 		a.flash(c, "error", msg)
 		return redirect(c, back)
 	}
-	a.flash(c, "success", "Account mapping saved.")
+	a.flash(c, "success", success)
 	return redirect(c, back)
+}
+
+// importConfigure is POST /imports/:id/configure: the import page's form to read a pending
+// file again with other columns or formats.
+func (a *app) importConfigure(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	form, err := c.FormParams()
+	if err != nil {
+		return apperr.Wrap(apperr.BadRequest, err, "The form could not be read")
+	}
+	field := func(key string) *string {
+		if vs, ok := form[key]; ok && len(vs) > 0 {
+			return &vs[0]
+		}
+		return nil
+	}
+	req := imports.Request{Labels: map[string]*string{}}
+	for _, key := range []string{"date", "amount", "name", "notes", "category", "tags", "currency"} {
+		if l := field(key + "_col_label"); l != nil {
+			req.Labels[key] = l
+		}
+	}
+	req.DateFormat, req.NumberFormat = field("date_format"), field("number_format")
+	req.ColSep, req.SignageConvention = field("col_sep"), field("signage_convention")
+	if s := field("rows_to_skip"); s != nil && strings.TrimSpace(*s) != "" {
+		n, err := strconv.Atoi(strings.TrimSpace(*s))
+		if err != nil || n < 0 {
+			n = -1 // refused by the service, which names the field
+		}
+		req.RowsToSkip = &n
+	}
+	_, err = a.Imports.Reconfigure(c.Request().Context(), im.FamilyID, im.ID, req)
+	return a.backToImport(c, im, err, "The file was read again.")
 }
 
 // importRevert is POST /imports/:id/revert.
@@ -257,6 +306,12 @@ func (a *app) importCreate(c echo.Context) error {
 	req, err := a.importRequest(c)
 	if err == nil {
 		req.Publish = false
+		// The form's "read it off the file" choices are blank: not sent, so Tally guesses.
+		for _, f := range []**string{&req.ColSep, &req.NumberFormat, &req.DateFormat} {
+			if *f != nil && strings.TrimSpace(**f) == "" {
+				*f = nil
+			}
+		}
 		var d *imports.Detail
 		if d, err = a.Imports.Create(c.Request().Context(), req); err == nil {
 			a.flash(c, "success", "File uploaded. Check what was found, then publish it.")

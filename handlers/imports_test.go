@@ -235,6 +235,90 @@ func TestImportPageShowsTheRowLimit(t *testing.T) {
 	}
 }
 
+func TestImportPageSaysWhatWasGuessedAndWhatIsNotImported(t *testing.T) {
+	t.Parallel()
+	e := newImportPageEnv(t, apptest.ServerOptions{})
+	id := e.createImport(t, "Date;Description;Amount;Card No.\n2024-01-02;Coffee;-1,50;1234\n", nil)
+	r := e.c.Get("/imports/" + id)
+	wantPage(t, r, http.StatusOK)
+	var lines []string
+	r.Doc(t).Find(`[data-testid="import-config"] dt`).Each(func(_ int, dt *goquery.Selection) {
+		lines = append(lines, dt.Text()+": "+strings.Join(strings.Fields(dt.Next().Text()), " "))
+	})
+	config := strings.Join(lines, "; ")
+	for _, want := range []string{"Separator: Semicolon (read off the file)", "Number format: 1.234,56 (read off the file)", "Name column: “Description” (read off the file)"} {
+		if !strings.Contains(config, want) {
+			t.Errorf("configuration %q lacks %q", config, want)
+		}
+	}
+	if !strings.Contains(config, "Date format: %Y-%m-%d;") {
+		t.Errorf("the date format that was sent shows as guessed: %q", config)
+	}
+	if got := r.TestID(t, "unmapped-columns"); got != "Not imported: Card No." {
+		t.Errorf("unmapped columns %q", got)
+	}
+	if r.Has(t, "no-name-column") {
+		t.Error("warned of no name column where Description is the name")
+	}
+
+	// A file with nothing to read as the name is warned of before Publish.
+	id = e.createImport(t, "date,amount\n2024-01-02,-1\n", nil)
+	r = e.c.Get("/imports/" + id)
+	if got := r.TestID(t, "no-name-column"); !strings.Contains(got, "Imported item") {
+		t.Errorf("no-name warning %q", got)
+	}
+}
+
+func TestImportPageReadsTheFileAgainWithAnotherColumn(t *testing.T) {
+	t.Parallel()
+	e := newImportPageEnv(t, apptest.ServerOptions{})
+	id := e.createImport(t, "date,Description,Memo,amount\n2024-01-02,CARD 1234,Coffee,-1.50\n", nil)
+	page := "/imports/" + id
+	selected := func(r *testkit.Response, testid string) string {
+		v, _ := r.Doc(t).Find(`[data-testid="` + testid + `"] option[selected]`).Attr("value")
+		return v
+	}
+	r := e.c.Get(page)
+	if got := selected(r, "configure-name"); got != "Description" {
+		t.Errorf("name select shows %q", got)
+	}
+	if got := selected(r, "configure-date"); got != "date" {
+		t.Errorf("date select shows %q (the header read under its own name)", got)
+	}
+	if got := selected(r, "configure-date-format"); got != "%Y-%m-%d" {
+		t.Errorf("date format select shows %q", got)
+	}
+	wantRedirect(t, e.c.PostForm(page+"/configure", url.Values{"name_col_label": {"Memo"}}), page)
+	r = e.c.Get(page)
+	if got := r.TestID(t, "flash-success"); got != "The file was read again." {
+		t.Errorf("flash %q", got)
+	}
+	if got := selected(r, "configure-name"); got != "Memo" {
+		t.Errorf("after the change the name select shows %q", got)
+	}
+	if got := r.TestID(t, "unmapped-columns"); got != "Not imported: Description" {
+		t.Errorf("unmapped %q", got)
+	}
+	// The rows show what they will be, before anything is written.
+	if got := r.TestID(t, "file-row-read"); got != "2024-01-02 · Coffee · money out $1.50" {
+		t.Errorf("the row reads as %q", got)
+	}
+	if got := e.strings(t, "SELECT name FROM import_rows WHERE import_id = ?", uuid.MustParse(id)); len(got) != 1 || got[0] != "Coffee" {
+		t.Errorf("rows named %v", got)
+	}
+	// A bad value is a flash naming it; the rows stay as they were.
+	wantRedirect(t, e.c.PostForm(page+"/configure", url.Values{"col_sep": {"colon"}}), page)
+	if got := e.c.Get(page).TestID(t, "flash-error"); !strings.Contains(got, "Column separator") {
+		t.Errorf("flash %q", got)
+	}
+	if got := e.strings(t, "SELECT name FROM import_rows WHERE import_id = ?", uuid.MustParse(id)); len(got) != 1 || got[0] != "Coffee" {
+		t.Errorf("rows named %v after a refused change", got)
+	}
+	// The form needs its CSRF token.
+	r = e.c.PostForm(page+"/configure", url.Values{"_csrf": {"forged"}, "name_col_label": {"Description"}})
+	wantPage(t, r, http.StatusForbidden)
+}
+
 func TestImportPageShowsRowsAndProblems(t *testing.T) {
 	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})

@@ -77,6 +77,7 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/imports/:id/publish", a.importPublish)
 	signedIn.POST("/imports/:id/revert", a.importRevert)
 	signedIn.POST("/imports/:id/mappings", a.importMapping)
+	signedIn.POST("/imports/:id/configure", a.importConfigure)
 	signedIn.POST("/imports/:id/delete", a.importDelete)
 
 	a.securityRoutes(signedIn)
@@ -101,6 +102,7 @@ func (a *app) routes(e *echo.Echo) {
 	api.POST("/imports/preflight", a.apiImportPreflight, requireScope(models.ScopeRead))
 	api.GET("/imports/:id", a.apiImportShow, requireScope(models.ScopeRead))
 	api.GET("/imports/:id/rows", a.apiImportRows, requireScope(models.ScopeRead))
+	api.PATCH("/imports/:id", a.apiImportConfigure, requireScope(models.ScopeReadWrite))
 	api.PATCH("/imports/:id/mappings", a.apiImportMapping, requireScope(models.ScopeReadWrite))
 	api.GET("/imports/:id/file", a.importFile, requireScope(models.ScopeRead))
 	api.POST("/imports/:id/publish", a.apiImportPublish, requireScope(models.ScopeReadWrite))

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"strconv"
 	"strings"
 
 	"github.com/google/uuid"
@@ -240,7 +241,10 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	im.Filename = strPtr(defaultString(up.Filename, "import."+map[bool]string{true: "qif", false: "csv"}[typ == QifImport]))
 	im.ContentType = strPtr(defaultString(up.ContentType, "text/csv"))
 
-	rc := &rowContext{cfg: &im.Config, typ: typ, fixedAccount: acct != nil, now: s.now()}
+	if typ == TransactionImport {
+		guessLayout(text, &im.Config, req)
+	}
+	rc := &rowContext{cfg: &im.Config, typ: typ, fixedAccount: acct != nil, now: s.now(), req: req}
 	p := &prepared{im: im, account: acct}
 	if err := readRows(text, rc, p); err != nil {
 		return nil, err
@@ -267,17 +271,27 @@ func readRows(text string, rc *rowContext, p *prepared) error {
 	if rc.typ == ExternalAppAImport || rc.typ == ExternalAppBImport || rc.typ == ExternalAppCImport {
 		return externalRows(table, rc, p)
 	}
+	if rc.typ == TransactionImport {
+		guessColumns(table, rc.cfg, rc.req)
+	}
 	cr := newColumnReader(table, rc.cfg, specs[rc.typ].columns)
 	p.required = requiredHeaders(rc.cfg, rc.typ)
 	if missing := missingHeaders(cr, rc.cfg, rc.typ); len(missing) > 0 {
 		return missingHeadersError(missing, table.Headers)
 	}
+	p.im.Headers, p.im.UnmappedColumns = table.Headers, unmappedColumns(table, rc.cfg, rc.typ)
 	p.each = csvRows(table, rc)
 	return nil
 }
 
+// missingHeadersError names the required columns the file lacks, and the columns it has, so
+// that a file read with the wrong separator or labels says what was found.
 func missingHeadersError(missing, headers []string) error {
-	return apperr.Errorf(apperr.Invalid, "Missing required columns: %s", strings.Join(missing, ", ")).
+	found := make([]string, len(headers))
+	for i, h := range headers {
+		found[i] = strconv.Quote(h)
+	}
+	return apperr.Errorf(apperr.Invalid, "Missing required columns: %s. The file's columns are: %s.", strings.Join(missing, ", "), strings.Join(found, ", ")).
 		WithSlug("missing_required_headers").
 		WithDetails(map[string]any{"missing_required_headers": missing, "headers": headers})
 }
@@ -285,8 +299,8 @@ func missingHeadersError(missing, headers []string) error {
 // readCSV parses the file as CSV; a file that cannot be parsed is a 422 naming the line.
 func readCSV(text string, cfg *Config) (*parse.CSVTable, error) {
 	sep := ','
-	if cfg.ColSep == ";" {
-		sep = ';'
+	if r := []rune(cfg.ColSep); len(r) == 1 {
+		sep = r[0]
 	}
 	table, err := parse.CSV(text, parse.CSVOptions{Separator: sep, RowsToSkip: cfg.RowsToSkip})
 	if err != nil {
@@ -348,8 +362,12 @@ func applyConfig(cfg *Config, req Request, v *apperr.Validation) {
 		case ",", "comma":
 		case ";", "semicolon":
 			cfg.ColSep = ";"
+		case "\t", "tab":
+			cfg.ColSep = "\t"
+		case "|", "pipe":
+			cfg.ColSep = "|"
 		default:
-			v.Add("col_sep", fmt.Sprintf("Column separator %q is not one of: comma, semicolon", *req.ColSep))
+			v.Add("col_sep", fmt.Sprintf("Column separator %q is not one of: comma, semicolon, tab, pipe", *req.ColSep))
 		}
 	}
 	cfg.AmountTypeStrategy = SignedAmount

@@ -2,6 +2,9 @@ package imports
 
 import (
 	"context"
+	"time"
+
+	"github.com/shopspring/decimal"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -18,6 +21,12 @@ type RowDiagnostic struct {
 	// MatchedBy names the rule that matched the row to an existing entry (MatchBankID, ...),
 	// "" when none did.
 	MatchedBy string `bun:"matched_by"`
+	// Date, Amount (in the ledger's sign: positive is money out), Currency and Name are what
+	// the row reads as; nil or "" where it has none.
+	Date     *time.Time       `bun:"date"`
+	Amount   *decimal.Decimal `bun:"amount"`
+	Currency string           `bun:"currency"`
+	Name     string           `bun:"name"`
 }
 
 // Fields returns the row's raw cells by column key, leaving out columns the type does not read.
@@ -47,7 +56,8 @@ type RowFilter struct {
 func Rows(ctx context.Context, idb bun.IDB, f RowFilter) ([]RowDiagnostic, int, error) {
 	var rows []RowDiagnostic
 	q := idb.NewSelect().TableExpr("import_rows").
-		Column("row_number", "line", "raw", "errors", "duplicate").
+		Column("row_number", "line", "raw", "errors", "duplicate", "date", "amount").
+		ColumnExpr("coalesce(currency, '') AS currency").ColumnExpr("coalesce(name, '') AS name").
 		ColumnExpr("cardinality(errors) = 0 AS valid").
 		ColumnExpr("coalesce(extra->>'matched_by', '') AS matched_by").
 		Where("import_id = ?", f.ImportID).

@@ -73,6 +73,10 @@ type Import struct {
 	// OfxImport, CamtImport, Mt940Import: the file's statements and, after publish, how its
 	// rows met the family's entries.
 	Statements *StatementFile `bun:"statements,type:jsonb"`
+	// Headers are a CSV file's headers, and UnmappedColumns those the import reads for
+	// nothing, so that no column is left out without a word.
+	Headers         []string `bun:"headers,array,nullzero"`
+	UnmappedColumns []string `bun:"unmapped_columns,array,nullzero"`
 
 	StatusChangedAt time.Time `bun:"status_changed_at,nullzero,default:now()"`
 	CreatedAt       time.Time `bun:"created_at,nullzero,default:now()"`
@@ -101,6 +105,9 @@ type Config struct {
 	AmountTypeStrategy           string  `bun:"amount_type_strategy"`
 	AmountTypeInflowValue        *string `bun:"amount_type_inflow_value"`
 	RowsToSkip                   int     `bun:"rows_to_skip"`
+	// Guessed names the fields above that Tally read off the file because the request did
+	// not set them ("name_col_label", "col_sep", "date_format", ...).
+	Guessed []string `bun:"guessed,array,nullzero"`
 }
 
 // labelField is the field holding logical column col's label.

@@ -52,6 +52,8 @@ type rowContext struct {
 	typ          Type
 	fixedAccount bool
 	now          time.Time
+	// req is the request, to tell what it set from what Tally may guess.
+	req Request
 }
 
 // earliestDate and the latest accepted date bound what a row's date may be: anything outside

@@ -50,6 +50,7 @@ func importTypeChoices() []SelectOption {
 }
 
 var numberFormatChoices = []SelectOption{
+	{Value: "", Label: "Read it off the file"},
 	{Value: "1,234.56", Label: "1,234.56"}, {Value: "1.234,56", Label: "1.234,56"},
 	{Value: "1 234,56", Label: "1 234,56"}, {Value: "1,234", Label: "1,234 (no decimals)"},
 }
@@ -59,7 +60,8 @@ var signageChoices = []SelectOption{
 	{Value: imports.InflowsNegative, Label: "Money in is negative"},
 }
 
-var separatorChoices = []SelectOption{{Value: "comma", Label: "Comma (,)"}, {Value: "semicolon", Label: "Semicolon (;)"}}
+var separatorChoices = []SelectOption{{Value: "", Label: "Read it off the file"}, {Value: "comma", Label: "Comma (,)"},
+	{Value: "semicolon", Label: "Semicolon (;)"}, {Value: "tab", Label: "Tab"}, {Value: "pipe", Label: "Pipe (|)"}}
 
 // importLabelFields are the column labels the form offers, in the order a CSV usually has them.
 var importLabelFields = []struct{ Key, Label string }{
@@ -161,7 +163,7 @@ func NewImportPage(n NewImport) templ.Component {
 						var templ_7745c5c3_Var5 string
 						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(n.Form.Error("file"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 86, Col: 108}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 88, Col: 108}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 						if templ_7745c5c3_Err != nil {
@@ -212,11 +214,11 @@ func NewImportPage(n NewImport) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "date_format", Label: "Date format", Placeholder: "%m/%d/%Y", Help: "strftime, e.g. %Y-%m-%d or %d/%m/%Y"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "date_format", Label: "Date format", Placeholder: "read off the file", Help: "strftime, e.g. %Y-%m-%d or %d/%m/%Y"}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(n.Form, "number_format", "Number format", "1,234.56", numberFormatChoices).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "number_format", "Number format", "", numberFormatChoices).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -224,15 +226,15 @@ func NewImportPage(n NewImport) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(n.Form, "col_sep", "Column separator", "comma", separatorChoices).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "col_sep", "Column separator", "", separatorChoices).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "rows_to_skip", Label: "Lines to skip before the header", Type: "number", Value: "0"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "rows_to_skip", Label: "Lines to skip before the header", Type: "number", Placeholder: "read off the file"}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><p class=\"mt-4 text-sm text-slate-500\">Column labels: leave blank to use the usual header names.</p><div class=\"mt-2 grid gap-4 sm:grid-cols-2\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "</div><p class=\"mt-4 text-sm text-slate-500\">Column labels: leave blank and Tally finds the columns by their headers and values. You can change every choice on the next page, with the rows in view, before anything is written.</p><div class=\"mt-2 grid gap-4 sm:grid-cols-2\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -298,7 +300,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var7 string
 					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(ImportTypeLabel(t.Type))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 125, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 127, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
@@ -311,7 +313,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var8 string
 					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(t.Help)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 126, Col: 49}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 128, Col: 49}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 					if templ_7745c5c3_Err != nil {

@@ -56,8 +56,8 @@ func CSV(text string, opts CSVOptions) (*CSVTable, error) {
 	if sep == 0 {
 		sep = ','
 	}
-	if sep != ',' && sep != ';' {
-		return nil, fmt.Errorf(`separator %q is not supported: use "," or ";"`, sep)
+	if sep != ',' && sep != ';' && sep != '\t' && sep != '|' {
+		return nil, fmt.Errorf(`separator %q is not supported: use ",", ";", a tab or "|"`, sep)
 	}
 	text = strings.TrimPrefix(text, "\ufeff")
 	if !strings.Contains(text, "\n") {

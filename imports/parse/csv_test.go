@@ -235,9 +235,9 @@ func TestCSV(t *testing.T) {
 		},
 		{
 			name:    "unsupported separator",
-			text:    "a\tb\n",
-			opts:    CSVOptions{Separator: '\t'},
-			wantErr: `separator '\t' is not supported: use "," or ";"`,
+			text:    "a:b\n",
+			opts:    CSVOptions{Separator: ':'},
+			wantErr: `separator ':' is not supported: use ",", ";", a tab or "|"`,
 		},
 	}
 	for _, tt := range tests {

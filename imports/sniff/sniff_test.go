@@ -1,0 +1,167 @@
+package sniff
+
+import (
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestTableFindsSeparatorAndHeader(t *testing.T) {
+	tests := []struct {
+		name    string
+		text    string
+		sep     rune
+		skip    int
+		headers string
+		samples int
+	}{
+		{"plain", "Date,Description,Category,Amount\n01/02/2026,Coffee,Food,-3.50\n01/03/2026,Rent,Home,-900.00\n", ',', 0, "Date|Description|Category|Amount", 2},
+		{"a US preamble", "Account: Checking ...1234\nPeriod: 01/01/2026 - 01/31/2026\n\nDate,Description,Amount\n01/02/2026,Coffee,-3.50\n01/03/2026,\"Rent, January\",-900.00\n",
+			',', 3, "Date|Description|Amount", 2},
+		{"a German export", "\"Umsätze Girokonto\";\"Zeitraum: 01.01.2026 - 31.01.2026\";\n\"Kontostand vom 31.01.2026:\";\"1.234,56 EUR\";\n\n" +
+			"\"Buchungstag\";\"Wertstellung\";\"Empfänger\";\"Verwendungszweck\";\"Betrag (€)\"\n" +
+			"\"02.01.2026\";\"02.01.2026\";\"Bäckerei Müller\";\"Brötchen\";\"-3,50\"\n\"03.01.2026\";\"04.01.2026\";\"Vermieter\";\"Miete Januar\";\"-900,00\"\n",
+			';', 3, "Buchungstag|Wertstellung|Empfänger|Verwendungszweck|Betrag (€)", 2},
+		{"tabs", "Date\tPayee\tAmount\n2026-01-02\tCoffee\t-3.50\n2026-01-03\tRent\t-900\n", '\t', 0, "Date|Payee|Amount", 2},
+		{"pipes", "Date|Payee|Amount\n2026-01-02|Coffee|-3.50\n2026-01-03|Rent|-900\n", '|', 0, "Date|Payee|Amount", 2},
+		{"a semicolon file with decimal commas", "Datum;Naam;Bedrag\n02-01-2026;Bakker;3,50\n03-01-2026;Huur;900,00\n", ';', 0, "Datum|Naam|Bedrag", 2},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			l, ok := Table(tt.text)
+			if !ok {
+				t.Fatal("no table found")
+			}
+			if l.Separator != tt.sep || l.Skip != tt.skip || strings.Join(l.Headers, "|") != tt.headers || len(l.Samples) != tt.samples {
+				t.Errorf("got separator %q, skip %d, headers %q, %d samples; want %q, %d, %q, %d",
+					l.Separator, l.Skip, strings.Join(l.Headers, "|"), len(l.Samples), tt.sep, tt.skip, tt.headers, tt.samples)
+			}
+		})
+	}
+}
+
+func TestTableRefusesWhatIsNoTable(t *testing.T) {
+	for _, text := range []string{"", "just one line of prose\nand another\n", "a\nb\nc\n", "2026-01-02,3.50\n2026-01-03,4.00\n"} {
+		if l, ok := Table(text); ok {
+			t.Errorf("%q: found a table %+v", text, l)
+		}
+	}
+}
+
+func TestColumnsByHeaderAndValues(t *testing.T) {
+	tests := []struct {
+		name    string
+		headers []string
+		samples [][]string
+		want    string // role of each column, "role/by"
+	}{
+		{"the issue's file", []string{"Date", "Description", "Category", "Amount"},
+			[][]string{{"01/02/2026", "Coffee", "Food", "-3.50"}},
+			"date/header name/header category/header amount/header"},
+		{"Sparkasse", []string{"Auftragskonto", "Buchungstag", "Valutadatum", "Buchungstext", "Verwendungszweck",
+			"Beguenstigter/Zahlungspflichtiger", "Kontonummer", "BLZ", "Betrag", "Waehrung", "Info"},
+			[][]string{{"DE02120300000000202051", "02.01.26", "02.01.26", "LASTSCHRIFT", "Miete", "Vermieter GmbH", "DE89370400440532013000", "COBADEFFXXX", "-900,00", "EUR", "Umsatz gebucht"}},
+			"account/header date/header ignore/ ignore/ notes/header name/header ignore/ ignore/ amount/header currency/header ignore/"},
+		{"French", []string{"Date opération", "Libellé", "Montant (EUR)"},
+			[][]string{{"02/01/2026", "CB BOULANGERIE", "-3,50"}},
+			"date/header name/header amount/header"},
+		{"debit and credit columns", []string{"Transaction Date", "Posted Date", "Card No.", "Description", "Category", "Debit", "Credit"},
+			[][]string{{"2026-01-02", "2026-01-03", "1234", "COFFEE SHOP", "Dining", "3.50", ""}, {"2026-01-04", "2026-01-05", "1234", "PAYMENT", "Payment", "", "100.00"}},
+			"date/header ignore/ ignore/ name/header category/header debit/header credit/header"},
+		{"headers nobody uses", []string{"Tag", "Text", "Wert", "Ref"},
+			[][]string{{"02.01.2026", "Bäckerei", "-3,50", "A1"}, {"03.01.2026", "Miete", "-900,00", "A1"}},
+			"date/header name/values amount/values ignore/"},
+		{"Dutch valuta is a currency", []string{"Datum", "Omschrijving", "Bedrag", "Valuta"},
+			[][]string{{"20260102", "Bakker", "3,50", "EUR"}},
+			"date/header name/header amount/header currency/header"},
+		{"Chase checking", []string{"Details", "Posting Date", "Description", "Amount", "Type", "Balance", "Check or Slip #"},
+			[][]string{{"DEBIT", "01/02/2026", "COFFEE", "-3.50", "DEBIT_CARD", "1000.00", ""}},
+			"ignore/ date/header name/header amount/header ignore/ balance/header ignore/"},
+		{"Japanese", []string{"日付", "内容", "金額"}, [][]string{{"2026/01/02", "コンビニ", "-350"}},
+			"date/header name/header amount/header"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Columns(tt.headers, tt.samples) {
+				got = append(got, string(c.Role)+"/"+c.By)
+			}
+			if strings.Join(got, " ") != tt.want {
+				t.Errorf("got  %s\nwant %s", strings.Join(got, " "), tt.want)
+			}
+		})
+	}
+}
+
+func TestDateFormatSaysWhenTheFileLeavesItOpen(t *testing.T) {
+	tests := []struct {
+		values       []string
+		pattern      string
+		alternatives []string
+	}{
+		{[]string{"03/14/2026", "12/01/2026"}, "%m/%d/%Y", nil},
+		{[]string{"14/03/2026", "01/12/2026"}, "%d/%m/%Y", nil},
+		{[]string{"03/04/2026", "05/06/2026"}, "%d/%m/%Y", []string{"%m/%d/%Y"}},
+		{[]string{"2026-01-05", "2026-12-31"}, "%Y-%m-%d", nil},
+		{[]string{"14.03.2026"}, "%d.%m.%Y", nil},
+		{[]string{"14.03.26"}, "%d.%m.%y", nil},
+		{[]string{"20260105"}, "%Y%m%d", nil},
+		{[]string{"05 Jan 2026", "17 Feb 2026"}, "%d %b %Y", nil},
+	}
+	for _, tt := range tests {
+		g, ok := DateFormat(tt.values)
+		if !ok || g.Pattern != tt.pattern || !slices.Equal(g.Alternatives, tt.alternatives) || g.Ambiguous() != (tt.alternatives != nil) {
+			t.Errorf("%v: got %+v %v, want %s %v", tt.values, g, ok, tt.pattern, tt.alternatives)
+		}
+	}
+	if g, ok := DateFormat([]string{"2026-01-05", "yesterday"}); ok {
+		t.Errorf("a column with a non-date guessed %+v", g)
+	}
+}
+
+func TestNumberFormatSaysWhenTheFileLeavesItOpen(t *testing.T) {
+	tests := []struct {
+		values       []string
+		pattern      string
+		alternatives []string
+	}{
+		{[]string{"-12.50", "1,234.56"}, "1,234.56", nil},
+		{[]string{"-12,50", "1.234,56"}, "1.234,56", nil},
+		{[]string{"-5,00", "1 234,56"}, "1 234,56", nil},
+		{[]string{"45", "-3"}, "1,234.56", nil},
+		{[]string{"1,234", "-5"}, "1,234.56", []string{"1.234,56", "1 234,56"}},
+	}
+	for _, tt := range tests {
+		g, ok := NumberFormat(tt.values)
+		if !ok || g.Pattern != tt.pattern || !slices.Equal(g.Alternatives, tt.alternatives) {
+			t.Errorf("%v: got %+v %v, want %s %v", tt.values, g, ok, tt.pattern, tt.alternatives)
+		}
+	}
+	if g, ok := NumberFormat([]string{"12.50", "twelve"}); ok {
+		t.Errorf("a column with a word guessed %+v", g)
+	}
+}
+
+// FuzzTable: any text either has no table or a table whose columns each get one role, every
+// role but ignore at most once.
+func FuzzTable(f *testing.F) {
+	f.Add("Date,Description,Amount\n01/02/2026,Coffee,-3.50\n")
+	f.Add("x\n\"Buchungstag\";\"Betrag\"\n\"02.01.2026\";\"-3,50\"\n\"03.01.2026\";\"1.234,56\"\n")
+	f.Add("a\tb\n1\t2\n3\t4\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		l, ok := Table(text)
+		if !ok {
+			return
+		}
+		if !slices.Contains(Separators, l.Separator) || l.Skip < 0 || len(l.Headers) < 2 {
+			t.Fatalf("layout %+v", l)
+		}
+		seen := map[Role]bool{}
+		for _, c := range Columns(l.Headers, l.Samples) {
+			if c.Role != RoleIgnore && seen[c.Role] {
+				t.Fatalf("role %s twice in %q", c.Role, l.Headers)
+			}
+			seen[c.Role] = true
+		}
+	})
+}

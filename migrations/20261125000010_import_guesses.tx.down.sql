@@ -1,0 +1,3 @@
+ALTER TABLE imports DROP COLUMN IF EXISTS headers;
+ALTER TABLE imports DROP COLUMN IF EXISTS unmapped_columns;
+ALTER TABLE imports DROP COLUMN IF EXISTS guessed;
