@@ -76,6 +76,8 @@ type ConfigurationJSON struct {
 	TagsColLabel      *string `json:"tags_col_label"`
 	NotesColLabel     *string `json:"notes_col_label"`
 	AccountColLabel   *string `json:"account_col_label"`
+	DebitColLabel     *string `json:"debit_col_label"`
+	CreditColLabel    *string `json:"credit_col_label"`
 	DateFormat        *string `json:"date_format"`
 	NumberFormat      *string `json:"number_format"`
 	SignageConvention *string `json:"signage_convention"`
@@ -118,7 +120,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 		Configuration: ConfigurationJSON{
 			DateColLabel: im.DateColLabel, AmountColLabel: im.AmountColLabel, NameColLabel: im.NameColLabel,
 			CategoryColLabel: im.CategoryColLabel, TagsColLabel: im.TagsColLabel, NotesColLabel: im.NotesColLabel,
-			AccountColLabel: im.AccountColLabel, DateFormat: im.DateFormat,
+			AccountColLabel: im.AccountColLabel, DebitColLabel: im.DebitColLabel, CreditColLabel: im.CreditColLabel, DateFormat: im.DateFormat,
 			NumberFormat: &im.NumberFormat, SignageConvention: &im.SignageConvention,
 			ColSep: colSepName(im.ColSep), RowsToSkip: im.RowsToSkip, Guessed: nonNil(im.Guessed),
 		},
@@ -274,7 +276,7 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 			v.Add("publish", `publish must be true or false`)
 		}
 	}
-	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic"} {
+	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic", "debit", "credit"} {
 		if l := str(key + "_col_label"); l != nil {
 			req.Labels[key] = l
 		}

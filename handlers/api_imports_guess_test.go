@@ -241,3 +241,38 @@ func TestImportConfigurationChangesWithoutAnotherUpload(t *testing.T) {
 		t.Errorf("a read key: %d", r.Status)
 	}
 }
+
+// A card export with a column for money out and one for money in reads each row's amount
+// from whichever is filled, as an outflow or an inflow whatever its sign; a German export's
+// Soll and Haben are found by their names.
+func TestImportReadsDebitAndCreditColumns(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Card", "CreditCard", "0")
+	done := e.publish(t, map[string]any{"account_id": acct.ID.String(),
+		"raw_file_content": "Transaction Date,Posted Date,Card No.,Description,Category,Debit,Credit\n" +
+			"2026-01-02,2026-01-03,1234,COFFEE SHOP,Dining,3.50,\n2026-01-04,2026-01-05,1234,PAYMENT THANK YOU,Payment,,100.00\n" +
+			"2026-01-06,2026-01-07,1234,REFUND,Shopping,,-20.00\n"})
+	got := e.strings(t, "SELECT name || ' ' || amount::numeric(19,2)::text FROM entries WHERE import_id = ? ORDER BY date", uuid.MustParse(done.Data.ID))
+	// The ledger's sign: money out is positive.
+	want := []string{"COFFEE SHOP 3.50", "PAYMENT THANK YOU -100.00", "REFUND -20.00"}
+	if !slices.Equal(got, want) {
+		t.Errorf("entries %q, want %q", got, want)
+	}
+
+	b := e.guessed(t, e.create(t, map[string]any{"account_id": acct.ID.String(),
+		"raw_file_content": "Buchungstag;Text;Soll;Haben\n02.01.2026;Bäckerei;3,50;\n13.01.2026;Gehalt;;2.345,67\n"}, http.StatusCreated))
+	c := b.Data.Configuration
+	for _, f := range []string{"debit_col_label", "credit_col_label", "number_format", "date_format", "date_col_label", "name_col_label"} {
+		if !slices.Contains(c.Guessed, f) {
+			t.Errorf("guessed %v lacks %s", c.Guessed, f)
+		}
+	}
+	if b.Data.Stats.ValidRowsCount != 2 || len(b.Data.UnmappedColumns) != 0 {
+		t.Errorf("%d valid rows, unmapped %v", b.Data.Stats.ValidRowsCount, b.Data.UnmappedColumns)
+	}
+	amounts := e.strings(t, "SELECT amount::numeric(19,2)::text FROM import_rows WHERE import_id = ? ORDER BY row_number", uuid.MustParse(b.Data.ID))
+	if !slices.Equal(amounts, []string{"3.50", "-2345.67"}) {
+		t.Errorf("amounts %v", amounts)
+	}
+}

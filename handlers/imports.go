@@ -208,7 +208,7 @@ func (a *app) importConfigure(c echo.Context) error {
 		return nil
 	}
 	req := imports.Request{Labels: map[string]*string{}}
-	for _, key := range []string{"date", "amount", "name", "notes", "category", "tags", "currency"} {
+	for _, key := range []string{"date", "amount", "debit", "credit", "name", "notes", "category", "tags", "currency"} {
 		if l := field(key + "_col_label"); l != nil {
 			req.Labels[key] = l
 		}

@@ -25,6 +25,7 @@ var guessedRoles = []struct {
 }{
 	{ColDate, sniff.RoleDate}, {ColAmount, sniff.RoleAmount}, {ColName, sniff.RoleName}, {ColNotes, sniff.RoleNotes},
 	{ColCategory, sniff.RoleCategory}, {ColTags, sniff.RoleTags}, {ColCurrency, sniff.RoleCurrency},
+	{ColDebit, sniff.RoleDebit}, {ColCredit, sniff.RoleCredit},
 }
 
 // guessLayout fills the separator and the preamble to skip from the file when the request
@@ -89,8 +90,11 @@ func guessColumns(t *parse.CSVTable, cfg *Config, req Request) {
 			}
 		}
 	}
-	if req.NumberFormat == nil && cr.has(ColAmount) {
-		values := columnValues(cr, t, ColAmount, samples)
+	if req.NumberFormat == nil && (cr.has(ColAmount) || cr.has(ColDebit) || cr.has(ColCredit)) {
+		var values []string
+		for _, col := range []int{ColAmount, ColDebit, ColCredit} {
+			values = append(values, columnValues(cr, t, col, samples)...)
+		}
 		if !fits(values, func(v string) error { _, err := parse.Number(v, parse.NumberFormat(cfg.NumberFormat)); return err }) {
 			if g, ok := sniff.NumberFormat(values); ok && !g.Ambiguous() {
 				cfg.NumberFormat = g.Pattern

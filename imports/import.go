@@ -98,6 +98,8 @@ type Config struct {
 	TickerColLabel               *string `bun:"ticker_col_label"`
 	PriceColLabel                *string `bun:"price_col_label"`
 	ExchangeOperatingMICColLabel *string `bun:"exchange_operating_mic_col_label"`
+	DebitColLabel                *string `bun:"debit_col_label"`
+	CreditColLabel               *string `bun:"credit_col_label"`
 	DateFormat                   *string `bun:"date_format"`
 	NumberFormat                 string  `bun:"number_format"`
 	SignageConvention            string  `bun:"signage_convention"`
@@ -117,6 +119,7 @@ func (c *Config) labelField(col int) **string {
 		ColMIC: &c.ExchangeOperatingMICColLabel, ColPrice: &c.PriceColLabel, ColAmount: &c.AmountColLabel,
 		ColCurrency: &c.CurrencyColLabel, ColName: &c.NameColLabel, ColCategory: &c.CategoryColLabel,
 		ColTags: &c.TagsColLabel, ColEntityType: &c.EntityTypeColLabel, ColNotes: &c.NotesColLabel,
+		ColDebit: &c.DebitColLabel, ColCredit: &c.CreditColLabel,
 	}[col]
 }
 

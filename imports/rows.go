@@ -124,7 +124,7 @@ func missingHeaders(cr *columnReader, cfg *Config, typ Type) []string {
 	req := requiredHeaders(cfg, typ)
 	var out []string
 	for i, col := range specs[typ].required {
-		if !cr.has(col) {
+		if !cr.has(col) && !(col == ColAmount && (cr.has(ColDebit) || cr.has(ColCredit))) {
 			out = append(out, req[i])
 		}
 	}
@@ -154,7 +154,7 @@ func csvRows(t *parse.CSVTable, rc *rowContext) iter.Seq[*Row] {
 // typeRow checks a row's raw cells and fills its typed values, recording every problem.
 func (rc *rowContext) typeRow(r *Row) {
 	for _, col := range specs[rc.typ].required {
-		if r.Raw[col] == "" && (col != ColAmount || r.fileAmount == nil) {
+		if r.Raw[col] == "" && (col != ColAmount || r.fileAmount == nil && r.Raw[ColDebit] == "" && r.Raw[ColCredit] == "") {
 			r.fail(requiredMessage(col))
 		}
 	}
@@ -244,6 +244,10 @@ func (rc *rowContext) typeTransaction(r *Row) {
 	r.CategoryKey = r.Raw[ColCategory]
 	r.Tags = parse.Tags(r.Raw[ColTags])
 	r.EntityType = r.Raw[ColEntityType]
+	if r.fileAmount == nil && r.Raw[ColAmount] == "" && (r.Raw[ColDebit] != "" || r.Raw[ColCredit] != "") {
+		rc.debitCredit(r)
+		return
+	}
 	amt := r.fileAmount
 	if amt == nil {
 		amt = rc.number(r, ColAmount, "Amount")
@@ -252,6 +256,24 @@ func (rc *rowContext) typeTransaction(r *Row) {
 		signed := rc.sign(*amt, r.EntityType)
 		r.Amount = &signed
 	}
+}
+
+// debitCredit reads the amount of a row whose file has a column for each direction: money
+// out from the debit, money in from the credit, whatever their signs (banks write debits
+// either way), so the signage convention does not apply.
+func (rc *rowContext) debitCredit(r *Row) {
+	debit, credit := rc.number(r, ColDebit, "Debit"), rc.number(r, ColCredit, "Credit")
+	if len(r.Errors) > 0 {
+		return
+	}
+	ledger := decimal.Zero
+	if debit != nil {
+		ledger = ledger.Add(debit.Abs())
+	}
+	if credit != nil {
+		ledger = ledger.Sub(credit.Abs())
+	}
+	r.Amount = &ledger
 }
 
 // sign turns a file amount into a ledger amount (positive = outflow), by the signage

@@ -76,6 +76,10 @@ const (
 	ColTags
 	ColEntityType
 	ColNotes
+	// ColDebit and ColCredit are a file's money out and money in, for files with a column for
+	// each direction instead of a signed amount.
+	ColDebit
+	ColCredit
 	numCols
 )
 
@@ -83,7 +87,7 @@ const (
 // keys of a row's fields.
 var columnKeys = [numCols]string{
 	"account", "date", "qty", "ticker", "exchange_operating_mic", "price", "amount", "currency",
-	"name", "category", "tags", "entity_type", "notes",
+	"name", "category", "tags", "entity_type", "notes", "debit", "credit",
 }
 
 // columnAliases are headers tried after a column's label, in order.
@@ -101,6 +105,8 @@ var columnAliases = [numCols][]string{
 	ColTags:       {"tags"},
 	ColEntityType: {"entity_type", "account_type", "type"},
 	ColNotes:      {"notes"},
+	ColDebit:      {"debit", "debit_amount", "money_out", "paid_out", "withdrawal", "withdrawals"},
+	ColCredit:     {"credit", "credit_amount", "money_in", "paid_in", "deposit", "deposits"},
 }
 
 // spec describes what a CSV-path type reads and needs.
@@ -111,7 +117,7 @@ type spec struct {
 }
 
 var specs = map[Type]spec{
-	TransactionImport:  {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
+	TransactionImport:  {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType, ColDebit, ColCredit}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
 	TradeImport:        {columns: []int{ColAccount, ColDate, ColTicker, ColMIC, ColCurrency, ColQty, ColPrice, ColName}, required: []int{ColDate, ColTicker, ColQty, ColPrice}, mappings: []string{MapAccount}},
 	AccountImport:      {columns: []int{ColEntityType, ColName, ColAmount, ColCurrency, ColDate}, required: []int{ColName, ColAmount}, mappings: []string{MapAccountType}},
 	ExternalAppAImport: {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
