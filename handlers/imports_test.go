@@ -319,6 +319,41 @@ func TestImportPageReadsTheFileAgainWithAnotherColumn(t *testing.T) {
 	wantPage(t, r, http.StatusForbidden)
 }
 
+func TestImportPageCountsRowsAlreadyThereBeforePublishing(t *testing.T) {
+	t.Parallel()
+	e := newImportPageEnv(t, apptest.ServerOptions{})
+	file := "date,name,amount\n2024-01-02,Coffee,-3.50\n2024-01-03,Rent,-900\n"
+	first := e.createImport(t, file, nil)
+	if r := e.c.Get("/imports/" + first); r.Has(t, "pending-duplicates") {
+		t.Errorf("a first file counts duplicates: %q", r.TestID(t, "pending-duplicates"))
+	}
+	e.c.API(http.MethodPost, "/api/v1/imports/"+first+"/publish", e.write, nil)
+	if done := e.waitFor(t, first); done.Data.Status != "complete" {
+		t.Fatalf("publish ended %s", done.Data.Status)
+	}
+
+	again := e.createImport(t, file, nil)
+	r := e.c.Get("/imports/" + again)
+	want := "Nothing new: all 2 rows are already in " + e.acct.Name + ", and publishing will skip them."
+	if got := r.TestID(t, "pending-duplicates"); got != want {
+		t.Errorf("pending duplicates %q, want %q", got, want)
+	}
+	e.c.API(http.MethodPost, "/api/v1/imports/"+again+"/publish", e.write, nil)
+	if done := e.waitFor(t, again); done.Data.Status != "complete" {
+		t.Fatalf("publish ended %s", done.Data.Status)
+	}
+	r = e.c.Get("/imports/" + again)
+	if got, want := r.TestID(t, "nothing-new"), "Nothing new: all 2 rows were already in "+e.acct.Name+"."; got != want {
+		t.Errorf("after publishing %q, want %q", got, want)
+	}
+
+	overlap := e.createImport(t, file+"2024-01-04,Books,-12\n", nil)
+	want = "2 of the 3 rows are already in " + e.acct.Name + ": publishing will skip them."
+	if got := e.c.Get("/imports/"+overlap).TestID(t, "pending-duplicates"); got != want {
+		t.Errorf("overlap %q, want %q", got, want)
+	}
+}
+
 func TestImportPageShowsRowsAndProblems(t *testing.T) {
 	t.Parallel()
 	e := newImportPageEnv(t, apptest.ServerOptions{})

@@ -145,12 +145,7 @@ func (p *publisher) markDuplicates(ctx context.Context) error {
 			JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
 			WHERE `+validRows+` AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL)
 		UPDATE import_rows r SET duplicate = true, extra = coalesce(r.extra, '{}') || '{"matched_by": "content"}' FROM src
-		WHERE r.import_id = ? AND r.row_number = src.row_number AND EXISTS (
-			SELECT 1 FROM entries e
-			WHERE e.account_id = src.account_id AND e.date = r.date AND e.amount = r.amount AND e.currency = src.currency
-				AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
-				AND (r.extra->>'external_id' IS NULL OR e.external_id IS NULL OR e.source IS DISTINCT FROM r.extra->>'source')
-				AND lower(regexp_replace(btrim(e.name), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g')))`,
+		WHERE r.import_id = ? AND r.row_number = src.row_number AND `+contentMatch,
 		im.AccountID, im.ID, im.ID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("find duplicates: %w", err)
@@ -158,6 +153,34 @@ func (p *publisher) markDuplicates(ctx context.Context) error {
 	n, _ := res.RowsAffected()
 	p.duplicates = int(n)
 	return nil
+}
+
+// contentMatch is true for a row (r) that repeats a transaction its account (src.account_id,
+// in src.currency) had before this import: same date, amount and currency, and the same name
+// ignoring case and spacing. A row with the bank's own id only matches an entry without one,
+// or from another source.
+const contentMatch = `EXISTS (
+	SELECT 1 FROM entries e
+	WHERE e.account_id = src.account_id AND e.date = r.date AND e.amount = r.amount AND e.currency = src.currency
+		AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
+		AND (r.extra->>'external_id' IS NULL OR e.external_id IS NULL OR e.source IS DISTINCT FROM r.extra->>'source')
+		AND lower(regexp_replace(btrim(e.name), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g')))`
+
+// PendingDuplicates counts the valid rows of a pending transaction file that repeat a
+// transaction already in their account, which publishing will skip: the check the publish
+// makes, made before it so that the import's page can say it.
+func PendingDuplicates(ctx context.Context, idb bun.IDB, im *Import) (int, error) {
+	var n int
+	err := idb.NewRaw(`
+		WITH src AS (
+			SELECT r.row_number, a.id AS account_id, coalesce(r.currency, a.currency) AS currency
+			FROM import_rows r
+			LEFT JOIN import_mappings am ON am.import_id = r.import_id AND am.kind = 'account' AND am.key = r.account_key
+			JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
+			WHERE `+validRows+` AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL)
+		SELECT count(*) FROM import_rows r JOIN src ON r.import_id = ? AND r.row_number = src.row_number
+		WHERE `+contentMatch, im.AccountID, im.FamilyID, im.ID, im.ID).Scan(ctx, &n)
+	return n, err
 }
 
 // entryBatches writes the valid rows as entries, a batch at a time, recording progress.
