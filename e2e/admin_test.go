@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 	"github.com/oauth2-proxy/mockoidc"
 
 	"tally/internal/apptest"
@@ -47,8 +49,12 @@ func TestAddTestEnableAndSignInWithAProvider(t *testing.T) {
 		fill(t, ctx, "mapping-group", "finance")
 		choose(t, ctx, "mapping-role", "admin")
 		shot(t, ctx, "admin-provider-form")
-		click(t, ctx, "provider-save")
+		// Enter in a field saves the form: it once reached the mapping row's Remove first.
+		run(t, ctx, "press Enter in the scopes field", chromedp.SendKeys(testID("field-scopes"), kb.Enter))
 		visible(t, ctx, "flash-success")
+		if got := inputValue(t, ctx, "mapping-group"); got != "finance" {
+			t.Fatalf("after Enter the group mapping is %q, want it saved as finance", got)
+		}
 		if got := inputValue(t, ctx, "provider-callback"); got != srv.URL+"/auth/corp/callback" {
 			t.Fatalf("callback URL %q", got)
 		}

@@ -2,11 +2,13 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
 	"golang.org/x/text/encoding/charmap"
 
 	"tally/internal/apptest"
@@ -61,11 +63,19 @@ func TestAGermanExportReadsWithoutOptions(t *testing.T) {
 	})
 
 	step(t, "another name column reads the file again in place", func(t *testing.T) {
-		choose(t, ctx, "configure-name", "Verwendungszweck")
-		// The select's change posts the form with htmx; the rows below follow.
+		// The select's change posts the form with htmx, which swaps the page's content: the
+		// select is not read back (it may be gone), the rows below are waited for.
+		change := func(id, value string) {
+			js := fmt.Sprintf(`(() => { const s = document.querySelector(%q); s.value = %q; s.dispatchEvent(new Event("change", {bubbles: true})); return s.value })()`,
+				string(testID(id)), value)
+			if got := run(t, ctx, "choose "+value+" in "+id, chromedp.Evaluate[string](js)); got != value {
+				t.Fatalf("%s has no option %q", id, value)
+			}
+		}
+		change("configure-name", "Verwendungszweck")
 		waitText(t, ctx, "file-row-read", "2026-01-02 · Brötchen · money out $3.50", 10*time.Second)
 		waitText(t, ctx, "unmapped-columns", "Not imported: Wertstellung, Empfänger", 10*time.Second)
-		choose(t, ctx, "configure-name", "Empfänger")
+		change("configure-name", "Empfänger")
 		waitText(t, ctx, "file-row-read", "2026-01-02 · Bäckerei Müller · money out $3.50", 10*time.Second)
 	})
 

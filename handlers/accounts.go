@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
-	"github.com/shopspring/decimal"
 
 	"tally/internal/apperr"
 	"tally/models"
@@ -54,10 +53,10 @@ func accountInput(form *views.Form, creating bool) (models.AccountInput, error) 
 		Subtype: strings.TrimSpace(form.Value("subtype")), Currency: form.Value("currency"),
 	}
 	var v apperr.Validation
-	if raw := strings.TrimSpace(strings.ReplaceAll(form.Value("opening_balance"), ",", "")); creating && raw != "" {
-		d, err := decimal.NewFromString(raw)
+	if raw := strings.TrimSpace(form.Value("opening_balance")); creating && raw != "" {
+		d, err := models.ParseAmount(raw, strings.ToUpper(strings.TrimSpace(in.Currency)))
 		if err != nil {
-			v.Add("opening_balance", "Current balance must be a number, such as 1250.00")
+			v.Add("opening_balance", "Current balance: "+apperr.As(err).Message)
 		}
 		in.OpeningBalance = d
 	}

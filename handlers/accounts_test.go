@@ -79,6 +79,42 @@ func TestAccountPages(t *testing.T) {
 	}
 }
 
+func TestAccountBalancesAreReadAsTyped(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := apptest.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	// Every page starts with a link past the navigation to its content.
+	page := c.Get("/accounts/new") // the form, and its CSRF token
+	if href, _ := page.Doc(t).Find(`[data-testid="skip-link"]`).Attr("href"); href != "#content" || page.Doc(t).Find("main#content").Length() != 1 {
+		t.Errorf("skip link to %q, main#content found %d times", href, page.Doc(t).Find("main#content").Length())
+	}
+
+	// A balance typed the European way is read as such, and shown as a balance, not money out.
+	r := c.PostForm("/accounts", url.Values{"name": {"Girokonto"}, "accountable_type": {"Depository"}, "currency": {"EUR"}, "opening_balance": {"2.345,67"}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("create a EUR account: %d %s", r.Status, r.Body)
+	}
+	euro := c.Get(r.Location())
+	if got := euro.TestID(t, "account-balance"); got != "€2,345.67" {
+		t.Errorf("EUR balance %q, want €2,345.67", got)
+	}
+	if got := euro.TestID(t, "entry-balance"); got != "Balance €2,345.67" {
+		t.Errorf("the opening balance shows as %q", got)
+	}
+	// More decimals than the currency has are refused, not rounded.
+	r = c.PostForm("/accounts", url.Values{"name": {"Yen"}, "accountable_type": {"Depository"}, "currency": {"JPY"}, "opening_balance": {"15000.50"}})
+	if got := r.TestID(t, "error-opening_balance"); r.Status != http.StatusUnprocessableEntity || !strings.Contains(got, "JPY amounts have no decimals") {
+		t.Errorf("a yen balance with decimals: %d %q", r.Status, got)
+	}
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	r = c.API(http.MethodPost, "/api/v1/accounts", key, map[string]any{"name": "Yen", "accountable_type": "Depository", "currency": "JPY", "balance": "15000.5"})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), "JPY amounts have no decimals") {
+		t.Errorf("the API took a yen balance with decimals: %d %s", r.Status, r.Body)
+	}
+}
+
 func TestEntriesArePagedWithHTMX(t *testing.T) {
 	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})

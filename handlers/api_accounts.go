@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -78,6 +79,11 @@ func (a *app) apiAccountCreate(c echo.Context) error {
 	u := currentUser(c)
 	if req.Currency == "" {
 		req.Currency = u.Family.Currency
+	}
+	if err := models.CheckDecimals(req.Balance, strings.ToUpper(strings.TrimSpace(req.Currency))); err != nil {
+		var v apperr.Validation
+		v.Add("balance", "Balance: "+err.Error()+"; it is never rounded")
+		return v.Err()
 	}
 	acct, err := models.CreateAccount(c.Request().Context(), a.DB, u.FamilyID, models.AccountInput{
 		Name: req.Name, AccountableType: req.AccountableType, Subtype: req.Subtype,

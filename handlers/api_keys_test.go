@@ -33,6 +33,9 @@ func TestAPIKeysPage(t *testing.T) {
 		t.Fatalf("create key: %d", r.Status)
 	}
 	key, _ := r.Doc(t).Find(`[data-testid="api-key-value"]`).Attr("value")
+	if label, _ := r.Doc(t).Find(`[data-testid="api-key-value"]`).Attr("aria-label"); label != "Your new API key" {
+		t.Errorf("the key's field is labelled %q", label)
+	}
 	if !strings.HasPrefix(key, "tally_") || len(key) != len("tally_")+64 {
 		t.Fatalf("shown key %q", key)
 	}

@@ -71,7 +71,7 @@ func APIKeysPage(p APIKeys) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Copy("api-key-value", p.NewKey).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Copy("api-key-value", "Your new API key", p.NewKey).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

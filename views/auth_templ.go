@@ -511,7 +511,7 @@ func ErrorPage(status int, title, message string) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<main class=\"flex min-h-full flex-col items-center justify-center px-4 py-16 text-center\"><p class=\"text-sm font-semibold text-emerald-800\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "<main id=\"content\" class=\"flex min-h-full flex-col items-center justify-center px-4 py-16 text-center\"><p class=\"text-sm font-semibold text-emerald-800\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

@@ -100,7 +100,7 @@ func OAuthAppsPage(l OAuthAppList) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Copy("new-client-id", l.Created.ID).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Copy("new-client-id", "Client ID", l.Created.ID).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -108,7 +108,7 @@ func OAuthAppsPage(l OAuthAppList) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Copy("new-client-secret-value", l.Secret).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Copy("new-client-secret-value", "Client secret", l.Secret).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -814,7 +814,7 @@ func OAuthAppFormPage(f OAuthAppForm) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Copy("edit-client-id", f.Client.ID).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Copy("edit-client-id", "Client ID", f.Client.ID).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
