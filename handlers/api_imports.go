@@ -78,6 +78,7 @@ type ConfigurationJSON struct {
 	AccountColLabel   *string `json:"account_col_label"`
 	DebitColLabel     *string `json:"debit_col_label"`
 	CreditColLabel    *string `json:"credit_col_label"`
+	FeeColLabel       *string `json:"fee_col_label"`
 	DateFormat        *string `json:"date_format"`
 	NumberFormat      *string `json:"number_format"`
 	SignageConvention *string `json:"signage_convention"`
@@ -85,6 +86,9 @@ type ConfigurationJSON struct {
 	RowsToSkip        int     `json:"rows_to_skip"`
 	// Guessed names the fields above that were read off the file, not sent.
 	Guessed []string `json:"guessed"`
+	// Preset and ProfileID say what the file was read as, when not a mapping of its own.
+	Preset    *string `json:"preset"`
+	ProfileID *string `json:"profile_id"`
 }
 
 // StatsJSON is ImportStats, with the duplicate count Tally adds.
@@ -95,6 +99,7 @@ type StatsJSON struct {
 	MappingsCount           int `json:"mappings_count"`
 	UnassignedMappingsCount int `json:"unassigned_mappings_count"`
 	DuplicateRowsCount      int `json:"duplicate_rows_count"`
+	SkippedRowsCount        int `json:"skipped_rows_count"`
 }
 
 // ContentJSON describes the uploaded file.
@@ -123,6 +128,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 			AccountColLabel: im.AccountColLabel, DebitColLabel: im.DebitColLabel, CreditColLabel: im.CreditColLabel, DateFormat: im.DateFormat,
 			NumberFormat: &im.NumberFormat, SignageConvention: &im.SignageConvention,
 			ColSep: colSepName(im.ColSep), RowsToSkip: im.RowsToSkip, Guessed: nonNil(im.Guessed),
+			FeeColLabel: im.FeeColLabel, Preset: optional(im.Preset), ProfileID: uuidString(im.ProfileID),
 		},
 		UnmappedColumns: nonNil(im.UnmappedColumns),
 		Stats:           StatsJSON(d.Stats),
@@ -276,12 +282,13 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 			v.Add("publish", `publish must be true or false`)
 		}
 	}
-	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic", "debit", "credit"} {
+	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic", "debit", "credit", "fee"} {
 		if l := str(key + "_col_label"); l != nil {
 			req.Labels[key] = l
 		}
 	}
 	req.DateFormat, req.NumberFormat = str("date_format"), str("number_format")
+	req.Preset, req.ProfileID = str("preset"), str("profile_id")
 	if x := str("extractor"); x != nil {
 		req.Extractor = strings.TrimSpace(*x)
 	}
@@ -635,4 +642,21 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// optional is s, or nil for "", so that JSON says null.
+func optional(s string) *string {
+	if s == "" {
+		return nil
+	}
+	return &s
+}
+
+// uuidString is id as a string, or nil.
+func uuidString(id *uuid.UUID) *string {
+	if id == nil {
+		return nil
+	}
+	s := id.String()
+	return &s
 }

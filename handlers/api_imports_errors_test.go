@@ -59,7 +59,7 @@ func TestImportCreateRejections(t *testing.T) {
 		kept       bool   // the upload is stored (an ErrorResponseWithImportId)
 	}{
 		{"unknown type lists the valid ones", map[string]any{"type": "FakeImport", "raw_file_content": good}, "", 422, "invalid_import_type", "TransactionImport, TradeImport", false},
-		{"bad number format", map[string]any{"raw_file_content": good, "number_format": "1'234.56"}, "", 422, "validation_failed", `Number format "1'234.56" is not one of`, false},
+		{"bad number format", map[string]any{"raw_file_content": good, "number_format": "1_234.56"}, "", 422, "validation_failed", `Number format "1_234.56" is not one of`, false},
 		{"bad separator", map[string]any{"raw_file_content": good, "col_sep": "colon"}, "", 422, "validation_failed", "Column separator", false},
 		{"bad signage", map[string]any{"raw_file_content": good, "signage_convention": "up"}, "", 422, "validation_failed", "Signage convention", false},
 		{"bad strategy", map[string]any{"raw_file_content": good, "amount_type_strategy": "guess"}, "", 422, "validation_failed", "Amount type strategy", false},

@@ -57,7 +57,7 @@ func (e *importEnv) create(t *testing.T, body map[string]any, want int) *testkit
 	t.Helper()
 	r := e.c.API(http.MethodPost, "/api/v1/imports", e.write, body)
 	if r.Status != want {
-		t.Fatalf("create import: %d, want %d: %s", r.Status, want, r.Body)
+		t.Fatalf("create import: %d, want %d: %s\n%s", r.Status, want, r.Body, e.srv.Logs)
 	}
 	return r
 }

@@ -50,6 +50,12 @@ type Request struct {
 	RowsToSkip            *int
 	// Extractor is how a PdfImport reads its statement: builtin (default) or llm.
 	Extractor string
+	// Preset names a bank export (BankPresets) to read a transaction file as, "" for none;
+	// ProfileID a saved profile. Left out, the file's account profile or bank is recognised.
+	Preset    *string
+	ProfileID *string
+	// keptProfile is the profile a reconfigured import was first read with.
+	keptProfile *uuid.UUID
 
 	Upload Upload
 }
@@ -169,8 +175,19 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		im.UserID = &req.UserID
 	}
 	var v apperr.Validation
+	var m readWith
+	if typ == TransactionImport {
+		var err error
+		if m, err = s.chooseMapping(ctx, &req, &v); err != nil {
+			return nil, err
+		}
+	}
 	applyConfig(&im.Config, req, &v)
-	presets(typ, &im.Config)
+	appDefaults(typ, &im.Config)
+	if m.preset != nil {
+		im.Config.Preset = m.preset.ID
+	}
+	im.Config.ProfileID = m.profile
 
 	var acct *models.Account
 	if req.AccountID != nil && strings.TrimSpace(*req.AccountID) != "" {
@@ -271,8 +288,13 @@ func readRows(text string, rc *rowContext, p *prepared) error {
 	if rc.typ == ExternalAppAImport || rc.typ == ExternalAppBImport || rc.typ == ExternalAppCImport {
 		return externalRows(table, rc, p)
 	}
-	if rc.typ == TransactionImport {
+	preset := BankPresetByID(rc.cfg.Preset)
+	if rc.typ == TransactionImport && preset == nil && rc.cfg.ProfileID == nil {
+		// A preset or a profile is the whole mapping: what it leaves out is left out.
 		guessColumns(table, rc.cfg, rc.req)
+	}
+	if preset != nil && preset.Skip != nil {
+		p.im.SkippedRows = skipRows(table, preset.Skip)
 	}
 	cr := newColumnReader(table, rc.cfg, specs[rc.typ].columns)
 	p.required = requiredHeaders(rc.cfg, rc.typ)
@@ -302,7 +324,11 @@ func readCSV(text string, cfg *Config) (*parse.CSVTable, error) {
 	if r := []rune(cfg.ColSep); len(r) == 1 {
 		sep = r[0]
 	}
-	table, err := parse.CSV(text, parse.CSVOptions{Separator: sep, RowsToSkip: cfg.RowsToSkip})
+	opts := parse.CSVOptions{Separator: sep, RowsToSkip: cfg.RowsToSkip}
+	if p := BankPresetByID(cfg.Preset); p != nil && p.NoHeader {
+		opts.Headers = p.Header
+	}
+	table, err := parse.CSV(text, opts)
 	if err != nil {
 		return nil, &apperr.Error{Code: apperr.Invalid, Slug: "invalid_csv", Message: "CSV content could not be parsed",
 			Fields: map[string][]string{"content": {err.Error()}}, Err: err}
@@ -345,7 +371,7 @@ func applyConfig(cfg *Config, req Request, v *apperr.Validation) {
 	cfg.NumberFormat = string(parse.NumberUS)
 	if req.NumberFormat != nil {
 		if !parse.NumberFormat(*req.NumberFormat).Valid() {
-			v.Add("number_format", fmt.Sprintf("Number format %q is not one of: 1,234.56; 1.234,56; 1 234,56; 1,234", *req.NumberFormat))
+			v.Add("number_format", fmt.Sprintf("Number format %q is not one of: %s", *req.NumberFormat, parse.NumberFormatNames("; ")))
 		}
 		cfg.NumberFormat = *req.NumberFormat
 	}

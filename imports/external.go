@@ -26,9 +26,9 @@ var presetsByType = map[Type]preset{
 		ColDate: "Date", ColName: "Payee", ColAccount: "Account", ColCategory: "Category", ColNotes: "Memo"}},
 }
 
-// presets fills the blank configuration of a budgeting app's import with its layout. What the
+// appDefaults fills the blank configuration of a budgeting app's import with its layout. What the
 // caller sent wins (DECISIONS 4).
-func presets(t Type, cfg *Config) {
+func appDefaults(t Type, cfg *Config) {
 	p, ok := presetsByType[t]
 	if !ok {
 		return

@@ -77,6 +77,9 @@ type Import struct {
 	// nothing, so that no column is left out without a word.
 	Headers         []string `bun:"headers,array,nullzero"`
 	UnmappedColumns []string `bun:"unmapped_columns,array,nullzero"`
+	// SkippedRows counts the rows the file's preset says are not transactions (a balance
+	// line, a reverted payment); they are not rows of the import.
+	SkippedRows int `bun:"skipped_rows"`
 
 	StatusChangedAt time.Time `bun:"status_changed_at,nullzero,default:now()"`
 	CreatedAt       time.Time `bun:"created_at,nullzero,default:now()"`
@@ -100,6 +103,7 @@ type Config struct {
 	ExchangeOperatingMICColLabel *string `bun:"exchange_operating_mic_col_label"`
 	DebitColLabel                *string `bun:"debit_col_label"`
 	CreditColLabel               *string `bun:"credit_col_label"`
+	FeeColLabel                  *string `bun:"fee_col_label"`
 	DateFormat                   *string `bun:"date_format"`
 	NumberFormat                 string  `bun:"number_format"`
 	SignageConvention            string  `bun:"signage_convention"`
@@ -110,6 +114,10 @@ type Config struct {
 	// Guessed names the fields above that Tally read off the file because the request did
 	// not set them ("name_col_label", "col_sep", "date_format", ...).
 	Guessed []string `bun:"guessed,array,nullzero"`
+	// Preset is the bank export the file was read as (a BankPreset's ID), "" for none.
+	Preset string `bun:"preset,nullzero"`
+	// ProfileID is the saved profile the file was read with, if any.
+	ProfileID *uuid.UUID `bun:"profile_id"`
 }
 
 // labelField is the field holding logical column col's label.
@@ -119,7 +127,7 @@ func (c *Config) labelField(col int) **string {
 		ColMIC: &c.ExchangeOperatingMICColLabel, ColPrice: &c.PriceColLabel, ColAmount: &c.AmountColLabel,
 		ColCurrency: &c.CurrencyColLabel, ColName: &c.NameColLabel, ColCategory: &c.CategoryColLabel,
 		ColTags: &c.TagsColLabel, ColEntityType: &c.EntityTypeColLabel, ColNotes: &c.NotesColLabel,
-		ColDebit: &c.DebitColLabel, ColCredit: &c.CreditColLabel,
+		ColDebit: &c.DebitColLabel, ColCredit: &c.CreditColLabel, ColFee: &c.FeeColLabel,
 	}[col]
 }
 
@@ -148,6 +156,7 @@ type StatusDetail struct {
 // Stats counts an import's rows and mappings.
 type Stats struct {
 	RowsCount, ValidRowsCount, InvalidRowsCount, MappingsCount, UnassignedMappingsCount, DuplicateRowsCount int
+	SkippedRowsCount                                                                                        int
 }
 
 // Detail is an import with what is derived from its rows and mappings.
@@ -242,6 +251,7 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 	d.Stats = Stats{
 		RowsCount: im.RowsCount, ValidRowsCount: im.ValidRowsCount, InvalidRowsCount: im.RowsCount - im.ValidRowsCount,
 		MappingsCount: counts.Mappings, UnassignedMappingsCount: counts.Unassigned, DuplicateRowsCount: im.DuplicateRowsCount,
+		SkippedRowsCount: im.SkippedRows,
 	}
 	st := &d.StatusDetail
 	st.Uploaded = im.ByteSize > 0

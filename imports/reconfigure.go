@@ -63,7 +63,7 @@ func (s *Service) Reconfigure(ctx context.Context, familyID, id uuid.UUID, req R
 		next := p.im
 		next.ID, next.RowsCount, next.ValidRowsCount = id, copied.total, copied.valid
 		if _, err := tx.NewUpdate().Model(next).WherePK().
-			Column("account_id", "rows_count", "valid_rows_count", "headers", "unmapped_columns", "guessed", "encoding").
+			Column("account_id", "rows_count", "valid_rows_count", "headers", "unmapped_columns", "skipped_rows", "guessed", "encoding").
 			Column(configColumns...).
 			Set("status = ?", StatusPending).Set("error = NULL").Set("problems = NULL").
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx); err != nil {
@@ -92,22 +92,28 @@ func configurable(im *Import) error {
 // configColumns are the imports columns that hold its Config.
 var configColumns = []string{"date_col_label", "amount_col_label", "name_col_label", "category_col_label", "tags_col_label",
 	"notes_col_label", "account_col_label", "entity_type_col_label", "currency_col_label", "qty_col_label", "ticker_col_label",
-	"price_col_label", "exchange_operating_mic_col_label", "debit_col_label", "credit_col_label", "date_format", "number_format", "signage_convention", "col_sep",
-	"amount_type_strategy", "amount_type_inflow_value", "rows_to_skip"}
+	"price_col_label", "exchange_operating_mic_col_label", "debit_col_label", "credit_col_label", "fee_col_label", "date_format", "number_format", "signage_convention", "col_sep",
+	"amount_type_strategy", "amount_type_inflow_value", "rows_to_skip", "preset", "profile_id"}
 
 // requestFrom is req completed by the import's configuration: each field req leaves out keeps
 // the import's value, unless that value was a guess (or a default), which is left to be made
-// again.
+// again. A req that names a preset or a profile keeps nothing but the account.
 func requestFrom(im *Import, req Request) Request {
 	out := req
 	out.Type, out.FamilyID, out.Publish = string(im.Type), im.FamilyID, false
 	if im.UserID != nil {
 		out.UserID = *im.UserID
 	}
-	kept := func(field string) bool { return !slices.Contains(im.Guessed, field) }
 	if out.AccountID == nil && im.AccountID != nil {
 		out.AccountID = strPtr(im.AccountID.String())
 	}
+	if req.Preset != nil || req.ProfileID != nil {
+		// Another preset or profile: the file is read afresh with it and what req sets.
+		return out
+	}
+	// The preset (or the absence of one) stays: it is not recognised again.
+	out.Preset, out.keptProfile = strPtr(im.Preset), im.ProfileID
+	kept := func(field string) bool { return !slices.Contains(im.Guessed, field) }
 	out.Labels = map[string]*string{}
 	for i, key := range columnKeys {
 		if l := req.Labels[key]; l != nil {

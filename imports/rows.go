@@ -2,6 +2,7 @@ package imports
 
 import (
 	"iter"
+	"slices"
 	"strings"
 	"time"
 
@@ -39,6 +40,9 @@ type Row struct {
 	// fileAmount is an amount the reader already computed (YNAB's inflow minus outflow); it
 	// takes the place of parsing the amount cell.
 	fileAmount *decimal.Decimal
+	// inflowName is the other party's name for money in, from a bank that names payer and
+	// payee in columns of their own (DKB): the name column names the payee.
+	inflowName string
 }
 
 func (r *Row) fail(msg string) { r.Errors = append(r.Errors, msg) }
@@ -75,10 +79,14 @@ type columnReader struct {
 func newColumnReader(t *parse.CSVTable, cfg *Config, columns []int) *columnReader {
 	idx := t.Index()
 	cr := &columnReader{table: t}
+	preset := BankPresetByID(cfg.Preset)
 	for _, col := range columns {
 		var keys []string
 		if l := cfg.label(col); l != nil && strings.TrimSpace(*l) != "" {
 			keys = append(keys, parse.NormalizeHeader(*l))
+		}
+		for _, h := range preset.fallbackHeaders(col) {
+			keys = append(keys, parse.NormalizeHeader(h))
 		}
 		keys = append(keys, columnAliases[col]...)
 		seen := map[int]bool{}
@@ -101,6 +109,19 @@ func (cr *columnReader) value(rec parse.CSVRecord, col int) string {
 		}
 	}
 	return ""
+}
+
+// skipRows drops the records of t that rule says are no transactions, and counts them.
+func skipRows(t *parse.CSVTable, rule *SkipRule) int {
+	i, ok := t.Index()[parse.NormalizeHeader(rule.Column)]
+	if !ok {
+		return 0
+	}
+	before := len(t.Records)
+	t.Records = slices.DeleteFunc(t.Records, func(rec parse.CSVRecord) bool {
+		return i < len(rec.Fields) && rule.skips(rec.Fields[i])
+	})
+	return before - len(t.Records)
 }
 
 // has reports whether the file has a column for col at all.
@@ -136,12 +157,21 @@ func missingHeaders(cr *columnReader, cfg *Config, typ Type) []string {
 func csvRows(t *parse.CSVTable, rc *rowContext) iter.Seq[*Row] {
 	sp := specs[rc.typ]
 	cr := newColumnReader(t, rc.cfg, sp.columns)
+	inflowName := -1
+	if p := BankPresetByID(rc.cfg.Preset); p != nil && p.InflowName != "" {
+		if i, ok := t.Index()[parse.NormalizeHeader(p.InflowName)]; ok {
+			inflowName = i
+		}
+	}
 	return func(yield func(*Row) bool) {
 		var r Row
 		for i, rec := range t.Records {
 			r = Row{Number: i + 1, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7())}
 			for _, col := range sp.columns {
 				r.Raw[col] = cr.value(rec, col)
+			}
+			if inflowName >= 0 && inflowName < len(rec.Fields) {
+				r.inflowName = rec.Fields[inflowName]
 			}
 			rc.typeRow(&r)
 			if !yield(&r) {
@@ -246,15 +276,22 @@ func (rc *rowContext) typeTransaction(r *Row) {
 	r.EntityType = r.Raw[ColEntityType]
 	if r.fileAmount == nil && r.Raw[ColAmount] == "" && (r.Raw[ColDebit] != "" || r.Raw[ColCredit] != "") {
 		rc.debitCredit(r)
-		return
+	} else {
+		amt := r.fileAmount
+		if amt == nil {
+			amt = rc.number(r, ColAmount, "Amount")
+		}
+		if amt != nil {
+			signed := rc.sign(*amt, r.EntityType)
+			r.Amount = &signed
+		}
 	}
-	amt := r.fileAmount
-	if amt == nil {
-		amt = rc.number(r, ColAmount, "Amount")
+	if fee := rc.number(r, ColFee, "Fee"); fee != nil && r.Amount != nil {
+		withFee := r.Amount.Add(fee.Abs())
+		r.Amount = &withFee
 	}
-	if amt != nil {
-		signed := rc.sign(*amt, r.EntityType)
-		r.Amount = &signed
+	if r.inflowName != "" && r.Amount != nil && r.Amount.IsNegative() {
+		r.Name = r.inflowName
 	}
 }
 

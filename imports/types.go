@@ -80,6 +80,9 @@ const (
 	// each direction instead of a signed amount.
 	ColDebit
 	ColCredit
+	// ColFee is a fee charged on top of a row's amount (Revolut's Fee): it is added to the
+	// money out, whatever its sign.
+	ColFee
 	numCols
 )
 
@@ -87,7 +90,7 @@ const (
 // keys of a row's fields.
 var columnKeys = [numCols]string{
 	"account", "date", "qty", "ticker", "exchange_operating_mic", "price", "amount", "currency",
-	"name", "category", "tags", "entity_type", "notes", "debit", "credit",
+	"name", "category", "tags", "entity_type", "notes", "debit", "credit", "fee",
 }
 
 // columnAliases are headers tried after a column's label, in order.
@@ -107,6 +110,7 @@ var columnAliases = [numCols][]string{
 	ColNotes:      {"notes"},
 	ColDebit:      {"debit", "debit_amount", "money_out", "paid_out", "withdrawal", "withdrawals"},
 	ColCredit:     {"credit", "credit_amount", "money_in", "paid_in", "deposit", "deposits"},
+	ColFee:        nil, // never read unless labelled: a "fee" column may already be in the amount
 }
 
 // spec describes what a CSV-path type reads and needs.
@@ -117,7 +121,7 @@ type spec struct {
 }
 
 var specs = map[Type]spec{
-	TransactionImport:  {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType, ColDebit, ColCredit}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
+	TransactionImport:  {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType, ColDebit, ColCredit, ColFee}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
 	TradeImport:        {columns: []int{ColAccount, ColDate, ColTicker, ColMIC, ColCurrency, ColQty, ColPrice, ColName}, required: []int{ColDate, ColTicker, ColQty, ColPrice}, mappings: []string{MapAccount}},
 	AccountImport:      {columns: []int{ColEntityType, ColName, ColAmount, ColCurrency, ColDate}, required: []int{ColName, ColAmount}, mappings: []string{MapAccountType}},
 	ExternalAppAImport: {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"slices"
 	"strings"
 	"unicode"
 )
@@ -14,6 +15,9 @@ import (
 type CSVOptions struct {
 	Separator  rune // ',' or ';' (zero means ',')
 	RowsToSkip int  // physical lines dropped before the header (preambles)
+	// Headers, when set, name the columns of a file that has no header row: every row after
+	// the skipped lines is a record.
+	Headers []string
 }
 
 // CSVTable is a CSV file read as a header row and data records.
@@ -80,6 +84,9 @@ func CSV(text string, opts CSVOptions) (*CSVTable, error) {
 	r.TrimLeadingSpace = true // so that `a, "b, c"` reads as two fields, as people mean it
 
 	t := &CSVTable{Records: make([]CSVRecord, 0, strings.Count(rest, "\n"))}
+	if len(opts.Headers) > 0 {
+		t.Headers = slices.Clone(opts.Headers)
+	}
 	// Each record is kept back until the next one arrives, since only the last may be csvEnd.
 	var pending []string
 	pendingLine, lastFieldLine := 0, 0
@@ -104,12 +111,43 @@ func CSV(text string, opts CSVOptions) (*CSVTable, error) {
 	if t.Headers == nil {
 		return nil, emptyFile(skip)
 	}
+	numberRepeats(t.Headers)
 	index, duplicates := indexHeaders(t.Headers)
 	if duplicates != nil {
 		return nil, fmt.Errorf("CSV headers normalize to duplicate columns: %s", strings.Join(duplicates, ", "))
 	}
 	t.index = index
 	return t, nil
+}
+
+// HeaderKeys are headers as the columns of a file are known: repeats numbered as CSV numbers
+// them, then normalized (NormalizeHeader).
+func HeaderKeys(headers []string) []string {
+	keys := make([]string, len(headers))
+	for i, h := range headers {
+		keys[i] = strings.TrimSpace(h)
+	}
+	numberRepeats(keys)
+	for i, h := range keys {
+		keys[i] = NormalizeHeader(h)
+	}
+	return keys
+}
+
+// numberRepeats renames each header that repeats an earlier one word for word, as banks do
+// ("Saldo;Währung;Betrag;Währung"), to "Währung (2)", so that every column can be named.
+// Headers that differ but normalize alike ("date" and "date*") are left to clash.
+func numberRepeats(headers []string) {
+	seen := map[string]int{}
+	for i, h := range headers {
+		if h == "" {
+			continue
+		}
+		seen[h]++
+		if n := seen[h]; n > 1 {
+			headers[i] = fmt.Sprintf("%s (%d)", h, n)
+		}
+	}
 }
 
 // add trims the fields of rec and keeps it as the header, if it is the first, or as a record,

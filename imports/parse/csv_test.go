@@ -390,3 +390,29 @@ func BenchmarkCSV(b *testing.B) {
 	}
 	b.ReportMetric(float64(b.Elapsed())/float64(b.N)/float64(floor), "x-encoding/csv")
 }
+
+// A header written twice word for word (ING's "Saldo;Währung;Betrag;Währung") is numbered, so
+// both columns can be named; a file without a header row is read with the headers given.
+func TestCSVRepeatedHeadersAndNoHeader(t *testing.T) {
+	table, err := CSV("Saldo;Währung;Betrag;Währung\n1,00;EUR;-2,00;USD\n", CSVOptions{Separator: ';'})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Saldo", "Währung", "Betrag", "Währung (2)"}; !slices.Equal(table.Headers, want) {
+		t.Errorf("headers %q, want %q", table.Headers, want)
+	}
+	if got := table.Value(table.Records[0], NormalizeHeader("Währung (2)")); got != "USD" {
+		t.Errorf("second Währung = %q", got)
+	}
+	if keys := HeaderKeys([]string{" Währung", "Währung ", "Date*"}); !slices.Equal(keys, []string{"währung", "währung_(2)", "date"}) {
+		t.Errorf("HeaderKeys = %q", keys)
+	}
+
+	table, err = CSV("\"03/02/2026\",\"-42.17\",\"*\"\n\"03/03/2026\",\"1500.00\",\"*\"\n", CSVOptions{Headers: []string{"Date", "Amount", "*"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(table.Records) != 2 || table.Value(table.Records[0], "amount") != "-42.17" {
+		t.Errorf("headerless file read as %q with records %v", table.Headers, table.Records)
+	}
+}

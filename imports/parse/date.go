@@ -27,6 +27,7 @@ var DateFormats = []DateFormatOption{
 	{"YYYYMMDD", "%Y%m%d"},
 	{"DD MMM YYYY", "%d %b %Y"},
 	{"DD/MM/YY", "%d/%m/%y"},
+	{"YYYY-MM-DD HH:MM:SS", "%Y-%m-%d %H:%M:%S"},
 }
 
 // DateError is a value that is not a date in its pattern.
@@ -124,8 +125,11 @@ func compileDate(pattern string) ([]dateToken, error) {
 				months++
 			case 'd', 'e':
 				days++
+			case 'H', 'M', 'S':
+				// A time of day, as exports that stamp each row write it: read and checked,
+				// then left out, since an entry has a date only.
 			default:
-				return nil, fmt.Errorf("unknown directive %%%c in date format %q: use %%Y, %%y, %%m, %%b, %%B, %%d, %%e or %%%%", d, pattern)
+				return nil, fmt.Errorf("unknown directive %%%c in date format %q: use %%Y, %%y, %%m, %%b, %%B, %%d, %%e, %%H, %%M, %%S or %%%%", d, pattern)
 			}
 			if d == 'B' {
 				d = 'b'
@@ -166,6 +170,7 @@ func Date(s, pattern string) (time.Time, error) {
 	v := strings.TrimSpace(s)
 	fail := &DateError{Value: v, Pattern: pattern}
 	var year, month, day int
+	clock := false // a time of day out of range
 	p := 0
 	for _, t := range tokens {
 		switch t.kind {
@@ -204,10 +209,17 @@ func Date(s, pattern string) (time.Time, error) {
 					lo = 2
 				}
 				n, width = digitsAt(v, p, lo, 2)
-				if t.field == 'm' {
+				switch t.field {
+				case 'm':
 					month = n
-				} else {
+				case 'd':
 					day = n
+				case 'H':
+					clock = clock || n > 23
+				case 'M':
+					clock = clock || n > 59
+				case 'S':
+					clock = clock || n > 60 // 60 is a leap second
 				}
 			}
 			if width == 0 {
@@ -216,7 +228,7 @@ func Date(s, pattern string) (time.Time, error) {
 			p += width
 		}
 	}
-	if p != len(v) || month < 1 || month > 12 || day < 1 || day > 31 {
+	if p != len(v) || month < 1 || month > 12 || day < 1 || day > 31 || clock {
 		return time.Time{}, fail
 	}
 	d := time.Date(year, time.Month(month), day, 0, 0, 0, 0, time.UTC)

@@ -9,18 +9,19 @@ import (
 func TestDateFormatsParseTheirSample(t *testing.T) {
 	// 5 January 2024, as each offered format writes it.
 	samples := map[string]string{
-		"%m-%d-%Y": "01-05-2024",
-		"%d.%m.%Y": "05.01.2024",
-		"%d-%m-%Y": "05-01-2024",
-		"%Y-%m-%d": "2024-01-05",
-		"%d/%m/%Y": "05/01/2024",
-		"%Y/%m/%d": "2024/01/05",
-		"%m/%d/%Y": "01/05/2024",
-		"%e/%m/%Y": "5/01/2024",
-		"%Y.%m.%d": "2024.01.05",
-		"%Y%m%d":   "20240105",
-		"%d %b %Y": "05 Jan 2024",
-		"%d/%m/%y": "05/01/24",
+		"%m-%d-%Y":          "01-05-2024",
+		"%d.%m.%Y":          "05.01.2024",
+		"%d-%m-%Y":          "05-01-2024",
+		"%Y-%m-%d":          "2024-01-05",
+		"%d/%m/%Y":          "05/01/2024",
+		"%Y/%m/%d":          "2024/01/05",
+		"%m/%d/%Y":          "01/05/2024",
+		"%e/%m/%Y":          "5/01/2024",
+		"%Y.%m.%d":          "2024.01.05",
+		"%Y%m%d":            "20240105",
+		"%d %b %Y":          "05 Jan 2024",
+		"%d/%m/%y":          "05/01/24",
+		"%Y-%m-%d %H:%M:%S": "2024-01-05 17:45:09",
 	}
 	want := time.Date(2024, 1, 5, 0, 0, 0, 0, time.UTC)
 	for _, f := range DateFormats {
@@ -74,6 +75,11 @@ func TestDate(t *testing.T) {
 		{"%b month name not English", "1 Mai 2024", "%d %b %Y", "", `"1 Mai 2024" does not match the date format %d %b %Y`},
 		{"%b month name cut short", "1 Janu 2024", "%d %b %Y", "", `"1 Janu 2024" does not match the date format %d %b %Y`},
 		{"%Y%m%d takes fixed widths", "20241231", "%Y%m%d", "2024-12-31", ""},
+		{"a time of day is read and left out", "2026-03-02 10:01:55", "%Y-%m-%d %H:%M:%S", "2026-03-02", ""},
+		{"a time of day without seconds", "02.03.2026 9:05", "%d.%m.%Y %H:%M", "2026-03-02", ""},
+		{"an hour past 23 is no time", "2026-03-02 24:00:00", "%Y-%m-%d %H:%M:%S", "", `"2026-03-02 24:00:00" does not match the date format %Y-%m-%d %H:%M:%S`},
+		{"a minute past 59 is no time", "2026-03-02 10:60:00", "%Y-%m-%d %H:%M:%S", "", `"2026-03-02 10:60:00" does not match the date format %Y-%m-%d %H:%M:%S`},
+		{"a date with no time for a pattern with one", "2026-03-02", "%Y-%m-%d %H:%M:%S", "", `"2026-03-02" does not match the date format %Y-%m-%d %H:%M:%S`},
 		{"%Y%m%d with a single-digit day is not a date", "2024015", "%Y%m%d", "", `"2024015" does not match the date format %Y%m%d`},
 		{"%d%m%Y takes fixed widths", "05012024", "%d%m%Y", "2024-01-05", ""},
 		{"%d%b%Y takes one-digit days before a month name", "5Jan2024", "%d%b%Y", "2024-01-05", ""},
@@ -96,7 +102,7 @@ func TestDate(t *testing.T) {
 		{"February 29 in a leap year", "29.02.2024", "%d.%m.%Y", "2024-02-29", ""},
 		{"April 31 is not a date", "04/31/2024", "%m/%d/%Y", "", `"04/31/2024" is not a date: April 2024 has 30 days`},
 		{"pattern with surrounding whitespace", "2024-01-05", " %Y-%m-%d ", "2024-01-05", ""},
-		{"invalid pattern is reported first", "2024-01-05", "%Y-%m-%Q", "", `unknown directive %Q in date format "%Y-%m-%Q": use %Y, %y, %m, %b, %B, %d, %e or %%`},
+		{"invalid pattern is reported first", "2024-01-05", "%Y-%m-%Q", "", `unknown directive %Q in date format "%Y-%m-%Q": use %Y, %y, %m, %b, %B, %d, %e, %H, %M, %S or %%`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -134,8 +140,8 @@ func TestValidateDateFormat(t *testing.T) {
 		pattern string
 		wantErr string // "" when valid
 	}{
-		{"unknown directive", "%d/%m/%Q", `unknown directive %Q in date format "%d/%m/%Q": use %Y, %y, %m, %b, %B, %d, %e or %%`},
-		{"day of year is not supported", "%Y-%j", `unknown directive %j in date format "%Y-%j": use %Y, %y, %m, %b, %B, %d, %e or %%`},
+		{"unknown directive", "%d/%m/%Q", `unknown directive %Q in date format "%d/%m/%Q": use %Y, %y, %m, %b, %B, %d, %e, %H, %M, %S or %%`},
+		{"day of year is not supported", "%Y-%j", `unknown directive %j in date format "%Y-%j": use %Y, %y, %m, %b, %B, %d, %e, %H, %M, %S or %%`},
 		{"no year", "%d/%m", `date format "%d/%m" has no year`},
 		{"no month", "%d/%Y", `date format "%d/%Y" has no month`},
 		{"no day", "%m/%Y", `date format "%m/%Y" has no day`},

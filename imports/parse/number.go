@@ -11,7 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 )
 
-// NumberFormat is how a file writes numbers: one of the four formats below.
+// NumberFormat is how a file writes numbers: one of the formats below.
 type NumberFormat string
 
 // The number formats, each named by how it writes one thousand two hundred and thirty-four
@@ -21,10 +21,11 @@ const (
 	NumberEU         NumberFormat = "1.234,56" // decimal comma, dot thousands
 	NumberSpace      NumberFormat = "1 234,56" // decimal comma, space thousands (any Unicode space)
 	NumberNoDecimals NumberFormat = "1,234"    // no decimals, comma thousands (JPY)
+	NumberSwiss      NumberFormat = "1'234.56" // decimal point, apostrophe thousands (Switzerland)
 )
 
 // NumberFormats lists the number formats offered to people, the default first.
-var NumberFormats = []NumberFormat{NumberUS, NumberEU, NumberSpace, NumberNoDecimals}
+var NumberFormats = []NumberFormat{NumberUS, NumberEU, NumberSpace, NumberNoDecimals, NumberSwiss}
 
 // Valid reports whether f is one of NumberFormats.
 func (f NumberFormat) Valid() bool { return slices.Contains(NumberFormats, f) }
@@ -156,6 +157,9 @@ func splitNumber(body string, f NumberFormat) (integer, fraction string, ok bool
 	case NumberSpace:
 		decimalSep = ','
 		isThousands = unicode.IsSpace
+	case NumberSwiss:
+		decimalSep = '.'
+		isThousands = func(r rune) bool { return r == '\'' || r == '’' }
 	}
 	integer = body
 	if decimalSep != 0 {
@@ -218,10 +222,13 @@ func isNumberEdge(r rune) bool {
 	return unicode.IsLetter(r) || unicode.Is(unicode.Sc, r) || unicode.IsSpace(r)
 }
 
-func formatList() string {
+func formatList() string { return NumberFormatNames(", ") }
+
+// NumberFormatNames lists the number formats, joined by sep.
+func NumberFormatNames(sep string) string {
 	names := make([]string, len(NumberFormats))
 	for i, f := range NumberFormats {
 		names[i] = string(f)
 	}
-	return strings.Join(names, ", ")
+	return strings.Join(names, sep)
 }

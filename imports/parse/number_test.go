@@ -62,6 +62,12 @@ func TestNumber(t *testing.T) {
 		{"trailing minus after a currency code", "12,34 EUR-", NumberEU, "-12.34", ""},
 		{"negative zero is zero", "-0.00", NumberUS, "0", ""},
 
+		{"Swiss apostrophe thousands", "1'234'567.80", NumberSwiss, "1234567.8", ""},
+		{"Swiss typographic apostrophe", "-1’234.50", NumberSwiss, "-1234.5", ""},
+		{"Swiss without thousands", "12.5", NumberSwiss, "12.5", ""},
+		{"Swiss group of two digits", "12'34.5", NumberSwiss, "", `"12'34.5" is not a number in format 1'234.56`},
+		{"Swiss decimal comma", "12,5", NumberSwiss, "", `"12,5" is not a number in format 1'234.56`},
+
 		// Not numbers.
 		{"blank is ErrBlank", "   ", NumberUS, "", "blank"},
 		{"empty is ErrBlank", "", NumberEU, "", "blank"},
@@ -101,7 +107,7 @@ func TestNumber(t *testing.T) {
 		{"leading zeros do not count towards the size", "0000999999999999999", NumberUS, "999999999999999", ""},
 		{"sixteen integer digits are too large", "1234567890123456", NumberUS, "",
 			`"1234567890123456" is too large: at most 15 digits before the decimal separator`},
-		{"unknown format", "1", "1'234.56", "", `number format "1'234.56" is not one of 1,234.56, 1.234,56, 1 234,56, 1,234`},
+		{"unknown format", "1", "1_234.56", "", `number format "1_234.56" is not one of 1,234.56, 1.234,56, 1 234,56, 1,234, 1'234.56`},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -146,7 +152,7 @@ func TestNumberFormatValid(t *testing.T) {
 			t.Errorf("%q.Valid() = false", f)
 		}
 	}
-	for _, f := range []NumberFormat{"", "1'234.56", "1234"} {
+	for _, f := range []NumberFormat{"", "1_234.56", "1234"} {
 		if f.Valid() {
 			t.Errorf("%q.Valid() = true", f)
 		}

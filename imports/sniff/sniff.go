@@ -42,7 +42,7 @@ func Table(text string) (Layout, bool) {
 	var best Layout
 	bestScore := 0.0
 	for _, sep := range Separators {
-		recs, lines := records(text, sep, sampleRecords+20)
+		recs, lines := Records(text, sep, sampleRecords+20)
 		width, share := modalWidth(recs)
 		if width < 2 {
 			continue
@@ -66,9 +66,9 @@ func Table(text string) (Layout, bool) {
 	return best, bestScore > 0
 }
 
-// records reads up to n records of text split by sep, with the line each starts on; it stops
+// Records reads up to n records of text split by sep, with the line each starts on; it stops
 // at the first record the CSV reader refuses.
-func records(text string, sep rune, n int) ([][]string, []int) {
+func Records(text string, sep rune, n int) ([][]string, []int) {
 	r := csv.NewReader(strings.NewReader(text))
 	r.Comma = sep
 	r.LazyQuotes = true
