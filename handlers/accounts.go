@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tally/imports"
 	"tally/internal/apperr"
 	"tally/models"
 	"tally/views"
@@ -38,7 +39,28 @@ func (a *app) accountShow(c echo.Context) error {
 	if isFragment(c, "entries") {
 		return a.render(c, http.StatusOK, views.EntriesTable(list))
 	}
-	return a.render(c, http.StatusOK, views.AccountPage(acct, list))
+	profiles, err := imports.Profiles(c.Request().Context(), a.DB, u.FamilyID, &acct.ID)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AccountPage(acct, list, profiles))
+}
+
+// importProfileDelete is POST /import_profiles/:id/delete, from the account page.
+func (a *app) importProfileDelete(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	p, err := imports.ProfileByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	if err := a.Imports.DeleteProfile(c.Request().Context(), p.FamilyID, p.ID); err != nil {
+		return err
+	}
+	a.flash(c, "success", "Profile “"+p.Name+"” deleted: files are read off their columns again.")
+	return redirect(c, "/accounts/"+p.AccountID.String())
 }
 
 func (a *app) accountNew(c echo.Context) error {

@@ -86,6 +86,8 @@ type ConfigurationJSON struct {
 	RowsToSkip        int     `json:"rows_to_skip"`
 	// Guessed names the fields above that were read off the file, not sent.
 	Guessed []string `json:"guessed"`
+	// DateFormatChoices are the formats the file's dates fit, read differently by each.
+	DateFormatChoices []string `json:"date_format_choices"`
 	// Preset and ProfileID say what the file was read as, when not a mapping of its own.
 	Preset    *string `json:"preset"`
 	ProfileID *string `json:"profile_id"`
@@ -129,6 +131,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 			NumberFormat: &im.NumberFormat, SignageConvention: &im.SignageConvention,
 			ColSep: colSepName(im.ColSep), RowsToSkip: im.RowsToSkip, Guessed: nonNil(im.Guessed),
 			FeeColLabel: im.FeeColLabel, Preset: optional(im.Preset), ProfileID: uuidString(im.ProfileID),
+			DateFormatChoices: nonNil(im.DateChoices),
 		},
 		UnmappedColumns: nonNil(im.UnmappedColumns),
 		Stats:           StatsJSON(d.Stats),

@@ -129,6 +129,16 @@ func (a *app) importShow(c echo.Context) error {
 	if acct != nil {
 		v.AccountName = acct.Name
 	}
+	if im.Type == imports.TransactionImport {
+		if v.Profiles, err = imports.Profiles(ctx, a.DB, im.FamilyID, nil); err != nil {
+			return err
+		}
+		for i := range v.Profiles {
+			if im.ProfileID != nil && v.Profiles[i].ID == *im.ProfileID {
+				v.Profile = &v.Profiles[i]
+			}
+		}
+	}
 	if (im.Status == imports.StatusPending || im.Status == imports.StatusFailed) && slices.Contains(duplicateChecked, im.Type) && d.Stats.ValidRowsCount > 0 {
 		if v.PendingDuplicates, err = imports.PendingDuplicates(ctx, a.DB, im); err != nil {
 			return err
@@ -218,7 +228,23 @@ func (a *app) importConfigure(c echo.Context) error {
 		return nil
 	}
 	req := imports.Request{Labels: map[string]*string{}}
-	for _, key := range []string{"date", "amount", "debit", "credit", "name", "notes", "category", "tags", "currency"} {
+	if now, was := form.Get("mapping"), form.Get("mapping_was"); now != was {
+		// Another preset or profile: the file is read afresh with it, whatever the other
+		// selects said for the old one.
+		kind, id, _ := strings.Cut(now, ":")
+		switch kind {
+		case "profile":
+			req.ProfileID = &id
+		case "preset":
+			req.Preset = &id
+		default:
+			none := ""
+			req.Preset = &none
+		}
+		_, err = a.Imports.Reconfigure(c.Request().Context(), im.FamilyID, im.ID, req)
+		return a.backToImport(c, im, err, "The file was read again.")
+	}
+	for _, key := range []string{"date", "amount", "debit", "credit", "fee", "name", "notes", "category", "tags", "currency"} {
 		if l := field(key + "_col_label"); l != nil {
 			req.Labels[key] = l
 		}
@@ -234,6 +260,29 @@ func (a *app) importConfigure(c echo.Context) error {
 	}
 	_, err = a.Imports.Reconfigure(c.Request().Context(), im.FamilyID, im.ID, req)
 	return a.backToImport(c, im, err, "The file was read again.")
+}
+
+// importSaveProfile is POST /imports/:id/profile: the import's mapping kept for its account.
+func (a *app) importSaveProfile(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
+		return err
+	}
+	p, err := a.Imports.SaveProfile(c.Request().Context(), im.FamilyID, im.ID, c.FormValue("name"))
+	if err != nil {
+		e := apperr.As(err)
+		if e == nil || e.Code != apperr.Invalid {
+			return err
+		}
+		msg := e.Message
+		for _, m := range e.Fields["name"] {
+			msg += ": " + m
+		}
+		a.flash(c, "error", msg)
+		return redirect(c, "/imports/"+im.ID.String())
+	}
+	a.flash(c, "success", "Saved as “"+p.Name+"”: the next file with these columns into this account is read this way.")
+	return redirect(c, "/imports/"+im.ID.String())
 }
 
 // importRevert is POST /imports/:id/revert.
@@ -287,7 +336,7 @@ func pageNumber(c echo.Context) int {
 }
 
 // importNewFields are the upload form's fields, kept when it is shown again with errors.
-var importNewFields = []string{"type", "account_id", "extractor", "date_format", "number_format", "signage_convention",
+var importNewFields = []string{"type", "account_id", "extractor", "preset", "date_format", "number_format", "signage_convention",
 	"col_sep", "rows_to_skip", "date_col_label", "amount_col_label", "name_col_label", "category_col_label",
 	"tags_col_label", "notes_col_label", "account_col_label", "currency_col_label", "ticker_col_label",
 	"qty_col_label", "price_col_label"}
@@ -317,7 +366,7 @@ func (a *app) importCreate(c echo.Context) error {
 	if err == nil {
 		req.Publish = false
 		// The form's "read it off the file" choices are blank: not sent, so Tally guesses.
-		for _, f := range []**string{&req.ColSep, &req.NumberFormat, &req.DateFormat} {
+		for _, f := range []**string{&req.ColSep, &req.NumberFormat, &req.DateFormat, &req.Preset} {
 			if *f != nil && strings.TrimSpace(**f) == "" {
 				*f = nil
 			}

@@ -83,11 +83,14 @@ func guessColumns(t *parse.CSVTable, cfg *Config, req Request) {
 	cr = newColumnReader(t, cfg, specs[TransactionImport].columns)
 	if req.DateFormat == nil && cr.has(ColDate) {
 		values := columnValues(cr, t, ColDate, samples)
-		if !fits(values, func(v string) error { _, err := parse.Date(v, cfg.dateFormat()); return err }) {
-			if g, ok := sniff.DateFormat(values); ok && !g.Ambiguous() {
-				cfg.DateFormat = &g.Pattern
-				cfg.Guessed = append(cfg.Guessed, guessedDateFormat)
-			}
+		g, ok := sniff.DateFormat(values)
+		switch {
+		case ok && g.Ambiguous():
+			// Whether or not the default reads them, these dates are a question.
+			cfg.DateChoices = append([]string{g.Pattern}, g.Alternatives...)
+		case ok && !fits(values, func(v string) error { _, err := parse.Date(v, cfg.dateFormat()); return err }):
+			cfg.DateFormat = &g.Pattern
+			cfg.Guessed = append(cfg.Guessed, guessedDateFormat)
 		}
 	}
 	if req.NumberFormat == nil && (cr.has(ColAmount) || cr.has(ColDebit) || cr.has(ColCredit)) {

@@ -114,6 +114,9 @@ type Config struct {
 	// Guessed names the fields above that Tally read off the file because the request did
 	// not set them ("name_col_label", "col_sep", "date_format", ...).
 	Guessed []string `bun:"guessed,array,nullzero"`
+	// DateChoices are the date formats the file's dates fit, when they read as different
+	// dates in each and the request named none: the file leaves the choice to a person.
+	DateChoices []string `bun:"date_choices,array,nullzero"`
 	// Preset is the bank export the file was read as (a BankPreset's ID), "" for none.
 	Preset string `bun:"preset,nullzero"`
 	// ProfileID is the saved profile the file was read with, if any.

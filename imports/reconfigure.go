@@ -63,7 +63,7 @@ func (s *Service) Reconfigure(ctx context.Context, familyID, id uuid.UUID, req R
 		next := p.im
 		next.ID, next.RowsCount, next.ValidRowsCount = id, copied.total, copied.valid
 		if _, err := tx.NewUpdate().Model(next).WherePK().
-			Column("account_id", "rows_count", "valid_rows_count", "headers", "unmapped_columns", "skipped_rows", "guessed", "encoding").
+			Column("account_id", "rows_count", "valid_rows_count", "headers", "unmapped_columns", "skipped_rows", "guessed", "date_choices", "encoding").
 			Column(configColumns...).
 			Set("status = ?", StatusPending).Set("error = NULL").Set("problems = NULL").
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx); err != nil {

@@ -53,7 +53,17 @@ var numberFormatChoices = []SelectOption{
 	{Value: "", Label: "Read it off the file"},
 	{Value: "1,234.56", Label: "1,234.56"}, {Value: "1.234,56", Label: "1.234,56"},
 	{Value: "1 234,56", Label: "1 234,56"}, {Value: "1,234", Label: "1,234 (no decimals)"},
+	{Value: "1'234.56", Label: "1'234.56"},
 }
+
+// presetChoices are the bank exports a CSV can be read as.
+var presetChoices = func() []SelectOption {
+	out := []SelectOption{{Value: "", Label: "Recognise it from the file"}}
+	for _, p := range imports.BankPresets {
+		out = append(out, SelectOption{Value: p.ID, Label: p.Name})
+	}
+	return out
+}()
 
 var signageChoices = []SelectOption{
 	{Value: imports.InflowsPositive, Label: "Money in is positive"},
@@ -163,7 +173,7 @@ func NewImportPage(n NewImport) templ.Component {
 						var templ_7745c5c3_Var5 string
 						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(n.Form.Error("file"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 88, Col: 108}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 98, Col: 108}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 						if templ_7745c5c3_Err != nil {
@@ -211,6 +221,10 @@ func NewImportPage(n NewImport) templ.Component {
 						}
 					}
 					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "><summary class=\"cursor-pointer text-sm font-medium text-slate-700\">CSV options</summary><div class=\"mt-4 grid gap-4 sm:grid-cols-2\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = Select(n.Form, "preset", "Bank export", "", presetChoices).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -300,7 +314,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var7 string
 					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(ImportTypeLabel(t.Type))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 127, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 138, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
@@ -313,7 +327,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var8 string
 					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(t.Help)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 128, Col: 49}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 139, Col: 49}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 					if templ_7745c5c3_Err != nil {
