@@ -145,7 +145,7 @@ func TestAmbiguousDatesAreAsked(t *testing.T) {
 	}
 	// A file whose dates tell is no question.
 	clear := e.createImport(t, "Date,Description,Amount\n03/24/2026,Bakery,-3.50\n", map[string]any{"date_format": nil})
-	if e.c.Get("/imports/" + clear).Has(t, "date-question") {
+	if e.c.Get("/imports/"+clear).Has(t, "date-question") {
 		t.Error("a month-first file is asked about")
 	}
 }

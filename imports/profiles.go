@@ -291,13 +291,14 @@ func recognise(heads []headerCandidate) (*BankPreset, *headerCandidate) {
 	return best, at
 }
 
-// fill sets each field of req that is unset to src's.
+// fill sets each field of req that is unset (or a blank label) to src's.
 func fill(req *Request, src Request) {
 	if req.Labels == nil {
 		req.Labels = map[string]*string{}
 	}
 	for k, v := range src.Labels {
-		if req.Labels[k] == nil {
+		// A blank label is no label (the upload form sends every field).
+		if l := req.Labels[k]; l == nil || strings.TrimSpace(*l) == "" {
 			req.Labels[k] = v
 		}
 	}

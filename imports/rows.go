@@ -88,7 +88,13 @@ func newColumnReader(t *parse.CSVTable, cfg *Config, columns []int) *columnReade
 		for _, h := range preset.fallbackHeaders(col) {
 			keys = append(keys, parse.NormalizeHeader(h))
 		}
-		keys = append(keys, columnAliases[col]...)
+		aliases := columnAliases[col]
+		if col == ColAmount && slices.Contains(columns, ColDebit) {
+			// In a file of transactions a balance column is the running balance, never a
+			// row's amount (Sure reads it when the amount cell is blank).
+			aliases = []string{"amount"}
+		}
+		keys = append(keys, aliases...)
 		seen := map[int]bool{}
 		for _, k := range keys {
 			if i, ok := idx[k]; ok && !seen[i] {

@@ -2825,7 +2825,7 @@ func profileName(v ImportView) string {
 		return v.Profile.Name
 	}
 	if p := imports.BankPresetByID(v.Detail.Preset); p != nil {
-		return v.AccountName + " (" + p.Name + ")"
+		return v.AccountName + " – " + p.Name
 	}
 	return v.AccountName + " export"
 }
@@ -3352,7 +3352,7 @@ func readAs(row imports.RowDiagnostic, currency string) string {
 		if row.Amount.IsNegative() {
 			direction = "money in"
 		}
-		parts = append(parts, direction+" "+FormatMoney(*row.Amount, currency))
+		parts = append(parts, direction+" "+FormatMoney(row.Amount.Abs(), currency))
 	}
 	return strings.Join(parts, " · ")
 }
