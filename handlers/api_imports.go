@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +17,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
+	"tally/models"
 )
 
 // apiTime renders a time as the API does: ISO 8601, UTC, with milliseconds.
@@ -42,6 +44,9 @@ type ImportJSON struct {
 	Problems      []string          `json:"problems,omitempty"`
 	// UnmappedColumns are the file's columns the import reads for nothing.
 	UnmappedColumns []string `json:"unmapped_columns"`
+	// Notice says what the rows come to beside what is already in the account, on a single
+	// import's responses.
+	Notice *string `json:"notice,omitempty"`
 	// NativeImport only.
 	Verification *VerificationJSON `json:"verification,omitempty"`
 	Summary      imports.Summary   `json:"summary,omitempty"`
@@ -102,6 +107,8 @@ type StatsJSON struct {
 	UnassignedMappingsCount int `json:"unassigned_mappings_count"`
 	DuplicateRowsCount      int `json:"duplicate_rows_count"`
 	SkippedRowsCount        int `json:"skipped_rows_count"`
+	// PendingDuplicateRowsCount is sent on a single import's responses, not in lists.
+	PendingDuplicateRowsCount int `json:"pending_duplicate_rows_count"`
 }
 
 // ContentJSON describes the uploaded file.
@@ -332,7 +339,11 @@ func (a *app) apiImportCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": importJSON(d)})
+	out, err := a.oneImportJSON(c.Request().Context(), d)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"data": out})
 }
 
 // apiImportPreflight is POST /api/v1/imports/preflight: the same checks as create, nothing
@@ -429,7 +440,11 @@ func (a *app) importDetail(c echo.Context, status int, id uuid.UUID) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(status, map[string]any{"data": importJSON(d)})
+	out, err := a.oneImportJSON(c.Request().Context(), d)
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, map[string]any{"data": out})
 }
 
 // apiImportShow is GET /api/v1/imports/:id.
@@ -580,7 +595,11 @@ func (a *app) apiImportConfigure(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": importJSON(d)})
+	out, err := a.oneImportJSON(c.Request().Context(), d)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out})
 }
 
 // importFile sends the import's original file, byte for byte.
@@ -645,6 +664,27 @@ func nonNil(s []string) []string {
 		return []string{}
 	}
 	return s
+}
+
+// oneImportJSON is importJSON with what a single import's responses add: how many of a
+// pending import's rows are already in their account, and the notice that says it.
+func (a *app) oneImportJSON(ctx context.Context, d *imports.Detail) (ImportJSON, error) {
+	out := importJSON(d)
+	n, err := imports.AlreadyThere(ctx, a.DB, d)
+	if err != nil {
+		return out, err
+	}
+	out.Stats.PendingDuplicateRowsCount = n
+	where := ""
+	if d.AccountID != nil {
+		acct, err := models.AccountByID(ctx, a.DB, d.FamilyID, *d.AccountID)
+		if err != nil {
+			return out, err
+		}
+		where = acct.Name
+	}
+	out.Notice = optional(imports.DuplicatesNotice(d, n, where))
+	return out, nil
 }
 
 // optional is s, or nil for "", so that JSON says null.

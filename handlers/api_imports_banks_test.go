@@ -326,3 +326,69 @@ func TestImportPresetsListedAndChosenLater(t *testing.T) {
 		t.Errorf("notes %q", notes)
 	}
 }
+
+// The API says, as the page does, which rows of a file are already in the account: a count and
+// a sentence before publishing, and "Nothing new" after a publish that wrote nothing.
+func TestImportAPISaysWhatIsAlreadyThere(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "0")
+	file := "date,name,amount\n2024-01-02,Coffee,-3.50\n2024-01-03,Rent,-900\n"
+	body := map[string]any{"account_id": acct.ID.String(), "raw_file_content": file, "date_format": "%Y-%m-%d"}
+	type noticeBody struct {
+		Data struct {
+			ID     string  `json:"id"`
+			Notice *string `json:"notice"`
+			Stats  struct {
+				PendingDuplicateRowsCount int `json:"pending_duplicate_rows_count"`
+			} `json:"stats"`
+		} `json:"data"`
+	}
+	var first noticeBody
+	e.create(t, body, http.StatusCreated).JSON(t, &first)
+	if first.Data.Notice != nil || first.Data.Stats.PendingDuplicateRowsCount != 0 {
+		t.Errorf("a first file: %+v", first.Data)
+	}
+	e.c.API(http.MethodPost, "/api/v1/imports/"+first.Data.ID+"/publish", e.write, nil)
+	e.waitFor(t, first.Data.ID)
+
+	var again noticeBody
+	e.create(t, body, http.StatusCreated).JSON(t, &again)
+	if again.Data.Stats.PendingDuplicateRowsCount != 2 || deref(again.Data.Notice) != "Nothing new: all 2 rows are already in Girokonto, and publishing will skip them." {
+		t.Errorf("again: %d, %q", again.Data.Stats.PendingDuplicateRowsCount, deref(again.Data.Notice))
+	}
+	e.c.API(http.MethodPost, "/api/v1/imports/"+again.Data.ID+"/publish", e.write, nil)
+	e.waitFor(t, again.Data.ID)
+	e.c.API(http.MethodGet, "/api/v1/imports/"+again.Data.ID, e.read, nil).JSON(t, &again)
+	if deref(again.Data.Notice) != "Nothing new: all 2 rows were already in Girokonto." || again.Data.Stats.PendingDuplicateRowsCount != 0 {
+		t.Errorf("after publishing: %d, %q", again.Data.Stats.PendingDuplicateRowsCount, deref(again.Data.Notice))
+	}
+}
+
+// A card statement that writes its charges positive is read that way into a credit card
+// account; the same file into a checking account keeps the usual signs.
+func TestCardStatementSignsAreGuessed(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	file := "Date,Description,Amount\n01/02/2026,UBER TRIP,18.40\n01/03/2026,COFFEE,4.50\n01/05/2026,PAYMENT RECEIVED,-250.00\n01/06/2026,BOOKS,12.00\n"
+	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Card", "CreditCard", "0")
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	var b presetBody
+	e.create(t, map[string]any{"account_id": card.ID.String(), "raw_file_content": file}, http.StatusCreated).JSON(t, &b)
+	if !slices.Contains(b.Data.Configuration.Guessed, "signage_convention") {
+		t.Errorf("guessed %v", b.Data.Configuration.Guessed)
+	}
+	if got := e.rows(t, b.Data.ID); got[0] != "2026-01-02 18.40 UBER TRIP" || got[2] != "2026-01-05 -250.00 PAYMENT RECEIVED" {
+		t.Errorf("card rows %q", got)
+	}
+	// Read again with the signs the other way, the choice is kept, not guessed again.
+	r := e.c.API(http.MethodPatch, "/api/v1/imports/"+b.Data.ID, e.write, map[string]any{"signage_convention": "inflows_positive"})
+	r.JSON(t, &b)
+	if slices.Contains(b.Data.Configuration.Guessed, "signage_convention") || e.rows(t, b.Data.ID)[0] != "2026-01-02 -18.40 UBER TRIP" {
+		t.Errorf("after choosing: %v %q", b.Data.Configuration.Guessed, e.rows(t, b.Data.ID))
+	}
+	e.create(t, map[string]any{"account_id": checking.ID.String(), "raw_file_content": file}, http.StatusCreated).JSON(t, &b)
+	if slices.Contains(b.Data.Configuration.Guessed, "signage_convention") || e.rows(t, b.Data.ID)[0] != "2026-01-02 -18.40 UBER TRIP" {
+		t.Errorf("checking: %v %q", b.Data.Configuration.Guessed, e.rows(t, b.Data.ID))
+	}
+}

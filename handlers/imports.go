@@ -64,11 +64,6 @@ func (a *app) importsIndex(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.ImportsPage(l))
 }
 
-// duplicateChecked are the types whose publish skips rows that repeat a transaction already in
-// their account (DECISIONS 6), so their page counts those rows before publishing.
-var duplicateChecked = []imports.Type{imports.TransactionImport, imports.ExternalAppAImport, imports.ExternalAppBImport,
-	imports.ExternalAppCImport, imports.QifImport, imports.PdfImport}
-
 // importShow is GET /imports/:id: the import, its mappings and a page of its rows (?only=
 // invalid|duplicate, ?page=). An htmx request from the row filter or pager gets only the rows.
 func (a *app) importShow(c echo.Context) error {
@@ -139,10 +134,8 @@ func (a *app) importShow(c echo.Context) error {
 			}
 		}
 	}
-	if (im.Status == imports.StatusPending || im.Status == imports.StatusFailed) && slices.Contains(duplicateChecked, im.Type) && d.Stats.ValidRowsCount > 0 {
-		if v.PendingDuplicates, err = imports.PendingDuplicates(ctx, a.DB, im); err != nil {
-			return err
-		}
+	if v.PendingDuplicates, err = imports.AlreadyThere(ctx, a.DB, d); err != nil {
+		return err
 	}
 	return a.render(c, http.StatusOK, views.ImportPage(v))
 }

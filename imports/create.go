@@ -291,7 +291,7 @@ func readRows(text string, rc *rowContext, p *prepared) error {
 	preset := BankPresetByID(rc.cfg.Preset)
 	if rc.typ == TransactionImport && preset == nil && rc.cfg.ProfileID == nil {
 		// A preset or a profile is the whole mapping: what it leaves out is left out.
-		guessColumns(table, rc.cfg, rc.req)
+		guessColumns(table, rc.cfg, rc.req, p.account)
 	}
 	if preset != nil && preset.Skip != nil {
 		p.im.SkippedRows = skipRows(table, preset.Skip)

@@ -6,6 +6,7 @@ import (
 
 	"tally/imports/parse"
 	"tally/imports/sniff"
+	"tally/models"
 )
 
 // The configuration fields a guess can fill, as the API names them in configuration.guessed.
@@ -14,6 +15,7 @@ const (
 	guessedRowsToSkip   = "rows_to_skip"
 	guessedDateFormat   = "date_format"
 	guessedNumberFormat = "number_format"
+	guessedSignage      = "signage_convention"
 )
 
 // guessedRoles are the logical columns a transaction file's columns are guessed for, and the
@@ -54,7 +56,7 @@ func guessLayout(text string, cfg *Config, req Request) {
 // formats off the values when the request did not name them and the defaults do not fit. A
 // column that the request labels, or whose header is the column's own name, is left as it
 // is; each guessed label is recorded in cfg.Guessed.
-func guessColumns(t *parse.CSVTable, cfg *Config, req Request) {
+func guessColumns(t *parse.CSVTable, cfg *Config, req Request, acct *models.Account) {
 	samples := make([][]string, 0, 200)
 	for _, r := range t.Records[:min(len(t.Records), 200)] {
 		samples = append(samples, r.Fields)
@@ -105,6 +107,30 @@ func guessColumns(t *parse.CSVTable, cfg *Config, req Request) {
 			}
 		}
 	}
+	if req.SignageConvention == nil && cfg.AmountTypeStrategy == SignedAmount && acct != nil && acct.Classification() == "liability" &&
+		cr.has(ColAmount) && !cr.has(ColDebit) && !cr.has(ColCredit) && chargesPositive(columnValues(cr, t, ColAmount, samples), cfg.NumberFormat) {
+		cfg.SignageConvention = InflowsNegative
+		cfg.Guessed = append(cfg.Guessed, guessedSignage)
+	}
+}
+
+// chargesPositive reports whether a card or loan statement's amounts write what was spent as
+// positive (American Express, Citi, Discover): at least three of them, and three in four
+// positive, where a statement that writes money out negative has mostly negative amounts.
+func chargesPositive(values []string, format string) bool {
+	pos, neg := 0, 0
+	for _, v := range values {
+		n, err := parse.Number(v, parse.NumberFormat(format))
+		switch {
+		case err != nil:
+			return false
+		case n.IsPositive():
+			pos++
+		case n.IsNegative():
+			neg++
+		}
+	}
+	return pos+neg >= 3 && pos*4 >= (pos+neg)*3
 }
 
 // columnValues are the non-blank values of logical column col in the sampled records.

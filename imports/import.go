@@ -160,6 +160,9 @@ type StatusDetail struct {
 type Stats struct {
 	RowsCount, ValidRowsCount, InvalidRowsCount, MappingsCount, UnassignedMappingsCount, DuplicateRowsCount int
 	SkippedRowsCount                                                                                        int
+	// PendingDuplicateRowsCount counts the valid rows of a pending import already in their
+	// account (AlreadyThere); Describe leaves it 0.
+	PendingDuplicateRowsCount int
 }
 
 // Detail is an import with what is derived from its rows and mappings.

@@ -134,7 +134,7 @@ func requestFrom(im *Import, req Request) Request {
 	if out.RowsToSkip == nil && im.RowsToSkip > 0 && kept(guessedRowsToSkip) {
 		out.RowsToSkip = &im.RowsToSkip
 	}
-	if out.SignageConvention == nil {
+	if out.SignageConvention == nil && kept(guessedSignage) {
 		out.SignageConvention = strPtr(im.SignageConvention)
 	}
 	if out.AmountTypeStrategy == nil {
