@@ -165,3 +165,47 @@ func TestExportImportRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// The export page shows an admin what the file holds and downloads the same file as the API;
+// a member of the family is told to ask an admin, and cannot download it.
+func TestExportPage(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "100")
+	e.publish(t, map[string]any{"raw_file_content": "date,amount,name\n2024-01-02,-12.50,Coffee\n2024-01-03,-4,Tea\n",
+		"date_format": "%Y-%m-%d", "account_id": acct.ID.String()})
+	e.c.SignIn(e.user.Email, testkit.Password)
+	r := e.c.Get("/settings/export")
+	if got := r.TestID(t, "export-counts"); !strings.Contains(got, "Accounts1Transactions2") {
+		t.Errorf("counts %q", got)
+	}
+	href, _ := r.Doc(t).Find(`[data-testid="export-download"]`).Attr("href")
+	page := e.c.Get(href)
+	api := e.c.Do(http.MethodGet, "/api/v1/export", nil, map[string]string{"X-Api-Key": e.read})
+	if page.Status != http.StatusOK || page.Body != api.Body || !strings.Contains(page.Header.Get("Content-Disposition"), `attachment; filename="tally-`) {
+		t.Errorf("download: %d %q, same as the API: %v", page.Status, page.Header.Get("Content-Disposition"), page.Body == api.Body)
+	}
+	n := 0
+	for _, line := range strings.Split(page.Body, "\n") {
+		var rec struct{ Type string }
+		if err := json.Unmarshal([]byte(line), &rec); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		if rec.Type == "Transaction" {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d transactions in the file", n)
+	}
+
+	member := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{FamilyID: e.user.FamilyID, Role: models.RoleMember})
+	mc := apptest.NewClient(t, e.srv)
+	mc.SignIn(member.Email, testkit.Password)
+	if r := mc.Get("/settings/export"); !r.Has(t, "export-admins-only") || r.Has(t, "export-download") {
+		t.Errorf("a member's export page offers the download")
+	}
+	if r := mc.Get("/settings/export/download"); r.Status != http.StatusNotFound || strings.Contains(r.Body, "Coffee") {
+		t.Errorf("a member downloads: %d", r.Status)
+	}
+}

@@ -54,7 +54,14 @@ func (a *app) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) (err error) {
 		start := time.Now()
 		defer func() {
-			if p := recover(); p != nil {
+			p := recover()
+			// A handler that must cut a response off mid-body (a failed export) panics with
+			// http.ErrAbortHandler: it is logged here and handed on to net/http, which closes
+			// the connection.
+			aborted := p == http.ErrAbortHandler
+			if aborted {
+				defer panic(p)
+			} else if p != nil {
 				err = fmt.Errorf("panic: %v\n%s", p, debug.Stack())
 			}
 			if err != nil {

@@ -65,6 +65,8 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/accounts/:id", a.accountUpdate)
 	signedIn.POST("/accounts/:id/close", a.accountClose)
 	signedIn.POST("/accounts/:id/reopen", a.accountReopen)
+	signedIn.GET("/settings/export", a.exportPage)
+	signedIn.GET("/settings/export/download", a.exportDownload)
 	signedIn.GET("/settings/api_keys", a.apiKeysIndex)
 	signedIn.POST("/settings/api_keys", a.apiKeyCreate)
 	signedIn.POST("/settings/api_keys/:id/revoke", a.apiKeyRevoke)

@@ -231,3 +231,33 @@ func nameOperands(v any, names map[string][2]string) {
 		}
 	}
 }
+
+// ExportCount is how many records of one kind an export holds.
+type ExportCount struct {
+	Label string
+	N     int
+}
+
+// ExportCounts counts the main records of the family's export, for people deciding to
+// download it: accounts, transactions, trades, balances, categories, tags, merchants, rules.
+func ExportCounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID) ([]ExportCount, error) {
+	var n [8]int
+	err := idb.NewRaw(`SELECT
+		(SELECT count(*) FROM accounts WHERE family_id = ?0),
+		(SELECT count(*) FROM entries WHERE family_id = ?0 AND kind = 'transaction'),
+		(SELECT count(*) FROM entries WHERE family_id = ?0 AND kind = 'trade'),
+		(SELECT count(*) FROM entries WHERE family_id = ?0 AND kind = 'valuation'),
+		(SELECT count(*) FROM categories WHERE family_id = ?0),
+		(SELECT count(*) FROM tags WHERE family_id = ?0),
+		(SELECT count(*) FROM merchants WHERE family_id = ?0),
+		(SELECT count(*) FROM rules WHERE family_id = ?0)`, familyID).Scan(ctx, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7])
+	if err != nil {
+		return nil, err
+	}
+	labels := []string{"Accounts", "Transactions", "Trades", "Balances", "Categories", "Tags", "Merchants", "Rules"}
+	out := make([]ExportCount, len(labels))
+	for i, l := range labels {
+		out[i] = ExportCount{Label: l, N: n[i]}
+	}
+	return out, nil
+}
