@@ -44,6 +44,10 @@ func navFor(path string) string {
 		return "banks"
 	case strings.HasPrefix(path, "/settings/security"):
 		return "security"
+	case strings.HasPrefix(path, "/settings/profile"):
+		return "profile"
+	case strings.HasPrefix(path, "/settings/export"):
+		return "export"
 	case strings.HasPrefix(path, "/admin/sso_providers"):
 		return "admin_providers"
 	case strings.HasPrefix(path, "/admin/users"):

@@ -84,6 +84,7 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/import_profiles/:id/delete", a.importProfileDelete)
 	signedIn.POST("/imports/:id/delete", a.importDelete)
 
+	a.profileRoutes(signedIn)
 	a.securityRoutes(signedIn)
 	a.bankRoutes(signedIn)
 	a.oauthRoutes(e, signedIn)

@@ -1,6 +1,7 @@
 package views
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -8,6 +9,8 @@ import (
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"tally/models"
 )
 
 type currencyInfo struct {
@@ -27,6 +30,20 @@ var currencies = map[string]currencyInfo{
 // FormatMoney formats amount in currency with its symbol, thousands separators and exactly
 // the currency's number of decimals: FormatMoney(-1234.5, "USD") is "-$1,234.50".
 func FormatMoney(amount decimal.Decimal, currency string) string {
+	return formatMoney(amount, currency, models.Locales[0])
+}
+
+// UserMoney formats amount in currency as the signed-in person reads numbers (their locale):
+// "-1.234,50 €" in de-DE.
+func UserMoney(ctx context.Context, amount decimal.Decimal, currency string) string {
+	l := models.Locales[0]
+	if u := StateOf(ctx).User; u != nil {
+		l = models.LocaleOf(u.Locale)
+	}
+	return formatMoney(amount, currency, l)
+}
+
+func formatMoney(amount decimal.Decimal, currency string, l models.Locale) string {
 	info, ok := currencies[currency]
 	if !ok {
 		info = currencyInfo{symbol: currency + " ", decimals: 2}
@@ -36,19 +53,38 @@ func FormatMoney(amount decimal.Decimal, currency string) string {
 	var b strings.Builder
 	for i, r := range whole {
 		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
+			b.WriteString(l.Group)
 		}
 		b.WriteRune(r)
 	}
-	out := info.symbol + b.String()
+	out := b.String()
 	if frac != "" {
-		out += "." + frac
+		out += l.Decimal + frac
+	}
+	if symbol := strings.TrimSpace(info.symbol); l.SymbolAfter {
+		out += "\u00a0" + symbol
+	} else {
+		out = info.symbol + out
 	}
 	if amount.Round(info.decimals).IsNegative() {
 		return "-" + out
 	}
 	return out
 }
+
+// UserDate formats a date as the signed-in person writes dates (their date format); the
+// default is 2026-01-31.
+func UserDate(ctx context.Context, t time.Time) string {
+	if u := StateOf(ctx).User; u != nil {
+		if layout, ok := dateLayouts[u.DateFormat]; ok {
+			return t.Format(layout)
+		}
+	}
+	return FormatDate(t)
+}
+
+// dateLayouts are models.DateFormats as Go layouts.
+var dateLayouts = map[string]string{"%Y-%m-%d": "2006-01-02", "%d.%m.%Y": "02.01.2006", "%d/%m/%Y": "02/01/2006", "%m/%d/%Y": "01/02/2006"}
 
 // FormatDate formats a date as 2026-01-05, the way tables show dates.
 func FormatDate(t time.Time) string { return t.Format("2006-01-02") }

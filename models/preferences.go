@@ -1,0 +1,84 @@
+package models
+
+import (
+	"context"
+	"net/mail"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+)
+
+// Locale is how a person writes numbers: its thousands and decimal separators, and whether a
+// currency symbol follows the amount ("1.234,56 €").
+type Locale struct {
+	Code, Label    string
+	Group, Decimal string
+	SymbolAfter    bool
+}
+
+// Locales are the number styles people choose from; the first is the default.
+var Locales = []Locale{
+	{Code: "en-US", Label: "English (United States): $1,234.56", Group: ",", Decimal: "."},
+	{Code: "en-GB", Label: "English (United Kingdom): £1,234.56", Group: ",", Decimal: "."},
+	{Code: "de-DE", Label: "Deutsch (Deutschland): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
+	{Code: "de-CH", Label: "Deutsch (Schweiz): CHF 1'234.56", Group: "'", Decimal: "."},
+	{Code: "fr-FR", Label: "Français (France): 1 234,56 €", Group: "\u202f", Decimal: ",", SymbolAfter: true},
+	{Code: "nl-NL", Label: "Nederlands: € 1.234,56", Group: ".", Decimal: ","},
+	{Code: "es-ES", Label: "Español (España): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
+	{Code: "it-IT", Label: "Italiano: 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
+}
+
+// LocaleOf is the locale with code, or the default.
+func LocaleOf(code string) Locale {
+	for _, l := range Locales {
+		if l.Code == code {
+			return l
+		}
+	}
+	return Locales[0]
+}
+
+// DateFormats are the ways of writing dates people choose from, as strftime patterns with an
+// example; the first is the default.
+var DateFormats = []struct{ Pattern, Label string }{
+	{"%Y-%m-%d", "2026-01-31"}, {"%d.%m.%Y", "31.01.2026"}, {"%d/%m/%Y", "31/01/2026"}, {"%m/%d/%Y", "01/31/2026"},
+}
+
+// ProfileInput is what a person changes on their profile page.
+type ProfileInput struct {
+	FirstName, LastName, Email, Locale, DateFormat string
+}
+
+// UpdateProfile changes the user's name, email, locale and date format after checking every
+// field; a taken email is Invalid on the email field.
+func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in ProfileInput) error {
+	email := NormalizeEmail(in.Email)
+	var v apperr.Validation
+	if email == "" {
+		v.Add("email", "Email can't be blank")
+	} else if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
+		v.Add("email", "Email is not a valid address")
+	}
+	if LocaleOf(in.Locale).Code != in.Locale {
+		v.Add("locale", "Choose one of the number styles offered")
+	}
+	if !slices.ContainsFunc(DateFormats, func(f struct{ Pattern, Label string }) bool { return f.Pattern == in.DateFormat }) {
+		v.Add("date_format", "Choose one of the date formats offered")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	_, err := db.NewUpdate().Model((*User)(nil)).
+		Set("first_name = ?", strings.TrimSpace(in.FirstName)).Set("last_name = ?", strings.TrimSpace(in.LastName)).
+		Set("email = ?", email).Set("locale = ?", in.Locale).Set("date_format = ?", in.DateFormat).
+		Set("updated_at = now()").Where("id = ?", userID).Exec(ctx)
+	if c, ok := apperr.UniqueViolation(err); ok && c == "users_email_key" {
+		v.Add("email", "Email has already been taken")
+		return v.Err()
+	}
+	return err
+}
