@@ -88,6 +88,7 @@ type ConfigurationJSON struct {
 	NumberFormat      *string `json:"number_format"`
 	SignageConvention *string `json:"signage_convention"`
 	ColSep            string  `json:"col_sep"`
+	QuoteChar         string  `json:"quote_char"`
 	RowsToSkip        int     `json:"rows_to_skip"`
 	// Guessed names the fields above that were read off the file, not sent.
 	Guessed []string `json:"guessed"`
@@ -136,7 +137,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 			CategoryColLabel: im.CategoryColLabel, TagsColLabel: im.TagsColLabel, NotesColLabel: im.NotesColLabel,
 			AccountColLabel: im.AccountColLabel, DebitColLabel: im.DebitColLabel, CreditColLabel: im.CreditColLabel, DateFormat: im.DateFormat,
 			NumberFormat: &im.NumberFormat, SignageConvention: &im.SignageConvention,
-			ColSep: colSepName(im.ColSep), RowsToSkip: im.RowsToSkip, Guessed: nonNil(im.Guessed),
+			ColSep: colSepName(im.ColSep), QuoteChar: quoteName(im), RowsToSkip: im.RowsToSkip, Guessed: nonNil(im.Guessed),
 			FeeColLabel: im.FeeColLabel, Preset: optional(im.Preset), ProfileID: uuidString(im.ProfileID),
 			DateFormatChoices: nonNil(im.DateChoices),
 		},
@@ -302,7 +303,7 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 	if x := str("extractor"); x != nil {
 		req.Extractor = strings.TrimSpace(*x)
 	}
-	req.SignageConvention, req.ColSep = str("signage_convention"), str("col_sep")
+	req.SignageConvention, req.ColSep, req.QuoteChar = str("signage_convention"), str("col_sep"), str("quote_char")
 	req.AmountTypeStrategy, req.AmountTypeInflowValue = str("amount_type_strategy"), str("amount_type_inflow_value")
 	if s := str("rows_to_skip"); s != nil && strings.TrimSpace(*s) != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(*s))
@@ -656,6 +657,17 @@ func (a *app) nativePreflight(c echo.Context, req imports.Request) error {
 // colSepName is the name the API gives a column separator ("" for imports that have none).
 func colSepName(sep string) string {
 	return map[string]string{",": "comma", ";": "semicolon", "\t": "tab", "|": "pipe"}[sep]
+}
+
+// quoteName is the API's name of the import's quote character: "" for files that are not CSV.
+func quoteName(im *imports.Import) string {
+	if colSepName(im.ColSep) == "" {
+		return ""
+	}
+	if im.QuoteChar == "'" {
+		return "single"
+	}
+	return "double"
 }
 
 // nonNil is s, or an empty list for nil, so that JSON says [] rather than null.

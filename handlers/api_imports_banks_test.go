@@ -392,3 +392,40 @@ func TestCardStatementSignsAreGuessed(t *testing.T) {
 		t.Errorf("checking: %v %q", b.Data.Configuration.Guessed, e.rows(t, b.Data.ID))
 	}
 }
+
+// A file that quotes its fields with ' is read with them, and says so; read with " instead,
+// its columns are not found, and the refused change leaves it as it was.
+func TestSingleQuotedFileIsRead(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	file := "'Date','Payee','Amount'\n'2026-03-02','Joe''s Diner, Main St','-1,234.50'\n'2026-03-03','Books, used','-12.00'\n"
+	var b struct {
+		Data struct {
+			ID            string `json:"id"`
+			Configuration struct {
+				QuoteChar string   `json:"quote_char"`
+				Guessed   []string `json:"guessed"`
+			} `json:"configuration"`
+		} `json:"data"`
+	}
+	e.create(t, map[string]any{"account_id": acct.ID.String(), "raw_file_content": file}, http.StatusCreated).JSON(t, &b)
+	if b.Data.Configuration.QuoteChar != "single" || !slices.Contains(b.Data.Configuration.Guessed, "quote_char") {
+		t.Errorf("configuration %+v", b.Data.Configuration)
+	}
+	if got := e.rows(t, b.Data.ID); !slices.Equal(got, []string{"2026-03-02 1234.50 Joe's Diner, Main St", "2026-03-03 12.00 Books, used"}) {
+		t.Errorf("rows %q", got)
+	}
+	// Read with ", the headers are 'Date' and the rest: refused, and nothing changes.
+	r := e.c.API(http.MethodPatch, "/api/v1/imports/"+b.Data.ID, e.write, map[string]any{"quote_char": "double"})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(string(r.Body), `\"'Date'\"`) {
+		t.Errorf("read with double quotes: %d %s", r.Status, r.Body)
+	}
+	if got := e.rows(t, b.Data.ID); got[1] != "2026-03-03 12.00 Books, used" {
+		t.Errorf("after a refused change: %q", got)
+	}
+	if r := e.c.API(http.MethodPost, "/api/v1/imports", e.write, map[string]any{"raw_file_content": file, "quote_char": "`"}); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(string(r.Body), "quote_char") {
+		t.Errorf("a backquote: %d %s", r.Status, r.Body)
+	}
+}

@@ -243,7 +243,10 @@ func (a *app) importConfigure(c echo.Context) error {
 		}
 	}
 	req.DateFormat, req.NumberFormat = field("date_format"), field("number_format")
-	req.ColSep, req.SignageConvention = field("col_sep"), field("signage_convention")
+	if other := strings.TrimSpace(form.Get("date_format_other")); other != "" {
+		req.DateFormat = &other // "other": a strftime pattern typed in
+	}
+	req.ColSep, req.SignageConvention, req.QuoteChar = field("col_sep"), field("signage_convention"), field("quote_char")
 	if s := field("rows_to_skip"); s != nil && strings.TrimSpace(*s) != "" {
 		n, err := strconv.Atoi(strings.TrimSpace(*s))
 		if err != nil || n < 0 {

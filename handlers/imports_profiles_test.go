@@ -149,3 +149,23 @@ func TestAmbiguousDatesAreAsked(t *testing.T) {
 		t.Error("a month-first file is asked about")
 	}
 }
+
+// A date format the select does not offer is typed as a strftime pattern, and then shown.
+func TestImportPageTakesAnotherDateFormat(t *testing.T) {
+	t.Parallel()
+	e := newImportPageEnv(t, apptest.ServerOptions{})
+	id := e.createImport(t, "Date,Description,Amount\n02-Mar-2026,Bakery,-3.50\n", map[string]any{"date_format": nil})
+	page := "/imports/" + id
+	if n := e.count(t, "SELECT count(*) FROM import_rows WHERE import_id = ? AND date IS NOT NULL", uuid.MustParse(id)); n != 0 {
+		t.Fatalf("the date was read before it was described")
+	}
+	e.c.Get(page) // for a CSRF token
+	wantRedirect(t, e.c.PostForm(page+"/configure", url.Values{"date_format": {"%m/%d/%Y"}, "date_format_other": {" %d-%b-%Y "}}), page)
+	if got := e.rows(t, id); !slices.Equal(got, []string{"2026-03-02 3.50 Bakery"}) {
+		t.Errorf("rows %q", got)
+	}
+	r := e.c.Get(page)
+	if v, _ := r.Doc(t).Find(`[data-testid="configure-date-format"] option[selected]`).Attr("value"); v != "%d-%b-%Y" {
+		t.Errorf("the select shows %q", v)
+	}
+}

@@ -45,6 +45,7 @@ type Request struct {
 	NumberFormat          *string
 	SignageConvention     *string
 	ColSep                *string
+	QuoteChar             *string
 	AmountTypeStrategy    *string
 	AmountTypeInflowValue *string
 	RowsToSkip            *int
@@ -324,7 +325,7 @@ func readCSV(text string, cfg *Config) (*parse.CSVTable, error) {
 	if r := []rune(cfg.ColSep); len(r) == 1 {
 		sep = r[0]
 	}
-	opts := parse.CSVOptions{Separator: sep, RowsToSkip: cfg.RowsToSkip}
+	opts := parse.CSVOptions{Separator: sep, RowsToSkip: cfg.RowsToSkip, Quote: []rune(cfg.QuoteChar + `"`)[0]}
 	if p := BankPresetByID(cfg.Preset); p != nil && p.NoHeader {
 		opts.Headers = p.Header
 	}
@@ -394,6 +395,16 @@ func applyConfig(cfg *Config, req Request, v *apperr.Validation) {
 			cfg.ColSep = "|"
 		default:
 			v.Add("col_sep", fmt.Sprintf("Column separator %q is not one of: comma, semicolon, tab, pipe", *req.ColSep))
+		}
+	}
+	cfg.QuoteChar = `"`
+	if req.QuoteChar != nil {
+		switch strings.ToLower(*req.QuoteChar) {
+		case `"`, "double":
+		case "'", "single":
+			cfg.QuoteChar = "'"
+		default:
+			v.Add("quote_char", fmt.Sprintf("Quote character %q is not one of: double (\"), single (')", *req.QuoteChar))
 		}
 	}
 	cfg.AmountTypeStrategy = SignedAmount

@@ -16,6 +16,7 @@ const (
 	guessedDateFormat   = "date_format"
 	guessedNumberFormat = "number_format"
 	guessedSignage      = "signage_convention"
+	guessedQuote        = "quote_char"
 )
 
 // guessedRoles are the logical columns a transaction file's columns are guessed for, and the
@@ -30,12 +31,19 @@ var guessedRoles = []struct {
 	{ColDebit, sniff.RoleDebit}, {ColCredit, sniff.RoleCredit},
 }
 
-// guessLayout fills the separator and the preamble to skip from the file when the request
-// named neither, so that a semicolon or tab file, or one with a bank's lines above its header,
+// guessLayout fills the quote character, the separator and the preamble to skip from the
+// file when the request named none of them, so that a semicolon or tab file, or one with a bank's lines above its header,
 // reads without being described first.
 func guessLayout(text string, cfg *Config, req Request) {
+	if req.QuoteChar == nil && sniff.Quote(text) == '\'' {
+		cfg.QuoteChar = "'"
+		cfg.Guessed = append(cfg.Guessed, guessedQuote)
+	}
 	if req.ColSep != nil && req.RowsToSkip != nil {
 		return
+	}
+	if cfg.QuoteChar == "'" {
+		text = parse.SwapQuotes(text)
 	}
 	l, ok := sniff.Table(text)
 	if !ok {

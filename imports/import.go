@@ -7,6 +7,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"tally/imports/parse"
 	"tally/internal/apperr"
 	"tally/internal/db"
 )
@@ -108,6 +109,7 @@ type Config struct {
 	NumberFormat                 string  `bun:"number_format"`
 	SignageConvention            string  `bun:"signage_convention"`
 	ColSep                       string  `bun:"col_sep"`
+	QuoteChar                    string  `bun:"quote_char"`
 	AmountTypeStrategy           string  `bun:"amount_type_strategy"`
 	AmountTypeInflowValue        *string `bun:"amount_type_inflow_value"`
 	RowsToSkip                   int     `bun:"rows_to_skip"`
@@ -121,6 +123,13 @@ type Config struct {
 	Preset string `bun:"preset,nullzero"`
 	// ProfileID is the saved profile the file was read with, if any.
 	ProfileID *uuid.UUID `bun:"profile_id"`
+}
+
+// defaultConfig is the configuration of a file read with none: the formats a request that
+// sends nothing gets, and no labels.
+func defaultConfig() Config {
+	return Config{NumberFormat: string(parse.NumberUS), SignageConvention: InflowsPositive, ColSep: ",", QuoteChar: `"`,
+		AmountTypeStrategy: SignedAmount}
 }
 
 // labelField is the field holding logical column col's label.

@@ -82,7 +82,7 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 	im.Filename = strPtr(defaultString(req.Upload.Filename, "import.ndjson"))
 	im.ContentType = strPtr(defaultString(req.Upload.ContentType, "application/x-ndjson"))
 	im.Encoding = strPtr("UTF-8")
-	im.NumberFormat, im.SignageConvention, im.ColSep, im.AmountTypeStrategy = "1,234.56", InflowsPositive, ",", SignedAmount
+	im.Config = defaultConfig()
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		if _, err := tx.NewInsert().Model(im).ExcludeColumn("content").Exec(ctx); err != nil {
 			return fmt.Errorf("insert import: %w", err)

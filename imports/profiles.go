@@ -40,6 +40,7 @@ type ProfileSettings struct {
 	NumberFormat          string            `json:"number_format,omitempty"`
 	SignageConvention     string            `json:"signage_convention,omitempty"`
 	ColSep                string            `json:"col_sep,omitempty"`
+	QuoteChar             string            `json:"quote_char,omitempty"`
 	RowsToSkip            int               `json:"rows_to_skip,omitempty"`
 	AmountTypeStrategy    string            `json:"amount_type_strategy,omitempty"`
 	AmountTypeInflowValue string            `json:"amount_type_inflow_value,omitempty"`
@@ -61,6 +62,7 @@ func (p *Profile) request() Request {
 	}
 	req.DateFormat, req.NumberFormat, req.SignageConvention = opt(st.DateFormat), opt(st.NumberFormat), opt(st.SignageConvention)
 	req.ColSep, req.AmountTypeStrategy, req.AmountTypeInflowValue = opt(st.ColSep), opt(st.AmountTypeStrategy), opt(st.AmountTypeInflowValue)
+	req.QuoteChar = opt(st.QuoteChar)
 	return req
 }
 
@@ -86,7 +88,7 @@ func (s *Service) SaveProfile(ctx context.Context, familyID, importID uuid.UUID,
 	}
 	c := im.Config
 	st := ProfileSettings{Labels: map[string]string{}, NumberFormat: c.NumberFormat, SignageConvention: c.SignageConvention,
-		ColSep: c.ColSep, RowsToSkip: c.RowsToSkip, AmountTypeStrategy: c.AmountTypeStrategy, Preset: c.Preset}
+		ColSep: c.ColSep, QuoteChar: c.QuoteChar, RowsToSkip: c.RowsToSkip, AmountTypeStrategy: c.AmountTypeStrategy, Preset: c.Preset}
 	for col, key := range columnKeys {
 		if l := c.label(col); l != nil && *l != "" {
 			st.Labels[key] = *l
@@ -304,7 +306,7 @@ func fill(req *Request, src Request) {
 	}
 	for _, f := range []struct{ dst, src **string }{
 		{&req.DateFormat, &src.DateFormat}, {&req.NumberFormat, &src.NumberFormat},
-		{&req.SignageConvention, &src.SignageConvention}, {&req.ColSep, &src.ColSep},
+		{&req.SignageConvention, &src.SignageConvention}, {&req.ColSep, &src.ColSep}, {&req.QuoteChar, &src.QuoteChar},
 		{&req.AmountTypeStrategy, &src.AmountTypeStrategy}, {&req.AmountTypeInflowValue, &src.AmountTypeInflowValue},
 	} {
 		if *f.dst == nil {

@@ -93,7 +93,7 @@ func configurable(im *Import) error {
 var configColumns = []string{"date_col_label", "amount_col_label", "name_col_label", "category_col_label", "tags_col_label",
 	"notes_col_label", "account_col_label", "entity_type_col_label", "currency_col_label", "qty_col_label", "ticker_col_label",
 	"price_col_label", "exchange_operating_mic_col_label", "debit_col_label", "credit_col_label", "fee_col_label", "date_format", "number_format", "signage_convention", "col_sep",
-	"amount_type_strategy", "amount_type_inflow_value", "rows_to_skip", "preset", "profile_id"}
+	"amount_type_strategy", "amount_type_inflow_value", "rows_to_skip", "quote_char", "preset", "profile_id"}
 
 // requestFrom is req completed by the import's configuration: each field req leaves out keeps
 // the import's value, unless that value was a guess (or a default), which is left to be made
@@ -130,6 +130,9 @@ func requestFrom(im *Import, req Request) Request {
 	}
 	if out.ColSep == nil && im.ColSep != "," && kept(guessedColSep) {
 		out.ColSep = strPtr(im.ColSep)
+	}
+	if out.QuoteChar == nil && im.QuoteChar == "'" && kept(guessedQuote) {
+		out.QuoteChar = strPtr(im.QuoteChar)
 	}
 	if out.RowsToSkip == nil && im.RowsToSkip > 0 && kept(guessedRowsToSkip) {
 		out.RowsToSkip = &im.RowsToSkip

@@ -170,7 +170,7 @@ func (s *Service) CreateSession(ctx context.Context, req SessionRequest) (*Impor
 			out.UserID = &req.UserID
 		}
 		out.Filename, out.ContentType, out.Encoding = strPtr("session.ndjson"), strPtr("application/x-ndjson"), strPtr("UTF-8")
-		out.NumberFormat, out.SignageConvention, out.ColSep, out.AmountTypeStrategy = "1,234.56", InflowsPositive, ",", SignedAmount
+		out.Config = defaultConfig()
 		_, err := tx.NewInsert().Model(out).ExcludeColumn("content").Exec(ctx)
 		return err
 	}

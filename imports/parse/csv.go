@@ -18,6 +18,26 @@ type CSVOptions struct {
 	// Headers, when set, name the columns of a file that has no header row: every row after
 	// the skipped lines is a record.
 	Headers []string
+	// Quote is the character that quotes fields: '"' (zero means '"') or '\''.
+	Quote rune
+}
+
+// SwapQuotes exchanges every ' and " of s. A file quoted with ' becomes one quoted with ",
+// which encoding/csv reads, and swapping each field back gives its text: the exchange is its
+// own inverse, so no character is lost.
+func SwapQuotes(s string) string {
+	if !strings.ContainsAny(s, `'"`) {
+		return s
+	}
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '\'':
+			return '"'
+		case '"':
+			return '\''
+		}
+		return r
+	}, s)
 }
 
 // CSVTable is a CSV file read as a header row and data records.
@@ -62,6 +82,13 @@ func CSV(text string, opts CSVOptions) (*CSVTable, error) {
 	}
 	if sep != ',' && sep != ';' && sep != '\t' && sep != '|' {
 		return nil, fmt.Errorf(`separator %q is not supported: use ",", ";", a tab or "|"`, sep)
+	}
+	switch opts.Quote {
+	case 0, '"':
+	case '\'':
+		text = SwapQuotes(text)
+	default:
+		return nil, fmt.Errorf(`quote %q is not supported: use " or '`, opts.Quote)
 	}
 	text = strings.TrimPrefix(text, "\ufeff")
 	if !strings.Contains(text, "\n") {
@@ -111,6 +138,17 @@ func CSV(text string, opts CSVOptions) (*CSVTable, error) {
 	if t.Headers == nil {
 		return nil, emptyFile(skip)
 	}
+	if opts.Quote == '\'' {
+		recs := recordFields(t.Records)
+		if len(opts.Headers) == 0 {
+			recs = append(recs, t.Headers)
+		}
+		for _, rec := range recs {
+			for i, f := range rec {
+				rec[i] = SwapQuotes(f)
+			}
+		}
+	}
 	numberRepeats(t.Headers)
 	index, duplicates := indexHeaders(t.Headers)
 	if duplicates != nil {
@@ -132,6 +170,15 @@ func HeaderKeys(headers []string) []string {
 		keys[i] = NormalizeHeader(h)
 	}
 	return keys
+}
+
+// recordFields are the fields of each record, to change in place.
+func recordFields(recs []CSVRecord) [][]string {
+	out := make([][]string, len(recs))
+	for i := range recs {
+		out[i] = recs[i].Fields
+	}
+	return out
 }
 
 // numberRepeats renames each header that repeats an earlier one word for word, as banks do

@@ -416,3 +416,24 @@ func TestCSVRepeatedHeadersAndNoHeader(t *testing.T) {
 		t.Errorf("headerless file read as %q with records %v", table.Headers, table.Records)
 	}
 }
+
+// A file quoted with ' reads as one quoted with ", and keeps its other quotes as they are.
+func TestCSVSingleQuotes(t *testing.T) {
+	text := "'Date','Payee','Amount'\n'02/03/2026','Joe''s Diner, \"the\" best','-1,234.50'\n'03/03/2026',O'Brien,'12'\n"
+	table, err := CSV(text, CSVOptions{Quote: '\''})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"Date", "Payee", "Amount"}; !slices.Equal(table.Headers, want) {
+		t.Errorf("headers %q", table.Headers)
+	}
+	if got := table.Records[0].Fields; !slices.Equal(got, []string{"02/03/2026", `Joe's Diner, "the" best`, "-1,234.50"}) {
+		t.Errorf("first record %q", got)
+	}
+	if got := table.Records[1].Fields[1]; got != "O'Brien" {
+		t.Errorf("a stray apostrophe reads %q", got)
+	}
+	if _, err := CSV("a\n1\n", CSVOptions{Quote: '`'}); err == nil {
+		t.Error("a backquote is taken as a quote")
+	}
+}

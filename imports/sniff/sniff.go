@@ -189,3 +189,36 @@ func isAmount(s string) bool {
 	}
 	return digits > 0
 }
+
+// Quote guesses the character that quotes a file's fields: ' when, in its first lines, fields
+// open and close with ' (about one a line or more) and none with ", else ".
+func Quote(text string) rune {
+	single, double, lines := 0, 0, 0
+	for _, line := range strings.Split(strings.TrimPrefix(text, "\ufeff"), "\n") {
+		if lines == 50 {
+			break
+		}
+		if strings.TrimSpace(line) == "" {
+			continue
+		}
+		lines++
+		for _, sep := range Separators {
+			for _, f := range strings.Split(line, string(sep)) {
+				f = strings.TrimSpace(f)
+				if len(f) < 2 {
+					continue
+				}
+				switch {
+				case f[0] == '\'' && f[len(f)-1] == '\'':
+					single++
+				case f[0] == '"' && f[len(f)-1] == '"':
+					double++
+				}
+			}
+		}
+	}
+	if double == 0 && lines > 0 && single >= lines {
+		return '\''
+	}
+	return '"'
+}

@@ -165,3 +165,22 @@ func FuzzTable(f *testing.F) {
 		}
 	})
 }
+
+func TestQuote(t *testing.T) {
+	cases := []struct {
+		name, text string
+		want       rune
+	}{
+		{"single quotes around fields", "'Date','Payee','Amount'\n'02/03/2026','Joe, the diner','-3.50'\n", '\''},
+		{"double quotes", "\"Date\",\"Payee\"\n\"02/03/2026\",\"Joe's\"\n", '"'},
+		{"both: double wins, a reference in single quotes is text", "Date,Details,Reference\n03/02/2026,\"A, B\",'3202606'\n", '"'},
+		{"no quotes", "Date,Payee\n02/03/2026,O'Brien\n", '"'},
+		{"apostrophes in names are not quotes", "Date;Payee\n02.03.2026;Joe's 'n' Mary's\n", '"'},
+		{"empty", "", '"'},
+	}
+	for _, c := range cases {
+		if got := Quote(c.text); got != c.want {
+			t.Errorf("%s: Quote = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
