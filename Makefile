@@ -54,7 +54,7 @@ lint:
 	@out=$$(gofmt -l $$(git ls-files '*.go')); if [ -n "$$out" ]; then echo "gofmt needed:"; echo "$$out"; exit 1; fi
 	$(GO) vet $(PKGS)
 	@sum() { find . -name '*_templ.go' -not -path './node_modules/*' | sort | xargs cat | sha256sum; }; \
-		before=$$(sum); $(GO) tool templ generate >/dev/null 2>&1; \
+		before=$$(sum); if ! $(GO) tool templ generate >/dev/null 2>&1; then $(GO) tool templ generate 2>&1 | grep -v '^(✓)'; exit 1; fi; \
 		if [ "$$before" != "$$(sum)" ]; then echo "generated templ files were stale: they are regenerated now, commit them"; exit 1; fi
 
 clean:

@@ -29,15 +29,18 @@ func SwapQuotes(s string) string {
 	if !strings.ContainsAny(s, `'"`) {
 		return s
 	}
-	return strings.Map(func(r rune) rune {
-		switch r {
+	// Byte by byte: both are ASCII, which never occurs inside a UTF-8 sequence, and bytes
+	// that are not UTF-8 stay as they are.
+	b := []byte(s)
+	for i, c := range b {
+		switch c {
 		case '\'':
-			return '"'
+			b[i] = '"'
 		case '"':
-			return '\''
+			b[i] = '\''
 		}
-		return r
-	}, s)
+	}
+	return string(b)
 }
 
 // CSVTable is a CSV file read as a header row and data records.

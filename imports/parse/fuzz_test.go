@@ -2,6 +2,7 @@ package parse
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -112,6 +113,28 @@ func FuzzCSV(f *testing.F) {
 		}
 		if lines := strings.Count(text, "\n") + strings.Count(text, "\r") + 1; last > lines {
 			t.Fatalf("record on line %d of a text of at most %d lines", last, lines)
+		}
+		// The file with ' and " exchanged, read with ' as the quote, has the same fields with
+		// ' and " exchanged.
+		opts.Quote = '\''
+		swapped, err := CSV(SwapQuotes(text), opts)
+		if err != nil {
+			t.Fatalf("%q reads with \", but its swap does not with ': %v", text, err)
+		}
+		swapAll := func(fields []string) []string {
+			out := make([]string, len(fields))
+			for i, f := range fields {
+				out[i] = SwapQuotes(f)
+			}
+			return out
+		}
+		if !slices.Equal(swapped.Headers, swapAll(table.Headers)) || len(swapped.Records) != len(table.Records) {
+			t.Fatalf("quoted with ': headers %q and %d records, want %q and %d", swapped.Headers, len(swapped.Records), table.Headers, len(table.Records))
+		}
+		for i := range table.Records {
+			if want := swapAll(table.Records[i].Fields); !slices.Equal(swapped.Records[i].Fields, want) {
+				t.Fatalf("record %d quoted with ': %q, want %q", i, swapped.Records[i].Fields, want)
+			}
 		}
 	})
 }

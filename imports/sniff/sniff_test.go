@@ -149,6 +149,9 @@ func FuzzTable(f *testing.F) {
 	f.Add("x\n\"Buchungstag\";\"Betrag\"\n\"02.01.2026\";\"-3,50\"\n\"03.01.2026\";\"1.234,56\"\n")
 	f.Add("a\tb\n1\t2\n3\t4\n")
 	f.Fuzz(func(t *testing.T, text string) {
+		if q := Quote(text); q != '"' && q != '\'' {
+			t.Fatalf("quote %q", q)
+		}
 		l, ok := Table(text)
 		if !ok {
 			return
