@@ -192,15 +192,10 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 
 	var acct *models.Account
 	if req.AccountID != nil && strings.TrimSpace(*req.AccountID) != "" {
-		// A malformed id and another family's account get the same answer.
-		if id, err := uuid.Parse(strings.TrimSpace(*req.AccountID)); err == nil {
-			a, err := models.AccountByID(ctx, s.DB, req.FamilyID, id)
-			switch {
-			case err == nil:
-				acct = a
-			case !apperr.Is(err, apperr.NotFound):
-				return nil, err
-			}
+		var err error
+		acct, err = familyRecord(*req.AccountID, func(id uuid.UUID) (*models.Account, error) { return models.AccountByID(ctx, s.DB, req.FamilyID, id) })
+		if err != nil {
+			return nil, err
 		}
 		if acct == nil {
 			v.Add("account_id", "Account must belong to your family")

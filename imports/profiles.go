@@ -192,15 +192,10 @@ func (s *Service) chooseMapping(ctx context.Context, req *Request, v *apperr.Val
 	var m readWith
 	var profile *Profile
 	if req.ProfileID != nil && strings.TrimSpace(*req.ProfileID) != "" {
-		// A malformed id and another family's profile get the same answer.
-		if id, err := uuid.Parse(strings.TrimSpace(*req.ProfileID)); err == nil {
-			p, err := ProfileByID(ctx, s.DB, req.FamilyID, id)
-			switch {
-			case err == nil:
-				profile = p
-			case !apperr.Is(err, apperr.NotFound):
-				return m, err
-			}
+		var err error
+		profile, err = familyRecord(*req.ProfileID, func(id uuid.UUID) (*Profile, error) { return ProfileByID(ctx, s.DB, req.FamilyID, id) })
+		if err != nil {
+			return m, err
 		}
 		if profile == nil {
 			v.Add("profile_id", "Profile must be one of your family's saved import profiles")
@@ -291,6 +286,20 @@ func recognise(heads []headerCandidate) (*BankPreset, *headerCandidate) {
 		return recognisePreset(nil, heads[0].fields), nil
 	}
 	return best, at
+}
+
+// familyRecord is the family's record that a client's id names, found with find, or nil: a
+// malformed id and another family's record get the same answer.
+func familyRecord[T any](raw string, find func(uuid.UUID) (*T, error)) (*T, error) {
+	id, err := uuid.Parse(strings.TrimSpace(raw))
+	if err != nil {
+		return nil, nil
+	}
+	r, err := find(id)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, nil
+	}
+	return r, err
 }
 
 // fill sets each field of req that is unset (or a blank label) to src's.
