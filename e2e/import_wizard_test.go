@@ -76,6 +76,8 @@ func TestImportWizardReadsBankFiles(t *testing.T) {
 		shot(t, ctx, "import-bank-preset")
 		click(t, ctx, "publish-import")
 		waitText(t, ctx, "import-status", "Complete", time.Minute)
+		// The page reloads itself when the publish ends; load it once more to act on it.
+		visit(t, ctx, srv.URL+path(t, ctx))
 		if got := inputValue(t, ctx, "profile-name"); got != "Checking – Bank of America (checking)" {
 			t.Errorf("the profile is offered as %q", got)
 		}
@@ -90,6 +92,7 @@ func TestImportWizardReadsBankFiles(t *testing.T) {
 		wantText(t, ctx, "pending-duplicates", "Nothing new: all 3 rows are already in Checking, and publishing will skip them.")
 		click(t, ctx, "publish-import")
 		waitText(t, ctx, "import-status", "Complete", time.Minute)
+		visit(t, ctx, srv.URL+path(t, ctx))
 		wantText(t, ctx, "nothing-new", "Nothing new: all 3 rows were already in Checking.")
 	})
 

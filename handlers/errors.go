@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/db"
 	"tally/views"
 )
 
@@ -90,8 +91,17 @@ func toAppError(err error) *apperr.Error {
 			return &apperr.Error{Code: apperr.Forbidden, Message: msg, Err: err}
 		}
 	}
+	if db.Unreachable(err) {
+		return &apperr.Error{Code: apperr.Unavailable, Slug: "service_unavailable", Err: err, Message: msgDatabaseDown}
+	}
 	return &apperr.Error{Code: apperr.Internal, Message: "Something went wrong on our side. It has been logged; please try again.", Err: err}
 }
+
+// msgDatabaseDown is the answer to every request while the database cannot be reached.
+const msgDatabaseDown = "Tally can't reach its database right now. Nothing was changed; please try again in a moment."
+
+// retryAfterSeconds is how long a client is asked to wait when the service is unavailable.
+const retryAfterSeconds = "5"
 
 // handleError is Echo's error handler: JSON under /api, an htmx fragment for htmx requests, a
 // page otherwise. Only internal errors are logged, and their text never reaches the client.
@@ -101,9 +111,17 @@ func (a *app) handleError(err error, c echo.Context) {
 	}
 	e := toAppError(err)
 	status := statusOf(e.Code)
-	if status >= 500 {
+	dbDown := e.Message == msgDatabaseDown
+	switch {
+	case dbDown:
+		// Logged once per outage, not once per request.
+		a.databaseDown(c.Request().Context(), err)
+	case status >= 500:
 		a.Log.ErrorContext(c.Request().Context(), "internal error", slog.String("error", err.Error()),
 			slog.Any("request_id", c.Get(echo.HeaderXRequestID)), slog.String("path", c.Request().URL.Path))
+	}
+	if status == http.StatusServiceUnavailable {
+		c.Response().Header().Set("Retry-After", retryAfterSeconds)
 	}
 	var renderErr error
 	switch {
@@ -139,6 +157,11 @@ func (a *app) handleError(err error, c echo.Context) {
 		}
 	case c.Request().Header.Get("HX-Request") == "true":
 		renderErr = a.render(c, status, views.ErrorFragment(e.Message))
+	case dbDown:
+		// Rendered without the session, the user or anything else from the database.
+		c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
+		c.Response().WriteHeader(status)
+		renderErr = views.ErrorPage(status, "Tally can't reach its database", e.Message).Render(c.Request().Context(), c.Response())
 	default:
 		renderErr = a.render(c, status, views.ErrorPage(status, titleFor(status), e.Message))
 	}

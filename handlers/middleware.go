@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -120,12 +121,19 @@ func (a *app) loadSession(next echo.HandlerFunc) echo.HandlerFunc {
 				nextErr = nil
 			}
 		}))
+		var sessErr error
 		req := c.Request()
-		req = req.WithContext(sessions.WithClient(req.Context(), c.RealIP(), req.UserAgent()))
-		h.ServeHTTP(c.Response().Writer, req)
+		ctx := context.WithValue(sessions.WithClient(req.Context(), c.RealIP(), req.UserAgent()), sessionErrKey{}, &sessErr)
+		h.ServeHTTP(c.Response().Writer, req.WithContext(ctx))
+		if sessErr != nil {
+			return sessErr
+		}
 		return nextErr
 	}
 }
+
+// sessionErrKey holds, in a request's context, where the session store's error goes.
+type sessionErrKey struct{}
 
 // csrf checks the session's CSRF token on every state-changing request. Browsers that say a
 // request is cross-site are refused outright.

@@ -22,6 +22,7 @@ func (a *app) routes(e *echo.Echo) {
 	e.Use(requestID, a.logRequests, a.secureHeaders)
 
 	e.GET("/healthz", a.healthz)
+	e.GET("/readyz", a.readyz)
 	e.GET("/api/v1/openapi.json", a.apiOpenAPI)
 	assets, _ := fs.Sub(static.Dist, "dist")
 	e.GET("/favicon.ico", func(c echo.Context) error { return c.Redirect(http.StatusMovedPermanently, static.URL("favicon.svg")) })

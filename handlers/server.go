@@ -40,6 +40,8 @@ type Deps struct {
 	BankQueue BankQueue
 	// OAuth is Tally's authorization server for API clients.
 	OAuth *oauth.Server
+	// Jobs is the job client of a process that works jobs, for readiness; nil otherwise.
+	Jobs JobRunner
 }
 
 // BankQueue queues a bank connection's sync; false when one is already queued or running.
@@ -82,14 +84,26 @@ func NewBank(cfg config.Config, d *db.DB, log *slog.Logger) (*banksync.Service, 
 // app is the handlers' receiver.
 type app struct {
 	Deps
+	outage *outage
 }
 
 // New returns the web server's handler with every route registered.
 func New(d Deps) *echo.Echo {
 	e := echo.New()
 	e.HideBanner, e.HidePort = true, true
-	a := &app{Deps: d}
+	a := &app{Deps: d, outage: &outage{}}
 	e.HTTPErrorHandler = a.handleError
+	// A session store that cannot load or save hands its error to the request, which answers
+	// it as every other error (a 503 when the database is away) instead of scs's plain 500.
+	if d.Sessions != nil {
+		d.Sessions.ErrorFunc = func(w http.ResponseWriter, r *http.Request, err error) {
+			if slot, ok := r.Context().Value(sessionErrKey{}).(*error); ok {
+				*slot = err
+				return
+			}
+			http.Error(w, http.StatusText(http.StatusInternalServerError), http.StatusInternalServerError)
+		}
+	}
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
 	a.routes(e)
 	return e

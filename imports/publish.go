@@ -153,13 +153,15 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 	return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
 }
 
-// finish records a failed job on the import, unless the failure is the worker shutting down,
-// which River retries.
+// finish records a failed job on the import, unless the failure is the worker shutting down or
+// the database going away, which River retries.
 func (s *Service) finish(ctx context.Context, id uuid.UUID, running, failed, what string, err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || db.Unreachable(err) {
+		// The worker is stopping, or the database went away (restarted, unreachable): the
+		// transaction rolled back, and River runs the job again.
 		return err
 	}
 	msg := failureMessage(what, err)

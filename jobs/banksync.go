@@ -23,10 +23,11 @@ type BankSyncArgs struct {
 func (BankSyncArgs) Kind() string { return "bank_sync" }
 
 // InsertOpts makes a connection's sync unique while one is queued or running: "Sync now"
-// during a sync does nothing. A failed sync is not retried by River: the connection records
-// why, and the next scheduled (or manual) sync tries again.
+// during a sync does nothing. A sync the bank failed is not retried by River: the connection
+// records why, and the next scheduled (or manual) sync tries again. A sync cut short by the
+// database going away, or by the worker stopping, is run again.
 func (BankSyncArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 1, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
 		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
 		rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
 }
@@ -41,7 +42,10 @@ func (w *bankSyncWorker) Timeout(*river.Job[BankSyncArgs]) time.Duration { retur
 
 func (w *bankSyncWorker) Work(ctx context.Context, job *river.Job[BankSyncArgs]) error {
 	st, err := w.svc.Sync(ctx, job.Args.ConnectionID)
-	if err != nil && !errors.Is(err, context.Canceled) {
+	if errors.Is(err, context.Canceled) || db.Unreachable(err) {
+		return err
+	}
+	if err != nil {
 		// The connection already says what went wrong; the log keeps the detail.
 		w.log.WarnContext(ctx, "bank sync failed", "connection_id", job.Args.ConnectionID, "error", err.Error())
 		return nil

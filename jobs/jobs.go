@@ -48,7 +48,7 @@ type Options struct {
 
 // New returns a River client over d with every worker and periodic job registered.
 func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
-	cfg := &river.Config{Logger: log.With("component", "river")}
+	cfg := &river.Config{Logger: log.With("component", "river"), ID: clientID()}
 	var client *Client
 	if opts.RescueAfter > 0 {
 		cfg.RescueStuckJobsAfter = opts.RescueAfter
@@ -61,6 +61,7 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 		river.AddWorker(workers, &publishWorker{svc: opts.Imports, timeout: timeout})
 		river.AddWorker(workers, &revertWorker{svc: opts.Imports, timeout: timeout})
 		river.AddWorker(workers, &reapWorker{svc: opts.Imports})
+		river.AddWorker(workers, &rescueWorker{db: d, log: log})
 		if opts.MaxWorkers == 0 {
 			opts.MaxWorkers = 10
 		}
@@ -73,6 +74,9 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 			river.NewPeriodicJob(river.PeriodicInterval(time.Minute),
 				func() (river.JobArgs, *river.InsertOpts) { return ReapImportsArgs{}, nil },
 				&river.PeriodicJobOpts{ID: "reap_imports", RunOnStart: true}),
+			river.NewPeriodicJob(river.PeriodicInterval(rescueEvery),
+				func() (river.JobArgs, *river.InsertOpts) { return RescueArgs{}, nil },
+				&river.PeriodicJobOpts{ID: "rescue_jobs", RunOnStart: true}),
 		}
 		audit, err := auditJobs(workers, d, log, opts)
 		if err != nil {

@@ -103,10 +103,36 @@ func importStatus(tb testing.TB, d *db.DB, id uuid.UUID) (status string, entries
 	return status, entries
 }
 
-// TestKilledWorkerLeavesNothingAndTheRetryCompletesOnce kills a real worker process in the
-// middle of a publish: nothing it wrote survives, and the retried job publishes every row
-// exactly once.
-func TestKilledWorkerLeavesNothingAndTheRetryCompletesOnce(t *testing.T) {
+// waitFor polls cond every 50 ms until it holds, failing after within.
+func waitFor(tb testing.TB, within time.Duration, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(within)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("%s: not within %s", what, within)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// kill ends a process with SIGKILL, as the kernel's OOM killer or a lost machine would.
+func kill(tb testing.TB, p *exec.Cmd) {
+	tb.Helper()
+	if err := p.Process.Signal(syscall.SIGKILL); err != nil {
+		tb.Fatal(err)
+	}
+	_ = p.Wait()
+}
+
+// recoveryBound is how soon after a new worker starts the work of a killed one must be done:
+// the rescuer runs when the worker starts and every 15 seconds, and hands back jobs that have
+// run for 10 seconds from a process with no connection left.
+const recoveryBound = 60 * time.Second
+
+// TestKilledWorkerLeavesNothingAndTheWorkEndsOnce kills a real worker process (SIGKILL) in the
+// middle of a publish and then of a revert: nothing it did survives, and a new worker process,
+// with the default settings, finishes each within a minute, exactly once.
+func TestKilledWorkerLeavesNothingAndTheWorkEndsOnce(t *testing.T) {
 	bin := buildBinary(t)
 	url := testkit.DatabaseURL(t)
 	d, err := db.Open(context.Background(), url)
@@ -114,66 +140,68 @@ func TestKilledWorkerLeavesNothingAndTheRetryCompletesOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
+	ctx := context.Background()
 	const rows = 20_000 // four batches: enough to catch the worker between two
-	svc, _, id := queuedImport(t, d, rows)
+	svc, u, id := queuedImport(t, d, rows)
 
 	worker, _ := startProcess(t, bin, url, nil, "worker")
-	deadline := time.Now().Add(60 * time.Second)
-	for {
+	waitFor(t, 60*time.Second, "the worker midway through the publish", func() bool {
 		var done int
-		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(context.Background(), &done)
-		if done > 0 && done < rows {
-			break
+		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(ctx, &done)
+		if done >= rows {
+			t.Fatalf("the publish ended before it could be caught (%d rows)", done)
 		}
-		if done >= rows || time.Now().After(deadline) {
-			t.Fatalf("never caught the worker mid-publish (progress %d of %d)", done, rows)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-	if err := worker.Process.Signal(syscall.SIGKILL); err != nil {
-		t.Fatal(err)
-	}
-	_ = worker.Wait()
-
-	status, entries := importStatus(t, d, id)
-	if status != imports.StatusImporting || entries != 0 {
+		return done > 0
+	})
+	kill(t, worker)
+	if status, entries := importStatus(t, d, id); status != imports.StatusImporting || entries != 0 {
 		t.Fatalf("after the kill: status %s with %d entries, want importing with none", status, entries)
 	}
 
-	// Another worker takes the orphaned job over once River deems it stuck.
-	client, err := jobs.New(d, svc.Log, jobs.Options{Work: true, Imports: svc, ImportTimeout: 10 * time.Second, RescueAfter: 11 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	if err := client.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer client.Stop(context.Background())
-	for {
-		status, entries = importStatus(t, d, id)
-		if status == imports.StatusComplete {
-			break
-		}
-		if ctx.Err() != nil {
-			t.Fatalf("the retried job did not finish: status %s", status)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	if entries != rows {
-		t.Fatalf("%d entries after the retry, want exactly %d", entries, rows)
-	}
-	var attempts int
-	if err := d.NewRaw("SELECT attempt FROM river_job WHERE kind = 'import_publish' AND args->>'import_id' = ?", id.String()).Scan(context.Background(), &attempts); err != nil || attempts < 2 {
-		t.Fatalf("job attempts %d (err %v): the publish was not retried", attempts, err)
+	started := time.Now()
+	worker, _ = startProcess(t, bin, url, nil, "worker")
+	waitFor(t, recoveryBound, "the publish finished by a new worker", func() bool {
+		status, _ := importStatus(t, d, id)
+		return status == imports.StatusComplete
+	})
+	t.Logf("publish finished %s after the new worker started", time.Since(started).Round(time.Second))
+	if _, entries := importStatus(t, d, id); entries != rows {
+		t.Fatalf("%d entries after the publish was resumed, want exactly %d", entries, rows)
 	}
 	// A redelivered job finds the import complete and writes nothing more.
-	if err := svc.RunPublish(context.Background(), id); err != nil {
+	if err := svc.RunPublish(ctx, id); err != nil {
 		t.Fatal(err)
 	}
-	if _, entries = importStatus(t, d, id); entries != rows {
+	if _, entries := importStatus(t, d, id); entries != rows {
 		t.Fatalf("a redelivered job changed the entries: %d", entries)
+	}
+
+	// The revert: the worker is killed once the job is running, in or before its transaction.
+	if err := svc.Revert(ctx, u.FamilyID, id); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "the revert running", func() bool {
+		var running bool
+		_ = d.NewRaw("SELECT EXISTS (SELECT 1 FROM river_job WHERE kind = 'import_revert' AND state = 'running' AND args->>'import_id' = ?)", id.String()).Scan(ctx, &running)
+		return running
+	})
+	kill(t, worker)
+	if status, entries := importStatus(t, d, id); status != imports.StatusReverting || entries != rows {
+		t.Fatalf("after the kill: status %s with %d entries, want reverting with all %d", status, entries, rows)
+	}
+	started = time.Now()
+	startProcess(t, bin, url, nil, "worker")
+	waitFor(t, recoveryBound, "the revert finished by a new worker", func() bool {
+		status, _ := importStatus(t, d, id)
+		return status == imports.StatusPending
+	})
+	t.Logf("revert finished %s after the new worker started", time.Since(started).Round(time.Second))
+	if _, entries := importStatus(t, d, id); entries != 0 {
+		t.Fatalf("%d entries left after the revert", entries)
+	}
+	var rescued int
+	if err := d.NewRaw("SELECT count(*) FROM river_job WHERE kind IN ('import_publish', 'import_revert') AND (metadata->>'tally:rescued')::int > 0").Scan(ctx, &rescued); err != nil || rescued != 2 {
+		t.Fatalf("%d jobs handed back by the rescuer (err %v), want 2", rescued, err)
 	}
 }
 

@@ -206,7 +206,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	if err := deps.LoadSSO(); err != nil {
 		return err
 	}
-	deps.Bank, deps.BankQueue = opts.Bank, jobs.BankEnqueuer{Client: river}
+	deps.Bank, deps.BankQueue, deps.Jobs = opts.Bank, jobs.BankEnqueuer{Client: river}, river
 	h := handlers.New(deps)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
@@ -222,7 +222,22 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
-	return errors.Join(err, river.Stop(shutdownCtx))
+	return errors.Join(err, stopJobs(river))
+}
+
+// stopJobs stops the job client: running jobs may finish for 20 seconds, and those still
+// running then are cancelled, which rolls their transactions back and hands them to the
+// queue at once for another worker, instead of leaving them to the rescuer.
+func stopJobs(client *jobs.Client) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := client.Stop(ctx)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	ctx, cancel = context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	return client.StopAndCancel(ctx)
 }
 
 // work runs only the job worker until ctx ends.
@@ -240,9 +255,8 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 	}
 	log.Info("worker started")
 	<-ctx.Done()
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	return river.Stop(shutdownCtx)
+	log.Info("shutting down")
+	return stopJobs(river)
 }
 
 // jobOptions are the job client's settings for cfg: every worker, the audit retention and the

@@ -40,6 +40,8 @@ type Cluster struct {
 	socketDir string
 	cmd       *exec.Cmd
 	done      chan error
+	// start makes the server process again, for Restart.
+	start func() *exec.Cmd
 }
 
 // Start initialises the data directory if needed, starts the server and waits until it
@@ -85,22 +87,58 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 	if opts.Fast {
 		args = append(args, "-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off")
 	}
-	cmd := exec.Command(filepath.Join(bindir, "postgres"), args...)
-	cmd.SysProcAttr = sysProcAttr(cred)
-	if opts.Log != nil {
-		cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
+	newCmd := func() *exec.Cmd {
+		cmd := exec.Command(filepath.Join(bindir, "postgres"), args...)
+		cmd.SysProcAttr = sysProcAttr(cred)
+		if opts.Log != nil {
+			cmd.Stdout, cmd.Stderr = opts.Log, opts.Log
+		}
+		return cmd
 	}
-	if err := cmd.Start(); err != nil {
-		return nil, fmt.Errorf("start postgres: %w", err)
-	}
-	c := &Cluster{dataDir: opts.DataDir, socketDir: socketDir, cmd: cmd, done: make(chan error, 1)}
-	go func() { c.done <- cmd.Wait() }()
-
-	if err := c.waitReady(ctx, 30*time.Second); err != nil {
+	c := &Cluster{dataDir: opts.DataDir, socketDir: socketDir, start: newCmd}
+	if err := c.run(ctx); err != nil {
 		c.Stop()
 		return nil, err
 	}
 	return c, nil
+}
+
+// run starts the server process and waits until it accepts connections.
+func (c *Cluster) run(ctx context.Context) error {
+	cmd := c.start()
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start postgres: %w", err)
+	}
+	c.cmd, c.done = cmd, make(chan error, 1)
+	go func() { c.done <- cmd.Wait() }()
+	return c.waitReady(ctx, 30*time.Second)
+}
+
+// Down stops the server and leaves it stopped, at the same address, until Up: clients see
+// their connections dropped and new ones refused, as in a restart or an outage.
+func (c *Cluster) Down() {
+	c.shutdown()
+}
+
+// Up starts a server stopped by Down again, on the same data and socket.
+func (c *Cluster) Up(ctx context.Context) error {
+	return c.run(ctx)
+}
+
+// shutdown asks the server to stop (fast shutdown: sessions are ended, transactions rolled
+// back) and waits for it, killing it after 20 seconds.
+func (c *Cluster) shutdown() {
+	if c.cmd == nil || c.cmd.Process == nil {
+		return
+	}
+	_ = c.cmd.Process.Signal(syscall.SIGINT)
+	select {
+	case <-c.done:
+	case <-time.After(20 * time.Second):
+		_ = c.cmd.Process.Kill()
+		<-c.done
+	}
+	c.cmd = nil
 }
 
 // URL returns a connection URL for database name on this cluster.
@@ -133,16 +171,7 @@ func (c *Cluster) EnsureDatabase(ctx context.Context, name string) error {
 // Stop shuts the server down (a fast shutdown) and removes the socket directory.
 func (c *Cluster) Stop() error {
 	defer os.RemoveAll(c.socketDir)
-	if c.cmd.Process == nil {
-		return nil
-	}
-	_ = c.cmd.Process.Signal(syscall.SIGINT)
-	select {
-	case <-c.done:
-	case <-time.After(20 * time.Second):
-		_ = c.cmd.Process.Kill()
-		<-c.done
-	}
+	c.shutdown()
 	return nil
 }
 

@@ -1,0 +1,198 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/imports"
+	"tally/internal/db"
+	"tally/internal/pgtmp"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// lines collects a process's log lines.
+type lines struct {
+	mu  sync.Mutex
+	all []string
+}
+
+func (l *lines) count(substr string) int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	n := 0
+	for _, s := range l.all {
+		if strings.Contains(s, substr) {
+			n++
+		}
+	}
+	return n
+}
+
+// TestServerRidesOutADatabaseRestart stops the database under a running `tally serve` in the
+// middle of a publish: while it is down the API answers 503 with Retry-After, pages say the
+// database is away, /readyz says what is not ready, and the log says so once; when it is back
+// the server is ready again by itself and the publish ends, exactly once.
+func TestServerRidesOutADatabaseRestart(t *testing.T) {
+	bin := buildBinary(t)
+	ctx := context.Background()
+	pgLog, err := os.Create(filepath.Join(t.TempDir(), "postgres.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The cluster may run as the postgres user, which must reach its directory.
+	dir, err := os.MkdirTemp("", "tally-outage-test-")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	if err := os.Chmod(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cluster, err := pgtmp.Start(ctx, pgtmp.Options{DataDir: filepath.Join(dir, "pg"), Fast: true, Log: pgLog})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cluster.Stop() })
+	if err := cluster.EnsureDatabase(ctx, "tally"); err != nil {
+		t.Fatal(err)
+	}
+	url := cluster.URL("tally")
+	env := []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + url, "SECRET_KEY_BASE=" + strings.Repeat("s", 64),
+		"LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=info", "LOG_FORMAT=text"}
+	migrate := exec.Command(bin, "migrate", "up")
+	migrate.Env = env
+	if out, err := migrate.CombinedOutput(); err != nil {
+		t.Fatalf("migrate: %v\n%s", err, out)
+	}
+	d, err := db.Open(ctx, url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	key := testkit.MustCreateAPIKey(t, d, u.ID, models.ScopeReadWrite)
+	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
+
+	serve := exec.Command(bin, "serve")
+	serve.Env = env
+	stdout, _ := serve.StdoutPipe()
+	stderr, _ := serve.StderrPipe()
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	logs := &lines{}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logs.mu.Lock()
+			logs.all = append(logs.all, sc.Text())
+			logs.mu.Unlock()
+		}
+	}()
+	base := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		re := regexp.MustCompile(`listening on (\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				base <- m[1]
+			}
+		}
+	}()
+	var app string
+	select {
+	case app = <-base:
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve never said where it listens")
+	}
+	get := func(path string, header ...string) (int, http.Header, string) {
+		req, _ := http.NewRequest(http.MethodGet, app+path, nil)
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
+		}
+		res, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("GET %s: %v", path, err)
+		}
+		defer res.Body.Close()
+		b, _ := io.ReadAll(res.Body)
+		return res.StatusCode, res.Header, string(b)
+	}
+	if status, _, body := get("/readyz"); status != http.StatusOK || !strings.Contains(body, `"jobs":"running"`) {
+		t.Fatalf("/readyz before: %d %s", status, body)
+	}
+
+	const rows = 20_000
+	body, _ := json.Marshal(map[string]any{"raw_file_content": transactionCSV(rows), "date_format": "%Y-%m-%d",
+		"account_id": acct.ID.String(), "publish": true})
+	req, _ := http.NewRequest(http.MethodPost, app+"/api/v1/imports", strings.NewReader(string(body)))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("X-Api-Key", key)
+	res, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var created struct{ Data struct{ ID uuid.UUID } }
+	_ = json.NewDecoder(res.Body).Decode(&created)
+	res.Body.Close()
+	if res.StatusCode != http.StatusCreated {
+		t.Fatalf("create: %d", res.StatusCode)
+	}
+	id := created.Data.ID
+	waitFor(t, 60*time.Second, "the publish under way", func() bool {
+		var done int
+		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(ctx, &done)
+		return done > 0
+	})
+
+	cluster.Down()
+	status, header, answer := get("/api/v1/imports", "X-Api-Key", key)
+	if status != http.StatusServiceUnavailable || header.Get("Retry-After") != "5" || !strings.Contains(answer, `"error":"service_unavailable"`) {
+		t.Errorf("API while the database is down: %d, Retry-After %q, %s", status, header.Get("Retry-After"), answer)
+	}
+	for i := 0; i < 3; i++ {
+		if status, _, page := get("/sessions/new"); status != http.StatusServiceUnavailable || !strings.Contains(page, "Tally can&#39;t reach its database") {
+			t.Errorf("page while the database is down: %d %.300s", status, page)
+		}
+	}
+	if status, header, answer := get("/readyz"); status != http.StatusServiceUnavailable || header.Get("Retry-After") == "" || !strings.Contains(answer, `"database":"unreachable"`) {
+		t.Errorf("/readyz while the database is down: %d %s", status, answer)
+	}
+	time.Sleep(2 * time.Second)
+	if err := cluster.Up(ctx); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 30*time.Second, "/readyz answering 200 again", func() bool {
+		status, _, _ := get("/readyz")
+		return status == http.StatusOK
+	})
+	waitFor(t, 60*time.Second, "the interrupted publish finished", func() bool {
+		status, _ := importStatus(t, d, id)
+		return status == imports.StatusComplete
+	})
+	if _, entries := importStatus(t, d, id); entries != rows {
+		t.Fatalf("%d entries after the restart, want exactly %d", entries, rows)
+	}
+	waitFor(t, 10*time.Second, "the log saying the database is back", func() bool { return logs.count("database reachable again") == 1 })
+	if n := logs.count("database unreachable"); n != 1 {
+		t.Errorf("%d warnings of the outage, want 1", n)
+	}
+	if n := logs.count("internal error"); n != 0 {
+		t.Errorf("%d internal errors logged during the outage", n)
+	}
+}

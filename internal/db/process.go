@@ -1,0 +1,47 @@
+package db
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"io"
+	"net"
+	"os"
+	"strconv"
+	"syscall"
+
+	"github.com/jackc/pgx/v5/pgconn"
+)
+
+// ProcessName names this process to PostgreSQL: every connection it opens carries it as its
+// application_name, and the job client's id starts with it. A job whose process has no
+// connection left is a job whose process died (docs/architecture.md, Crash recovery).
+var ProcessName = func() string {
+	host, _ := os.Hostname()
+	if len(host) > 30 {
+		host = host[:30]
+	}
+	b := make([]byte, 4)
+	_, _ = rand.Read(b)
+	return "tally/" + host + "/" + strconv.Itoa(os.Getpid()) + "/" + hex.EncodeToString(b)
+}()
+
+// Unreachable reports whether err means the database could not be reached or went away: a
+// refused or dropped connection, a server shutting down or starting, a connection that timed
+// out. The work that failed can be tried again once it answers.
+func Unreachable(err error) bool {
+	if err == nil || errors.Is(err, context.Canceled) {
+		return false
+	}
+	var pgErr *pgconn.PgError
+	if errors.As(err, &pgErr) {
+		// Class 08 is connection exceptions; 57P01-57P03 a server shutting down or starting.
+		return pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+	}
+	var connectErr *pgconn.ConnectError
+	var netErr net.Error
+	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
+		pgconn.Timeout(err)
+}
