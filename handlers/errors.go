@@ -62,6 +62,8 @@ type APIError struct {
 	Details  any      `json:"details,omitempty"`
 	Errors   []string `json:"errors,omitempty"`
 	ImportID string   `json:"import_id,omitempty"`
+	// RequestID is the request's id, as in X-Request-Id and the log: people quote it.
+	RequestID string `json:"request_id,omitempty"`
 }
 
 // toAppError turns any error into an *apperr.Error: Echo's own errors (unknown route, wrong
@@ -127,6 +129,7 @@ func (a *app) handleError(err error, c echo.Context) {
 	switch {
 	case isAPI(c):
 		body := APIError{Error: e.Slug, Message: e.Message, Details: e.Details}
+		body.RequestID, _ = c.Get(echo.HeaderXRequestID).(string)
 		if body.Error == "" {
 			body.Error = apiSlugs[e.Code]
 		}
@@ -161,7 +164,9 @@ func (a *app) handleError(err error, c echo.Context) {
 		// Rendered without the session, the user or anything else from the database.
 		c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 		c.Response().WriteHeader(status)
-		renderErr = views.ErrorPage(status, "Tally can't reach its database", e.Message).Render(c.Request().Context(), c.Response())
+		st := &views.State{}
+		st.RequestID, _ = c.Get(echo.HeaderXRequestID).(string)
+		renderErr = views.ErrorPage(status, "Tally can't reach its database", e.Message).Render(views.WithState(c.Request().Context(), st), c.Response())
 	default:
 		renderErr = a.render(c, status, views.ErrorPage(status, titleFor(status), e.Message))
 	}

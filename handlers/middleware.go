@@ -7,6 +7,7 @@ import (
 	"encoding/base64"
 	"fmt"
 	"log/slog"
+	"net"
 	"net/http"
 	"runtime/debug"
 	"strconv"
@@ -37,10 +38,16 @@ const (
 	sessReturnTo     = "return_to"
 )
 
-// requestID gives each request an id, from X-Request-Id when it is sane, and echoes it back.
-func requestID(next echo.HandlerFunc) echo.HandlerFunc {
+// requestID gives each request an id, from a trusted proxy's X-Request-Id when it is sane,
+// and sends it back in X-Request-Id.
+func (a *app) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		id := c.Request().Header.Get(echo.HeaderXRequestID)
+		// A request id sent by a trusted proxy is kept, so that its log and Tally's match;
+		// from anyone else it could forge or collide with another's.
+		id := ""
+		if a.fromTrustedProxy(c.Request()) {
+			id = c.Request().Header.Get(echo.HeaderXRequestID)
+		}
 		if len(id) == 0 || len(id) > 64 || strings.ContainsAny(id, " \t\r\n") {
 			id = uuid.NewString()
 		}
@@ -48,6 +55,21 @@ func requestID(next echo.HandlerFunc) echo.HandlerFunc {
 		c.Set(echo.HeaderXRequestID, id)
 		return next(c)
 	}
+}
+
+// fromTrustedProxy reports whether r comes straight from one of TRUSTED_PROXIES.
+func (a *app) fromTrustedProxy(r *http.Request) bool {
+	host, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	for _, n := range a.Config.TrustedProxies {
+		if ip != nil && n.Contains(ip) {
+			return true
+		}
+	}
+	return false
 }
 
 // logRequests writes one line per request, and turns a panic into an internal error.

@@ -15,6 +15,7 @@ import (
 func (a *app) render(c echo.Context, status int, comp templ.Component) error {
 	ctx := c.Request().Context()
 	st := &views.State{User: currentUser(c), Path: c.Request().URL.Path, Nav: navFor(c.Request().URL.Path)}
+	st.RequestID, _ = c.Get(echo.HeaderXRequestID).(string)
 	st.CSRF, _ = c.Get(ctxCSRF).(string)
 	if c.Get(ctxCSRF) != nil { // the session is loaded: flash messages may wait in it
 		if msg := a.Sessions.PopString(ctx, sessFlashSuccess); msg != "" {

@@ -16,6 +16,8 @@ type State struct {
 	Flash []Flash
 	// Nav is the navigation entry to highlight ("dashboard", "accounts", ...).
 	Nav string
+	// RequestID is the request's id, shown on error pages for people to quote.
+	RequestID string
 }
 
 // Flash is a message shown once after a redirect.

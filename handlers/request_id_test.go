@@ -1,0 +1,34 @@
+package handlers_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+
+	"tally/internal/apptest"
+)
+
+// Every response carries a request id, and an error quotes it; only a trusted proxy's id is
+// kept, anyone else's is replaced.
+func TestRequestIDs(t *testing.T) {
+	t.Parallel()
+	direct := apptest.StartServer(t, apptest.ServerOptions{})
+	c := apptest.NewClient(t, direct)
+	r := c.Do(http.MethodGet, "/api/v1/accounts", nil, map[string]string{"X-Request-Id": "forged-id"})
+	id := r.Header.Get("X-Request-Id")
+	if r.Status != http.StatusUnauthorized || id == "" || id == "forged-id" {
+		t.Fatalf("untrusted client: %d, X-Request-Id %q", r.Status, id)
+	}
+	if !strings.Contains(r.Body, `"request_id":"`+id+`"`) {
+		t.Errorf("the error does not quote its request id: %s", r.Body)
+	}
+	if !strings.Contains(direct.Logs.String(), "request_id="+id) {
+		t.Errorf("the log line does not carry the request id %s", id)
+	}
+
+	proxied := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}})
+	r = apptest.NewClient(t, proxied).Do(http.MethodGet, "/api/v1/accounts", nil, map[string]string{"X-Request-Id": "proxy-4711"})
+	if got := r.Header.Get("X-Request-Id"); got != "proxy-4711" || !strings.Contains(r.Body, `"request_id":"proxy-4711"`) {
+		t.Errorf("trusted proxy's id: header %q, body %s", got, r.Body)
+	}
+}
