@@ -42,6 +42,12 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For header names the client. Without
 	// them the connection's address is the client's, so rate limits cannot be dodged.
 	TrustedProxies []*net.IPNet
+	// APIRateLimit is how many API requests one API key or OAuth access token may make a
+	// minute (API_RATE_LIMIT_PER_MINUTE, 600 by default); APIImportRateLimit how many of them
+	// may create imports or import sessions (API_IMPORT_RATE_LIMIT_PER_MINUTE, 30). 0 turns a
+	// limit off.
+	APIRateLimit       int
+	APIImportRateLimit int
 	// ImportMaxRows is the most rows one import may publish (IMPORT_MAX_ROWS); 0 is the imports
 	// package's default, as many rows as a 10 MB file holds.
 	ImportMaxRows int
@@ -201,6 +207,21 @@ func Load(getenv func(string) string) (Config, error) {
 			n, err := strconv.Atoi(v)
 			if err != nil || n < 1 {
 				errs = append(errs, fmt.Errorf("%s %q must be a positive whole number", l.name, v))
+			} else {
+				*l.dst = n
+			}
+		}
+	}
+	for _, l := range []struct {
+		name string
+		dst  *int
+		def  int
+	}{{"API_RATE_LIMIT_PER_MINUTE", &c.APIRateLimit, 600}, {"API_IMPORT_RATE_LIMIT_PER_MINUTE", &c.APIImportRateLimit, 30}} {
+		*l.dst = l.def
+		if v := strings.TrimSpace(getenv(l.name)); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n < 0 {
+				errs = append(errs, fmt.Errorf("%s %q must be a whole number, 0 to turn the limit off", l.name, v))
 			} else {
 				*l.dst = n
 			}

@@ -2,12 +2,16 @@ package handlers
 
 import (
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"tally/auth"
 	"tally/internal/apperr"
+	"tally/internal/ratelimit"
 	"tally/models"
 )
 
@@ -44,7 +48,8 @@ func (a *app) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			}
 			c.Set(ctxUser, u)
 			c.Set(ctxAPIScope, b.Scope())
-			return next(c)
+			c.Set(ctxAPICredential, "token:"+models.HashSecret(words[len(words)-1]))
+			return a.apiLimit(c, next)
 		}
 		u, k, err := a.Auth.AuthenticateAPIKey(ctx, c.Request().Header.Get("X-Api-Key"))
 		if err != nil {
@@ -52,8 +57,63 @@ func (a *app) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		c.Set(ctxUser, u)
 		c.Set(ctxAPIScope, k.Scope)
+		c.Set(ctxAPICredential, "key:"+k.ID.String())
+		return a.apiLimit(c, next)
+	}
+}
+
+// ctxAPICredential names the API key or access token of the request, for its limits.
+const ctxAPICredential = "api_credential"
+
+// apiLimit counts the request against its credential's limit (API_RATE_LIMIT_PER_MINUTE),
+// shared by every instance through PostgreSQL, and says where it stands in the RateLimit-Limit,
+// RateLimit-Remaining and RateLimit-Reset headers of every answer; past the limit it is a 429
+// with Retry-After.
+func (a *app) apiLimit(c echo.Context, next echo.HandlerFunc) error {
+	limit := a.Config.APIRateLimit
+	if limit == 0 {
 		return next(c)
 	}
+	cred, _ := c.Get(ctxAPICredential).(string)
+	res, err := a.Limiter.Allow(c.Request().Context(), "api:"+cred, ratelimit.Rule{Limit: limit, Window: time.Minute})
+	if err != nil {
+		return err
+	}
+	h := c.Response().Header()
+	h.Set("RateLimit-Limit", strconv.Itoa(limit))
+	h.Set("RateLimit-Remaining", strconv.Itoa(res.Remaining))
+	h.Set("RateLimit-Reset", strconv.Itoa(max(1, int(math.Ceil(res.Reset.Seconds())))))
+	if !res.Allowed {
+		return a.tooMany(c, res)
+	}
+	return next(c)
+}
+
+// limitImports counts the request against its credential's lower limit on creating imports
+// (API_IMPORT_RATE_LIMIT_PER_MINUTE): each reads and stores up to 10 MB.
+func (a *app) limitImports(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		limit := a.Config.APIImportRateLimit
+		if limit == 0 {
+			return next(c)
+		}
+		cred, _ := c.Get(ctxAPICredential).(string)
+		res, err := a.Limiter.Allow(c.Request().Context(), "api_imports:"+cred, ratelimit.Rule{Limit: limit, Window: time.Minute})
+		if err != nil {
+			return err
+		}
+		if !res.Allowed {
+			return a.tooMany(c, res)
+		}
+		return next(c)
+	}
+}
+
+// tooMany is the 429 of a refused request, with Retry-After.
+func (a *app) tooMany(c echo.Context, res ratelimit.Result) error {
+	secs := res.RetryAfterSeconds()
+	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
+	return apperr.Errorf(apperr.RateLimited, "Too many requests. Try again in %d seconds.", secs).WithSlug("rate_limit_exceeded")
 }
 
 // requireScope refuses credentials whose scope does not cover scope (read or read_write).

@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
@@ -248,10 +247,7 @@ func (a *app) rateLimit(name string, rule ratelimit.Rule) echo.MiddlewareFunc {
 				return err
 			}
 			if !res.Allowed {
-				secs := res.RetryAfterSeconds()
-				c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
-				return apperr.Errorf(apperr.RateLimited, "Too many requests. Try again in %d seconds.", secs).
-					WithSlug("rate_limit_exceeded")
+				return a.tooMany(c, res)
 			}
 			return next(c)
 		}

@@ -45,7 +45,10 @@ type ServerOptions struct {
 // StartServer starts Tally's web app for a test, closed when the test ends.
 func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	tb.Helper()
-	env := map[string]string{"SECRET_KEY_BASE": strings.Repeat("test-secret-", 6)}
+	// The API's per-key limit is off unless a test sets it: tests poll the API faster than
+	// any client would.
+	env := map[string]string{"SECRET_KEY_BASE": strings.Repeat("test-secret-", 6), "API_RATE_LIMIT_PER_MINUTE": "0",
+		"API_IMPORT_RATE_LIMIT_PER_MINUTE": "0"}
 	for k, v := range opts.Env {
 		env[k] = v
 	}

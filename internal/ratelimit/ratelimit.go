@@ -32,6 +32,8 @@ type Result struct {
 	Remaining int
 	// RetryAfter is how long until the window resets; set when not allowed.
 	RetryAfter time.Duration
+	// Reset is how long until the window resets, allowed or not.
+	Reset time.Duration
 }
 
 // RetryAfterSeconds is RetryAfter rounded up to whole seconds, at least 1.
@@ -52,7 +54,7 @@ func (l *Limiter) Allow(ctx context.Context, key string, rule Rule) (Result, err
 	if err != nil {
 		return Result{}, fmt.Errorf("count request for %s: %w", key, err)
 	}
-	res := Result{Allowed: count <= rule.Limit, Remaining: max(0, rule.Limit-count)}
+	res := Result{Allowed: count <= rule.Limit, Remaining: max(0, rule.Limit-count), Reset: start.Add(rule.Window).Sub(now)}
 	if !res.Allowed {
 		res.RetryAfter = start.Add(rule.Window).Sub(now)
 	}
