@@ -42,6 +42,9 @@ type Config struct {
 	// TrustedProxies are the networks whose X-Forwarded-For header names the client. Without
 	// them the connection's address is the client's, so rate limits cannot be dodged.
 	TrustedProxies []*net.IPNet
+	// MetricsAddr is where /metrics is served (METRICS_ADDR, for example 127.0.0.1:9090); ""
+	// serves none. It is a listener of its own so that metrics are never public by accident.
+	MetricsAddr string
 	// APIRateLimit is how many API requests one API key or OAuth access token may make a
 	// minute (API_RATE_LIMIT_PER_MINUTE, 600 by default); APIImportRateLimit how many of them
 	// may create imports or import sessions (API_IMPORT_RATE_LIMIT_PER_MINUTE, 30). 0 turns a
@@ -98,6 +101,7 @@ func Load(getenv func(string) string) (Config, error) {
 		SecretKeyBase: getenv("SECRET_KEY_BASE"),
 		AppURL:        strings.TrimRight(strings.TrimSpace(getenv("APP_URL")), "/"),
 		ListenAddr:    strings.TrimSpace(getenv("LISTEN_ADDR")),
+		MetricsAddr:   strings.TrimSpace(getenv("METRICS_ADDR")),
 		LogFormat:     strings.TrimSpace(getenv("LOG_FORMAT")),
 		SMTPURL:       strings.TrimSpace(getenv("SMTP_URL")),
 		MailFrom:      strings.TrimSpace(getenv("MAIL_FROM")),

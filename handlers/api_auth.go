@@ -11,6 +11,7 @@ import (
 
 	"tally/auth"
 	"tally/internal/apperr"
+	"tally/internal/metrics"
 	"tally/internal/ratelimit"
 	"tally/models"
 )
@@ -84,7 +85,7 @@ func (a *app) apiLimit(c echo.Context, next echo.HandlerFunc) error {
 	h.Set("RateLimit-Remaining", strconv.Itoa(res.Remaining))
 	h.Set("RateLimit-Reset", strconv.Itoa(max(1, int(math.Ceil(res.Reset.Seconds())))))
 	if !res.Allowed {
-		return a.tooMany(c, res)
+		return a.tooMany(c, res, "api")
 	}
 	return next(c)
 }
@@ -103,14 +104,15 @@ func (a *app) limitImports(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		if !res.Allowed {
-			return a.tooMany(c, res)
+			return a.tooMany(c, res, "api_imports")
 		}
 		return next(c)
 	}
 }
 
-// tooMany is the 429 of a refused request, with Retry-After.
-func (a *app) tooMany(c echo.Context, res ratelimit.Result) error {
+// tooMany is the 429 of a request the limit named limit refused, with Retry-After.
+func (a *app) tooMany(c echo.Context, res ratelimit.Result, limit string) error {
+	metrics.RateLimited.WithLabelValues(limit).Inc()
 	secs := res.RetryAfterSeconds()
 	c.Response().Header().Set("Retry-After", strconv.Itoa(secs))
 	return apperr.Errorf(apperr.RateLimited, "Too many requests. Try again in %d seconds.", secs).WithSlug("rate_limit_exceeded")

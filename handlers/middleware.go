@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/metrics"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
 	"tally/models"
@@ -99,6 +101,12 @@ func (a *app) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 				attrs = append(attrs, "user_id", u.ID, "family_id", u.FamilyID)
 			}
 			a.Log.LogAttrs(req.Context(), slog.LevelInfo, "request", argsToAttrs(attrs)...)
+			route := c.Path()
+			if route == "" {
+				route = "unmatched" // no route: never the raw path, which would make a series per URL
+			}
+			metrics.HTTPRequests.WithLabelValues(route, req.Method, strconv.Itoa(c.Response().Status)).Inc()
+			metrics.HTTPDuration.WithLabelValues(route, req.Method).Observe(time.Since(start).Seconds())
 		}()
 		return next(c)
 	}
@@ -247,7 +255,7 @@ func (a *app) rateLimit(name string, rule ratelimit.Rule) echo.MiddlewareFunc {
 				return err
 			}
 			if !res.Allowed {
-				return a.tooMany(c, res)
+				return a.tooMany(c, res, name)
 			}
 			return next(c)
 		}

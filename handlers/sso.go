@@ -12,6 +12,7 @@ import (
 
 	"tally/config"
 	"tally/internal/apperr"
+	"tally/internal/metrics"
 	"tally/internal/secrets"
 	"tally/internal/sessions"
 	"tally/models"
@@ -225,6 +226,7 @@ func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpo
 		}
 		return err
 	}
+	metrics.SSOSignIns.WithLabelValues(p.Name, "ok").Inc()
 	switch {
 	case purpose == sso.PurposeLink:
 		a.flash(c, "success", p.Label+" is now connected to your account.")
@@ -261,6 +263,12 @@ func (a *app) returnTo(c echo.Context) string {
 
 // ssoFailed shows why a sign-in was refused, and what to do next.
 func (a *app) ssoFailed(c echo.Context, err error) error {
+	// Only a configured provider's name is a label: the path is anyone's to write.
+	provider := "unknown"
+	if p, err := sso.ByName(c.Request().Context(), a.SSO.Registry, c.Param("provider")); err == nil {
+		provider = p.Name
+	}
+	metrics.SSOSignIns.WithLabelValues(provider, "failed").Inc()
 	msg := "Single sign-on failed. Please try again."
 	status := http.StatusForbidden
 	if f, ok := sso.AsFailure(err); ok {

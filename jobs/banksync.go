@@ -12,6 +12,7 @@ import (
 
 	"tally/banksync"
 	"tally/internal/db"
+	"tally/internal/metrics"
 )
 
 // BankSyncArgs syncs one bank connection.
@@ -42,14 +43,20 @@ func (w *bankSyncWorker) Timeout(*river.Job[BankSyncArgs]) time.Duration { retur
 
 func (w *bankSyncWorker) Work(ctx context.Context, job *river.Job[BankSyncArgs]) error {
 	st, err := w.svc.Sync(ctx, job.Args.ConnectionID)
+	if st != nil {
+		metrics.BankRequests.Add(float64(st.Requests))
+	}
 	if errors.Is(err, context.Canceled) || db.Unreachable(err) {
+		metrics.BankSyncs.WithLabelValues("retried").Inc()
 		return err
 	}
 	if err != nil {
+		metrics.BankSyncs.WithLabelValues("failed").Inc()
 		// The connection already says what went wrong; the log keeps the detail.
 		w.log.WarnContext(ctx, "bank sync failed", "connection_id", job.Args.ConnectionID, "error", err.Error())
 		return nil
 	}
+	metrics.BankSyncs.WithLabelValues("ok").Inc()
 	if st != nil {
 		w.log.InfoContext(ctx, "bank sync", "connection_id", job.Args.ConnectionID, "requests", st.Requests,
 			"created", st.Created, "updated", st.Updated, "pending_posted", st.PendingPosted)

@@ -10,6 +10,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/db"
+	"tally/internal/metrics"
 )
 
 // PublishImportArgs asks for an import to be published.
@@ -50,7 +51,7 @@ type publishWorker struct {
 func (w *publishWorker) Timeout(*river.Job[PublishImportArgs]) time.Duration { return w.timeout }
 
 func (w *publishWorker) Work(ctx context.Context, job *river.Job[PublishImportArgs]) error {
-	return w.svc.RunPublish(ctx, job.Args.ImportID)
+	return measured(ctx, w.svc, "publish", imports.StatusComplete, job.Args.ImportID, w.svc.RunPublish)
 }
 
 type revertWorker struct {
@@ -62,7 +63,36 @@ type revertWorker struct {
 func (w *revertWorker) Timeout(*river.Job[RevertImportArgs]) time.Duration { return w.timeout }
 
 func (w *revertWorker) Work(ctx context.Context, job *river.Job[RevertImportArgs]) error {
-	return w.svc.RunRevert(ctx, job.Args.ImportID)
+	return measured(ctx, w.svc, "revert", imports.StatusPending, job.Args.ImportID, w.svc.RunRevert)
+}
+
+// measured runs an import's publish or revert and counts it: its duration, its outcome (ok
+// when the import ends in done, failed when it ends otherwise, retried when the job returns an
+// error for River to run it again), and the rows a publish wrote.
+func measured(ctx context.Context, svc *imports.Service, job, done string, id uuid.UUID, run func(context.Context, uuid.UUID) error) error {
+	start := time.Now()
+	err := run(ctx, id)
+	var im struct {
+		Type   string `bun:"type"`
+		Status string `bun:"status"`
+		Rows   int    `bun:"valid_rows_count"`
+	}
+	if qerr := svc.DB.NewRaw("SELECT type, status, valid_rows_count FROM imports WHERE id = ?", id).Scan(context.WithoutCancel(ctx), &im); qerr != nil {
+		return err // the import is gone (or the database is): nothing to count it by
+	}
+	outcome := "failed"
+	switch {
+	case err != nil:
+		outcome = "retried"
+	case im.Status == done:
+		outcome = "ok"
+		if job == "publish" {
+			metrics.ImportRowsPublished.WithLabelValues(im.Type).Add(float64(im.Rows))
+		}
+	}
+	metrics.ImportJobs.WithLabelValues(job, im.Type, outcome).Inc()
+	metrics.ImportDuration.WithLabelValues(job, im.Type).Observe(time.Since(start).Seconds())
+	return err
 }
 
 type reapWorker struct {

@@ -16,6 +16,7 @@ import (
 	"tally/banksync"
 	"tally/imports"
 	"tally/internal/db"
+	"tally/internal/metrics"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
 	"tally/oauth"
@@ -128,4 +129,21 @@ func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
 	}
 	_, err := d.NewRaw("DELETE FROM password_resets WHERE expires_at < ?", now.Add(-24*time.Hour)).Exec(ctx)
 	return err
+}
+
+// WatchDurations records how long each job the client works runs, by kind and outcome, until
+// stop is called (before the client stops).
+func WatchDurations(client *Client) (stop func()) {
+	events, cancel := client.Subscribe(river.EventKindJobCompleted, river.EventKindJobFailed, river.EventKindJobCancelled)
+	go func() {
+		for ev := range events {
+			if ev.Job == nil || ev.JobStats == nil {
+				continue
+			}
+			outcome := map[river.EventKind]string{river.EventKindJobCompleted: "completed", river.EventKindJobFailed: "failed",
+				river.EventKindJobCancelled: "cancelled"}[ev.Kind]
+			metrics.JobDuration.WithLabelValues(ev.Job.Kind, outcome).Observe(ev.JobStats.RunDuration.Seconds())
+		}
+	}()
+	return cancel
 }

@@ -42,6 +42,57 @@ func (l *lines) count(substr string) int {
 	return n
 }
 
+// startServe runs `tally serve` with env and returns where it listens and its log lines.
+func startServe(t *testing.T, bin string, env []string) (string, *lines) {
+	t.Helper()
+	serve := exec.Command(bin, "serve")
+	serve.Env = env
+	stdout, _ := serve.StdoutPipe()
+	stderr, _ := serve.StderrPipe()
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
+	logs := &lines{}
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			logs.mu.Lock()
+			logs.all = append(logs.all, sc.Text())
+			logs.mu.Unlock()
+		}
+	}()
+	base := make(chan string, 1)
+	go func() {
+		sc := bufio.NewScanner(stdout)
+		re := regexp.MustCompile(`listening on (\S+)`)
+		for sc.Scan() {
+			if m := re.FindStringSubmatch(sc.Text()); m != nil {
+				base <- m[1]
+			}
+		}
+	}()
+	select {
+	case app := <-base:
+		return app, logs
+	case <-time.After(30 * time.Second):
+		t.Fatal("serve never said where it listens")
+	}
+	return "", nil
+}
+
+// find is the first submatch of re in the log lines, or "".
+func (l *lines) find(re *regexp.Regexp) string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for _, s := range l.all {
+		if m := re.FindStringSubmatch(s); m != nil {
+			return m[1]
+		}
+	}
+	return ""
+}
+
 // TestServerRidesOutADatabaseRestart stops the database under a running `tally serve` in the
 // middle of a publish: while it is down the API answers 503 with Retry-After, pages say the
 // database is away, /readyz says what is not ready, and the log says so once; when it is back
@@ -87,39 +138,7 @@ func TestServerRidesOutADatabaseRestart(t *testing.T) {
 	key := testkit.MustCreateAPIKey(t, d, u.ID, models.ScopeReadWrite)
 	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
 
-	serve := exec.Command(bin, "serve")
-	serve.Env = env
-	stdout, _ := serve.StdoutPipe()
-	stderr, _ := serve.StderrPipe()
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
-	logs := &lines{}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logs.mu.Lock()
-			logs.all = append(logs.all, sc.Text())
-			logs.mu.Unlock()
-		}
-	}()
-	base := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		re := regexp.MustCompile(`listening on (\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				base <- m[1]
-			}
-		}
-	}()
-	var app string
-	select {
-	case app = <-base:
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve never said where it listens")
-	}
+	app, logs := startServe(t, bin, env)
 	get := func(path string, header ...string) (int, http.Header, string) {
 		req, _ := http.NewRequest(http.MethodGet, app+path, nil)
 		for i := 0; i+1 < len(header); i += 2 {

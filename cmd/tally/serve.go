@@ -21,6 +21,7 @@ import (
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/mail"
+	"tally/internal/metrics"
 	"tally/internal/pgtmp"
 	"tally/jobs"
 	"tally/models"
@@ -202,6 +203,11 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	if err := river.Start(ctx); err != nil {
 		return fmt.Errorf("start job worker: %w", err)
 	}
+	stopWatch := jobs.WatchDurations(river)
+	defer stopWatch()
+	if err := serveMetrics(ctx, cfg, d, log); err != nil {
+		return err
+	}
 	deps := handlers.NewDeps(cfg, d, log, mailer, importSvc)
 	if err := deps.LoadSSO(); err != nil {
 		return err
@@ -223,6 +229,25 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
 	return errors.Join(err, stopJobs(river))
+}
+
+// serveMetrics serves /metrics on METRICS_ADDR until ctx ends, when it is set, and logs where.
+func serveMetrics(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
+	if cfg.MetricsAddr == "" {
+		return nil
+	}
+	ln, err := net.Listen("tcp", cfg.MetricsAddr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (METRICS_ADDR): %w", cfg.MetricsAddr, err)
+	}
+	metrics.WatchDatabase(d.Pool, d)
+	go func() {
+		if err := metrics.Serve(ctx, ln); err != nil {
+			log.Error("metrics server stopped", "error", err.Error())
+		}
+	}()
+	log.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	return nil
 }
 
 // stopJobs stops the job client: running jobs may finish for 20 seconds, and those still
@@ -251,6 +276,11 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 		return err
 	}
 	if err := river.Start(ctx); err != nil {
+		return err
+	}
+	stopWatch := jobs.WatchDurations(river)
+	defer stopWatch()
+	if err := serveMetrics(ctx, cfg, d, log); err != nil {
 		return err
 	}
 	log.Info("worker started")
