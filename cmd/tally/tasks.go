@@ -35,7 +35,11 @@ func openDB(ctx context.Context, getenv func(string) string) (*db.DB, config.Con
 		}
 		url, ok := pgtmp.Running(ctx, pgDir, "tally")
 		if !ok {
-			cluster, err := pgtmp.Start(ctx, pgtmp.Options{DataDir: pgDir})
+			bins, err := devBinaries(ctx, getenv, cfg, os.Stderr)
+			if err != nil {
+				return nil, cfg, nil, err
+			}
+			cluster, err := pgtmp.Start(ctx, pgtmp.Options{DataDir: pgDir, BinDir: bins.Dir})
 			if err != nil {
 				return nil, cfg, nil, err
 			}

@@ -1,8 +1,10 @@
-// Package pgtmp runs a private PostgreSQL cluster from the system's server binaries.
+// Package pgtmp runs a private PostgreSQL cluster from the system's server binaries, or from
+// the npm package of them on a machine that has none (binaries.go).
 //
 // The cluster listens only on a Unix socket in a directory of its own, so it never clashes with
 // another server on the machine. When the process runs as root, initdb and postgres run as the
-// postgres user, because both refuse to run as root.
+// postgres user (or nobody, where there is no postgres user), because both refuse to run as
+// root.
 package pgtmp
 
 import (
@@ -32,6 +34,8 @@ type Options struct {
 	Fast bool
 	// Log receives the server's output; nil discards it.
 	Log *os.File
+	// BinDir holds initdb and postgres; empty means the system's (BinDir).
+	BinDir string
 }
 
 // Cluster is a running private PostgreSQL server.
@@ -47,9 +51,12 @@ type Cluster struct {
 // Start initialises the data directory if needed, starts the server and waits until it
 // accepts connections.
 func Start(ctx context.Context, opts Options) (*Cluster, error) {
-	bindir, err := BinDir()
-	if err != nil {
-		return nil, err
+	bindir := opts.BinDir
+	if bindir == "" {
+		var err error
+		if bindir, err = BinDir(); err != nil {
+			return nil, err
+		}
 	}
 	cred, err := serverCredential()
 	if err != nil {
@@ -69,8 +76,10 @@ func Start(ctx context.Context, opts Options) (*Cluster, error) {
 		}
 	}
 	if cred != nil {
-		if err := checkReachable(opts.DataDir); err != nil {
-			return nil, err
+		for _, dir := range []string{opts.DataDir, bindir} {
+			if err := checkReachable(dir); err != nil {
+				return nil, err
+			}
 		}
 	}
 
@@ -220,14 +229,17 @@ func versionOf(bindir string) int {
 	return n
 }
 
-// serverCredential returns the postgres user's ids when running as root, nil otherwise.
+// serverCredential returns the ids of the user the server runs as when this process runs as
+// root: postgres, or nobody on a machine without a PostgreSQL installation. Nil otherwise.
 func serverCredential() (*syscall.Credential, error) {
 	if os.Geteuid() != 0 {
 		return nil, nil
 	}
 	u, err := user.Lookup("postgres")
 	if err != nil {
-		return nil, errors.New("running as root, but there is no postgres user to run the database server as")
+		if u, err = user.Lookup("nobody"); err != nil {
+			return nil, errors.New("running as root, but there is neither a postgres nor a nobody user to run the database server as")
+		}
 	}
 	uid, _ := strconv.Atoi(u.Uid)
 	gid, _ := strconv.Atoi(u.Gid)
@@ -265,7 +277,7 @@ func checkReachable(dir string) error {
 			return err
 		}
 		if info.Mode().Perm()&0o001 == 0 {
-			return fmt.Errorf("the postgres user cannot reach %s because %s is not traversable by others: use a data directory outside it (TALLY_DATA_DIR)", abs, p)
+			return fmt.Errorf("the database server's user cannot reach %s because %s is not traversable by others: use a data directory outside it (TALLY_DATA_DIR)", abs, p)
 		}
 		if p == "/" {
 			return nil

