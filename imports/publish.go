@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"time"
 
 	"github.com/google/uuid"
 
@@ -198,11 +199,14 @@ func failureMessage(what string, err error) string {
 }
 
 // progress records how far a running job is. It writes outside the job's transaction, so
-// that the import's page can show it while the transaction is still open.
+// that the import's page can show it while the transaction is still open. It is best effort
+// and bounded: a job holding its transaction's connection never waits long for another.
 func (s *Service) progress(ctx context.Context, id uuid.UUID, done, total int) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+	defer cancel()
 	_, err := s.DB.NewRaw(`INSERT INTO import_progress (import_id, done, total) VALUES (?, ?, ?)
 		ON CONFLICT (import_id) DO UPDATE SET done = EXCLUDED.done, total = EXCLUDED.total, updated_at = now()`,
-		id, done, total).Exec(context.WithoutCancel(ctx))
+		id, done, total).Exec(ctx)
 	if err != nil {
 		s.Log.WarnContext(ctx, "record import progress", "import_id", id, "error", err.Error())
 	}

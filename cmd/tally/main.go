@@ -24,7 +24,8 @@ const usage = `Usage: tally <command> [flags]
 Commands:
   dev                 start a private PostgreSQL under .data/, migrate, and serve web and worker
   serve               serve web and worker (needs DATABASE_URL and SECRET_KEY_BASE)
-  worker              work background jobs only
+  worker              work background jobs only (/healthz, /readyz and /metrics on METRICS_ADDR)
+  healthcheck [URL]   exit 0 when URL (default: /readyz on LISTEN_ADDR) answers 200, for containers
   migrate up|down|status
   users:create        --email E --password P [--role super_admin|admin|member] [--family NAME]
   api_keys:create     --email E [--name N] [--scope read|read_write]; prints the key alone
@@ -51,6 +52,8 @@ func run(ctx context.Context, args []string, getenv func(string) string, stdout,
 		return runServe(ctx, getenv, stdout, stderr, true)
 	case "worker":
 		return runServe(ctx, getenv, stdout, stderr, false)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest, getenv, stdout)
 	case "migrate":
 		return runMigrate(ctx, rest, getenv, stdout)
 	case "users:create":

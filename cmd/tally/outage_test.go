@@ -42,43 +42,42 @@ func (l *lines) count(substr string) int {
 	return n
 }
 
+// launch runs the tally binary with env and args and returns it with its standard output's
+// and standard error's lines as they come.
+func launch(t *testing.T, bin string, env []string, args ...string) (cmd *exec.Cmd, stdout, stderr *lines) {
+	t.Helper()
+	cmd = exec.Command(bin, args...)
+	cmd.Env = env
+	outPipe, _ := cmd.StdoutPipe()
+	errPipe, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	stdout, stderr = &lines{}, &lines{}
+	for pipe, l := range map[io.Reader]*lines{outPipe: stdout, errPipe: stderr} {
+		go func() {
+			sc := bufio.NewScanner(pipe)
+			for sc.Scan() {
+				l.mu.Lock()
+				l.all = append(l.all, sc.Text())
+				l.mu.Unlock()
+			}
+		}()
+	}
+	return cmd, stdout, stderr
+}
+
 // startServe runs `tally serve` with env and returns where it listens and its log lines.
 func startServe(t *testing.T, bin string, env []string) (string, *lines) {
 	t.Helper()
-	serve := exec.Command(bin, "serve")
-	serve.Env = env
-	stdout, _ := serve.StdoutPipe()
-	stderr, _ := serve.StderrPipe()
-	if err := serve.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = serve.Process.Kill(); _ = serve.Wait() })
-	logs := &lines{}
-	go func() {
-		sc := bufio.NewScanner(stderr)
-		for sc.Scan() {
-			logs.mu.Lock()
-			logs.all = append(logs.all, sc.Text())
-			logs.mu.Unlock()
-		}
-	}()
-	base := make(chan string, 1)
-	go func() {
-		sc := bufio.NewScanner(stdout)
-		re := regexp.MustCompile(`listening on (\S+)`)
-		for sc.Scan() {
-			if m := re.FindStringSubmatch(sc.Text()); m != nil {
-				base <- m[1]
-			}
-		}
-	}()
-	select {
-	case app := <-base:
-		return app, logs
-	case <-time.After(30 * time.Second):
-		t.Fatal("serve never said where it listens")
-	}
-	return "", nil
+	_, stdout, logs := launch(t, bin, env, "serve")
+	var app string
+	waitFor(t, 30*time.Second, "serve saying where it listens", func() bool {
+		app = stdout.find(regexp.MustCompile(`listening on (\S+)`))
+		return app != ""
+	})
+	return app, logs
 }
 
 // find is the first submatch of re in the log lines, or "".

@@ -220,7 +220,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	}
 	stopWatch := jobs.WatchDurations(river)
 	defer stopWatch()
-	if err := serveMetrics(ctx, cfg, d, log); err != nil {
+	if err := serveMetrics(ctx, cfg, d, river, log); err != nil {
 		return err
 	}
 	deps := handlers.NewDeps(cfg, d, log, mailer, importSvc)
@@ -246,8 +246,9 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	return errors.Join(err, stopJobs(river))
 }
 
-// serveMetrics serves /metrics on METRICS_ADDR until ctx ends, when it is set, and logs where.
-func serveMetrics(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
+// serveMetrics serves /metrics, with /healthz and /readyz, on METRICS_ADDR until ctx ends,
+// when it is set, and logs where.
+func serveMetrics(ctx context.Context, cfg config.Config, d *db.DB, river *jobs.Client, log *slog.Logger) error {
 	if cfg.MetricsAddr == "" {
 		return nil
 	}
@@ -257,7 +258,7 @@ func serveMetrics(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Lo
 	}
 	metrics.WatchDatabase(d.Pool, d)
 	go func() {
-		if err := metrics.Serve(ctx, ln); err != nil {
+		if err := metrics.Serve(ctx, ln, handlers.Probes(d, river)); err != nil {
 			log.Error("metrics server stopped", "error", err.Error())
 		}
 	}()
@@ -295,7 +296,7 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 	}
 	stopWatch := jobs.WatchDurations(river)
 	defer stopWatch()
-	if err := serveMetrics(ctx, cfg, d, log); err != nil {
+	if err := serveMetrics(ctx, cfg, d, river, log); err != nil {
 		return err
 	}
 	log.Info("worker started")

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgxpool"
@@ -21,6 +22,13 @@ type DB struct {
 	Pool *pgxpool.Pool
 }
 
+// DefaultMaxConns is the pool's size unless the URL sets pool_max_conns. pgx's own default
+// (four, or one per CPU) is too small for a process that works jobs: a publish holds one
+// connection for its transaction and briefly takes a second for its progress, River holds one
+// to listen, and requests take their own, so a few publishes at once could take every
+// connection and wait on each other.
+const DefaultMaxConns = 25
+
 // Open connects to the database at url and checks that it answers.
 func Open(ctx context.Context, url string) (*DB, error) {
 	cfg, err := pgxpool.ParseConfig(url)
@@ -28,6 +36,9 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = ProcessName
+	if !strings.Contains(url, "pool_max_conns") {
+		cfg.MaxConns = DefaultMaxConns
+	}
 	pool, err := pgxpool.NewWithConfig(ctx, cfg)
 	if err != nil {
 		return nil, fmt.Errorf("open database: %w", err)

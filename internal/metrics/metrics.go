@@ -120,10 +120,14 @@ func (c *queueCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 }
 
-// Serve answers /metrics on ln until ctx ends.
-func Serve(ctx context.Context, ln net.Listener) error {
+// Serve answers /metrics on ln until ctx ends, and every other path with other (the health
+// probes), when it is not nil.
+func Serve(ctx context.Context, ln net.Listener, other http.Handler) error {
 	mux := http.NewServeMux()
 	mux.Handle("/metrics", promhttp.HandlerFor(Registry, promhttp.HandlerOpts{}))
+	if other != nil {
+		mux.Handle("/", other)
+	}
 	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go func() {
 		<-ctx.Done()

@@ -32,6 +32,14 @@ func NewClient(tb testing.TB, baseURL string) *Client {
 	}}
 }
 
+// At returns a client of the server at baseURL that shares this one's cookies and CSRF
+// token: the same browser reaching another instance behind a load balancer.
+func (c *Client) At(baseURL string) *Client {
+	other := *c
+	other.base = baseURL
+	return &other
+}
+
 // ValidateAPI makes the client check every response to a path under /api/ against v's
 // document, failing the test on any response the document does not describe.
 func (c *Client) ValidateAPI(v *APIValidator) { c.api = v }
