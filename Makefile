@@ -5,7 +5,7 @@ TESTFLAGS ?=
 
 FUZZTIME ?= 10s
 
-.PHONY: run test bench generate assets lint build fuzz clean
+.PHONY: run test bench generate assets lint build image fuzz clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -21,6 +21,11 @@ generate:
 
 build: assets
 	$(GO) build -o bin/tally ./cmd/tally
+
+# A container image with no Docker daemon: bin/tally-image.tar, an OCI archive (docker load, podman load, skopeo).
+image: assets
+	CGO_ENABLED=0 GOOS=linux $(GO) build -trimpath -ldflags '-s -w' -o bin/tally-linux ./cmd/tally
+	$(GO) run ./cmd/tally-image -binary bin/tally-linux -o bin/tally-image.tar
 
 # A private PostgreSQL under .data/, migrations, web and worker in one process.
 run: assets
