@@ -68,12 +68,16 @@ type Stats struct {
 	PendingPosted int `json:"pending_posted"`
 	Removed       int `json:"removed"`
 	Errors        int `json:"errors"`
+
+	// written are the transactions this sync created or changed, for the family's rules.
+	written []uuid.UUID
 }
 
-// upserts is what an INSERT … ON CONFLICT DO UPDATE … RETURNING (xmax = 0) AS inserted
+// upserts is what an INSERT … ON CONFLICT DO UPDATE … RETURNING id, (xmax = 0) AS inserted
 // returns: a row per record written, new or changed.
 type upserts []struct {
-	Inserted bool `bun:"inserted"`
+	ID       uuid.UUID `bun:"id"`
+	Inserted bool      `bun:"inserted"`
 }
 
 // add counts written rows as created or updated.

@@ -19,6 +19,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/secrets"
 	"tally/models"
+	"tally/rules"
 )
 
 // Service connects families to their provider and keeps their accounts synced.
@@ -414,6 +415,10 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 				return fmt.Errorf("sync %s: %w", ba.Name, err)
 			}
 		}
+		// The family's rules run over what the bank sent new or changed, in this transaction.
+		if _, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, c.FamilyID, rules.Scope{EntryIDs: stats.written}); err != nil {
+			return err
+		}
 		_, err := tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,
 			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, general, stats, c.ID).Exec(ctx)
 		return err
@@ -653,17 +658,24 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 			SELECT x.id, ?, ?, 'transaction', x.date, x.amount, ?, x.name, x.notes, x.pending, x.ext, ?
 			FROM unnest(?::uuid[], ?::text[], ?::date[], ?::numeric[], ?::text[], ?::text[], ?::boolean[]) AS x(id, ext, date, amount, name, notes, pending)
 			ON CONFLICT (account_id, source, external_id) WHERE external_id IS NOT NULL AND source IS NOT NULL
-			DO UPDATE SET amount = excluded.amount, date = excluded.date, name = excluded.name, notes = excluded.notes,
-				pending = excluded.pending, updated_at = now()
-			WHERE (entries.amount, entries.date, entries.name, entries.notes, entries.pending)
+			DO UPDATE SET amount = excluded.amount, date = excluded.date, notes = excluded.notes,
+				pending = excluded.pending, updated_at = now(),
+				-- The bank's name is compared with the bank's: a rule's clean-up (original_name
+				-- keeps what it replaced) or a hand edit is not a change, and a hand edit stays.
+				name = CASE WHEN 'name' = ANY (entries.locked_fields) THEN entries.name ELSE excluded.name END,
+				original_name = CASE WHEN 'name' = ANY (entries.locked_fields) THEN entries.original_name END
+			WHERE (entries.amount, entries.date, coalesce(entries.original_name, entries.name), entries.notes, entries.pending)
 				IS DISTINCT FROM (excluded.amount, excluded.date, excluded.name, excluded.notes, excluded.pending)
-			RETURNING (xmax = 0) AS inserted`,
+			RETURNING id, (xmax = 0) AS inserted`,
 			acct.FamilyID, acct.ID, acct.Currency, Source, pgdialect.Array(ids), pgdialect.Array(exts), pgdialect.Array(dates),
 			pgdialect.Array(amounts), pgdialect.Array(names), pgdialect.Array(notes), pgdialect.Array(pend)).Scan(ctx, &written)
 		if err != nil && !db.IsNoRows(err) {
 			return err
 		}
 		stats.add(written)
+		for _, w := range written {
+			stats.written = append(stats.written, w.ID)
+		}
 	}
 	// A pending transaction the provider no longer reports was dropped by the bank.
 	var gone []uuid.UUID

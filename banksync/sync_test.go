@@ -388,18 +388,27 @@ func TestInvestmentHoldings(t *testing.T) {
 	}
 }
 
-// crashAfter cancels a sync's context right after its first write of entries, as a worker
-// killed half way through would stop.
+// crashAfter ends a sync's database session right after its first write of entries, as a
+// worker killed half way through would leave it: PostgreSQL rolls the transaction back.
+// (Cancelling the sync's context there instead raced inside pgx, which then wrote its
+// goodbye to the server from two goroutines at once and panicked.)
 type crashAfter struct {
-	armed  atomic.Bool
-	cancel context.CancelFunc
+	armed atomic.Bool
+	db    *db.DB
+	err   error
 }
 
 func (h *crashAfter) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
 
 func (h *crashAfter) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
 	if strings.HasPrefix(strings.TrimSpace(ev.Query), "INSERT INTO entries") && h.armed.CompareAndSwap(true, false) {
-		h.cancel()
+		// The sync's session is the one idle in its transaction between two statements.
+		var killed []bool
+		h.err = h.db.NewRaw(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+			WHERE datname = current_database() AND state = 'idle in transaction' AND pid <> pg_backend_pid()`).Scan(context.Background(), &killed)
+		if h.err == nil && len(killed) != 1 {
+			h.err = fmt.Errorf("%d sessions were idle in a transaction, want the sync's alone", len(killed))
+		}
 	}
 }
 
@@ -409,17 +418,18 @@ func TestACrashMidSyncWritesNothingAndTheNextSyncCompletes(t *testing.T) {
 	e.tx("ACT-CHK", "C1", 3, "-12.00", "Cinema", false)
 	e.tx("ACT-CC", "C2", 2, "-40.00", "Groceries", false)
 	e.fake.SetBalance("ACT-CHK", "900.00", "")
-	ctx, cancel := context.WithCancel(context.Background())
-	hook := &crashAfter{cancel: cancel}
+	hook := &crashAfter{db: e.db}
 	hook.armed.Store(true)
 	e.db.AddQueryHook(hook)
 
-	// The driver drops the connection under a cancelled query: Postgres ends the transaction.
-	if _, err := e.svc.Sync(ctx, c.ID); err == nil {
+	if _, err := e.svc.Sync(context.Background(), c.ID); err == nil {
 		t.Fatal("the interrupted sync returned no error")
 	}
 	if hook.armed.Load() {
 		t.Fatal("the sync never wrote entries: the crash was not where it should be")
+	}
+	if hook.err != nil {
+		t.Fatal(hook.err)
 	}
 	if got := e.strings(`SELECT count(*)::text || ':' || coalesce(max(last_synced_at)::text, 'never') FROM entries, bank_connections
 		WHERE entries.source = 'simplefin'`); got[0] != "0:never" {
@@ -524,5 +534,42 @@ func TestDisconnectDuringASync(t *testing.T) {
 	}
 	if got := e.strings("SELECT count(*)::text FROM accounts WHERE source IS NOT NULL"); got[0] != "0" {
 		t.Fatalf("accounts still the provider's: %v", got)
+	}
+}
+
+// TestRulesRunOnSync checks that the family's rules run over what the bank sends: a
+// transaction is renamed and categorised, and the next sync of the same transactions, which
+// still carry the bank's name, changes nothing.
+func TestRulesRunOnSync(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	shopping := uuid.Must(uuid.NewV7())
+	if _, err := e.db.NewRaw("INSERT INTO categories (id, family_id, name) VALUES (?, ?, 'Shopping')", shopping, e.family).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.NewRaw(`INSERT INTO rules (id, family_id, name, active, conditions, actions) VALUES (?, ?, 'Amazon', true, ?, ?)`,
+		uuid.Must(uuid.NewV7()), e.family, `[{"condition_type":"transaction_name","operator":"like","value":"amzn mktp"}]`,
+		`[{"action_type":"set_transaction_name","value":"Amazon"},{"action_type":"set_transaction_category","value":"`+shopping.String()+`"}]`).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.tx("ACT-CHK", "T-1", 2, "-23.99", "AMZN MKTP US*2K4", false)
+	e.tx("ACT-CHK", "T-2", 3, "-5.00", "Kiosk", false)
+	c := e.connect()
+	listing := func() []string {
+		return e.strings(`SELECT e.name || ' | ' || coalesce(e.original_name, '-') || ' | ' || coalesce(c.name, '-') FROM entries e
+			LEFT JOIN categories c ON c.id = e.category_id WHERE e.family_id = ? AND e.kind = 'transaction' ORDER BY e.name`, e.family)
+	}
+	if st := e.sync(c); st.Created != 2 {
+		t.Fatalf("first sync: %+v", st)
+	}
+	want := []string{"Amazon | AMZN MKTP US*2K4 | Shopping", "Kiosk | - | -"}
+	if got := listing(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("after the first sync:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if st := e.sync(c); st.Created != 0 || st.Updated != 0 {
+		t.Errorf("the second sync of the same transactions wrote %+v", st)
+	}
+	if got := listing(); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("after the second sync:\n%s", strings.Join(got, "\n"))
 	}
 }

@@ -46,9 +46,10 @@ func TestFilterTheAuditLog(t *testing.T) {
 		run(t, ctx, "mark the page", chromedp.Evaluate[bool](`window.notReloaded = true`))
 		choose(t, ctx, "field-event_type", "login_failed")
 		click(t, ctx, "audit-filters-submit")
-		// htmx swaps the list in place and then pushes the filtered address.
+		// htmx swaps the list in place and then pushes the filtered address. The change
+		// and the submit each ask; wait until no request is in flight.
 		run(t, ctx, "wait for the filtered list", chromedp.Poll[bool](
-			`document.querySelectorAll('[data-testid="audit-row"]').length === 2 && location.search.includes("event_type=login_failed")`))
+			`!document.querySelector('.htmx-request') && document.querySelectorAll('[data-testid="audit-row"]').length === 2 && location.search.includes("event_type=login_failed")`))
 		events := run(t, ctx, "read the rows' events", chromedp.Evaluate[[]string](
 			`[...document.querySelectorAll('[data-testid="audit-row"]')].map(r => r.dataset.event)`))
 		for _, e := range events {

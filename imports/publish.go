@@ -10,6 +10,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/rules"
 )
 
 // Publish checks that the family's import can be published and queues it: the status becomes
@@ -144,6 +145,15 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		}
 		if err := run(ctx); err != nil {
 			return err
+		}
+		// The family's rules run over what the import wrote, in the same transaction, unless
+		// they ran over its rows before they were written (stageRules). A Sure or Tally export
+		// is history its own app's rules and its people already categorised, and is taken as
+		// it is (its rules run on what comes after it).
+		if im.Type != NativeImport && !p.rulesRan {
+			if _, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, im.FamilyID, rules.Scope{ImportID: &id}); err != nil {
+				return err
+			}
 		}
 		_, err = tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).
 			Set("status = ?", StatusComplete).Set("error = NULL").

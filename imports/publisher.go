@@ -12,6 +12,7 @@ import (
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
+	"tally/rules"
 )
 
 // publisher writes one import's rows inside the publish transaction. The rows were typed and
@@ -23,6 +24,9 @@ type publisher struct {
 	im         *Import
 	duplicates int
 	accounts   []uuid.UUID // accounts whose balance the publish changes
+	// rulesRan says the family's rules already ran over the rows (stageRules), and
+	// ruleResults that they changed some, which rule_results holds.
+	rulesRan, ruleResults bool
 }
 
 // validRows is the condition selecting the rows a publish writes.
@@ -71,6 +75,9 @@ func (p *publisher) publishEntries(ctx context.Context) error {
 		return err
 	}
 	if err := p.createSecurities(ctx); err != nil {
+		return err
+	}
+	if err := p.stageRules(ctx); err != nil {
 		return err
 	}
 	if err := p.entryBatches(ctx); err != nil {
@@ -230,22 +237,58 @@ func (p *publisher) entryBatches(ctx context.Context) error {
 // balance and a statement's holdings, which are written apart.
 const entryRows = validRows + ` AND (r.extra->>'opening_balance') IS NULL AND (r.extra->>'holding') IS NULL`
 
-// insertEntries writes rows (lo, hi] as entries, with their tags, and says how many it wrote.
+// rowTags are a row's tag ids, through the import's tag mappings.
+const rowTags = `CASE WHEN r.tags IS NULL THEN '{}'::uuid[] ELSE ARRAY(
+	SELECT DISTINCT tm.target_id FROM unnest(r.tags) AS t(name)
+	JOIN import_mappings tm ON tm.import_id = r.import_id AND tm.kind = 'tag' AND tm.key = t.name
+	WHERE tm.target_id IS NOT NULL) END`
+
+// stageRules runs the family's rules over the rows about to become transactions, so that
+// the entries are written with what the rules set (rule_results) rather than written and then
+// changed, which would cost a second write of every matching row.
+func (p *publisher) stageRules(ctx context.Context) error {
+	set, err := (rules.Runner{Log: p.svc.Log}).Compiled(ctx, p.tx, p.im.FamilyID)
+	if err != nil || set.Len() == 0 {
+		return err
+	}
+	p.rulesRan = true
+	n, err := set.Stage(ctx, p.tx, `
+		SELECT r.record_id, a.id, r.date, (r.amount * 10000)::bigint, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''),
+			cm.target_id, NULL::uuid, `+rowTags+`, false, '{}'::text[], NULL::text
+		FROM import_rows r `+p.accountJoin()+`
+		JOIN accounts a ON a.id = coalesce($1::uuid, am.target_id) AND a.family_id = $2
+		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key
+		WHERE r.import_id = $3 AND cardinality(r.errors) = 0 AND NOT r.duplicate
+			AND (r.extra->>'opening_balance') IS NULL AND (r.extra->>'holding') IS NULL AND r.ticker IS NULL`,
+		p.im.AccountID, p.im.FamilyID, p.im.ID)
+	p.ruleResults = n > 0
+	return err
+}
+
+// insertEntries writes rows (lo, hi] as entries, with their tags and what the rules set, and
+// says how many it wrote.
 func (p *publisher) insertEntries(ctx context.Context, lo, hi int) (int, error) {
 	im := p.im
+	// Without rule results, the row's own values; with them, the results' where a rule changed
+	// the field (rule_results is NULL where none did).
+	name, category, tags, merchant, excluded, original, join := "r.name", "cm.target_id", rowTags, "NULL::uuid", "false", "NULL::text", ""
+	if p.ruleResults {
+		name, category = "coalesce(rr.name, r.name)", "coalesce(rr.category_id, cm.target_id)"
+		tags = "CASE WHEN rr.tag_ids IS NULL THEN " + rowTags + " ELSE rr.tag_ids END"
+		merchant, excluded, original = "rr.merchant_id", "coalesce(rr.excluded, false)", "rr.original_name"
+		join = "LEFT JOIN rule_results rr ON rr.id = r.record_id"
+	}
 	res, err := p.tx.NewRaw(`
 		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source,
-			external_id, pending)
+			external_id, pending, merchant_id, excluded, original_name)
 		SELECT r.record_id, ?, a.id, CASE WHEN r.ticker IS NULL THEN 'transaction' ELSE 'trade' END,
-			r.date, r.amount, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''), cm.target_id,
-			CASE WHEN r.tags IS NULL THEN '{}'::uuid[] ELSE ARRAY(
-				SELECT DISTINCT tm.target_id FROM unnest(r.tags) AS t(name)
-				JOIN import_mappings tm ON tm.import_id = r.import_id AND tm.kind = 'tag' AND tm.key = t.name
-				WHERE tm.target_id IS NOT NULL) END,
-			r.import_id, coalesce(r.extra->>'source', 'import'), r.extra->>'external_id', coalesce((r.extra->>'pending')::boolean, false)
+			r.date, r.amount, coalesce(r.currency, a.currency), `+name+`, coalesce(r.notes, ''), `+category+`, `+tags+`,
+			r.import_id, coalesce(r.extra->>'source', 'import'), r.extra->>'external_id', coalesce((r.extra->>'pending')::boolean, false),
+			`+merchant+`, `+excluded+`, `+original+`
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key
+		`+join+`
 		WHERE `+entryRows+` AND r.row_number > ? AND r.row_number <= ?`, im.FamilyID, im.AccountID, im.FamilyID, im.ID, lo, hi).Exec(ctx)
 	if err != nil {
 		return 0, err

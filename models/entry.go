@@ -39,8 +39,12 @@ type Entry struct {
 	ImportID        *uuid.UUID      `bun:"import_id,type:uuid"`
 	ExternalID      *string         `bun:"external_id"`
 	Source          *string         `bun:"source"`
-	CreatedAt       time.Time       `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt       time.Time       `bun:"updated_at,nullzero,default:now()"`
+	// LockedFields were set by hand, and rules leave them alone (package rules).
+	LockedFields []string `bun:"locked_fields,array,nullzero,default:'{}'"`
+	// OriginalName is the source's name once a rule has renamed the transaction.
+	OriginalName *string   `bun:"original_name"`
+	CreatedAt    time.Time `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt    time.Time `bun:"updated_at,nullzero,default:now()"`
 }
 
 // EntryRow is an entry as lists show it, with the names of what it refers to.

@@ -155,6 +155,12 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 // publishOnce uploads the file with publish=true and waits until the import is complete, as a
 // client does; it then takes the import away again, outside the measurement.
 func publishOnce(b *testing.B, d *db.DB, base, key string, body []byte, shape csvShape) time.Duration {
+	return publishOnceThen(b, d, base, key, body, shape, nil)
+}
+
+// publishOnceThen is publishOnce, with a look at the published import (inspect) before it is
+// taken away.
+func publishOnceThen(b *testing.B, d *db.DB, base, key string, body []byte, shape csvShape, inspect func(uuid.UUID)) time.Duration {
 	ctx := context.Background()
 	testkit.Checkpoint(b)
 	start := time.Now()
@@ -193,6 +199,9 @@ func publishOnce(b *testing.B, d *db.DB, base, key string, body []byte, shape cs
 	elapsed := time.Since(start)
 	if _, n := importStatus(b, d, id); n != shape.rows {
 		b.Fatalf("%d entries, want %d", n, shape.rows)
+	}
+	if inspect != nil {
+		inspect(id)
 	}
 	// Gone for the next round, with the space they took made free again, as the bare COPY's
 	// table is new each round.
@@ -312,4 +321,94 @@ func peakRSS(b *testing.B, pid int) int {
 		}
 	}
 	return 0
+}
+
+// BenchmarkPublishWithRules publishes the 245,000-row file through the real server with no
+// rules and with 200 (name conditions of every operator, some with an amount too, setting
+// categories, tags and names), in alternating rounds, and reports the ratio of their medians.
+func BenchmarkPublishWithRules(b *testing.B) {
+	bin := buildBinary(b)
+	shape := csvShapes[1]
+	url := testkit.DatabaseURL(b)
+	ctx := context.Background()
+	d, err := db.Open(ctx, url)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	u := testkit.MustCreateUser(b, d, testkit.UserOpts{})
+	key := testkit.MustCreateAPIKey(b, d, u.ID, models.ScopeReadWrite)
+	_, m := startProcess(b, bin, url, regexp.MustCompile(`listening on (http://\S+)`), "serve")
+	acct := testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "0")
+	body, _ := json.Marshal(map[string]any{"raw_file_content": shape.csv(), "date_format": "%Y-%m-%d", "publish": "true", "account_id": acct.ID.String()})
+
+	var categories, tags []string
+	for i := range 20 {
+		id := uuid.Must(uuid.NewV7()).String()
+		categories = append(categories, id)
+		if _, err := d.NewRaw("INSERT INTO categories (id, family_id, name) VALUES (?, ?, ?)", id, u.FamilyID, fmt.Sprintf("Category %d", i)).Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+		id = uuid.Must(uuid.NewV7()).String()
+		tags = append(tags, id)
+		if _, err := d.NewRaw("INSERT INTO tags (id, family_id, name) VALUES (?, ?, ?)", id, u.FamilyID, fmt.Sprintf("tag %d", i)).Exec(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+	addRules := func() {
+		for k := range 200 {
+			merchant := fmt.Sprintf("merchant %d", k*5)
+			cond := []map[string]any{
+				{"condition_type": "transaction_name", "operator": "like", "value": merchant},
+				{"condition_type": "transaction_name", "operator": "starts_with", "value": merchant},
+				{"condition_type": "transaction_name", "operator": "=", "value": merchant},
+				{"condition_type": "transaction_name", "operator": "matches", "value": "^" + merchant + "$"},
+			}[k%4 : k%4+1]
+			if k%3 == 0 {
+				cond = append(cond, map[string]any{"condition_type": "transaction_amount", "operator": ">", "value": "10"})
+			}
+			actions := []map[string]any{{"action_type": "set_transaction_category", "value": categories[k%20]}}
+			if k%5 == 0 {
+				actions = append(actions, map[string]any{"action_type": "set_transaction_tags", "value": tags[k%20]})
+			}
+			if k%7 == 0 {
+				actions = append(actions, map[string]any{"action_type": "set_transaction_name", "value": fmt.Sprintf("Shop %d", k)})
+			}
+			cj, _ := json.Marshal(cond)
+			aj, _ := json.Marshal(actions)
+			if _, err := d.NewRaw("INSERT INTO rules (id, family_id, name, active, position, conditions, actions) VALUES (?, ?, ?, true, ?, ?, ?)",
+				uuid.Must(uuid.NewV7()), u.FamilyID, fmt.Sprintf("Rule %d", k), k, string(cj), string(aj)).Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+	changedBy := func(id uuid.UUID) int {
+		var n int
+		if err := d.NewRaw("SELECT count(*) FROM entries WHERE import_id = ? AND category_id IS NOT NULL", id).Scan(ctx, &n); err != nil {
+			b.Fatal(err)
+		}
+		return n
+	}
+
+	b.ResetTimer()
+	var plain, ruled []time.Duration
+	var categorised int
+	for range b.N {
+		for range publishRounds {
+			if _, err := d.NewRaw("DELETE FROM rules WHERE family_id = ?", u.FamilyID).Exec(ctx); err != nil {
+				b.Fatal(err)
+			}
+			plain = append(plain, publishOnce(b, d, m[1], key, body, shape))
+			addRules()
+			ruled = append(ruled, publishOnceThen(b, d, m[1], key, body, shape, func(id uuid.UUID) { categorised = changedBy(id) }))
+		}
+	}
+	b.StopTimer()
+	if categorised == 0 {
+		b.Fatal("the rules categorised nothing")
+	}
+	ratio := median(ruled).Seconds() / median(plain).Seconds()
+	b.ReportMetric(ratio, "x-no-rules")
+	fmt.Printf("publish with 200 rules (245k): %s against %s without; ratio %.2fx (target <= 1.3x; medians of %d rounds, with %s, without %s); %d of %d rows categorised by the rules\n",
+		median(ruled).Round(time.Millisecond), median(plain).Round(time.Millisecond), ratio, len(ruled), rounded(ruled), rounded(plain), categorised, shape.rows)
 }

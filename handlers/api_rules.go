@@ -1,0 +1,190 @@
+package handlers
+
+import (
+	"bytes"
+	"encoding/json"
+	"net/http"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/rules"
+)
+
+// RuleJSON is Rule in the OpenAPI document.
+type RuleJSON struct {
+	ID            string            `json:"id"`
+	Name          string            `json:"name"`
+	Active        bool              `json:"active"`
+	Position      int               `json:"position"`
+	Match         string            `json:"match"`
+	Continue      bool              `json:"continue"`
+	EffectiveDate *string           `json:"effective_date"`
+	Conditions    []rules.Condition `json:"conditions"`
+	Actions       []rules.Action    `json:"actions"`
+	CreatedAt     apiTime           `json:"created_at"`
+	UpdatedAt     apiTime           `json:"updated_at"`
+}
+
+func ruleJSON(r *rules.Stored) RuleJSON {
+	out := RuleJSON{ID: r.ID.String(), Name: r.Name, Active: r.Active, Position: r.Position, Match: r.Match, Continue: r.Continue,
+		Conditions: r.Conditions, Actions: r.Actions, CreatedAt: apiTime(r.CreatedAt), UpdatedAt: apiTime(r.UpdatedAt)}
+	if r.EffectiveDate != nil {
+		d := r.EffectiveDate.Format("2006-01-02")
+		out.EffectiveDate = &d
+	}
+	return out
+}
+
+// ruleRequest is the body of POST and PATCH /api/v1/rules: every field optional on PATCH.
+type ruleRequest struct {
+	Name          *string            `json:"name"`
+	Active        *bool              `json:"active"`
+	Position      *int               `json:"position"`
+	Match         *string            `json:"match"`
+	Continue      *bool              `json:"continue"`
+	EffectiveDate json.RawMessage    `json:"effective_date"`
+	Conditions    *[]rules.Condition `json:"conditions"`
+	Actions       *[]rules.Action    `json:"actions"`
+}
+
+func decodeRule(c echo.Context) (rules.Input, error) {
+	var req ruleRequest
+	dec := json.NewDecoder(c.Request().Body)
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		return rules.Input{}, apperr.Wrap(apperr.BadRequest, err, "The request body must be a rule as a JSON object: "+err.Error())
+	}
+	in := rules.Input{Name: req.Name, Active: req.Active, Position: req.Position, Match: req.Match, Continue: req.Continue,
+		Conditions: req.Conditions, Actions: req.Actions}
+	var v apperr.Validation
+	if req.Position != nil && *req.Position < 1 {
+		v.Add("position", "position counts from 1")
+	}
+	if len(req.EffectiveDate) > 0 {
+		var date *time.Time
+		if !bytes.Equal(req.EffectiveDate, []byte("null")) {
+			var s string
+			err := json.Unmarshal(req.EffectiveDate, &s)
+			d, perr := time.Parse("2006-01-02", s)
+			if err != nil || perr != nil {
+				v.Add("effective_date", "effective_date must be a date, YYYY-MM-DD, or null")
+			}
+			date = &d
+		}
+		in.EffectiveDate = &date
+	}
+	return in, v.Err()
+}
+
+// apiRules is GET /api/v1/rules: the family's rules in the order they run.
+func (a *app) apiRules(c echo.Context) error {
+	list, err := rules.List(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	if err != nil {
+		return err
+	}
+	out := make([]RuleJSON, len(list))
+	for i := range list {
+		out[i] = ruleJSON(&list[i])
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out})
+}
+
+// apiRuleShow is GET /api/v1/rules/{id}.
+func (a *app) apiRuleShow(c echo.Context) error {
+	r, err := a.pathRule(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": ruleJSON(r)})
+}
+
+// pathRule is the current family's rule named by the path's id; another family's is a 404.
+func (a *app) pathRule(c echo.Context) (*rules.Stored, error) {
+	id, err := pathID(c)
+	if err != nil {
+		return nil, err
+	}
+	return rules.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+}
+
+// apiRuleCreate is POST /api/v1/rules.
+func (a *app) apiRuleCreate(c echo.Context) error {
+	in, err := decodeRule(c)
+	if err != nil {
+		return err
+	}
+	r, err := rules.Create(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"data": ruleJSON(r)})
+}
+
+// apiRuleUpdate is PATCH /api/v1/rules/{id}.
+func (a *app) apiRuleUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	in, err := decodeRule(c)
+	if err != nil {
+		return err
+	}
+	r, err := rules.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": ruleJSON(r)})
+}
+
+// apiRuleDelete is DELETE /api/v1/rules/{id}.
+func (a *app) apiRuleDelete(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := rules.Delete(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// RuleApplicationJSON is RuleApplication in the OpenAPI document.
+type RuleApplicationJSON struct {
+	ID        *string `json:"id"`
+	RuleID    string  `json:"rule_id"`
+	Changed   int     `json:"changed_count"`
+	UndoUntil *string `json:"undo_until"`
+}
+
+// apiRuleApply is POST /api/v1/rules/{id}/apply: the rule over the family's history.
+func (a *app) apiRuleApply(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	out := RuleApplicationJSON{RuleID: id.String(), Changed: app.Changed}
+	if app.Changed > 0 {
+		aid, until := app.ID.String(), app.UndoUntil.UTC().Format("2006-01-02T15:04:05.000Z")
+		out.ID, out.UndoUntil = &aid, &until
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out})
+}
+
+// apiRuleUndo is POST /api/v1/rule_applications/{id}/undo.
+func (a *app) apiRuleUndo(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := rules.Undo(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

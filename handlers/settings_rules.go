@@ -1,0 +1,599 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/rules"
+	"tally/views"
+)
+
+// rulesRoutes are Settings › Rules: the family's rules, their form with a live preview, and
+// applying one to existing transactions with its undo.
+func (a *app) rulesRoutes(g *echo.Group) {
+	g.GET("/settings/rules", a.rulesPage)
+	g.GET("/settings/rules/new", a.ruleNew)
+	g.POST("/settings/rules", a.ruleCreate)
+	g.POST("/settings/rules/preview", a.rulePreview)
+	g.GET("/settings/rules/undo_expired", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
+	g.GET("/settings/rules/:id/edit", a.ruleEdit)
+	g.POST("/settings/rules/:id", a.ruleUpdate)
+	g.POST("/settings/rules/:id/move", a.ruleMove)
+	g.POST("/settings/rules/:id/toggle", a.ruleToggle)
+	g.POST("/settings/rules/:id/delete", a.ruleDeletePage)
+	g.POST("/settings/rules/:id/apply", a.ruleApplyPage)
+	g.POST("/settings/rule_applications/:id/undo", a.ruleUndoPage)
+}
+
+// Condition fields and tests as the form names them, in the order it lists them.
+var (
+	ruleFields = []views.SelectOption{{Value: "", Label: "—"}, {Value: "transaction_name", Label: "Name"},
+		{Value: "transaction_notes", Label: "Notes"}, {Value: "transaction_amount", Label: "Amount"},
+		{Value: "transaction_type", Label: "Is money in/out"}, {Value: "transaction_account", Label: "Account"},
+		{Value: "transaction_date", Label: "Date"}, {Value: "transaction_currency", Label: "Currency"},
+		{Value: "transaction_merchant", Label: "Merchant"}, {Value: "transaction_category", Label: "Category"}}
+	ruleOperators = []views.SelectOption{{Value: "like", Label: "contains"}, {Value: "starts_with", Label: "starts with"},
+		{Value: "=", Label: "is"}, {Value: "matches", Label: "matches (regular expression)"}, {Value: ">", Label: "is more than"},
+		{Value: ">=", Label: "is at least"}, {Value: "<", Label: "is less than"}, {Value: "<=", Label: "is at most"},
+		{Value: "between", Label: "is between"}, {Value: "is_null", Label: "is empty"}}
+)
+
+func optionLabel(opts []views.SelectOption, value string) string {
+	for _, o := range opts {
+		if o.Value == value {
+			return o.Label
+		}
+	}
+	return value
+}
+
+// familyNames are a family's categories, merchants, tags and accounts by id and by name.
+type familyNames struct {
+	byID   map[string]map[string]string // table → id → name
+	byName map[string]map[string]string // table → lower-case name → id
+	lists  map[string][]views.SelectOption
+}
+
+func (a *app) familyNames(ctx context.Context, familyID uuid.UUID) (*familyNames, error) {
+	n := &familyNames{byID: map[string]map[string]string{}, byName: map[string]map[string]string{}, lists: map[string][]views.SelectOption{}}
+	for _, table := range []string{"categories", "merchants", "tags", "accounts"} {
+		var rows []struct {
+			ID   string `bun:"id"`
+			Name string `bun:"name"`
+		}
+		if err := a.DB.NewRaw("SELECT id::text, name FROM "+table+" WHERE family_id = ? ORDER BY lower(name)", familyID).Scan(ctx, &rows); err != nil {
+			return nil, err
+		}
+		n.byID[table], n.byName[table] = map[string]string{}, map[string]string{}
+		for _, r := range rows {
+			n.byID[table][r.ID], n.byName[table][strings.ToLower(r.Name)] = r.Name, r.ID
+			n.lists[table] = append(n.lists[table], views.SelectOption{Value: r.ID, Label: r.Name})
+		}
+	}
+	return n, nil
+}
+
+// refTables are the condition types whose value names a record; the form takes its name.
+var (
+	refTables  = map[string]string{"transaction_account": "accounts", "transaction_category": "categories", "transaction_merchant": "merchants"}
+	recordNoun = map[string]string{"accounts": "account", "categories": "category", "merchants": "merchant"}
+)
+
+func (a *app) rulesPage(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	list, err := rules.List(ctx, a.DB, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	names, err := a.familyNames(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	page := views.RulesPage{}
+	for _, r := range list {
+		page.Rules = append(page.Rules, views.RuleItem{Rule: r, Conditions: conditionsText(r.Rule, names), Actions: actionsText(r.Actions, names)})
+	}
+	if id, err := uuid.Parse(c.QueryParam("applied")); err == nil {
+		app, name, err := rules.OpenApplication(ctx, a.DB, u.FamilyID, id)
+		if err != nil {
+			return err
+		}
+		if app != nil {
+			page.Applied = &views.AppliedRule{ID: id.String(), Name: name, Changed: app.Changed}
+		}
+	}
+	return a.render(c, http.StatusOK, views.SettingsRulesPage(page))
+}
+
+// conditionsText says a rule's conditions in words.
+func conditionsText(r rules.Rule, names *familyNames) string {
+	if len(r.Conditions) == 0 {
+		return "Every transaction"
+	}
+	var parts []string
+	for _, cd := range r.Conditions {
+		parts = append(parts, conditionText(cd, names))
+	}
+	join := " and "
+	if r.Match == "any" {
+		join = " or "
+	}
+	return "When " + strings.Join(parts, join)
+}
+
+func conditionText(cd rules.Condition, names *familyNames) string {
+	if cd.Type == "compound" {
+		var subs []string
+		for _, s := range cd.Sub {
+			subs = append(subs, conditionText(s, names))
+		}
+		return "(" + strings.Join(subs, " "+cd.Operator+" ") + ")"
+	}
+	field := strings.ToLower(optionLabel(ruleFields, cd.Type))
+	if cd.Operator == "is_null" {
+		return field + " is empty"
+	}
+	return field + " " + optionLabel(ruleOperators, cd.Operator) + " " + valueText(cd, names)
+}
+
+func valueText(cd rules.Condition, names *familyNames) string {
+	if table, ok := refTables[cd.Type]; ok {
+		s, _ := cd.Value.(string)
+		if n, ok := names.byID[table][s]; ok {
+			return "“" + n + "”"
+		}
+	}
+	switch v := cd.Value.(type) {
+	case []any:
+		if len(v) == 2 {
+			return fmt.Sprintf("%v and %v", v[0], v[1])
+		}
+	case string:
+		return "“" + v + "”"
+	}
+	return fmt.Sprint(cd.Value)
+}
+
+// actionsText says a rule's actions in words.
+func actionsText(actions []rules.Action, names *familyNames) string {
+	var parts []string
+	for _, ac := range actions {
+		s, _ := ac.Value.(string)
+		switch ac.Type {
+		case "set_transaction_category":
+			parts = append(parts, "category "+nameOr(names.byID["categories"], s))
+		case "set_transaction_merchant":
+			parts = append(parts, "merchant "+nameOr(names.byID["merchants"], s))
+		case "set_transaction_tags":
+			var tags []string
+			switch v := ac.Value.(type) {
+			case string:
+				tags = append(tags, nameOr(names.byID["tags"], v))
+			case []any:
+				for _, x := range v {
+					id, _ := x.(string)
+					tags = append(tags, nameOr(names.byID["tags"], id))
+				}
+			}
+			parts = append(parts, "add tags "+strings.Join(tags, ", "))
+		case "set_transaction_name":
+			parts = append(parts, "rename to “"+s+"”")
+		case "exclude_transaction":
+			parts = append(parts, "exclude it")
+		default:
+			parts = append(parts, ac.Type+" (not run by Tally)")
+		}
+	}
+	return "Then " + strings.Join(parts, ", ")
+}
+
+func nameOr(m map[string]string, id string) string {
+	if n, ok := m[id]; ok {
+		return n
+	}
+	return "(removed)"
+}
+
+func (a *app) ruleFormPage(ctx context.Context, familyID uuid.UUID, id string, form *views.Form) (views.RuleFormPage, error) {
+	names, err := a.familyNames(ctx, familyID)
+	if err != nil {
+		return views.RuleFormPage{}, err
+	}
+	rows := 2
+	for k := range form.Values {
+		var i int
+		if _, err := fmt.Sscanf(k, "cond_%d_field", &i); err == nil && form.Values[k] != "" && i+2 > rows {
+			rows = i + 2
+		}
+	}
+	none := []views.SelectOption{{Value: "", Label: "— leave as it is"}}
+	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: ruleFields, Operators: ruleOperators,
+		Categories: append(none, names.lists["categories"]...), Merchants: append(none, names.lists["merchants"]...),
+		Tags: names.lists["tags"], TagsChosen: map[string]bool{}}
+	for _, t := range strings.Split(form.Values["action_tags"], ",") {
+		p.TagsChosen[t] = true
+	}
+	if g := form.Values["grouped"]; g != "" {
+		var cs []rules.Condition
+		_ = json.Unmarshal([]byte(g), &cs)
+		var parts []string
+		for _, cd := range cs {
+			parts = append(parts, conditionText(cd, names))
+		}
+		p.Grouped = strings.Join(parts, "; ")
+	}
+	return p, nil
+}
+
+func (a *app) ruleNew(c echo.Context) error {
+	form := &views.Form{Values: map[string]string{"active": "1", "_submitted": "1", "match": "all", "cond_0_op": "like", "cond_0_field": "transaction_name"}}
+	p, err := a.ruleFormPage(c.Request().Context(), currentUser(c).FamilyID, "", form)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.SettingsRuleFormPage(p))
+}
+
+func (a *app) ruleEdit(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	r, err := a.pathRule(c)
+	if err != nil {
+		return err
+	}
+	names, err := a.familyNames(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	form := &views.Form{Values: map[string]string{"_submitted": "1", "name": r.Name, "match": r.Match}}
+	if r.Active {
+		form.Values["active"] = "1"
+	}
+	if r.Continue {
+		form.Values["continue"] = "1"
+	}
+	if r.EffectiveDate != nil {
+		form.Values["effective_date"] = r.EffectiveDate.Format("2006-01-02")
+	}
+	var grouped []rules.Condition
+	row := 0
+	for _, cd := range r.Conditions {
+		if cd.Type == "compound" {
+			grouped = append(grouped, cd)
+			continue
+		}
+		prefix := fmt.Sprintf("cond_%d_", row)
+		form.Values[prefix+"field"], form.Values[prefix+"op"] = cd.Type, cd.Operator
+		switch v := cd.Value.(type) {
+		case []any:
+			if len(v) == 2 {
+				form.Values[prefix+"value"], form.Values[prefix+"value2"] = fmt.Sprint(v[0]), fmt.Sprint(v[1])
+			}
+		case nil:
+		default:
+			s := fmt.Sprint(v)
+			if table, ok := refTables[cd.Type]; ok {
+				s = nameOr(names.byID[table], s)
+			}
+			form.Values[prefix+"value"] = s
+		}
+		row++
+	}
+	if len(grouped) > 0 {
+		b, _ := json.Marshal(grouped)
+		form.Values["grouped"] = string(b)
+	}
+	var tags []string
+	for _, ac := range r.Actions {
+		s, _ := ac.Value.(string)
+		switch ac.Type {
+		case "set_transaction_category":
+			form.Values["action_category"] = s
+		case "set_transaction_merchant":
+			form.Values["action_merchant"] = s
+		case "set_transaction_tags":
+			if list, ok := ac.Value.([]any); ok {
+				for _, x := range list {
+					tags = append(tags, fmt.Sprint(x))
+				}
+			} else {
+				tags = append(tags, s)
+			}
+		case "set_transaction_name":
+			form.Values["action_name"] = s
+		case "exclude_transaction":
+			form.Values["action_exclude"] = "1"
+		}
+	}
+	form.Values["action_tags"] = strings.Join(tags, ",")
+	p, err := a.ruleFormPage(ctx, u.FamilyID, r.ID.String(), form)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.SettingsRuleFormPage(p))
+}
+
+// ruleFromForm reads the rule form. rowOf maps a condition's index to its form row; problems
+// with values the page resolves (names, direction) come back as field errors.
+func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input, []int, error) {
+	form := formOf(c, "name", "match", "continue", "active", "effective_date", "action_category", "action_merchant", "action_name", "action_exclude", "grouped")
+	form.Values["_submitted"] = "1"
+	params, _ := c.FormParams()
+	form.Values["action_tags"] = strings.Join(params["action_tags"], ",")
+	var v apperr.Validation
+	var conditions []rules.Condition
+	var rowOf []int
+	for i := 0; ; i++ {
+		prefix := fmt.Sprintf("cond_%d_", i)
+		if _, ok := params[prefix+"field"]; !ok {
+			break
+		}
+		for _, k := range []string{"field", "op", "value", "value2"} {
+			form.Values[prefix+k] = strings.TrimSpace(c.FormValue(prefix + k))
+		}
+		field, op, value := form.Values[prefix+"field"], form.Values[prefix+"op"], form.Values[prefix+"value"]
+		if field == "" {
+			continue
+		}
+		cd := rules.Condition{Type: field, Operator: op}
+		switch {
+		case op == "is_null":
+		case op == "between":
+			cd.Value = []any{value, form.Values[prefix+"value2"]}
+		case refTables[field] != "":
+			id, ok := names.byName[refTables[field]][strings.ToLower(value)]
+			if !ok {
+				v.Add(fmt.Sprintf("cond_%d", i), fmt.Sprintf("There is no %s called “%s”.", recordNoun[refTables[field]], value))
+			}
+			cd.Value = id
+		case field == "transaction_type":
+			switch strings.ToLower(value) {
+			case "in", "money in", "inflow", "income":
+				cd.Value = "inflow"
+			case "out", "money out", "outflow", "expense":
+				cd.Value = "outflow"
+			default:
+				v.Add(fmt.Sprintf("cond_%d", i), "Write “in” for money in or “out” for money out.")
+			}
+		default:
+			cd.Value = value
+		}
+		conditions = append(conditions, cd)
+		rowOf = append(rowOf, i)
+	}
+	if g := form.Values["grouped"]; g != "" {
+		var kept []rules.Condition
+		if err := json.Unmarshal([]byte(g), &kept); err == nil {
+			conditions = append(conditions, kept...)
+		}
+	}
+	var actions []rules.Action
+	if s := form.Values["action_category"]; s != "" {
+		actions = append(actions, rules.Action{Type: "set_transaction_category", Value: s})
+	}
+	if s := form.Values["action_merchant"]; s != "" {
+		actions = append(actions, rules.Action{Type: "set_transaction_merchant", Value: s})
+	}
+	if tags := params["action_tags"]; len(tags) > 0 {
+		list := make([]any, len(tags))
+		for i, t := range tags {
+			list[i] = t
+		}
+		actions = append(actions, rules.Action{Type: "set_transaction_tags", Value: list})
+	}
+	if s := strings.TrimSpace(form.Values["action_name"]); s != "" {
+		actions = append(actions, rules.Action{Type: "set_transaction_name", Value: s})
+	}
+	if form.Values["action_exclude"] != "" {
+		actions = append(actions, rules.Action{Type: "exclude_transaction"})
+	}
+	name, match := strings.TrimSpace(form.Values["name"]), form.Values["match"]
+	active, cont := form.Values["active"] != "", form.Values["continue"] != ""
+	in := rules.Input{Name: &name, Match: &match, Active: &active, Continue: &cont, Conditions: &conditions, Actions: &actions}
+	var date *time.Time
+	if s := form.Values["effective_date"]; s != "" {
+		d, err := time.Parse("2006-01-02", s)
+		if err != nil {
+			v.Add("effective_date", "Write the date as YYYY-MM-DD.")
+		}
+		date = &d
+	}
+	in.EffectiveDate = &date
+	return form, in, rowOf, v.Err()
+}
+
+var conditionField = regexp.MustCompile(`^conditions\[(\d+)\]`)
+
+// ruleProblems puts a rule's problems on the form's fields: conditions on their rows,
+// actions together.
+func ruleProblems(form *views.Form, err error, rowOf []int) (int, bool) {
+	status, ok := withError(form, err)
+	if !ok {
+		return 0, false
+	}
+	fields := map[string][]string{}
+	for k, msgs := range form.Errors {
+		switch {
+		case conditionField.MatchString(k):
+			i, _ := strconv.Atoi(conditionField.FindStringSubmatch(k)[1])
+			if i < len(rowOf) {
+				k = fmt.Sprintf("cond_%d", rowOf[i])
+			} else {
+				k = "grouped"
+				form.Message = "A grouped condition cannot run: " + strings.Join(msgs, "; ")
+			}
+		case strings.HasPrefix(k, "actions"):
+			k = "actions"
+		}
+		fields[k] = append(fields[k], msgs...)
+	}
+	form.Errors = fields
+	return status, true
+}
+
+func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	names, err := a.familyNames(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	form, in, rowOf, err := ruleFromForm(c, names)
+	if err == nil {
+		if id == nil {
+			_, err = rules.Create(ctx, a.DB, u.FamilyID, in)
+		} else {
+			_, err = rules.Update(ctx, a.DB, u.FamilyID, *id, in)
+		}
+	}
+	if err != nil {
+		status, ok := ruleProblems(form, err, rowOf)
+		if !ok {
+			return err
+		}
+		idText := ""
+		if id != nil {
+			idText = id.String()
+		}
+		p, perr := a.ruleFormPage(ctx, u.FamilyID, idText, form)
+		if perr != nil {
+			return perr
+		}
+		return a.render(c, status, views.SettingsRuleFormPage(p))
+	}
+	msg := "The rule is saved. It runs on every new transaction."
+	if !*in.Active {
+		msg = "The rule is saved. It is off: turn it on to run it on new transactions."
+	}
+	a.flash(c, "success", msg)
+	return redirect(c, "/settings/rules")
+}
+
+func (a *app) ruleCreate(c echo.Context) error { return a.ruleSave(c, nil) }
+
+func (a *app) ruleUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	return a.ruleSave(c, &id)
+}
+
+// rulePreview answers the form's live preview: how many existing transactions the rule as
+// typed matches, and the first 20.
+func (a *app) rulePreview(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	names, err := a.familyNames(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	_, in, _, err := ruleFromForm(c, names)
+	var p views.RulePreview
+	if err != nil {
+		p.Error = apperr.As(err).Message
+	} else {
+		r := rules.Rule{Match: *in.Match, Conditions: *in.Conditions, Actions: *in.Actions, EffectiveDate: *in.EffectiveDate}
+		if len(r.Actions) == 0 {
+			// The preview is of what matches: any action will do until one is chosen.
+			r.Actions = []rules.Action{{Type: "exclude_transaction"}}
+		}
+		if len(r.Conditions) == 0 {
+			p.Error = "Add a condition to see which transactions it matches."
+		} else if p.Count, p.Rows, err = rules.Preview(ctx, a.DB, u.FamilyID, r, 20); err != nil {
+			if e, ok := err.(*rules.Error); ok {
+				p.Error = e.Msg
+			} else {
+				return err
+			}
+		}
+	}
+	return a.render(c, http.StatusOK, views.RulePreviewPanel(p))
+}
+
+func (a *app) ruleMove(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	to, err := strconv.Atoi(c.FormValue("to"))
+	if err != nil || to < 1 {
+		return apperr.New(apperr.BadRequest, "The new place is not a number.")
+	}
+	if _, err := rules.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, rules.Input{Position: &to}); err != nil {
+		return err
+	}
+	return redirect(c, "/settings/rules")
+}
+
+func (a *app) ruleToggle(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	r, err := a.pathRule(c)
+	if err != nil {
+		return err
+	}
+	active := !r.Active
+	if _, err := rules.Update(ctx, a.DB, u.FamilyID, r.ID, rules.Input{Active: &active}); err != nil {
+		if _, ok := withError(&views.Form{}, err); ok {
+			a.flash(c, "error", "This rule cannot run as it is: edit it first. "+apperr.As(err).Message)
+			return redirect(c, "/settings/rules")
+		}
+		return err
+	}
+	return redirect(c, "/settings/rules")
+}
+
+func (a *app) ruleDeletePage(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := rules.Delete(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+		return err
+	}
+	a.flash(c, "success", "The rule is deleted; what it set on transactions stays.")
+	return redirect(c, "/settings/rules")
+}
+
+func (a *app) ruleApplyPage(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
+			a.flash(c, "error", "This rule cannot run as it is: "+e.Message)
+			return redirect(c, "/settings/rules/"+id.String()+"/edit")
+		}
+		return err
+	}
+	if app.Changed == 0 {
+		a.flash(c, "success", "Nothing to change: no transaction needed what this rule sets.")
+		return redirect(c, "/settings/rules")
+	}
+	return redirect(c, "/settings/rules?applied="+app.ID.String())
+}
+
+func (a *app) ruleUndoPage(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := rules.Undo(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+		if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
+			a.flash(c, "error", e.Message)
+			return redirect(c, "/settings/rules")
+		}
+		return err
+	}
+	a.flash(c, "success", "Undone: the transactions are as they were.")
+	return redirect(c, "/settings/rules")
+}

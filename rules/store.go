@@ -1,0 +1,376 @@
+package rules
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+)
+
+// Stored is a rule with what the store keeps beside it.
+type Stored struct {
+	Rule
+	Position  int
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Input is a rule as a client writes it. Nil fields are left as they are on update.
+type Input struct {
+	Name          *string
+	Active        *bool
+	EffectiveDate **time.Time
+	Match         *string
+	Continue      *bool
+	Position      *int
+	Conditions    *[]Condition
+	Actions       *[]Action
+}
+
+func notFound() error { return apperr.New(apperr.NotFound, "Rule not found") }
+
+type row struct {
+	ID            uuid.UUID  `bun:"id"`
+	Name          string     `bun:"name"`
+	Active        bool       `bun:"active"`
+	EffectiveDate *time.Time `bun:"effective_date"`
+	Match         string     `bun:"match"`
+	Continue      bool       `bun:"continue_matching"`
+	Position      int        `bun:"position"`
+	Conditions    []byte     `bun:"conditions"`
+	Actions       []byte     `bun:"actions"`
+	CreatedAt     time.Time  `bun:"created_at"`
+	UpdatedAt     time.Time  `bun:"updated_at"`
+}
+
+const rowColumns = "id, name, active, effective_date, match, continue_matching, position, conditions, actions, created_at, updated_at"
+
+// rule is the stored rule as the engine takes it. One that no longer parses still loads,
+// and fails to compile with the reason.
+func (r row) rule() Rule {
+	rule := Rule{ID: r.ID, Name: r.Name, Active: r.Active, EffectiveDate: r.EffectiveDate, Match: r.Match, Continue: r.Continue}
+	var cerr, aerr error
+	rule.Conditions, cerr = ParseConditions(r.Conditions)
+	rule.Actions, aerr = ParseActions(r.Actions)
+	rule.parseErr = errors.Join(cerr, aerr)
+	return rule
+}
+
+func (r row) stored() Stored {
+	s := Stored{Rule: r.rule(), Position: r.Position, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if s.Conditions == nil {
+		s.Conditions = []Condition{}
+	}
+	if s.Actions == nil {
+		s.Actions = []Action{}
+	}
+	return s
+}
+
+// List is the family's rules in their order.
+func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID) ([]Stored, error) {
+	var rows []row
+	if err := idb.NewRaw("SELECT "+rowColumns+" FROM rules WHERE family_id = ? ORDER BY position, created_at, id", familyID).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
+		return nil, err
+	}
+	out := make([]Stored, len(rows))
+	for i, r := range rows {
+		out[i] = r.stored()
+	}
+	return out, nil
+}
+
+// Get is one of the family's rules; another family's is not found.
+func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Stored, error) {
+	var r row
+	err := idb.NewRaw("SELECT "+rowColumns+" FROM rules WHERE family_id = ? AND id = ?", familyID, id).Scan(ctx, &r)
+	if db.IsNoRows(err) {
+		return nil, notFound()
+	}
+	if err != nil {
+		return nil, err
+	}
+	s := r.stored()
+	return &s, nil
+}
+
+// Create stores a new rule, last in the order unless in says where. A rule that cannot run,
+// or that names another family's records, is refused with the field at fault.
+func Create(ctx context.Context, d *db.DB, familyID uuid.UUID, in Input) (*Stored, error) {
+	r := Rule{Active: true, Match: "all"}
+	apply(&r, in)
+	if err := check(ctx, d, familyID, r); err != nil {
+		return nil, err
+	}
+	id := uuid.Must(uuid.NewV7())
+	err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		var position int
+		if in.Position != nil {
+			position = *in.Position
+			if _, err := tx.NewRaw("UPDATE rules SET position = position + 1 WHERE family_id = ? AND position >= ?", familyID, position).Exec(ctx); err != nil {
+				return err
+			}
+		} else if err := tx.NewRaw("SELECT coalesce(max(position), 0) + 1 FROM rules WHERE family_id = ?", familyID).Scan(ctx, &position); err != nil {
+			return err
+		}
+		_, err := tx.NewRaw(`INSERT INTO rules (id, family_id, name, active, effective_date, match, continue_matching, position, conditions, actions)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, familyID, r.Name, r.Active, r.EffectiveDate, r.Match, r.Continue, position,
+			toJSON(r.Conditions), toJSON(r.Actions)).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return Get(ctx, d, familyID, id)
+}
+
+// Update changes what in sets of the family's rule id.
+func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, in Input) (*Stored, error) {
+	cur, err := Get(ctx, d, familyID, id)
+	if err != nil {
+		return nil, err
+	}
+	r := cur.Rule
+	apply(&r, in)
+	if err := check(ctx, d, familyID, r); err != nil {
+		return nil, err
+	}
+	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if in.Position != nil && *in.Position != cur.Position {
+			// Moving a rule shifts the ones between its old and new place by one.
+			if _, err := tx.NewRaw(`UPDATE rules SET position = position + CASE WHEN ? < ? THEN 1 ELSE -1 END
+				WHERE family_id = ? AND id <> ? AND position BETWEEN least(?, ?) AND greatest(?, ?)`,
+				*in.Position, cur.Position, familyID, id, *in.Position, cur.Position, *in.Position, cur.Position).Exec(ctx); err != nil {
+				return err
+			}
+			cur.Position = *in.Position
+		}
+		_, err := tx.NewRaw(`UPDATE rules SET name = ?, active = ?, effective_date = ?, match = ?, continue_matching = ?, position = ?,
+			conditions = ?, actions = ?, updated_at = now() WHERE family_id = ? AND id = ?`, r.Name, r.Active, r.EffectiveDate, r.Match,
+			r.Continue, cur.Position, toJSON(r.Conditions), toJSON(r.Actions), familyID, id).Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return Get(ctx, d, familyID, id)
+}
+
+// Delete removes the family's rule id.
+func Delete(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) error {
+	res, err := idb.NewRaw("DELETE FROM rules WHERE family_id = ? AND id = ?", familyID, id).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return notFound()
+	}
+	return nil
+}
+
+func apply(r *Rule, in Input) {
+	if in.Name != nil {
+		r.Name = *in.Name
+	}
+	if in.Active != nil {
+		r.Active = *in.Active
+	}
+	if in.EffectiveDate != nil {
+		r.EffectiveDate = *in.EffectiveDate
+	}
+	if in.Match != nil {
+		r.Match = *in.Match
+	}
+	if in.Continue != nil {
+		r.Continue = *in.Continue
+	}
+	if in.Conditions != nil {
+		r.Conditions = *in.Conditions
+	}
+	if in.Actions != nil {
+		r.Actions = *in.Actions
+	}
+}
+
+// check refuses a rule that cannot run or that points at records that are not the family's,
+// naming the field at fault.
+func check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, r Rule) error {
+	var v apperr.Validation
+	if err := Validate(r); err != nil {
+		field := "rule"
+		if e, ok := err.(*Error); ok {
+			field = e.Where
+			err = fmt.Errorf("%s", e.Msg)
+		}
+		v.Add(field, err.Error())
+		return v.Err()
+	}
+	tables := map[string]string{"transaction_category": "categories", "set_transaction_category": "categories",
+		"transaction_merchant": "merchants", "set_transaction_merchant": "merchants", "set_transaction_tags": "tags",
+		"transaction_account": "accounts"}
+	var walk func(where string, cs []Condition)
+	refs := map[string][2]string{} // field → table, id
+	walk = func(where string, cs []Condition) {
+		for i, c := range cs {
+			at := fmt.Sprintf("%s[%d]", where, i)
+			if t, ok := tables[c.Type]; ok && c.Operator != "is_null" {
+				s, _ := c.Value.(string)
+				refs[at] = [2]string{t, s}
+			}
+			walk(at+".sub_conditions", c.Sub)
+		}
+	}
+	walk("conditions", r.Conditions)
+	for i, a := range r.Actions {
+		at := fmt.Sprintf("actions[%d]", i)
+		if t, ok := tables[a.Type]; ok {
+			ids, _ := idValues(a.Value)
+			for j, id := range ids {
+				key := at
+				if len(ids) > 1 {
+					key = fmt.Sprintf("%s.value[%d]", at, j)
+				}
+				refs[key] = [2]string{t, id.String()}
+			}
+		}
+	}
+	for field, ref := range refs {
+		var ok bool
+		if err := idb.NewRaw("SELECT EXISTS (SELECT 1 FROM ? WHERE id = ? AND family_id = ?)", bun.Ident(ref[0]), ref[1], familyID).Scan(ctx, &ok); err != nil {
+			return err
+		}
+		if !ok {
+			v.Add(field, fmt.Sprintf("%s is not one of this family's %s", ref[1], ref[0]))
+		}
+	}
+	return v.Err()
+}
+
+func toJSON(v any) string {
+	b, _ := json.Marshal(v)
+	return string(b)
+}
+
+// Application is a rule applied to a family's history.
+type Application struct {
+	ID        uuid.UUID
+	RuleID    uuid.UUID
+	Changed   int
+	UndoUntil time.Time
+}
+
+// UndoWindow is how long an application can be taken back.
+const UndoWindow = 10 * time.Second
+
+// ApplyToHistory runs the family's rule id (active or not) over all of the family's
+// transactions in one database transaction, leaving fields set by hand alone, and keeps what
+// it changed for UndoWindow.
+func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*Application, error) {
+	st, err := Get(ctx, d, familyID, id)
+	if err != nil {
+		return nil, err
+	}
+	rule := st.Rule
+	rule.Active, rule.Continue = true, false
+	set, err := Compile([]Rule{rule})
+	if err != nil {
+		var v apperr.Validation
+		v.Add("rule", err.Error())
+		return nil, v.Err()
+	}
+	app := &Application{ID: uuid.Must(uuid.NewV7()), RuleID: id}
+	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		n, err := set.Stage(ctx, tx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction'`, familyID)
+		if err != nil || n == 0 {
+			return err
+		}
+		// What the changed rows were, for Undo, then the change itself.
+		if err := tx.NewRaw(`INSERT INTO rule_applications (id, family_id, rule_id, changed, previous, undo_until)
+			SELECT ?, ?, ?, count(*), jsonb_agg(jsonb_build_object('id', e.id, 'name', e.name, 'original_name', e.original_name,
+				'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids, 'excluded', e.excluded)),
+				now() + ?::interval
+			FROM entries e JOIN rule_results c ON c.id = e.id WHERE e.family_id = ?
+			RETURNING changed, undo_until`, app.ID, familyID, id, fmt.Sprintf("%d seconds", int(UndoWindow.Seconds())), familyID).
+			Scan(ctx, &app.Changed, &app.UndoUntil); err != nil {
+			return err
+		}
+		_, err = tx.Pgx.Exec(ctx, `UPDATE entries e SET name = coalesce(c.name, e.name),
+			original_name = coalesce(c.original_name, e.original_name), category_id = coalesce(c.category_id, e.category_id),
+			merchant_id = coalesce(c.merchant_id, e.merchant_id), tag_ids = coalesce(c.tag_ids, e.tag_ids),
+			excluded = coalesce(c.excluded, e.excluded), updated_at = now()
+			FROM rule_results c WHERE e.id = c.id AND e.family_id = $1`, familyID)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return app, nil
+}
+
+// Undo takes back the family's application id, if its window is still open.
+func Undo(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
+	return d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		var a struct {
+			Open   bool       `bun:"open"`
+			Undone *time.Time `bun:"undone_at"`
+		}
+		err := tx.NewRaw("SELECT undo_until > now() AS open, undone_at FROM rule_applications WHERE family_id = ? AND id = ? FOR UPDATE",
+			familyID, id).Scan(ctx, &a)
+		if db.IsNoRows(err) {
+			return apperr.New(apperr.NotFound, "Rule application not found")
+		}
+		if err != nil {
+			return err
+		}
+		if a.Undone != nil {
+			return apperr.New(apperr.Conflict, "This application was already undone.")
+		}
+		if !a.Open {
+			return apperr.New(apperr.Conflict, "Too late to undo: an application can be taken back for 10 seconds.")
+		}
+		if _, err := tx.NewRaw(`UPDATE entries e SET name = p.name, original_name = p.original_name, category_id = p.category_id,
+				merchant_id = p.merchant_id, tag_ids = p.tag_ids, excluded = p.excluded, updated_at = now()
+			FROM rule_applications ra, jsonb_to_recordset(ra.previous) AS p(id uuid, name text, original_name text, category_id uuid,
+				merchant_id uuid, tag_ids uuid[], excluded boolean)
+			WHERE ra.id = ? AND ra.family_id = ? AND e.id = p.id AND e.family_id = ra.family_id`, id, familyID).Exec(ctx); err != nil {
+			return err
+		}
+		_, err = tx.NewRaw("UPDATE rule_applications SET undone_at = now(), previous = '[]' WHERE id = ?", id).Exec(ctx)
+		return err
+	})
+}
+
+// OpenApplication is the family's application id with its rule's name, while it can still be
+// undone; nil otherwise.
+func OpenApplication(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Application, string, error) {
+	var a struct {
+		RuleID  *uuid.UUID `bun:"rule_id"`
+		Changed int        `bun:"changed"`
+		Until   time.Time  `bun:"undo_until"`
+		Name    *string    `bun:"name"`
+	}
+	err := idb.NewRaw(`SELECT ra.rule_id, ra.changed, ra.undo_until, r.name FROM rule_applications ra LEFT JOIN rules r ON r.id = ra.rule_id
+		WHERE ra.family_id = ? AND ra.id = ? AND ra.undone_at IS NULL AND ra.undo_until > now()`, familyID, id).Scan(ctx, &a)
+	if db.IsNoRows(err) {
+		return nil, "", nil
+	}
+	if err != nil {
+		return nil, "", err
+	}
+	app := &Application{ID: id, Changed: a.Changed, UndoUntil: a.Until}
+	if a.RuleID != nil {
+		app.RuleID = *a.RuleID
+	}
+	name := "The rule"
+	if a.Name != nil && *a.Name != "" {
+		name = *a.Name
+	}
+	return app, name, nil
+}
