@@ -20,6 +20,7 @@ import (
 	"tally/internal/secrets"
 	"tally/models"
 	"tally/rules"
+	"tally/transfers"
 )
 
 // Service connects families to their provider and keeps their accounts synced.
@@ -417,6 +418,10 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		}
 		// The family's rules run over what the bank sent new or changed, in this transaction.
 		if _, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, c.FamilyID, rules.Scope{EntryIDs: stats.written}); err != nil {
+			return err
+		}
+		// Then the bank's new transactions are matched with their other sides, from any source.
+		if _, err := transfers.Match(ctx, tx, c.FamilyID, transfers.Scope{EntryIDs: stats.written}); err != nil {
 			return err
 		}
 		_, err := tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,

@@ -18,9 +18,11 @@ import (
 
 	"tally/banksync"
 	"tally/banksync/fakesimplefin"
+	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/secrets"
 	"tally/internal/testkit"
+	"tally/jobs"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
@@ -571,5 +573,76 @@ func TestRulesRunOnSync(t *testing.T) {
 	}
 	if got := listing(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("after the second sync:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestTransferAcrossImportAndSync pairs the two sides of transfers that come from different
+// sources: money out of the synced checking account that lands in a savings account whose
+// statements are imported as CSV (the import matches it), and money the other way, imported
+// first and synced after (the sync matches it).
+func TestTransferAcrossImportAndSync(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	svc, _, err := jobs.NewImports(e.db, testkit.DiscardLogger(), imports.DefaultLimits, jobs.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	savings := testkit.MustCreateAccount(t, e.db, e.family, "Savings", "Depository", "0").ID.String()
+	user := e.strings("SELECT id::text FROM users WHERE family_id = ?", e.family)[0]
+	publish := func(csv string) uuid.UUID {
+		t.Helper()
+		df := "%Y-%m-%d"
+		det, err := svc.Create(ctx, imports.Request{FamilyID: e.family, UserID: uuid.MustParse(user), DateFormat: &df, Publish: true,
+			AccountID: &savings, Upload: imports.Upload{Content: []byte(csv), Present: true}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.RunPublish(ctx, det.ID); err != nil {
+			t.Fatal(err)
+		}
+		return det.ID
+	}
+	pairs := func() []string {
+		return e.strings(`SELECT o.name || ' → ' || i.name || ' | ' || o.transaction_kind || ' / ' || i.transaction_kind || ' | ' || t.status
+			FROM transfers t JOIN entries o ON o.id = t.outflow_entry_id JOIN entries i ON i.id = t.inflow_entry_id
+			WHERE t.family_id = ? ORDER BY o.date`, e.family)
+	}
+
+	e.tx("ACT-CHK", "T-1", 3, "-300.00", "ONLINE TRANSFER TO SAVINGS", false)
+	e.tx("ACT-CHK", "T-2", 3, "-300.00", "RENT SPLIT TO ROOMMATE", false) // same amount, another day's counterpart
+	c := e.connect()
+	e.sync(c)
+	if got := pairs(); len(got) != 0 {
+		t.Fatalf("a transfer before its other side arrived: %q", got)
+	}
+	imported := publish("date,amount,name\n2026-11-18,300.00,FROM CHECKING\n2026-11-19,-45.50,TO CHECKING\n")
+	want := []string{"ONLINE TRANSFER TO SAVINGS → FROM CHECKING | funds_movement / funds_movement | pending"}
+	if got := pairs(); len(got) != 1 || !(got[0] == want[0] || got[0] == strings.Replace(want[0], "ONLINE TRANSFER TO SAVINGS", "RENT SPLIT TO ROOMMATE", 1)) {
+		t.Fatalf("after the import: %q, want one of the 300.00 outflows paired with FROM CHECKING", got)
+	}
+
+	e.tx("ACT-CHK", "T-3", 0, "45.50", "TRANSFER FROM SAVINGS", false)
+	e.sync(c)
+	if got := pairs(); len(got) != 2 || got[1] != "TO CHECKING → TRANSFER FROM SAVINGS | funds_movement / funds_movement | pending" {
+		t.Fatalf("after the second sync: %q", got)
+	}
+	// A third sync of the same transactions leaves the pairs as they are.
+	e.sync(c)
+	if got := pairs(); len(got) != 2 {
+		t.Errorf("after the third sync: %q", got)
+	}
+
+	// Reverting the import takes its transfers apart: the bank's sides count as before.
+	if err := svc.Revert(ctx, e.family, imported); err != nil {
+		t.Fatal(err)
+	}
+	if err := svc.RunRevert(ctx, imported); err != nil {
+		t.Fatal(err)
+	}
+	if got := pairs(); len(got) != 0 {
+		t.Errorf("after the revert: %q", got)
+	}
+	if got := e.strings(`SELECT DISTINCT transaction_kind FROM entries WHERE family_id = ? AND kind = 'transaction'`, e.family); strings.Join(got, ",") != "standard" {
+		t.Errorf("kinds after the revert: %q", got)
 	}
 }

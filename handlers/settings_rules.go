@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/ledger"
 	"tally/rules"
 	"tally/views"
 )
@@ -190,6 +191,8 @@ func actionsText(actions []rules.Action, names *familyNames) string {
 			parts = append(parts, "rename to “"+s+"”")
 		case "exclude_transaction":
 			parts = append(parts, "exclude it")
+		case "mark_as_transfer":
+			parts = append(parts, "a transfer with "+nameOr(names.byID["accounts"], s))
 		default:
 			parts = append(parts, ac.Type+" (not run by Tally)")
 		}
@@ -219,7 +222,8 @@ func (a *app) ruleFormPage(ctx context.Context, familyID uuid.UUID, id string, f
 	none := []views.SelectOption{{Value: "", Label: "— leave as it is"}}
 	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: ruleFields, Operators: ruleOperators,
 		Categories: append(none, names.lists["categories"]...), Merchants: append(none, names.lists["merchants"]...),
-		Tags: names.lists["tags"], TagsChosen: map[string]bool{}}
+		Accounts: append([]views.SelectOption{{Value: "", Label: "— not a transfer"}}, names.lists["accounts"]...),
+		Tags:     names.lists["tags"], TagsChosen: map[string]bool{}}
 	for _, t := range strings.Split(form.Values["action_tags"], ",") {
 		p.TagsChosen[t] = true
 	}
@@ -235,9 +239,37 @@ func (a *app) ruleFormPage(ctx context.Context, familyID uuid.UUID, id string, f
 	return p, nil
 }
 
+// ruleNew is the form for a new rule; with ?from=<transaction id> ("Create a rule from this
+// transaction") it starts from that transaction: its name as the condition, and its
+// category, merchant and transfer as the actions.
 func (a *app) ruleNew(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
 	form := &views.Form{Values: map[string]string{"active": "1", "_submitted": "1", "match": "all", "cond_0_op": "like", "cond_0_field": "transaction_name"}}
-	p, err := a.ruleFormPage(c.Request().Context(), currentUser(c).FamilyID, "", form)
+	if s := c.QueryParam("from"); s != "" {
+		id, err := uuid.Parse(s)
+		if err != nil {
+			return apperr.New(apperr.NotFound, "Transaction not found")
+		}
+		t, err := ledger.Get(ctx, a.DB, u.FamilyID, id)
+		if err != nil {
+			return err
+		}
+		name := t.Name
+		if t.OriginalName != nil {
+			name = *t.OriginalName
+		}
+		form.Values["name"], form.Values["cond_0_value"] = name, name
+		if t.CategoryID != nil {
+			form.Values["action_category"] = t.CategoryID.String()
+		}
+		if t.MerchantID != nil {
+			form.Values["action_merchant"] = t.MerchantID.String()
+		}
+		if t.Transfer != nil {
+			form.Values["action_transfer"] = t.Transfer.OtherAccount.String()
+		}
+	}
+	p, err := a.ruleFormPage(ctx, u.FamilyID, "", form)
 	if err != nil {
 		return err
 	}
@@ -312,6 +344,8 @@ func (a *app) ruleEdit(c echo.Context) error {
 			form.Values["action_name"] = s
 		case "exclude_transaction":
 			form.Values["action_exclude"] = "1"
+		case "mark_as_transfer":
+			form.Values["action_transfer"] = s
 		}
 	}
 	form.Values["action_tags"] = strings.Join(tags, ",")
@@ -325,7 +359,7 @@ func (a *app) ruleEdit(c echo.Context) error {
 // ruleFromForm reads the rule form. rowOf maps a condition's index to its form row; problems
 // with values the page resolves (names, direction) come back as field errors.
 func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input, []int, error) {
-	form := formOf(c, "name", "match", "continue", "active", "effective_date", "action_category", "action_merchant", "action_name", "action_exclude", "grouped")
+	form := formOf(c, "name", "match", "continue", "active", "effective_date", "action_category", "action_merchant", "action_name", "action_exclude", "action_transfer", "grouped")
 	form.Values["_submitted"] = "1"
 	params, _ := c.FormParams()
 	form.Values["action_tags"] = strings.Join(params["action_tags"], ",")
@@ -395,6 +429,9 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 	}
 	if form.Values["action_exclude"] != "" {
 		actions = append(actions, rules.Action{Type: "exclude_transaction"})
+	}
+	if s := form.Values["action_transfer"]; s != "" {
+		actions = append(actions, rules.Action{Type: "mark_as_transfer", Value: s})
 	}
 	name, match := strings.TrimSpace(form.Values["name"]), form.Values["match"]
 	active, cont := form.Values["active"] != "", form.Values["continue"] != ""

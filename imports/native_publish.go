@@ -17,6 +17,7 @@ import (
 	"tally/imports/native"
 	"tally/internal/db"
 	"tally/models"
+	"tally/transfers"
 )
 
 // nativeWriter publishes the records of a NativeImport, one file or a session's chunks in
@@ -599,11 +600,13 @@ func (w *nativeWriter) writeTransfers(ctx context.Context, recs []*native.Record
 		in, ok1 := w.lookup("Transaction", r.ID("inflow_transaction_id"))
 		out, ok2 := w.lookup("Transaction", r.ID("outflow_transaction_id"))
 		key := entity + "|" + in.String() + "|" + out.String()
-		if !ok1 || !ok2 || in == out || w.seen[key] {
+		// A transaction is one side of one transfer at most: a second is skipped.
+		inKey, outKey := entity+"|in|"+in.String(), entity+"|out|"+out.String()
+		if !ok1 || !ok2 || in == out || w.seen[key] || (!rejected && (w.seen[inKey] || w.seen[outKey])) {
 			w.skip(entity)
 			continue
 		}
-		w.seen[key] = true
+		w.seen[key], w.seen[inKey], w.seen[outKey] = true, true, true
 		w.summary.of(entity).Created++
 		if rejected {
 			rows = append(rows, []any{pgUUID(uuid.Must(uuid.NewV7())), pgUUID(w.im.FamilyID), pgUUID(in), pgUUID(out), pgUUID(w.im.ID)})
@@ -951,20 +954,8 @@ func (w *nativeWriter) nameID(ctx context.Context, table, name string) (uuid.UUI
 // finish does what needs every chunk written: transfer kinds, opening balances, account
 // balances, and the record of merged and synthesized records.
 func (w *nativeWriter) finish(ctx context.Context) error {
-	// A transfer's sides are funds movements, unless money went to pay a loan or a card, or
-	// into investments from outside them.
-	if _, err := w.tx.NewRaw(`
-		UPDATE entries e SET transaction_kind = CASE
-			WHEN e.id = t.inflow_entry_id THEN 'funds_movement'
-			WHEN dst.accountable_type = 'Loan' THEN 'loan_payment'
-			WHEN dst.accountable_type IN ('CreditCard', 'OtherLiability') THEN 'cc_payment'
-			WHEN dst.accountable_type IN ('Investment', 'Crypto') AND src.accountable_type NOT IN ('Investment', 'Crypto') THEN 'investment_contribution'
-			ELSE 'funds_movement' END
-		FROM transfers t
-		JOIN entries ie ON ie.id = t.inflow_entry_id JOIN accounts dst ON dst.id = ie.account_id
-		JOIN entries oe ON oe.id = t.outflow_entry_id JOIN accounts src ON src.id = oe.account_id
-		WHERE t.import_id = ? AND e.id IN (t.inflow_entry_id, t.outflow_entry_id)`, w.im.ID).Exec(ctx); err != nil {
-		return fmt.Errorf("set transfer kinds: %w", err)
+	if err := transfers.SetImportKinds(ctx, w.tx, w.im.ID); err != nil {
+		return err
 	}
 	if err := w.openingBalances(ctx); err != nil {
 		return err

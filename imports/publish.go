@@ -11,6 +11,7 @@ import (
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/rules"
+	"tally/transfers"
 )
 
 // Publish checks that the family's import can be published and queues it: the status becomes
@@ -152,6 +153,12 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		// it is (its rules run on what comes after it).
 		if im.Type != NativeImport && !p.rulesRan {
 			if _, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, im.FamilyID, rules.Scope{ImportID: &id}); err != nil {
+				return err
+			}
+		}
+		// Then transfers between the family's accounts are proposed; an export names its own.
+		if im.Type != NativeImport {
+			if _, err := transfers.Match(ctx, tx, im.FamilyID, transfers.Scope{ImportID: &id}); err != nil {
 				return err
 			}
 		}

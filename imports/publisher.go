@@ -271,20 +271,21 @@ func (p *publisher) insertEntries(ctx context.Context, lo, hi int) (int, error) 
 	im := p.im
 	// Without rule results, the row's own values; with them, the results' where a rule changed
 	// the field (rule_results is NULL where none did).
-	name, category, tags, merchant, excluded, original, join := "r.name", "cm.target_id", rowTags, "NULL::uuid", "false", "NULL::text", ""
+	name, category, tags, merchant, excluded, original, kind, join := "r.name", "cm.target_id", rowTags, "NULL::uuid", "false", "NULL::text", "'standard'", ""
 	if p.ruleResults {
 		name, category = "coalesce(rr.name, r.name)", "coalesce(rr.category_id, cm.target_id)"
 		tags = "CASE WHEN rr.tag_ids IS NULL THEN " + rowTags + " ELSE rr.tag_ids END"
 		merchant, excluded, original = "rr.merchant_id", "coalesce(rr.excluded, false)", "rr.original_name"
+		kind = "coalesce(rr.transaction_kind, 'standard')"
 		join = "LEFT JOIN rule_results rr ON rr.id = r.record_id"
 	}
 	res, err := p.tx.NewRaw(`
 		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source,
-			external_id, pending, merchant_id, excluded, original_name)
+			external_id, pending, merchant_id, excluded, original_name, transaction_kind)
 		SELECT r.record_id, ?, a.id, CASE WHEN r.ticker IS NULL THEN 'transaction' ELSE 'trade' END,
 			r.date, r.amount, coalesce(r.currency, a.currency), `+name+`, coalesce(r.notes, ''), `+category+`, `+tags+`,
 			r.import_id, coalesce(r.extra->>'source', 'import'), r.extra->>'external_id', coalesce((r.extra->>'pending')::boolean, false),
-			`+merchant+`, `+excluded+`, `+original+`
+			`+merchant+`, `+excluded+`, `+original+`, `+kind+`
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key

@@ -93,6 +93,10 @@ var revertStatements = []struct{ what, sql string }{
 			AND EXISTS (SELECT 1 FROM valuations x WHERE x.entry_id = v.id AND x.kind = 'opening_anchor')
 			AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = v.account_id AND a.import_id = v.import_id)
 			AND EXISTS (SELECT 1 FROM entries o WHERE o.account_id = v.account_id AND o.import_id IS DISTINCT FROM v.import_id)`},
+	// A transfer's other side, outside the import, counts as spending or income again.
+	{"transfer counterparts", `UPDATE entries o SET transaction_kind = 'standard', updated_at = now()
+		FROM transfers t JOIN entries e ON e.id IN (t.inflow_entry_id, t.outflow_entry_id)
+		WHERE e.import_id = ? AND o.id IN (t.inflow_entry_id, t.outflow_entry_id) AND o.import_id IS DISTINCT FROM e.import_id`},
 	{"transfers", `DELETE FROM transfers WHERE import_id = ?`},
 	{"rejected transfers", `DELETE FROM rejected_transfers WHERE import_id = ?`},
 	{"balances", `DELETE FROM balances WHERE import_id = ?`},

@@ -114,7 +114,7 @@ func (in *AccountInput) Validate(creating bool) error {
 	} else if in.Subtype != "" && !contains(t.Subtypes, in.Subtype) {
 		v.Add("subtype", "Subtype is not valid for this type")
 	}
-	if creating && !validCurrency(in.Currency) {
+	if creating && !ValidCurrency(in.Currency) {
 		v.Add("currency", "Currency must be a three-letter ISO code such as USD")
 	}
 	return v.Err()

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"database/sql"
 	"time"
 
 	"github.com/google/uuid"
@@ -52,6 +53,10 @@ type EntryRow struct {
 	Entry        `bun:",extend"`
 	AccountName  string `bun:"account_name"`
 	CategoryName string `bun:"category_name"`
+	// The transfer the entry is a side of, with the other side's account; nil when none.
+	TransferID       *uuid.UUID `bun:"transfer_id"`
+	TransferStatus   string     `bun:"transfer_status"`
+	OtherAccountName string     `bun:"other_account_name"`
 }
 
 // Inflow reports whether the entry brings money in (a negative amount, by the ledger rule).
@@ -61,6 +66,7 @@ func (e *Entry) Inflow() bool { return e.Amount.IsNegative() }
 type EntryFilter struct {
 	FamilyID  uuid.UUID
 	AccountID *uuid.UUID
+	ID        *uuid.UUID // the one entry
 }
 
 // Entries returns one page of the family's entries, newest first, and whether more follow.
@@ -70,14 +76,22 @@ func Entries(ctx context.Context, db bun.IDB, f EntryFilter, p Page) ([]EntryRow
 		ColumnExpr("e.*").
 		ColumnExpr("a.name AS account_name").
 		ColumnExpr("coalesce(c.name, '') AS category_name").
+		ColumnExpr("t.id AS transfer_id, coalesce(t.status, '') AS transfer_status, coalesce(t.other_account_name, '') AS other_account_name").
 		Join("JOIN accounts AS a ON a.id = e.account_id").
 		Join("LEFT JOIN categories AS c ON c.id = e.category_id").
+		Join(`LEFT JOIN LATERAL (SELECT t.id, t.status, oa.name AS other_account_name FROM transfers t
+			JOIN entries o ON o.id = CASE WHEN t.inflow_entry_id = e.id THEN t.outflow_entry_id ELSE t.inflow_entry_id END
+			JOIN accounts oa ON oa.id = o.account_id
+			WHERE t.inflow_entry_id = e.id OR t.outflow_entry_id = e.id) AS t ON true`).
 		Where("e.family_id = ?", f.FamilyID).
 		Where("e.parent_id IS NULL").
 		OrderExpr("e.date DESC, e.id DESC").
 		Offset(int64(p.Offset())).Limit(int64(p.Size + 1))
 	if f.AccountID != nil {
 		q = q.Where("e.account_id = ?", *f.AccountID)
+	}
+	if f.ID != nil {
+		q = q.Where("e.id = ?", *f.ID)
 	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, false, err
@@ -87,4 +101,29 @@ func Entries(ctx context.Context, db bun.IDB, f EntryFilter, p Page) ([]EntryRow
 		rows = rows[:p.Size]
 	}
 	return rows, more, nil
+}
+
+// TransferCandidates is the family's transaction id and the transactions that could be its
+// other side as a person links them: money the other way in another account, dated within
+// days, in no transfer. Those of the opposite amount come first, then the nearest dates.
+func TransferCandidates(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, days, limit int) (*EntryRow, []EntryRow, error) {
+	rows, _, err := Entries(ctx, db, EntryFilter{FamilyID: familyID, ID: &id}, Page{Number: 1, Size: 1})
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(rows) == 0 || rows[0].Kind != EntryTransaction {
+		return nil, nil, notFound(sql.ErrNoRows, "transaction")
+	}
+	from := rows[0]
+	var out []EntryRow
+	err = db.NewSelect().Model(&out).
+		ColumnExpr("e.*").ColumnExpr("a.name AS account_name").
+		Join("JOIN accounts AS a ON a.id = e.account_id").
+		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
+		Where("e.account_id <> ? AND sign(e.amount) = -sign(?::numeric)", from.AccountID, from.Amount).
+		Where("e.date BETWEEN ?::date - ?::int AND ?::date + ?::int", from.Date, days, from.Date, days).
+		Where("NOT EXISTS (SELECT 1 FROM transfers t WHERE t.inflow_entry_id = e.id OR t.outflow_entry_id = e.id)").
+		OrderExpr("(e.currency = ? AND e.amount = -?::numeric) DESC, abs(e.date - ?::date), e.id", from.Currency, from.Amount, from.Date).
+		Limit(int64(limit)).Scan(ctx)
+	return &from, out, err
 }

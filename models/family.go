@@ -35,7 +35,7 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Fami
 	if name == "" {
 		v.Add("family_name", "Family name can't be blank")
 	}
-	if !validCurrency(currency) {
+	if !ValidCurrency(currency) {
 		v.Add("currency", "Currency must be a three-letter ISO code such as USD")
 	}
 	if err := v.Err(); err != nil {
@@ -62,7 +62,8 @@ func FamilyByName(ctx context.Context, db bun.IDB, name string) (*Family, error)
 	return f, notFound(err, "family")
 }
 
-func validCurrency(c string) bool {
+// ValidCurrency reports whether c is written as an ISO 4217 code: three capital letters.
+func ValidCurrency(c string) bool {
 	if len(c) != 3 {
 		return false
 	}

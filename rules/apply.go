@@ -46,6 +46,9 @@ func (r Runner) Compiled(ctx context.Context, idb bun.IDB, familyID uuid.UUID) (
 		return nil, err
 	}
 	set := &Set{}
+	if set.accountTypes, err = accountTypes(ctx, idb, familyID); err != nil {
+		return nil, err
+	}
 	for _, rule := range all {
 		if !rule.Active {
 			continue
@@ -60,6 +63,22 @@ func (r Runner) Compiled(ctx context.Context, idb bun.IDB, familyID uuid.UUID) (
 		set.rules = append(set.rules, c)
 	}
 	return set, nil
+}
+
+// accountTypes are the types of the family's accounts, by id.
+func accountTypes(ctx context.Context, idb bun.IDB, familyID uuid.UUID) (map[uuid.UUID]string, error) {
+	var accounts []struct {
+		ID   uuid.UUID `bun:"id"`
+		Type string    `bun:"accountable_type"`
+	}
+	if err := idb.NewRaw("SELECT id, accountable_type FROM accounts WHERE family_id = ?", familyID).Scan(ctx, &accounts); err != nil && !db.IsNoRows(err) {
+		return nil, err
+	}
+	types := make(map[uuid.UUID]string, len(accounts))
+	for _, a := range accounts {
+		types[a.ID] = a.Type
+	}
+	return types, nil
 }
 
 // Run applies the family's active rules to its transactions in scope, in tx, and returns how
@@ -96,20 +115,25 @@ func (s *Set) Run(ctx context.Context, tx db.Tx, familyID uuid.UUID, scope Scope
 	if err != nil || n == 0 {
 		return 0, err
 	}
-	tag, err := tx.Pgx.Exec(ctx, `UPDATE entries e SET name = coalesce(c.name, e.name),
-		original_name = coalesce(c.original_name, e.original_name), category_id = coalesce(c.category_id, e.category_id),
-		merchant_id = coalesce(c.merchant_id, e.merchant_id), tag_ids = coalesce(c.tag_ids, e.tag_ids),
-		excluded = coalesce(c.excluded, e.excluded), updated_at = now()
-		FROM rule_results c WHERE e.id = c.id AND e.family_id = $1`, familyID)
+	tag, err := tx.Pgx.Exec(ctx, writeResults, familyID)
 	if err != nil {
 		return 0, fmt.Errorf("write rule changes: %w", err)
 	}
 	return int(tag.RowsAffected()), nil
 }
 
+// writeResults writes rule_results to the family ($1) entries.
+const writeResults = `UPDATE entries e SET name = coalesce(c.name, e.name),
+	original_name = coalesce(c.original_name, e.original_name), category_id = coalesce(c.category_id, e.category_id),
+	merchant_id = coalesce(c.merchant_id, e.merchant_id), tag_ids = coalesce(c.tag_ids, e.tag_ids),
+	excluded = coalesce(c.excluded, e.excluded), transaction_kind = coalesce(c.transaction_kind, e.transaction_kind),
+	updated_at = now()
+	FROM rule_results c WHERE e.id = c.id AND e.family_id = $1`
+
 // Stage applies s to the transactions query selects (Columns, in order), before or after they
 // are written, and puts the ones it changed into the temporary table rule_results (id, name,
-// original_name, category_id, merchant_id, tag_ids, excluded), dropped at commit. A column is
+// original_name, category_id, merchant_id, tag_ids, excluded, transaction_kind), dropped at
+// commit. A column is
 // NULL where the rules left the field as it was (rules never clear a field). It returns how
 // many it changed; with none, the table is not made.
 func (s *Set) Stage(ctx context.Context, tx db.Tx, query string, args ...any) (int, error) {
@@ -138,11 +162,11 @@ func (s *Set) Stage(ctx context.Context, tx db.Tx, query string, args ...any) (i
 	}
 	if _, err := tx.Pgx.Exec(ctx, `DROP TABLE IF EXISTS rule_results;
 		CREATE TEMP TABLE rule_results (id uuid PRIMARY KEY, name text, original_name text, category_id uuid, merchant_id uuid,
-			tag_ids uuid[], excluded boolean) ON COMMIT DROP`); err != nil {
+			tag_ids uuid[], excluded boolean, transaction_kind text) ON COMMIT DROP`); err != nil {
 		return 0, err
 	}
 	if _, err := tx.Pgx.CopyFrom(ctx, pgx.Identifier{"rule_results"},
-		[]string{"id", "name", "original_name", "category_id", "merchant_id", "tag_ids", "excluded"}, pgx.CopyFromRows(changed)); err != nil {
+		[]string{"id", "name", "original_name", "category_id", "merchant_id", "tag_ids", "excluded", "transaction_kind"}, pgx.CopyFromRows(changed)); err != nil {
 		return 0, fmt.Errorf("write rule changes: %w", err)
 	}
 	if _, err := tx.Pgx.Exec(ctx, "ANALYZE rule_results"); err != nil {
@@ -162,7 +186,7 @@ func optionalID(u pgtype.UUID) *uuid.UUID {
 // resultRow is a rule_results row: the fields the rules changed from before to after, NULL
 // for the others.
 func resultRow(before, after *Txn) []any {
-	row := []any{after.ID, nil, nil, nil, nil, nil, nil}
+	row := []any{after.ID, nil, nil, nil, nil, nil, nil, nil}
 	if after.Name != before.Name {
 		row[1], row[2] = after.Name, after.OriginalName
 	}
@@ -177,6 +201,9 @@ func resultRow(before, after *Txn) []any {
 	}
 	if after.Excluded != before.Excluded {
 		row[6] = after.Excluded
+	}
+	if after.Kind != before.Kind {
+		row[7] = after.Kind
 	}
 	return row
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -241,3 +242,43 @@ func TestRunOverHistoryLeavesHandEditsAlone(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestMarkAsTransfer marks card payments as transfers to the card by rule: the payment stops
+// counting as spending when it is published, before the card's side exists, and pairs with
+// that side when the card's statement arrives.
+func TestMarkAsTransfer(t *testing.T) {
+	ctx := context.Background()
+	f := newFamily(t)
+	card := testkit.MustCreateAccount(t, f.d, f.u.FamilyID, "Visa", "CreditCard", "0").ID
+	f.rule(1, "Card payments", true, []rules.Condition{{Type: "transaction_name", Operator: "starts_with", Value: "visa autopay"}},
+		[]rules.Action{{Type: "mark_as_transfer", Value: card.String()}})
+	f.publish("date,amount,name\n2026-03-01,-250,VISA AUTOPAY 0311\n2026-03-03,-250,GROCERIES\n")
+	kinds := func() string {
+		var got []string
+		if err := f.d.NewRaw(`SELECT e.name || ':' || e.transaction_kind || ':' || (t.id IS NOT NULL) FROM entries e
+			LEFT JOIN transfers t ON e.id IN (t.inflow_entry_id, t.outflow_entry_id)
+			WHERE e.family_id = ? AND e.kind = 'transaction' ORDER BY e.date, e.name`, f.u.FamilyID).Scan(ctx, &got); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Join(got, " ")
+	}
+	if got, want := kinds(), "VISA AUTOPAY 0311:cc_payment:false GROCERIES:standard:false"; got != want {
+		t.Errorf("after the checking import: %s, want %s", got, want)
+	}
+
+	// The card's statement: its payment pairs with the marked one, not with the grocery
+	// purchase of the same amount on its own day.
+	cardID := card.String()
+	df := "%Y-%m-%d"
+	det, err := f.svc.Create(ctx, imports.Request{FamilyID: f.u.FamilyID, UserID: f.u.ID, DateFormat: &df, Publish: true, AccountID: &cardID,
+		Upload: imports.Upload{Content: []byte("date,amount,name\n2026-03-03,250,PAYMENT THANK YOU\n"), Present: true}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.svc.RunPublish(ctx, det.ID); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := kinds(), "VISA AUTOPAY 0311:cc_payment:true GROCERIES:standard:false PAYMENT THANK YOU:funds_movement:true"; got != want {
+		t.Errorf("after the card import: %s, want %s", got, want)
+	}
+}

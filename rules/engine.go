@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"tally/transfers"
 )
 
 // Txn is a transaction as rules see and change it.
@@ -26,6 +28,8 @@ type Txn struct {
 	Locked []string
 	// OriginalName is the source's name, once a rule has renamed the transaction.
 	OriginalName *string
+	// Kind is the transaction kind a "mark as transfer" rule gave it; empty when none did.
+	Kind string
 
 	units     units // Amount in ten-thousandths, when haveUnits
 	haveUnits bool
@@ -106,6 +110,8 @@ func (t *Txn) prepare(x *texts) {
 type Set struct {
 	rules []*compiled
 	texts texts
+	// accountTypes are the family's accounts' types, for the kind of a transfer a rule marks.
+	accountTypes map[uuid.UUID]string
 }
 
 // Compile readies rules to run, in the order given, leaving out inactive ones. A rule that
@@ -183,12 +189,24 @@ func (s *Set) Apply(t *Txn) bool {
 		if e.excluded && free.has(fieldExcluded) && !t.Excluded {
 			t.Excluded, changed = true, true
 		}
+		if e.transferTo != nil && free.has(fieldTransfer) && *e.transferTo != t.AccountID {
+			t.Kind, changed = s.transferKind(&in, *e.transferTo), true
+		}
 		decided |= r.sets
 		if !r.rule.Continue {
 			break
 		}
 	}
 	return changed
+}
+
+// transferKind is the kind of t as a transfer with the account other: money in is a funds
+// movement, and money out is after the account it goes to (transfers.KindTo).
+func (s *Set) transferKind(t *Txn, other uuid.UUID) string {
+	if t.units < 0 {
+		return "funds_movement"
+	}
+	return transfers.KindTo(s.accountTypes[t.AccountID], s.accountTypes[other])
 }
 
 // fieldSet is a set of the fields rules set, as bits.
@@ -200,10 +218,11 @@ const (
 	fieldTags
 	fieldName
 	fieldExcluded
+	fieldTransfer
 )
 
 var fieldBits = map[string]fieldSet{FieldCategory: fieldCategory, FieldMerchant: fieldMerchant, FieldTags: fieldTags,
-	FieldName: fieldName, FieldExcluded: fieldExcluded}
+	FieldName: fieldName, FieldExcluded: fieldExcluded, FieldTransfer: fieldTransfer}
 
 func (f fieldSet) has(x fieldSet) bool { return f&x != 0 }
 

@@ -56,6 +56,7 @@ const (
 	FieldTags     = "tags"
 	FieldName     = "name"
 	FieldExcluded = "excluded"
+	FieldTransfer = "transfer" // the transaction's kind, as a transfer to or from an account
 )
 
 // Condition types and their operators. Sure's types and operators are kept; text operators
@@ -80,6 +81,7 @@ var actionFields = map[string]string{
 	"set_transaction_tags":     FieldTags,
 	"set_transaction_name":     FieldName,
 	"exclude_transaction":      FieldExcluded,
+	"mark_as_transfer":         FieldTransfer, // Tally's: the value is the other account's id
 }
 
 // Error is a rule that cannot run, naming the condition or action at fault.
@@ -137,6 +139,7 @@ type effect struct {
 	tags               []uuid.UUID
 	name               *string
 	excluded           bool
+	transferTo         *uuid.UUID // the other account of a transfer
 }
 
 func compileRule(r Rule, tx *texts) (*compiled, error) {
@@ -178,15 +181,18 @@ func compileRule(r Rule, tx *texts) (*compiled, error) {
 		}
 		c.sets |= fieldBits[field]
 		switch field {
-		case FieldCategory, FieldMerchant:
+		case FieldCategory, FieldMerchant, FieldTransfer:
 			id, err := idValue(a.Value)
 			if err != nil {
 				return nil, &Error{where, err.Error()}
 			}
-			if field == FieldCategory {
+			switch field {
+			case FieldCategory:
 				c.effect.category = &id
-			} else {
+			case FieldMerchant:
 				c.effect.merchant = &id
+			case FieldTransfer:
+				c.effect.transferTo = &id
 			}
 		case FieldTags:
 			ids, err := idValues(a.Value)

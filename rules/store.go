@@ -214,7 +214,7 @@ func check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, r Rule) error {
 	}
 	tables := map[string]string{"transaction_category": "categories", "set_transaction_category": "categories",
 		"transaction_merchant": "merchants", "set_transaction_merchant": "merchants", "set_transaction_tags": "tags",
-		"transaction_account": "accounts"}
+		"transaction_account": "accounts", "mark_as_transfer": "accounts"}
 	var walk func(where string, cs []Condition)
 	refs := map[string][2]string{} // field → table, id
 	walk = func(where string, cs []Condition) {
@@ -285,6 +285,9 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 		v.Add("rule", err.Error())
 		return nil, v.Err()
 	}
+	if set.accountTypes, err = accountTypes(ctx, d, familyID); err != nil {
+		return nil, err
+	}
 	app := &Application{ID: uuid.Must(uuid.NewV7()), RuleID: id}
 	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		n, err := set.Stage(ctx, tx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction'`, familyID)
@@ -294,18 +297,15 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 		// What the changed rows were, for Undo, then the change itself.
 		if err := tx.NewRaw(`INSERT INTO rule_applications (id, family_id, rule_id, changed, previous, undo_until)
 			SELECT ?, ?, ?, count(*), jsonb_agg(jsonb_build_object('id', e.id, 'name', e.name, 'original_name', e.original_name,
-				'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids, 'excluded', e.excluded)),
+				'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids, 'excluded', e.excluded,
+				'transaction_kind', e.transaction_kind)),
 				now() + ?::interval
 			FROM entries e JOIN rule_results c ON c.id = e.id WHERE e.family_id = ?
 			RETURNING changed, undo_until`, app.ID, familyID, id, fmt.Sprintf("%d seconds", int(UndoWindow.Seconds())), familyID).
 			Scan(ctx, &app.Changed, &app.UndoUntil); err != nil {
 			return err
 		}
-		_, err = tx.Pgx.Exec(ctx, `UPDATE entries e SET name = coalesce(c.name, e.name),
-			original_name = coalesce(c.original_name, e.original_name), category_id = coalesce(c.category_id, e.category_id),
-			merchant_id = coalesce(c.merchant_id, e.merchant_id), tag_ids = coalesce(c.tag_ids, e.tag_ids),
-			excluded = coalesce(c.excluded, e.excluded), updated_at = now()
-			FROM rule_results c WHERE e.id = c.id AND e.family_id = $1`, familyID)
+		_, err = tx.Pgx.Exec(ctx, writeResults, familyID)
 		return err
 	})
 	if err != nil {
@@ -336,9 +336,10 @@ func Undo(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
 			return apperr.New(apperr.Conflict, "Too late to undo: an application can be taken back for 10 seconds.")
 		}
 		if _, err := tx.NewRaw(`UPDATE entries e SET name = p.name, original_name = p.original_name, category_id = p.category_id,
-				merchant_id = p.merchant_id, tag_ids = p.tag_ids, excluded = p.excluded, updated_at = now()
+				merchant_id = p.merchant_id, tag_ids = p.tag_ids, excluded = p.excluded,
+				transaction_kind = coalesce(p.transaction_kind, e.transaction_kind), updated_at = now()
 			FROM rule_applications ra, jsonb_to_recordset(ra.previous) AS p(id uuid, name text, original_name text, category_id uuid,
-				merchant_id uuid, tag_ids uuid[], excluded boolean)
+				merchant_id uuid, tag_ids uuid[], excluded boolean, transaction_kind text)
 			WHERE ra.id = ? AND ra.family_id = ? AND e.id = p.id AND e.family_id = ra.family_id`, id, familyID).Exec(ctx); err != nil {
 			return err
 		}

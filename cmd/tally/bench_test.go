@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
 	"github.com/jackc/pgx/v5/pgtype"
+	"github.com/shopspring/decimal"
 
 	"tally/internal/db"
 	"tally/internal/testkit"
@@ -35,6 +36,8 @@ type csvShape struct {
 	// the family's categories and tags when the shape uses them.
 	columns []string
 	values  func(i int, ref copyRefs) []any
+	// transfers is how many transfers the publish proposes between the file's accounts.
+	transfers int
 }
 
 type copyRefs struct {
@@ -44,10 +47,11 @@ type copyRefs struct {
 
 func day(i int) time.Time { return time.Date(2023, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700) }
 
-// The layouts: a full file with categories, tags and two accounts (about 136,000 rows), a file
-// of date, amount, name and a note (245,000 rows), a compact one of date, amount and name
-// (500,000 rows), and the densest a 10 MB file can be, a short date and an amount (1,150,000
-// rows). Each is just under 10 MB.
+// The layouts: a full file with categories, tags and two accounts (about 136,000 rows), one of
+// two accounts with a transfer between them in every ten rows (230,000 rows), a file of date,
+// amount, name and a note (245,000 rows), a compact one of date, amount and name (500,000
+// rows), and the densest a 10 MB file can be, a short date and an amount (1,150,000 rows).
+// Each is just under 10 MB.
 var csvShapes = []csvShape{
 	{name: "categorised", header: "date,amount,name,category,tags,account,notes\n", rows: 135_796,
 		line: func(i int) string {
@@ -58,6 +62,13 @@ var csvShapes = []csvShape{
 		values: func(i int, r copyRefs) []any {
 			return []any{day(i), -float64(100*(1+i%500)+i%100) / 100, fmt.Sprintf("Merchant %d", i%1000), fmt.Sprintf("Note %d", i),
 				r.categories[i%20], [][16]byte{r.tags[i%7], r.tags[7]}}
+		}},
+	{name: "transfers", header: "date,amount,name,account\n", rows: 230_000, transfers: 23_000,
+		line:    func(i int) string { return transferLine(i) },
+		columns: []string{"date", "amount", "name"},
+		values: func(i int, _ copyRefs) []any {
+			date, cents, name, _ := transferRow(i)
+			return []any{date, float64(cents) / 100, name}
 		}},
 	{name: "245k", header: "date,amount,name,notes\n", rows: 245_000,
 		line: func(i int) string {
@@ -79,6 +90,26 @@ var csvShapes = []csvShape{
 		values: func(i int, _ copyRefs) []any {
 			return []any{day(i), float64(1 + i%9), "Imported item", ""}
 		}},
+}
+
+// transferRow is row i of the transfers layout, in groups of ten rows: the first two a
+// transfer, the money leaving Checking and arriving in Savings on the same day, each of its
+// own amount, and the other eight spending in either account, none the opposite of another.
+func transferRow(i int) (date time.Time, cents int, name, account string) {
+	group := i / 10
+	account = []string{"Checking", "Savings"}[i%2]
+	switch i % 10 {
+	case 0:
+		return day(group), -(100 + group), fmt.Sprintf("Transfer %d", group), account
+	case 1:
+		return day(group), 100 + group, fmt.Sprintf("Transfer %d", group), account
+	}
+	return day(group), -(1_000_000 + i), fmt.Sprintf("Merchant %d", i%1000), account
+}
+
+func transferLine(i int) string {
+	date, cents, name, account := transferRow(i)
+	return fmt.Sprintf("%s,%s,%s,%s\n", date.Format("2006-01-02"), decimal.New(int64(cents), -2).StringFixed(2), name, account)
 }
 
 func (s csvShape) csv() string {
@@ -138,7 +169,15 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 	for range b.N {
 		for range publishRounds {
 			copies = append(copies, bare.run(b))
-			publishes = append(publishes, publishOnce(b, d, m[1], key, body, shape))
+			publishes = append(publishes, publishOnceThen(b, d, m[1], key, body, shape, func(id uuid.UUID) {
+				var n int
+				if err := d.NewRaw(`SELECT count(*) FROM transfers t JOIN entries e ON e.id = t.inflow_entry_id WHERE e.import_id = ?`, id).Scan(context.Background(), &n); err != nil {
+					b.Fatal(err)
+				}
+				if n != shape.transfers {
+					b.Fatalf("%d transfers proposed, want %d", n, shape.transfers)
+				}
+			}))
 		}
 	}
 	b.StopTimer()

@@ -1,0 +1,167 @@
+// Package ledger writes and reads a family's transactions one at a time, as a person or an
+// API client makes them, with what every new transaction gets: the family's rules, and a
+// transfer proposed when its other side is in another account.
+package ledger
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/models"
+	"tally/rules"
+	"tally/transfers"
+)
+
+// NewTransaction is a transaction to add by hand. Amount is positive for money out.
+type NewTransaction struct {
+	AccountID  uuid.UUID
+	Date       time.Time
+	Amount     decimal.Decimal
+	Currency   string // the account's when empty
+	Name       string
+	Notes      string
+	CategoryID *uuid.UUID
+	MerchantID *uuid.UUID
+	TagIDs     []uuid.UUID
+	Excluded   *bool
+}
+
+// Create adds a transaction to one of the family's accounts, in one database transaction:
+// the family's rules run over it, leaving alone the category, merchant and "excluded" the
+// caller gave (they are set by hand), a transfer is proposed with its other side, and the
+// account's balance follows. It returns the transaction's id.
+func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID, in NewTransaction) (uuid.UUID, error) {
+	var v apperr.Validation
+	acct, err := models.AccountByID(ctx, d, familyID, in.AccountID)
+	if apperr.Is(err, apperr.NotFound) {
+		v.Add("account_id", "account_id is not one of this family's accounts")
+	} else if err != nil {
+		return uuid.Nil, err
+	}
+	in.Name = strings.TrimSpace(in.Name)
+	if in.Name == "" {
+		v.Add("name", "name is required")
+	}
+	if in.Date.IsZero() {
+		v.Add("date", "date is required (YYYY-MM-DD)")
+	}
+	if acct != nil {
+		if in.Currency == "" {
+			in.Currency = acct.Currency
+		}
+		if acct.Status == "disabled" {
+			v.Add("account_id", "the account is closed: reopen it to add transactions")
+		}
+	}
+	in.Currency = strings.ToUpper(strings.TrimSpace(in.Currency))
+	if !models.ValidCurrency(in.Currency) {
+		v.Add("currency", fmt.Sprintf("currency %q is not a three-letter ISO code such as USD", in.Currency))
+	} else if err := models.CheckDecimals(in.Amount, in.Currency); err != nil {
+		v.Add("amount", "amount: "+err.Error()+"; it is never rounded")
+	}
+	if in.Amount.IsZero() {
+		v.Add("amount", "amount is required and not zero: positive for money out, negative for money in")
+	}
+	v.Merge(checkRefs(ctx, d, familyID, in))
+	if err := v.Err(); err != nil {
+		return uuid.Nil, err
+	}
+
+	e := &models.Entry{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, AccountID: in.AccountID, Kind: models.EntryTransaction,
+		Date: in.Date, Amount: in.Amount, Currency: in.Currency, Name: in.Name, Notes: in.Notes, CategoryID: in.CategoryID,
+		MerchantID: in.MerchantID, TagIDs: in.TagIDs, TransactionKind: "standard", Source: ptr("manual")}
+	if in.CategoryID != nil {
+		e.LockedFields = append(e.LockedFields, rules.FieldCategory)
+	}
+	if in.MerchantID != nil {
+		e.LockedFields = append(e.LockedFields, rules.FieldMerchant)
+	}
+	if in.Excluded != nil {
+		e.Excluded = *in.Excluded
+		e.LockedFields = append(e.LockedFields, rules.FieldExcluded)
+	}
+	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
+			return err
+		}
+		scope := []uuid.UUID{e.ID}
+		if _, err := (rules.Runner{Log: log}).Run(ctx, tx, familyID, rules.Scope{EntryIDs: scope}); err != nil {
+			return err
+		}
+		if _, err := transfers.Match(ctx, tx, familyID, transfers.Scope{EntryIDs: scope}); err != nil {
+			return err
+		}
+		return models.RecomputeBalances(ctx, tx, []uuid.UUID{in.AccountID})
+	})
+	return e.ID, err
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// checkRefs checks that the category, merchant and tags are the family's, naming the field of
+// any that is not.
+func checkRefs(ctx context.Context, idb bun.IDB, familyID uuid.UUID, in NewTransaction) error {
+	var v apperr.Validation
+	one := func(field, table string, id *uuid.UUID) {
+		if id == nil {
+			return
+		}
+		var ok bool
+		if err := idb.NewRaw("SELECT EXISTS (SELECT 1 FROM ? WHERE id = ? AND family_id = ?)", bun.Ident(table), *id, familyID).Scan(ctx, &ok); err != nil || !ok {
+			v.Add(field, fmt.Sprintf("%s %s is not one of this family's %s", field, id, table))
+		}
+	}
+	one("category_id", "categories", in.CategoryID)
+	one("merchant_id", "merchants", in.MerchantID)
+	for i := range in.TagIDs {
+		one(fmt.Sprintf("tag_ids[%d]", i), "tags", &in.TagIDs[i])
+	}
+	return v.Err()
+}
+
+// Transaction is a transaction as the API shows it, with its transfer.
+type Transaction struct {
+	models.Entry `bun:",extend"`
+	Transfer     *TransferSide `bun:"-"`
+}
+
+// TransferSide is the transfer a transaction is one side of.
+type TransferSide struct {
+	ID           uuid.UUID `bun:"id"`
+	Status       string    `bun:"status"`
+	OtherEntryID uuid.UUID `bun:"other_entry_id"`
+	OtherAccount uuid.UUID `bun:"other_account_id"`
+}
+
+// Get is one of the family's transactions; another family's, or a trade or valuation, is not
+// found.
+func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Transaction, error) {
+	var t Transaction
+	err := idb.NewSelect().Model(&t.Entry).Where("e.id = ? AND e.family_id = ? AND e.kind = 'transaction'", id, familyID).Scan(ctx)
+	if db.IsNoRows(err) {
+		return nil, apperr.New(apperr.NotFound, "Transaction not found")
+	}
+	if err != nil {
+		return nil, err
+	}
+	var side TransferSide
+	err = idb.NewRaw(`SELECT t.id, t.status, o.id AS other_entry_id, o.account_id AS other_account_id FROM transfers t
+		JOIN entries o ON o.id = CASE WHEN t.inflow_entry_id = ? THEN t.outflow_entry_id ELSE t.inflow_entry_id END
+		WHERE t.family_id = ? AND ? IN (t.inflow_entry_id, t.outflow_entry_id)`, id, familyID, id).Scan(ctx, &side)
+	switch {
+	case err == nil:
+		t.Transfer = &side
+	case !db.IsNoRows(err):
+		return nil, err
+	}
+	return &t, nil
+}
