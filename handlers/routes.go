@@ -66,6 +66,8 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/accounts/:id", a.accountUpdate)
 	signedIn.POST("/accounts/:id/close", a.accountClose)
 	signedIn.POST("/accounts/:id/reopen", a.accountReopen)
+	signedIn.GET("/accounts/:id/transactions/new", a.transactionNew)
+	signedIn.POST("/accounts/:id/transactions", a.transactionCreate)
 	signedIn.GET("/settings/export", a.exportPage)
 	signedIn.GET("/settings/export/download", a.exportDownload)
 	signedIn.GET("/settings/api_keys", a.apiKeysIndex)

@@ -1,0 +1,113 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/ledger"
+	"tally/models"
+	"tally/views"
+)
+
+var transactionFields = []string{"date", "name", "amount", "direction", "category_id", "notes"}
+
+// transactionNew is GET /accounts/:id/transactions/new: a transaction added by hand.
+func (a *app) transactionNew(c echo.Context) error {
+	return a.transactionForm(c, http.StatusOK, &views.Form{Values: map[string]string{
+		"date": time.Now().Format(time.DateOnly), "direction": "out"}})
+}
+
+func (a *app) transactionForm(c echo.Context, status int, form *views.Form) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx, u := c.Request().Context(), currentUser(c)
+	acct, err := models.AccountByID(ctx, a.DB, u.FamilyID, id)
+	if err != nil {
+		return err
+	}
+	names, err := a.familyNames(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	categories := append([]views.SelectOption{{Value: "", Label: "— leave it to the rules"}}, names.lists["categories"]...)
+	return a.render(c, status, views.TransactionFormPage(acct, form, categories))
+}
+
+// transactionCreate is POST /accounts/:id/transactions. The family's rules run over the new
+// transaction (a category chosen here is the person's and stays), and a transfer is proposed
+// when its other side is in another account.
+func (a *app) transactionCreate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx, u := c.Request().Context(), currentUser(c)
+	acct, err := models.AccountByID(ctx, a.DB, u.FamilyID, id)
+	if err != nil {
+		return err
+	}
+	form := formOf(c, transactionFields...)
+	in, err := transactionInput(form, acct)
+	var entryID uuid.UUID
+	if err == nil {
+		entryID, err = ledger.Create(ctx, a.DB, a.Log, u.FamilyID, in)
+	}
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.transactionForm(c, status, form)
+		}
+		return err
+	}
+	msg := "Transaction “" + strings.TrimSpace(in.Name) + "” added."
+	if t, err := ledger.Get(ctx, a.DB, u.FamilyID, entryID); err == nil && t.Transfer != nil {
+		msg += " It looks like a transfer: confirm it on the Transfers page."
+	}
+	a.flash(c, "success", msg)
+	return redirect(c, "/accounts/"+acct.ID.String())
+}
+
+// transactionInput reads the form: a positive amount with its direction (money out is the
+// ledger's positive sign), every problem at once.
+func transactionInput(form *views.Form, acct *models.Account) (ledger.NewTransaction, error) {
+	in := ledger.NewTransaction{AccountID: acct.ID, Name: form.Value("name"), Notes: strings.TrimSpace(form.Value("notes"))}
+	var v apperr.Validation
+	if raw := strings.TrimSpace(form.Value("date")); raw == "" {
+		v.Add("date", "Date is required.")
+	} else if d, err := time.Parse(time.DateOnly, raw); err != nil {
+		v.Add("date", "Date "+raw+" is not a date such as 2026-11-25.")
+	} else {
+		in.Date = d
+	}
+	switch amount, err := models.ParseAmount(form.Value("amount"), acct.Currency); {
+	case strings.TrimSpace(form.Value("amount")) == "":
+		v.Add("amount", "Amount is required.")
+	case err != nil:
+		v.Add("amount", "Amount: "+apperr.As(err).Message)
+	case !amount.IsPositive():
+		v.Add("amount", "Amount must be more than zero; choose money in or money out for its direction.")
+	case form.Value("direction") == "in":
+		in.Amount = amount.Neg()
+	case form.Value("direction") == "out":
+		in.Amount = amount
+	default:
+		v.Add("direction", "Choose money in or money out.")
+	}
+	if raw := form.Value("category_id"); raw != "" {
+		if cat, err := uuid.Parse(raw); err != nil {
+			v.Add("category_id", "Choose a category from the list.")
+		} else {
+			in.CategoryID = &cat
+		}
+	}
+	if strings.TrimSpace(in.Name) == "" {
+		v.Add("name", "Description is required.")
+	}
+	return in, v.Err()
+}
