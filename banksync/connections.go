@@ -125,7 +125,7 @@ func (s *Service) Reconnect(ctx context.Context, familyID, id uuid.UUID, token s
 	if err != nil {
 		return err
 	}
-	enc, err := s.Keys.Encrypt(access, secretAccessURL)
+	enc, err := s.Keys.Encrypt(access, accessURLColumn.Context())
 	if err != nil {
 		return err
 	}

@@ -32,8 +32,13 @@ type Service struct {
 	Now    func() time.Time
 }
 
+// accessURLColumn holds each connection's access URL, encrypted.
+var accessURLColumn = secrets.Column{Table: "bank_connections", Key: "id", Name: "access_url"}
+
+// EncryptedColumns are this package's encrypted columns.
+var EncryptedColumns = []secrets.Column{accessURLColumn}
+
 const (
-	secretAccessURL = "bank_connections.access_url"
 	// Source marks the entries and accounts the provider writes.
 	Source = "simplefin"
 	// window is the most one /accounts request spans.
@@ -68,7 +73,7 @@ func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string)
 	if err != nil {
 		return nil, err
 	}
-	enc, err := s.Keys.Encrypt(access, secretAccessURL)
+	enc, err := s.Keys.Encrypt(access, accessURLColumn.Context())
 	if err != nil {
 		return nil, err
 	}
@@ -530,7 +535,7 @@ func (s *Service) load(ctx context.Context, connID uuid.UUID) (*Connection, []Ba
 	if err := s.DB.NewSelect().Model(c).Where("id = ?", connID).Scan(ctx); err != nil {
 		return nil, nil, err
 	}
-	plain, _, err := s.Keys.Decrypt(c.AccessURL, secretAccessURL)
+	plain, _, err := s.Keys.Decrypt(c.AccessURL, accessURLColumn.Context())
 	if err != nil {
 		return nil, nil, err
 	}

@@ -236,6 +236,10 @@ func (a *app) requireUser(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		target := "/sessions/new"
+		if a.Sessions.Exists(ctx, sessMFAUser) {
+			// Half signed in: the second factor is the only page there is.
+			return redirect(c, "/sessions/mfa")
+		}
 		if n == 0 {
 			target = "/onboarding"
 		} else if isPageNavigation(c) {
@@ -299,7 +303,9 @@ func (a *app) signIn(c echo.Context, u *models.User) error {
 	if err := a.Sessions.RenewToken(ctx); err != nil {
 		return err
 	}
-	a.Sessions.Remove(ctx, sessCSRF)
+	for _, k := range []string{sessCSRF, sessMFAUser, sessMFAStarted, sessMFAOverride} {
+		a.Sessions.Remove(ctx, k)
+	}
 	a.Sessions.Put(ctx, sessions.UserIDKey, u.ID.String())
 	return nil
 }

@@ -91,6 +91,7 @@ func (a *app) routes(e *echo.Echo) {
 	a.rulesRoutes(signedIn)
 	a.transfersRoutes(signedIn)
 	a.securityRoutes(signedIn)
+	a.mfaRoutes(web, signedIn)
 	a.bankRoutes(signedIn)
 	a.oauthRoutes(e, signedIn)
 

@@ -21,6 +21,7 @@ import (
 	"tally/internal/mail"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
+	"tally/mfa"
 	"tally/oauth"
 )
 
@@ -40,6 +41,8 @@ type Deps struct {
 	BankQueue BankQueue
 	// OAuth is Tally's authorization server for API clients.
 	OAuth *oauth.Server
+	// MFA keeps the users' second factors.
+	MFA *mfa.Service
 	// Jobs is the job client of a process that works jobs, for readiness; nil otherwise.
 	Jobs JobRunner
 }
@@ -51,7 +54,11 @@ type BankQueue interface {
 
 // NewDeps assembles the handlers' dependencies from the configuration: mailer sends the mail
 // and imports runs the imports.
-func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, imp *imports.Service) Deps {
+func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, imp *imports.Service) (Deps, error) {
+	keys, err := EncryptionKeys(cfg)
+	if err != nil {
+		return Deps{}, err
+	}
 	return Deps{
 		Config:  cfg,
 		DB:      d,
@@ -64,7 +71,8 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 		Sessions: NewSessionManager(d, cfg),
 		Log:      log,
 		OAuth:    NewOAuth(cfg, d),
-	}
+		MFA:      &mfa.Service{DB: d, Keys: keys},
+	}, nil
 }
 
 // ImportLimits are the 10 MB content cap and the configured row and record limits.

@@ -49,6 +49,13 @@ func (a *app) sessionCreate(c echo.Context) error {
 		}
 		return err
 	}
+	st, err := a.MFA.StatusOf(c.Request().Context(), res.User.ID)
+	if err != nil {
+		return err
+	}
+	if st.Any() {
+		return a.beginMFA(c, res.User, res.Override)
+	}
 	if err := a.signIn(c, res.User); err != nil {
 		return err
 	}

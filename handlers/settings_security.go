@@ -40,6 +40,11 @@ func (a *app) securityPage(c echo.Context, status int, refusal string) error {
 		return err
 	}
 	p := views.Security{Error: refusal}
+	st, err := a.MFA.StatusOf(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	p.MFA = views.SecurityMFA{HasPassword: u.PasswordHash != nil, TOTP: st.TOTP, TOTPSince: st.TOTPSince, RecoveryCodes: st.RecoveryCodes}
 	for _, name := range ways.Connectable() {
 		p.Connectable = append(p.Connectable, views.SecurityProvider{Name: name, Label: labelOf(all, name)})
 	}

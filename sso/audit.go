@@ -31,6 +31,13 @@ const (
 	EventOAuthRevoke        = "oauth_revoke"
 	EventOAuthClientChanged = "oauth_client_changed"
 	EventOAuthFailed        = "oauth_failed"
+
+	// Second factors.
+	EventMFAEnabled         = "mfa_enabled"
+	EventMFADisabled        = "mfa_disabled"
+	EventMFAFailed          = "mfa_failed"
+	EventMFARecoveryUsed    = "mfa_recovery_code_used"
+	EventMFARecoveryRenewed = "mfa_recovery_codes_renewed"
 )
 
 // Meta is who made a request: recorded with every audit event.

@@ -51,11 +51,12 @@ func find(ctx context.Context, r Registry, match func(*Provider) bool) (*Provide
 	return nil, apperr.New(apperr.NotFound, "There is no such sign-in provider.").WithSlug("record_not_found")
 }
 
-// Secret columns and their encryption contexts: a value copied to another column does not
-// decrypt.
-const (
-	secretClientSecret = "sso_providers.client_secret"
-	secretSPKey        = "sso_providers.sp_private_key"
+// The providers' secret columns, stored encrypted.
+var (
+	clientSecretColumn = secrets.Column{Table: "sso_providers", Key: "id", Name: "client_secret"}
+	spKeyColumn        = secrets.Column{Table: "sso_providers", Key: "id", Name: "sp_private_key"}
+	// EncryptedColumns are this package's encrypted columns.
+	EncryptedColumns = []secrets.Column{clientSecretColumn, spKeyColumn}
 )
 
 // DBRegistry reads providers from sso_providers, decrypting their secrets.
@@ -99,7 +100,7 @@ func (r *DBRegistry) open(p *Provider) error {
 	for _, f := range []struct {
 		v   *string
 		ctx string
-	}{{&p.ClientSecret, secretClientSecret}, {&p.SPPrivateKey, secretSPKey}} {
+	}{{&p.ClientSecret, clientSecretColumn.Context()}, {&p.SPPrivateKey, spKeyColumn.Context()}} {
 		if *f.v == "" {
 			continue
 		}
@@ -127,7 +128,7 @@ func (r *DBRegistry) Save(ctx context.Context, tx db.Tx, p *Provider) error {
 	for _, f := range []struct {
 		v   *string
 		ctx string
-	}{{&row.ClientSecret, secretClientSecret}, {&row.SPPrivateKey, secretSPKey}} {
+	}{{&row.ClientSecret, clientSecretColumn.Context()}, {&row.SPPrivateKey, spKeyColumn.Context()}} {
 		if *f.v == "" {
 			continue
 		}

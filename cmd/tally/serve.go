@@ -223,7 +223,10 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	if err := serveMetrics(ctx, cfg, d, river, log); err != nil {
 		return err
 	}
-	deps := handlers.NewDeps(cfg, d, log, mailer, importSvc)
+	deps, err := handlers.NewDeps(cfg, d, log, mailer, importSvc)
+	if err != nil {
+		return err
+	}
 	if err := deps.LoadSSO(); err != nil {
 		return err
 	}

@@ -11,8 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"tally/banksync"
 	"tally/handlers"
 	"tally/internal/db"
+	"tally/mfa"
 	"tally/sso"
 )
 
@@ -162,11 +164,9 @@ func runSSOList(ctx context.Context, getenv func(string) string, stdout io.Write
 	return nil
 }
 
-// encryptedColumns are the secret columns: each is encrypted with its own context.
-var encryptedColumns = []struct{ table, column string }{
-	{"sso_providers", "client_secret"},
-	{"sso_providers", "sp_private_key"},
-}
+// encryptedColumns are every column stored encrypted, as the packages that own them list
+// them.
+var encryptedColumns = slices.Concat(sso.EncryptedColumns, banksync.EncryptedColumns, mfa.EncryptedColumns)
 
 // runBackfillEncryption encrypts every secret still stored in plaintext, and reports counts
 // per column as JSON.
@@ -190,19 +190,19 @@ func runBackfillEncryption(ctx context.Context, getenv func(string) string, stdo
 	results := map[string]*result{}
 	for _, c := range encryptedColumns {
 		r := &result{}
-		results[c.table+"."+c.column] = r
+		results[c.Context()] = r
 		err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 			var rows []struct {
-				ID    string `bun:"id"`
+				Key   string `bun:"key"`
 				Value string `bun:"value"`
 			}
-			q := fmt.Sprintf("SELECT id::text, %s AS value FROM %s WHERE %s IS NOT NULL AND %s <> '' FOR UPDATE", c.column, c.table, c.column, c.column)
+			q := fmt.Sprintf("SELECT %[1]s::text AS key, %[2]s AS value FROM %[3]s WHERE %[2]s IS NOT NULL AND %[2]s <> '' FOR UPDATE", c.Key, c.Name, c.Table)
 			if err := tx.NewRaw(q).Scan(ctx, &rows); err != nil {
 				return err
 			}
 			for _, row := range rows {
 				r.Processed++
-				next, changed, err := keys.Reencrypt(row.Value, c.table+"."+c.column)
+				next, changed, err := keys.Reencrypt(row.Value, c.Context())
 				if err != nil {
 					r.Failed++
 					continue
@@ -210,7 +210,7 @@ func runBackfillEncryption(ctx context.Context, getenv func(string) string, stdo
 				if !changed || dry {
 					continue
 				}
-				if _, err := tx.NewRaw(fmt.Sprintf("UPDATE %s SET %s = ? WHERE id = ?::uuid", c.table, c.column), next, row.ID).Exec(ctx); err != nil {
+				if _, err := tx.NewRaw(fmt.Sprintf("UPDATE %s SET %s = ? WHERE %s = ?::uuid", c.Table, c.Name, c.Key), next, row.Key).Exec(ctx); err != nil {
 					return err
 				}
 				r.Updated++

@@ -129,6 +129,11 @@ func TestSSOProvidersSeedAndList(t *testing.T) {
 	if _, err := d.NewRaw("UPDATE sso_providers SET client_secret = 'plain-secret' WHERE name = 'corp'").Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
+	// Every package's encrypted columns are covered: a user's TOTP secret too.
+	totpUser := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	if _, err := d.NewRaw("INSERT INTO user_totp (user_id, secret) VALUES (?, 'JBSWY3DPEHPK3PXP')", totpUser.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	var bf bytes.Buffer
 	if err := run(context.Background(), []string{"tally", "security:backfill_encryption"}, envOf(nil), &bf, io.Discard); err != nil {
 		t.Fatal(err)
@@ -138,12 +143,29 @@ func TestSSOProvidersSeedAndList(t *testing.T) {
 		OK      bool
 		Results map[string]struct{ Processed, Updated int }
 	}
-	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &report); err != nil || !report.OK || report.Results["sso_providers.client_secret"].Updated != 1 {
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &report); err != nil || !report.OK || report.Results["sso_providers.client_secret"].Updated != 1 ||
+		report.Results["user_totp.secret"].Updated != 1 {
 		t.Fatalf("backfill report %s (%v)", bf.String(), err)
 	}
+	if _, ok := report.Results["bank_connections.access_url"]; !ok {
+		t.Errorf("the backfill skips the bank connections: %s", bf.String())
+	}
+	var totpStored string
+	d.NewRaw("SELECT secret FROM user_totp WHERE user_id = ?", totpUser.ID).Scan(context.Background(), &totpStored)
+	if plain, wasPlain, err := keysOf(t, secret).Decrypt(totpStored, "user_totp.secret"); err != nil || wasPlain || plain != "JBSWY3DPEHPK3PXP" {
+		t.Errorf("TOTP secret after backfill: %q (%v, plain %v)", totpStored, err, wasPlain)
+	}
 	d.NewRaw("SELECT client_secret FROM sso_providers WHERE name = 'corp'").Scan(context.Background(), &stored)
-	keys, _ := secrets.New(secret)
-	if plain, wasPlain, err := keys.Decrypt(stored, "sso_providers.client_secret"); err != nil || wasPlain || plain != "plain-secret" {
+	if plain, wasPlain, err := keysOf(t, secret).Decrypt(stored, "sso_providers.client_secret"); err != nil || wasPlain || plain != "plain-secret" {
 		t.Fatalf("after backfill: %q (%v, plain %v)", stored, err, wasPlain)
 	}
+}
+
+func keysOf(t *testing.T, secret string) *secrets.Keys {
+	t.Helper()
+	keys, err := secrets.New(secret)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return keys
 }

@@ -88,7 +88,10 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 			cancel()
 		})
 	}
-	deps := handlers.NewDeps(cfg, d, log, outbox, importSvc)
+	deps, err := handlers.NewDeps(cfg, d, log, outbox, importSvc)
+	if err != nil {
+		tb.Fatalf("handlers: %v", err)
+	}
 	if err := deps.LoadSSO(); err != nil {
 		tb.Fatalf("load SSO providers: %v", err)
 	}

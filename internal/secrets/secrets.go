@@ -150,6 +150,15 @@ func splitList(s string) []string {
 	return out
 }
 
+// Column is a table column whose values are stored encrypted, and the key of its rows. Its
+// name is the encryption context of its values (Context), so that a value copied to another
+// column does not decrypt. The packages that own such columns list them, for the task that
+// re-encrypts every stored secret under the current key.
+type Column struct{ Table, Key, Name string }
+
+// Context is the column's encryption context: "table.column".
+func (c Column) Context() string { return c.Table + "." + c.Name }
+
 // Encrypt returns a self-describing text value safe for a text column:
 // "enc:v1:" + base64url(nonce|ciphertext|tag), with a random 12-byte nonce
 // each time (non-deterministic). Associated data binds the ciphertext to its

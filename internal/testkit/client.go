@@ -21,6 +21,8 @@ type Client struct {
 	http *http.Client
 	csrf string
 	api  *APIValidator
+	// Headers go with every request, such as the X-Forwarded-For of a browser elsewhere.
+	Headers map[string]string
 }
 
 // NewClient returns a client of the server at baseURL with an empty cookie jar.
@@ -91,8 +93,10 @@ func (c *Client) Do(method, path string, body io.Reader, headers map[string]stri
 	if err != nil {
 		c.tb.Fatalf("new request: %v", err)
 	}
-	for k, v := range headers {
-		req.Header.Set(k, v)
+	for _, hs := range []map[string]string{c.Headers, headers} {
+		for k, v := range hs {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := c.http.Do(req)
 	if err != nil {

@@ -1,0 +1,251 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/internal/password"
+	"tally/internal/ratelimit"
+	"tally/mfa"
+	"tally/models"
+	"tally/sso"
+	"tally/views"
+)
+
+// Session keys of a sign-in waiting for its second factor.
+const (
+	sessMFAUser     = "mfa_user"     // whose password was right
+	sessMFAStarted  = "mfa_started"  // when, in Unix seconds
+	sessMFAOverride = "mfa_override" // whether it was the admin override of local login
+)
+
+// mfaWindow is how long a correct password waits for its second factor.
+const mfaWindow = 5 * time.Minute
+
+// mfaRule limits second-factor attempts, per user and per IP, across every instance.
+var mfaRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+
+// mfaRoutes registers the second factor's pages: the sign-in step on web, the settings on
+// signedIn.
+func (a *app) mfaRoutes(web, signedIn *echo.Group) {
+	web.GET("/sessions/mfa", a.mfaChallenge)
+	web.POST("/sessions/mfa", a.mfaVerify, a.rateLimit("mfa", mfaRule))
+	signedIn.GET("/settings/mfa/totp/new", a.totpNew)
+	signedIn.POST("/settings/mfa/totp", a.totpConfirm)
+	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable)
+	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew)
+}
+
+// beginMFA holds a sign-in whose password was right until its second factor: no session
+// user yet, a new token, and five minutes.
+func (a *app) beginMFA(c echo.Context, u *models.User, override bool) error {
+	ctx := c.Request().Context()
+	if err := a.Sessions.RenewToken(ctx); err != nil {
+		return err
+	}
+	a.Sessions.Put(ctx, sessMFAUser, u.ID.String())
+	a.Sessions.Put(ctx, sessMFAStarted, time.Now().Unix())
+	a.Sessions.Put(ctx, sessMFAOverride, override)
+	return redirect(c, "/sessions/mfa")
+}
+
+// pendingMFA is the user waiting for their second factor; ok is false when there is none, or
+// it waited too long (and is then forgotten, with a word on the sign-in page).
+func (a *app) pendingMFA(c echo.Context) (id uuid.UUID, ok bool) {
+	ctx := c.Request().Context()
+	id, err := uuid.Parse(a.Sessions.GetString(ctx, sessMFAUser))
+	if err != nil {
+		return uuid.Nil, false
+	}
+	if time.Since(time.Unix(a.Sessions.GetInt64(ctx, sessMFAStarted), 0)) > mfaWindow {
+		for _, k := range []string{sessMFAUser, sessMFAStarted, sessMFAOverride} {
+			a.Sessions.Remove(ctx, k)
+		}
+		a.flash(c, "error", "The sign-in waited more than 5 minutes for its code. Enter your password again.")
+		return uuid.Nil, false
+	}
+	return id, true
+}
+
+func (a *app) mfaChallenge(c echo.Context) error {
+	if currentUser(c) != nil {
+		return redirect(c, "/")
+	}
+	if _, ok := a.pendingMFA(c); !ok {
+		return redirect(c, "/sessions/new")
+	}
+	return a.render(c, http.StatusOK, views.MFAChallengePage(nil))
+}
+
+// mfaVerify completes a password sign-in with a TOTP or recovery code.
+func (a *app) mfaVerify(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, ok := a.pendingMFA(c)
+	if !ok {
+		return redirect(c, "/sessions/new")
+	}
+	res, err := a.Limiter.Allow(ctx, "mfa_user:"+id.String(), mfaRule)
+	if err != nil {
+		return err
+	}
+	if !res.Allowed {
+		return a.tooMany(c, res, "mfa")
+	}
+	form := formOf(c)
+	method, err := a.MFA.Verify(ctx, id, c.FormValue("code"))
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
+				return rerr
+			}
+			return a.render(c, status, views.MFAChallengePage(form))
+		}
+		return err
+	}
+	u, err := a.Auth.UserForSession(ctx, id)
+	if err != nil {
+		return err
+	}
+	override := a.Sessions.GetBool(ctx, sessMFAOverride)
+	if err := a.signIn(c, u); err != nil {
+		return err
+	}
+	if override {
+		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
+			return err
+		}
+	}
+	if method == mfa.MethodRecovery {
+		st, err := a.MFA.StatusOf(ctx, u.ID)
+		if err != nil {
+			return err
+		}
+		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
+			Data: map[string]any{"left": st.RecoveryCodes}}); err != nil {
+			return err
+		}
+		a.flash(c, "error", recoveryLeft(st.RecoveryCodes))
+	}
+	return redirect(c, a.returnTo(c))
+}
+
+func recoveryLeft(n int) string {
+	switch n {
+	case 0:
+		return "You signed in with your last recovery code. Make new ones on Settings › Security now."
+	case 1:
+		return "You signed in with a recovery code; 1 is left. Make new ones on Settings › Security."
+	}
+	return "You signed in with a recovery code; " + strconv.Itoa(n) + " are left."
+}
+
+// totpNew is the enrolment page: the QR code, the secret and its URI as text, and the form
+// for the first code.
+func (a *app) totpNew(c echo.Context) error {
+	return a.totpPage(c, http.StatusOK, nil)
+}
+
+func (a *app) totpPage(c echo.Context, status int, form *views.Form) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	en, err := a.MFA.BeginTOTP(ctx, u.ID, u.Email)
+	if apperr.Is(err, apperr.Conflict) {
+		a.flash(c, "success", apperr.As(err).Message)
+		return redirect(c, "/settings/security")
+	}
+	if err != nil {
+		return err
+	}
+	svg, err := mfa.QRCodeSVG(en.URI)
+	if err != nil {
+		return err
+	}
+	return a.render(c, status, views.TOTPEnrolPage(views.TOTPEnrol{Secret: groupsOf4(en.Secret), URI: en.URI, QR: svg, Form: form}))
+}
+
+func groupsOf4(s string) string {
+	var parts []string
+	for len(s) > 4 {
+		parts, s = append(parts, s[:4]), s[4:]
+	}
+	return strings.Join(append(parts, s), " ")
+}
+
+// totpConfirm turns TOTP on with its first code, and shows the recovery codes once.
+func (a *app) totpConfirm(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	form := formOf(c)
+	codes, err := a.MFA.ConfirmTOTP(ctx, u.ID, c.FormValue("code"))
+	if apperr.Is(err, apperr.Invalid) {
+		withError(form, err)
+		return a.totpPage(c, http.StatusUnprocessableEntity, form)
+	}
+	if err != nil {
+		return err
+	}
+	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAEnabled, UserID: &u.ID, Meta: a.meta(c),
+		Data: map[string]any{"method": mfa.MethodTOTP}}); err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.RecoveryCodesPage(codes, true))
+}
+
+// recoveryCodesRenew replaces the recovery codes and shows the new ones once.
+func (a *app) recoveryCodesRenew(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	codes, err := a.MFA.RegenerateRecoveryCodes(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryRenewed, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.RecoveryCodesPage(codes, false))
+}
+
+// totpDisable turns TOTP off, given the user's password or a current code.
+func (a *app) totpDisable(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	pw, code := c.FormValue("password"), strings.TrimSpace(c.FormValue("code"))
+	proven := false
+	switch {
+	case pw != "" && u.PasswordHash != nil:
+		ok, err := password.Check(*u.PasswordHash, pw)
+		if err != nil {
+			return err
+		}
+		proven = ok
+	case code != "":
+		_, err := a.MFA.Verify(ctx, u.ID, code)
+		if err != nil && !apperr.Is(err, apperr.Invalid) {
+			return err
+		}
+		proven = err == nil
+	}
+	if !proven {
+		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
+			Data: map[string]any{"action": "disable"}}); err != nil {
+			return err
+		}
+		return a.securityPage(c, http.StatusUnprocessableEntity,
+			"Two-factor sign-in is still on: enter your password, or a current code from your app, to turn it off.")
+	}
+	err := a.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if err := a.MFA.DisableTOTP(ctx, tx, u.ID); err != nil {
+			return err
+		}
+		return sso.Record(ctx, tx, sso.Event{Type: sso.EventMFADisabled, UserID: &u.ID, Meta: a.meta(c), Data: map[string]any{"method": mfa.MethodTOTP}})
+	})
+	if err != nil {
+		return err
+	}
+	a.flash(c, "success", "Two-factor sign-in is off: your password alone signs you in again.")
+	return redirect(c, "/settings/security")
+}

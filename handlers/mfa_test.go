@@ -1,0 +1,141 @@
+package handlers_test
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/pquerna/otp/totp"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// TestTOTPSignIn is two-factor sign-in through the real router: enrolment, then a password
+// alone gets no session, a wrong code is refused, a right one signs in once, a recovery code
+// works once, the half-signed-in state reaches no page, and the attempts are limited.
+func TestTOTPSignIn(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	// Each browser comes from its own address, through a proxy the server trusts, so that the
+	// limit per user shows apart from the one per IP.
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleAdmin})
+	browsers := 0
+	newBrowser := func() *testkit.Client {
+		browsers++
+		b := apptest.NewClient(t, srv)
+		b.Headers = map[string]string{"X-Forwarded-For": fmt.Sprintf("203.0.113.%d", browsers)}
+		return b
+	}
+	c := newBrowser()
+	c.SignIn(u.Email, testkit.Password)
+
+	page := c.Get("/settings/mfa/totp/new")
+	if page.Status != http.StatusOK {
+		t.Fatalf("enrolment page: %d", page.Status)
+	}
+	secret := strings.ReplaceAll(page.TestID(t, "totp-secret"), " ", "")
+	uri := page.TestID(t, "totp-uri")
+	if !strings.HasPrefix(uri, "otpauth://totp/Tally:") || !strings.Contains(uri, "secret="+secret) || !strings.Contains(uri, "issuer=Tally") {
+		t.Fatalf("URI %q for secret %q", uri, secret)
+	}
+	if svg := page.Doc(t).Find(`[data-testid="totp-qr"] svg path`); svg.Length() != 1 {
+		t.Fatal("no QR code drawn on the page")
+	}
+	code := func(at time.Time) string {
+		s, err := totp.GenerateCode(secret, at)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	if r := c.PostForm("/settings/mfa/totp", url.Values{"code": {"12345"}}); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.TestID(t, "error-code"), "not right") {
+		t.Fatalf("a wrong first code: %d %s", r.Status, r.Body)
+	}
+	on := c.PostForm("/settings/mfa/totp", url.Values{"code": {code(time.Now())}})
+	if on.Status != http.StatusOK {
+		t.Fatalf("confirm: %d %s", on.Status, on.Body)
+	}
+	recovery := on.Doc(t).Find(`[data-testid="recovery-code"]`).Map(func(_ int, s *goquery.Selection) string { return s.Text() })
+	if len(recovery) != 10 {
+		t.Fatalf("%d recovery codes shown", len(recovery))
+	}
+	if sec := c.Get("/settings/security"); !strings.Contains(sec.TestID(t, "mfa-status"), "10 recovery codes are left.") {
+		t.Errorf("security page: %q", sec.TestID(t, "mfa-status"))
+	}
+
+	// A new browser: the password alone is not a session.
+	b := newBrowser()
+	r := b.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}})
+	if r.Status != http.StatusSeeOther || r.Location() != "/sessions/mfa" {
+		t.Fatalf("password step: %d → %q", r.Status, r.Location())
+	}
+	for _, path := range []string{"/", "/settings/security", "/accounts"} {
+		if r := b.Get(path); r.Status != http.StatusSeeOther || r.Location() != "/sessions/mfa" {
+			t.Errorf("half signed in, GET %s answered %d → %q", path, r.Status, r.Location())
+		}
+	}
+	if r := b.PostForm("/sessions/mfa", url.Values{"code": {"000 000"}}); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.TestID(t, "error-code"), "not right") {
+		t.Fatalf("a wrong code: %d", r.Status)
+	}
+	// The confirming code's 30 seconds may not be over: the next step's code is accepted (one
+	// step of drift), and then refused as a replay.
+	next := code(time.Now().Add(30 * time.Second))
+	if r := b.PostForm("/sessions/mfa", url.Values{"code": {next[:3] + "-" + next[3:]}}); r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("a right code: %d → %q %s", r.Status, r.Location(), r.Body)
+	}
+	if r := b.Get("/settings/security"); r.Status != http.StatusOK {
+		t.Fatalf("signed in, the security page answered %d", r.Status)
+	}
+
+	replay := newBrowser()
+	replay.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}})
+	if r := replay.PostForm("/sessions/mfa", url.Values{"code": {next}}); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.TestID(t, "error-code"), "used already") {
+		t.Fatalf("a replayed code: %d %s", r.Status, r.Body)
+	}
+	// A recovery code, typed in capitals, signs in once.
+	if r := replay.PostForm("/sessions/mfa", url.Values{"code": {strings.ToUpper(recovery[3])}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("a recovery code: %d %s", r.Status, r.Body)
+	}
+	if r := replay.Get("/settings/security"); !strings.Contains(r.TestID(t, "mfa-status"), "9 recovery codes are left.") {
+		t.Errorf("after a recovery code: %q", r.TestID(t, "mfa-status"))
+	}
+	again := newBrowser()
+	again.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}})
+	if r := again.PostForm("/sessions/mfa", url.Values{"code": {recovery[3]}}); r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("a recovery code used twice: %d", r.Status)
+	}
+	// Five attempts per user in 15 minutes, from wherever they come: this is the sixth.
+	other := newBrowser()
+	other.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}})
+	if r := other.PostForm("/sessions/mfa", url.Values{"code": {code(time.Now())}}); r.Status != http.StatusTooManyRequests || r.Header.Get("Retry-After") == "" {
+		t.Fatalf("an attempt over the limit: %d", r.Status)
+	}
+
+	var events []string
+	if err := srv.DB.NewRaw(`SELECT event_type FROM sso_audit_logs WHERE user_id = ? AND event_type LIKE 'mfa%' ORDER BY created_at, id`, u.ID).Scan(ctx, &events); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(events, ","); got != "mfa_enabled,mfa_failed,mfa_failed,mfa_recovery_code_used,mfa_failed" {
+		t.Errorf("audit: %s", got)
+	}
+
+	// Turning it off needs the password (or a code).
+	if r := c.PostForm("/settings/mfa/totp/disable", url.Values{"password": {"not my password"}}); r.Status != http.StatusUnprocessableEntity {
+		t.Errorf("off with a wrong password: %d", r.Status)
+	}
+	if r := c.PostForm("/settings/mfa/totp/disable", url.Values{"password": {testkit.Password}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("off: %d %s", r.Status, r.Body)
+	}
+	plain := newBrowser()
+	if r := plain.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}}); r.Location() != "/" {
+		t.Errorf("with TOTP off, the password signs in: %q", r.Location())
+	}
+}
