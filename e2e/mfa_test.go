@@ -1,14 +1,18 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/pquerna/otp/totp"
 
+	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
+	"tally/mfa"
+	"tally/models"
 )
 
 // TestTurnOnTwoFactorAndSignIn is a person turning on an authenticator app from the security
@@ -77,5 +81,60 @@ func TestTurnOnTwoFactorAndSignIn(t *testing.T) {
 		click(t, ctx, "mfa-submit")
 		visible(t, ctx, "current-user")
 		waitText(t, ctx, "flash-error", "You signed in with a recovery code; 9 are left.", 10*time.Second)
+	})
+}
+
+// TestSuperAdminResetsASecondFactor is a member who lost their phone: a super admin finds
+// them by their second factor, resets it with a reason, and the member is told by mail and
+// signs in with the password alone.
+func TestSuperAdminResetsASecondFactor(t *testing.T) {
+	ctx := newTab(t)
+	srv, root := adminServer(t)
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "member@example.com", Role: models.RoleMember})
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "plain@example.com", Role: models.RoleMember})
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &mfa.Service{DB: srv.DB, Keys: keys}
+	bg := context.Background()
+	en, err := svc.BeginTOTP(bg, member.ID, member.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := totp.GenerateCode(en.Secret, time.Now())
+	if _, err := svc.ConfirmTOTP(bg, member.ID, code); err != nil {
+		t.Fatal(err)
+	}
+
+	step(t, "the users page filters by second factor", func(t *testing.T) {
+		signInAs(t, ctx, srv, root.Email)
+		visit(t, ctx, srv.URL+"/admin/users?second_factor=totp")
+		if n := count(t, ctx, "user-row"); n != 1 {
+			t.Fatalf("%d users with an authenticator app listed, want the member", n)
+		}
+		wantText(t, ctx, "user-second-factor", "Authenticator app")
+		shot(t, ctx, "admin-users-second-factor")
+	})
+	step(t, "the reset asks for a reason, and tells the member", func(t *testing.T) {
+		click(t, ctx, "user-link")
+		visible(t, ctx, "reset-mfa-form")
+		fill(t, ctx, "field-reason", "Lost phone, confirmed by a call")
+		click(t, ctx, "reset-mfa")
+		waitText(t, ctx, "flash-success", "The second factor of member@example.com is removed: their password alone signs them in until they set one up again. They were told by mail.", 10*time.Second)
+		visible(t, ctx, "user-mfa-none")
+		m, ok := srv.Outbox.Last()
+		if !ok || m.To != member.Email || !strings.Contains(m.Body, "Reason given: Lost phone, confirmed by a call") || !strings.Contains(m.Body, root.Email) {
+			t.Errorf("mail to the member: %+v", m)
+		}
+		var reason string
+		if err := srv.DB.NewRaw(`SELECT metadata->>'reason' FROM sso_audit_logs WHERE user_id = ? AND event_type = 'mfa_disabled'`, member.ID).Scan(bg, &reason); err != nil || reason != "Lost phone, confirmed by a call" {
+			t.Errorf("audit reason %q (%v)", reason, err)
+		}
+	})
+	step(t, "the member signs in with the password alone", func(t *testing.T) {
+		click(t, ctx, "sign-out")
+		visible(t, ctx, "sign-in-form")
+		signInAs(t, ctx, srv, member.Email)
 	})
 }

@@ -6,12 +6,14 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/mail"
 	"tally/internal/sessions"
 	"tally/models"
 	"tally/sso"
@@ -28,6 +30,7 @@ func (a *app) adminUserRoutes(g *echo.Group) {
 	g.POST("/users/:id/reactivate", a.userReactivate)
 	g.POST("/users/:id/delete", a.userDelete)
 	g.POST("/users/:id/sync_roles", a.userSyncRoles)
+	g.POST("/users/:id/reset_mfa", a.userResetMFA)
 }
 
 // usersIndex is GET /admin/users: every user of the instance, filtered by role, provider
@@ -35,7 +38,10 @@ func (a *app) adminUserRoutes(g *echo.Group) {
 func (a *app) usersIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := models.UserFilter{Role: c.QueryParam("role"), Provider: c.QueryParam("provider"), Status: c.QueryParam("status"),
-		Page: pageNumber(c), PerPage: adminUsersPerPage}
+		SecondFactor: c.QueryParam("second_factor"), Page: pageNumber(c), PerPage: adminUsersPerPage}
+	if f.SecondFactor != models.SecondFactorNone && f.SecondFactor != models.SecondFactorTOTP {
+		f.SecondFactor = ""
+	}
 	if !models.Role(f.Role).Valid() {
 		f.Role = ""
 	}
@@ -50,10 +56,10 @@ func (a *app) usersIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	l := views.UserList{Users: users, Role: f.Role, Provider: f.Provider, Status: f.Status, Providers: providers, Me: currentUser(c).ID}
+	l := views.UserList{Users: users, Role: f.Role, Provider: f.Provider, Status: f.Status, SecondFactor: f.SecondFactor, Providers: providers, Me: currentUser(c).ID}
 	link := func(p int) string {
 		q := url.Values{}
-		for k, v := range map[string]string{"role": f.Role, "provider": f.Provider, "status": f.Status} {
+		for k, v := range map[string]string{"role": f.Role, "provider": f.Provider, "status": f.Status, "second_factor": f.SecondFactor} {
 			if v != "" {
 				q.Set(k, v)
 			}
@@ -94,13 +100,16 @@ func (a *app) userShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var history []views.AuditEntry
-	if err := a.DB.NewRaw(`SELECT created_at, event_type, coalesce(provider, '') AS provider, coalesce(ip_address, '') AS ip,
-			coalesce(metadata->>'reason', '') AS reason FROM sso_audit_logs WHERE user_id = ? ORDER BY created_at DESC LIMIT 50`, u.ID).
-		Scan(ctx, &history); err != nil {
+	history, err := models.AuthHistory(ctx, a.DB, u.ID, 50)
+	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.UserPage(views.UserView{User: u, Identities: ids, History: history, Me: currentUser(c).ID}))
+	st, err := a.MFA.StatusOf(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.UserPage(views.UserView{User: u, Identities: ids, History: history, Me: currentUser(c).ID,
+		TOTP: st.TOTP, TOTPSince: st.TOTPSince}))
 }
 
 // refuseSelf stops an admin from acting on their own account.
@@ -175,7 +184,7 @@ func (a *app) userRole(c echo.Context) error {
 				return "", err
 			}
 		}
-		if _, err := tx.NewRaw("UPDATE users SET role = ?, role_source = 'local', updated_at = now() WHERE id = ?", role, u.ID).Exec(ctx); err != nil {
+		if err := models.SetRole(ctx, tx, u.ID, role, "local"); err != nil {
 			return "", err
 		}
 		e := a.adminEvent(c, sso.EventRoleChanged, u, map[string]any{"from": u.Role, "to": role, "by": "admin"})
@@ -193,7 +202,7 @@ func (a *app) userSuspend(c echo.Context) error {
 		if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
 			return "", err
 		}
-		if _, err := tx.NewRaw("UPDATE users SET status = 'suspended', suspended_at = now(), updated_at = now() WHERE id = ?", u.ID).Exec(ctx); err != nil {
+		if err := models.SetSuspended(ctx, tx, u.ID, true); err != nil {
 			return "", err
 		}
 		n, err := sessions.RevokeUser(ctx, tx, u.ID, "")
@@ -211,7 +220,7 @@ func (a *app) userReactivate(c echo.Context) error {
 		if u.Active() {
 			return u.Email + " is already active.", nil
 		}
-		if _, err := tx.NewRaw("UPDATE users SET status = 'active', suspended_at = NULL, updated_at = now() WHERE id = ?", u.ID).Exec(ctx); err != nil {
+		if err := models.SetSuspended(ctx, tx, u.ID, false); err != nil {
 			return "", err
 		}
 		return u.Email + " can sign in again.", sso.Record(ctx, tx, a.adminEvent(c, sso.EventUserReactivated, u, nil))
@@ -240,11 +249,11 @@ func (a *app) userDelete(c echo.Context) error {
 		if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
 			return "", err
 		}
-		var others int
-		if err := tx.NewRaw("SELECT count(*) FROM users WHERE family_id = ? AND id <> ?", u.FamilyID, u.ID).Scan(ctx, &others); err != nil {
+		last, err := models.LastOfFamily(ctx, tx, u)
+		if err != nil {
 			return "", err
 		}
-		e := a.adminEvent(c, sso.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": others == 0})
+		e := a.adminEvent(c, sso.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": last})
 		e.UserID = nil // the row is about to go; the ids stay in the metadata
 		if err := sso.Record(ctx, tx, e); err != nil {
 			return "", err
@@ -252,12 +261,7 @@ func (a *app) userDelete(c echo.Context) error {
 		if _, err := sessions.RevokeUser(ctx, tx, u.ID, ""); err != nil {
 			return "", err
 		}
-		q := "DELETE FROM users WHERE id = ?"
-		arg := u.ID
-		if others == 0 {
-			q, arg = "DELETE FROM families WHERE id = ?", u.FamilyID
-		}
-		if _, err := tx.NewRaw(q, arg).Exec(ctx); err != nil {
+		if err := models.DeleteUser(ctx, tx, u, last); err != nil {
 			return "", err
 		}
 		return u.Email + " was deleted.", nil
@@ -294,10 +298,51 @@ func (a *app) userSyncRoles(c echo.Context) error {
 		if target == u.Role {
 			return u.Email + "'s role already matches their groups (" + target.Label() + ").", nil
 		}
-		if _, err := tx.NewRaw("UPDATE users SET role = ?, role_source = 'sso', updated_at = now() WHERE id = ?", target, u.ID).Exec(ctx); err != nil {
+		if err := models.SetRole(ctx, tx, u.ID, target, "sso"); err != nil {
 			return "", err
 		}
 		e := a.adminEvent(c, sso.EventRoleChanged, u, map[string]any{"from": u.Role, "to": target, "by": "sync"})
 		return u.Email + " is now " + target.Label() + ", from their groups.", sso.Record(ctx, tx, e)
 	})
+}
+
+// userResetMFA is POST /admin/users/:id/reset_mfa: a super admin removes a user's second
+// factor (a lost phone, no recovery codes left), with a reason, and the user is told by mail.
+// The secret is never shown to anyone.
+func (a *app) userResetMFA(c echo.Context) error {
+	reason := strings.TrimSpace(c.FormValue("reason"))
+	var target *models.User
+	err := a.userAction(c, "reset_mfa", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
+		if err := refuseSelf(c, u, "reset the second factor of"); err != nil {
+			return "", err
+		}
+		if reason == "" {
+			return "", apperr.New(apperr.Invalid, "Give a reason for the reset: it goes to the audit log and to the user.")
+		}
+		st, err := a.MFA.StatusOf(ctx, u.ID)
+		if err != nil {
+			return "", err
+		}
+		if !st.Any() {
+			return u.Email + " has no second factor to reset.", nil
+		}
+		if err := a.MFA.DisableTOTP(ctx, tx, u.ID); err != nil {
+			return "", err
+		}
+		target = u
+		e := a.adminEvent(c, sso.EventMFADisabled, u, map[string]any{"by": "admin", "reason": reason})
+		return "The second factor of " + u.Email + " is removed: their password alone signs them in until they set one up again. They were told by mail.", sso.Record(ctx, tx, e)
+	})
+	if err == nil && target != nil {
+		admin := currentUser(c)
+		if merr := a.Auth.Mailer.Send(c.Request().Context(), mail.Message{To: target.Email,
+			Subject: "Your Tally two-factor sign-in was removed",
+			Body: "An administrator of your Tally (" + admin.Email + ") removed the two-factor sign-in of your account.\n\n" +
+				"Reason given: " + reason + "\n\nYour password alone signs you in now. Set up an authenticator app again at " +
+				a.Config.AppURL + "/settings/security.\n\nIf you did not ask for this, tell your administrator at once.\n",
+			Link: a.Config.AppURL + "/settings/security"}); merr != nil {
+			a.Log.ErrorContext(c.Request().Context(), "mail about a second-factor reset", "error", merr.Error(), "user_id", target.ID)
+		}
+	}
+	return err
 }

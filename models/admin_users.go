@@ -14,8 +14,10 @@ type UserFilter struct {
 	Role     string // "" for any
 	Provider string // the name of an SSO provider the user is connected to; "" for any
 	Status   string // active, suspended or ""
-	Page     int
-	PerPage  int
+	// SecondFactor is SecondFactorNone or SecondFactorTOTP; "" for any.
+	SecondFactor string
+	Page         int
+	PerPage      int
 }
 
 // UserSummary is a user as the users list shows them.
@@ -32,7 +34,19 @@ type UserSummary struct {
 	FamilyName  string     `bun:"family_name"`
 	Providers   []string   `bun:"providers,array"`
 	CreatedAt   time.Time  `bun:"created_at"`
+	// SecondFactor is what a password sign-in asks for next.
+	SecondFactor string `bun:"second_factor"`
 }
+
+// Second factors, as the users list shows and filters them.
+const (
+	SecondFactorNone = "none"
+	SecondFactorTOTP = "totp"
+)
+
+// secondFactorSQL is the second factor of the user u.
+const secondFactorSQL = `CASE WHEN EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL)
+	THEN 'totp' ELSE 'none' END`
 
 // DisplayName is the user's name, or their email.
 func (u *UserSummary) DisplayName() string {
@@ -46,6 +60,7 @@ func ListUsers(ctx context.Context, db bun.IDB, f UserFilter) ([]UserSummary, in
 		ColumnExpr("u.id, u.email, u.first_name, u.last_name, u.role, u.status, u.last_login_at, u.created_at, u.family_id").
 		ColumnExpr("u.password_hash IS NOT NULL AS has_password, f.name AS family_name").
 		ColumnExpr("coalesce((SELECT array_agg(i.provider ORDER BY i.provider) FROM sso_identities i WHERE i.user_id = u.id), '{}') AS providers").
+		ColumnExpr(secondFactorSQL + " AS second_factor").
 		Join("JOIN families AS f ON f.id = u.family_id").
 		OrderExpr("u.email").Limit(int64(f.PerPage)).Offset(int64((f.Page - 1) * f.PerPage))
 	if f.Role != "" {
@@ -53,6 +68,9 @@ func ListUsers(ctx context.Context, db bun.IDB, f UserFilter) ([]UserSummary, in
 	}
 	if f.Status != "" {
 		q = q.Where("u.status = ?", f.Status)
+	}
+	if f.SecondFactor != "" {
+		q = q.Where(secondFactorSQL+" = ?", f.SecondFactor)
 	}
 	if f.Provider != "" {
 		q = q.Where("EXISTS (SELECT 1 FROM sso_identities i WHERE i.user_id = u.id AND i.provider = ?)", f.Provider)
@@ -96,4 +114,56 @@ func LastActiveSuperAdmin(ctx context.Context, db bun.IDB, u *User) (bool, error
 	var n int
 	err := db.NewRaw("SELECT count(*) FROM users WHERE role = 'super_admin' AND status = 'active' AND id <> ?", u.ID).Scan(ctx, &n)
 	return n == 0, err
+}
+
+// SetRole gives the user role, marking where it came from: "local" (an administrator) or
+// "sso" (the groups of their provider).
+func SetRole(ctx context.Context, db bun.IDB, userID uuid.UUID, role Role, source string) error {
+	_, err := db.NewRaw("UPDATE users SET role = ?, role_source = ?, updated_at = now() WHERE id = ?", role, source, userID).Exec(ctx)
+	return err
+}
+
+// SetSuspended suspends the user, or makes them active again.
+func SetSuspended(ctx context.Context, db bun.IDB, userID uuid.UUID, suspended bool) error {
+	q := "UPDATE users SET status = 'active', suspended_at = NULL, updated_at = now() WHERE id = ?"
+	if suspended {
+		q = "UPDATE users SET status = 'suspended', suspended_at = now(), updated_at = now() WHERE id = ?"
+	}
+	_, err := db.NewRaw(q, userID).Exec(ctx)
+	return err
+}
+
+// LastOfFamily reports whether the user is the only member of their family.
+func LastOfFamily(ctx context.Context, db bun.IDB, u *User) (bool, error) {
+	var others int
+	err := db.NewRaw("SELECT count(*) FROM users WHERE family_id = ? AND id <> ?", u.FamilyID, u.ID).Scan(ctx, &others)
+	return others == 0, err
+}
+
+// DeleteUser deletes the user, with their family and all its data when withFamily.
+func DeleteUser(ctx context.Context, db bun.IDB, u *User, withFamily bool) error {
+	q, arg := "DELETE FROM users WHERE id = ?", u.ID
+	if withFamily {
+		q, arg = "DELETE FROM families WHERE id = ?", u.FamilyID
+	}
+	_, err := db.NewRaw(q, arg).Exec(ctx)
+	return err
+}
+
+// AuthEvent is a line of a user's authentication history.
+type AuthEvent struct {
+	CreatedAt time.Time `bun:"created_at"`
+	EventType string    `bun:"event_type"`
+	Provider  string    `bun:"provider"`
+	IP        string    `bun:"ip"`
+	Reason    string    `bun:"reason"`
+}
+
+// AuthHistory is the user's latest limit audit events, the newest first.
+func AuthHistory(ctx context.Context, db bun.IDB, userID uuid.UUID, limit int) ([]AuthEvent, error) {
+	var out []AuthEvent
+	err := db.NewRaw(`SELECT created_at, event_type, coalesce(provider, '') AS provider, coalesce(ip_address, '') AS ip,
+			coalesce(metadata->>'reason', '') AS reason FROM sso_audit_logs WHERE user_id = ? ORDER BY created_at DESC LIMIT ?`, userID, limit).
+		Scan(ctx, &out)
+	return out, err
 }
