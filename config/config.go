@@ -32,8 +32,11 @@ type Config struct {
 
 	LocalLoginEnabled         bool
 	LocalAdminOverrideEnabled bool
-	SMTPURL                   string
-	MailFrom                  string
+	// RequireMFA is who must have a second factor to sign in with a password
+	// (AUTH_REQUIRE_MFA).
+	RequireMFA MFAPolicy
+	SMTPURL    string
+	MailFrom   string
 	// LLMBaseURL, LLMAPIKey and LLMModel name an OpenAI-compatible endpoint that PdfImport
 	// may use as a second extractor (LLM_BASE_URL, LLM_API_KEY, LLM_MODEL). All three or none.
 	LLMBaseURL, LLMAPIKey, LLMModel string
@@ -253,6 +256,14 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.LocalAdminOverrideEnabled, err = boolVar(getenv, "AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED", false); err != nil {
 		errs = append(errs, err)
 	}
+	switch v := MFAPolicy(strings.ToLower(strings.TrimSpace(getenv("AUTH_REQUIRE_MFA")))); v {
+	case "", "false":
+		c.RequireMFA = MFANobody
+	case MFAAdmins, MFAAll:
+		c.RequireMFA = v
+	default:
+		errs = append(errs, fmt.Errorf("AUTH_REQUIRE_MFA is %q: use false, admins or all", v))
+	}
 	if c.BanksyncAllowInsecure, err = boolVar(getenv, "BANKSYNC_ALLOW_INSECURE", false); err != nil {
 		errs = append(errs, err)
 	}
@@ -304,3 +315,16 @@ func btoi(b bool) int {
 	}
 	return 0
 }
+
+// MFAPolicy is who must have a second factor to sign in with a password.
+type MFAPolicy string
+
+// The values of AUTH_REQUIRE_MFA.
+const (
+	MFANobody MFAPolicy = "false"
+	MFAAdmins MFAPolicy = "admins" // admins and super admins
+	MFAAll    MFAPolicy = "all"
+)
+
+// Covers reports whether a user who is an admin (or not) must have a second factor.
+func (p MFAPolicy) Covers(admin bool) bool { return p == MFAAll || (p == MFAAdmins && admin) }

@@ -29,6 +29,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"SMTP_URL":                          {"SMTP_URL": "mail.example.com"},
 		"LOG_FORMAT":                        {"LOG_FORMAT": "xml"},
 		"TRUSTED_PROXIES":                   {"TRUSTED_PROXIES": "10.0.0.0/8, proxy.local"},
+		"AUTH_REQUIRE_MFA":                  {"AUTH_REQUIRE_MFA": "everyone"},
 	}
 	for name, vars := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -59,5 +60,17 @@ func TestSecretKeyBase(t *testing.T) {
 	}
 	if err := (Config{SecretKeyBase: strings.Repeat("a", 64)}).CheckSecretKeyBase(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+func TestRequireMFA(t *testing.T) {
+	for v, want := range map[string][2]bool{"": {false, false}, "false": {false, false}, "admins": {true, false}, "ALL": {true, true}} {
+		c, err := Load(env(map[string]string{"AUTH_REQUIRE_MFA": v}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := [2]bool{c.RequireMFA.Covers(true), c.RequireMFA.Covers(false)}; got != want {
+			t.Errorf("AUTH_REQUIRE_MFA=%q covers admin, member: %v, want %v", v, got, want)
+		}
 	}
 }

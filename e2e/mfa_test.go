@@ -138,3 +138,97 @@ func TestSuperAdminResetsASecondFactor(t *testing.T) {
 		signInAs(t, ctx, srv, member.Email)
 	})
 }
+
+// TestRequiredSecondFactor is AUTH_REQUIRE_MFA=admins: an admin without a second factor
+// reaches nothing but its set-up until they have one; a member is not asked.
+func TestRequiredSecondFactor(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_REQUIRE_MFA": "admins"}})
+	admin := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleAdmin})
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember})
+
+	step(t, "a member signs in as before", func(t *testing.T) {
+		signInAs(t, ctx, srv, member.Email)
+		visit(t, ctx, srv.URL+"/accounts")
+		wantPath(t, ctx, "/accounts")
+		click(t, ctx, "sign-out")
+		visible(t, ctx, "sign-in-form")
+	})
+	step(t, "an admin must set up a second factor first", func(t *testing.T) {
+		signInAs(t, ctx, srv, admin.Email)
+		visible(t, ctx, "totp-qr")
+		wantPath(t, ctx, "/settings/mfa/totp/new")
+		waitText(t, ctx, "flash-error", "Your administrator requires two-factor sign-in: set up an authenticator app to go on.", 10*time.Second)
+		visit(t, ctx, srv.URL+"/accounts")
+		wantPath(t, ctx, "/settings/mfa/totp/new")
+		shot(t, ctx, "mfa-required")
+		secret := strings.ReplaceAll(text(t, ctx, "totp-secret"), " ", "")
+		code, _ := totp.GenerateCode(secret, time.Now())
+		fill(t, ctx, "field-code", code)
+		click(t, ctx, "totp-confirm")
+		visible(t, ctx, "recovery-codes")
+		visit(t, ctx, srv.URL+"/accounts")
+		wantPath(t, ctx, "/accounts")
+	})
+}
+
+// TestStepUpBeforeAnAPIKey is a user whose last code is older than 10 minutes creating an
+// API key: Tally asks for a code first, refuses a wrong one, then creates the key with what
+// the form said, and asks nothing more for the next one.
+func TestStepUpBeforeAnAPIKey(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	step(t, "sign in, then the authenticator is turned on elsewhere", func(t *testing.T) {
+		signInAs(t, ctx, srv, u.Email)
+	})
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Enrolled two minutes ago, from another session: this one has given no code since.
+	svc := &mfa.Service{DB: srv.DB, Keys: keys, Now: func() time.Time { return time.Now().Add(-2 * time.Minute) }}
+	bg := context.Background()
+	en, err := svc.BeginTOTP(bg, u.ID, u.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := totp.GenerateCode(en.Secret, time.Now().Add(-2*time.Minute))
+	if _, err := svc.ConfirmTOTP(bg, u.ID, first); err != nil {
+		t.Fatal(err)
+	}
+
+	step(t, "creating an API key asks for a code", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/settings/api_keys")
+		fill(t, ctx, "field-name", "Budget script")
+		choose(t, ctx, "field-scope", models.ScopeReadWrite)
+		click(t, ctx, "create-api-key")
+		visible(t, ctx, "step-up-form")
+		wantText(t, ctx, "step-up-what", "To create an API key, enter a code from your authenticator app (or a recovery code). Tally asks again when your last code is more than 10 minutes old.")
+		shot(t, ctx, "step-up")
+		fill(t, ctx, "field-step_up_code", "12345")
+		click(t, ctx, "step-up-submit")
+		visible(t, ctx, "error-step_up_code")
+		var n int
+		if err := srv.DB.NewRaw("SELECT count(*) FROM api_keys WHERE user_id = ?", u.ID).Scan(bg, &n); err != nil || n != 0 {
+			t.Fatalf("%d keys before the code (%v)", n, err)
+		}
+		code, _ := totp.GenerateCode(en.Secret, time.Now())
+		fill(t, ctx, "field-step_up_code", code)
+		click(t, ctx, "step-up-submit")
+		visible(t, ctx, "new-api-key")
+		var name, scope string
+		if err := srv.DB.NewRaw("SELECT name, scope FROM api_keys WHERE user_id = ?", u.ID).Scan(bg, &name, &scope); err != nil || name != "Budget script" || scope != models.ScopeReadWrite {
+			t.Errorf("the key made after the code: %q %q (%v)", name, scope, err)
+		}
+	})
+	step(t, "the next key within 10 minutes asks nothing", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/settings/api_keys")
+		fill(t, ctx, "field-name", "Second script")
+		click(t, ctx, "create-api-key")
+		visible(t, ctx, "new-api-key")
+		if n := count(t, ctx, "api-key-row"); n != 2 {
+			t.Errorf("%d keys listed", n)
+		}
+	})
+}

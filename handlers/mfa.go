@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -25,7 +26,15 @@ const (
 	sessMFAUser     = "mfa_user"     // whose password was right
 	sessMFAStarted  = "mfa_started"  // when, in Unix seconds
 	sessMFAOverride = "mfa_override" // whether it was the admin override of local login
+	// sessMFAEnrol marks a session whose user AUTH_REQUIRE_MFA covers and who has no second
+	// factor yet: it reaches only the enrolment until there is one.
+	sessMFAEnrol = "mfa_enrol"
+	// sessMFAVerifiedAt is when the session's user last gave their second factor (Unix).
+	sessMFAVerifiedAt = "mfa_verified_at"
 )
+
+// stepUpAfter is how long a second factor given vouches for a sensitive action.
+const stepUpAfter = 10 * time.Minute
 
 // mfaWindow is how long a correct password waits for its second factor.
 const mfaWindow = 5 * time.Minute
@@ -42,6 +51,23 @@ func (a *app) mfaRoutes(web, signedIn *echo.Group) {
 	signedIn.POST("/settings/mfa/totp", a.totpConfirm)
 	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable)
 	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew)
+}
+
+// requireEnrolment keeps a session that must set up a second factor on the enrolment pages
+// (and sign-out).
+func (a *app) requireEnrolment(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		ctx := c.Request().Context()
+		if !a.Sessions.GetBool(ctx, sessMFAEnrol) {
+			return next(c)
+		}
+		p := c.Request().URL.Path
+		if strings.HasPrefix(p, "/settings/mfa/") || p == "/sign_out" {
+			return next(c)
+		}
+		a.flash(c, "error", "Your administrator requires two-factor sign-in: set up an authenticator app to go on.")
+		return redirect(c, "/settings/mfa/totp/new")
+	}
 }
 
 // beginMFA holds a sign-in whose password was right until its second factor: no session
@@ -118,6 +144,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 	if err := a.signIn(c, u); err != nil {
 		return err
 	}
+	a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
 	if override {
 		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
 			return err
@@ -194,6 +221,8 @@ func (a *app) totpConfirm(c echo.Context) error {
 		Data: map[string]any{"method": mfa.MethodTOTP}}); err != nil {
 		return err
 	}
+	a.Sessions.Remove(ctx, sessMFAEnrol)
+	a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
 	return a.render(c, http.StatusOK, views.RecoveryCodesPage(codes, true))
 }
 
@@ -248,4 +277,79 @@ func (a *app) totpDisable(c echo.Context) error {
 	}
 	a.flash(c, "success", "Two-factor sign-in is off: your password alone signs you in again.")
 	return redirect(c, "/settings/security")
+}
+
+// stepUp asks a user with a second factor for it again before a sensitive action (what, as
+// in "create an API key") when they last gave it more than stepUpAfter ago. The question is
+// a page whose form posts the action again, with every value of the original form and the
+// code: a right code lets the action through at once. applies, when not nil, narrows the
+// check to some requests (an approval, not a refusal).
+func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			ctx, u := c.Request().Context(), currentUser(c)
+			if applies != nil && !applies(c) {
+				return next(c)
+			}
+			if time.Since(time.Unix(a.Sessions.GetInt64(ctx, sessMFAVerifiedAt), 0)) <= stepUpAfter {
+				return next(c)
+			}
+			st, err := a.MFA.StatusOf(ctx, u.ID)
+			if err != nil || !st.Any() {
+				return errOr(err, next, c)
+			}
+			form := formOf(c)
+			if code := c.FormValue("step_up_code"); code != "" {
+				res, err := a.Limiter.Allow(ctx, "mfa_user:"+u.ID.String(), mfaRule)
+				if err != nil {
+					return err
+				}
+				if !res.Allowed {
+					return a.tooMany(c, res, "mfa")
+				}
+				method, err := a.MFA.Verify(ctx, u.ID, code)
+				if err == nil {
+					a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
+					if method == mfa.MethodRecovery {
+						if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
+							Data: map[string]any{"step_up": what}}); err != nil {
+							return err
+						}
+					}
+					return next(c)
+				}
+				if _, ok := withError(form, err); !ok {
+					return err
+				}
+				form.Errors = map[string][]string{"step_up_code": form.Errors["code"]}
+				if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
+					Data: map[string]any{"step_up": what}}); err != nil {
+					return err
+				}
+			}
+			var fields []views.Hidden
+			for name, values := range c.Request().PostForm {
+				if name == "_csrf" || name == "step_up_code" {
+					continue
+				}
+				for _, v := range values {
+					fields = append(fields, views.Hidden{Name: name, Value: v})
+				}
+			}
+			slices.SortFunc(fields, func(x, y views.Hidden) int { return strings.Compare(x.Name, y.Name) })
+			status := http.StatusOK
+			if form.Errors != nil {
+				status = http.StatusUnprocessableEntity
+			}
+			return a.render(c, status, views.StepUpPage(views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Fields: fields, Form: form}))
+		}
+	}
+}
+
+// errOr returns err, or runs next when there is none.
+func errOr(err error, next echo.HandlerFunc, c echo.Context) error {
+	if err != nil {
+		return err
+	}
+	return next(c)
 }

@@ -12,8 +12,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/pquerna/otp/totp"
 
+	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
+	"tally/mfa"
 	"tally/models"
 )
 
@@ -137,5 +139,46 @@ func TestTOTPSignIn(t *testing.T) {
 	plain := newBrowser()
 	if r := plain.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}}); r.Location() != "/" {
 		t.Errorf("with TOTP off, the password signs in: %q", r.Location())
+	}
+}
+
+// TestStepUpGuardsDisconnect is a user whose session gave no code in the last 10 minutes
+// disconnecting an SSO account: the page asks for a code, nothing is disconnected until a
+// right one, and then it is at once.
+func TestStepUpGuardsDisconnect(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	id := mustAddIdentity(t, srv, u.ID, "corp", "corp-subject", u.Email, nil)
+	c := apptest.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := func() time.Time { return time.Now().Add(-2 * time.Minute) }
+	svc := &mfa.Service{DB: srv.DB, Keys: keys, Now: earlier}
+	en, err := svc.BeginTOTP(ctx, u.ID, u.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := totp.GenerateCode(en.Secret, earlier())
+	if _, err := svc.ConfirmTOTP(ctx, u.ID, first); err != nil {
+		t.Fatal(err)
+	}
+
+	c.Get("/settings/security")
+	path := "/settings/security/identities/" + id.String() + "/disconnect"
+	r := c.PostForm(path, nil)
+	if r.Status != http.StatusOK || !r.Has(t, "step-up-form") || !identityExists(t, srv, id) {
+		t.Fatalf("without a code: %d, step-up form %v, identity kept %v", r.Status, r.Has(t, "step-up-form"), identityExists(t, srv, id))
+	}
+	if r := c.PostForm(path, url.Values{"step_up_code": {"000000"}}); r.Status != http.StatusUnprocessableEntity || !identityExists(t, srv, id) {
+		t.Fatalf("with a wrong code: %d", r.Status)
+	}
+	code, _ := totp.GenerateCode(en.Secret, time.Now())
+	if r := c.PostForm(path, url.Values{"step_up_code": {code}}); r.Status != http.StatusSeeOther || identityExists(t, srv, id) {
+		t.Fatalf("with a right code: %d, identity kept %v", r.Status, identityExists(t, srv, id))
 	}
 }

@@ -56,7 +56,7 @@ func (a *app) routes(e *echo.Echo) {
 		web.POST("/sso/link", a.ssoLinkConfirm, a.rateLimit("login", loginRule))
 	}
 
-	signedIn := web.Group("", a.requireUser)
+	signedIn := web.Group("", a.requireUser, a.requireEnrolment)
 	signedIn.GET("/", a.dashboard)
 	signedIn.GET("/accounts", a.accountsIndex)
 	signedIn.GET("/accounts/new", a.accountNew)
@@ -71,7 +71,7 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.GET("/settings/export", a.exportPage)
 	signedIn.GET("/settings/export/download", a.exportDownload)
 	signedIn.GET("/settings/api_keys", a.apiKeysIndex)
-	signedIn.POST("/settings/api_keys", a.apiKeyCreate)
+	signedIn.POST("/settings/api_keys", a.apiKeyCreate, a.stepUp("create an API key", nil))
 	signedIn.POST("/settings/api_keys/:id/revoke", a.apiKeyRevoke)
 	signedIn.GET("/imports", a.importsIndex)
 	signedIn.GET("/imports/new", a.importNew)

@@ -59,6 +59,9 @@ func (a *app) sessionCreate(c echo.Context) error {
 	if err := a.signIn(c, res.User); err != nil {
 		return err
 	}
+	if a.Config.RequireMFA.Covers(res.User.Role.Rank() >= models.RoleAdmin.Rank()) {
+		a.Sessions.Put(c.Request().Context(), sessMFAEnrol, true)
+	}
 	if res.Override {
 		// A password sign-in while local login is off: the admin override, always audited.
 		if err := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &res.User.ID, Meta: a.meta(c)}); err != nil {

@@ -17,7 +17,7 @@ import (
 // securityRoutes registers /settings/security on the signed-in group.
 func (a *app) securityRoutes(g *echo.Group) {
 	g.GET("/settings/security", a.securityShow)
-	g.POST("/settings/security/identities/:id/disconnect", a.identityDisconnect)
+	g.POST("/settings/security/identities/:id/disconnect", a.identityDisconnect, a.stepUp("disconnect a single sign-on account", nil))
 	g.POST("/settings/security/sessions/sign_out_others", a.sessionsSignOutOthers)
 	g.POST("/settings/security/applications/:client_id/revoke", a.appRevoke)
 }

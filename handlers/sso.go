@@ -477,7 +477,7 @@ func (a *app) signOut(c echo.Context, idp bool) error {
 			}
 		}
 	}
-	for _, k := range []string{sessCSRF, sessSSOProvider, sessSSOIDToken, sessSSOBinding, sessSSOPending, sessMFAUser, sessMFAStarted, sessMFAOverride} {
+	for _, k := range []string{sessCSRF, sessSSOProvider, sessSSOIDToken, sessSSOBinding, sessSSOPending, sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAEnrol} {
 		a.Sessions.Remove(ctx, k)
 	}
 	a.Sessions.Remove(ctx, sessions.UserIDKey)
