@@ -39,7 +39,7 @@ func (a *app) usersIndex(c echo.Context) error {
 	ctx := c.Request().Context()
 	f := models.UserFilter{Role: c.QueryParam("role"), Provider: c.QueryParam("provider"), Status: c.QueryParam("status"),
 		SecondFactor: c.QueryParam("second_factor"), Page: pageNumber(c), PerPage: adminUsersPerPage}
-	if f.SecondFactor != models.SecondFactorNone && f.SecondFactor != models.SecondFactorTOTP {
+	if !models.ValidSecondFactor(f.SecondFactor) {
 		f.SecondFactor = ""
 	}
 	if !models.Role(f.Role).Valid() {
@@ -109,7 +109,7 @@ func (a *app) userShow(c echo.Context) error {
 		return err
 	}
 	return a.render(c, http.StatusOK, views.UserPage(views.UserView{User: u, Identities: ids, History: history, Me: currentUser(c).ID,
-		TOTP: st.TOTP, TOTPSince: st.TOTPSince}))
+		TOTP: st.TOTP, TOTPSince: st.TOTPSince, Passkeys: st.Passkeys}))
 }
 
 // refuseSelf stops an admin from acting on their own account.
@@ -326,7 +326,7 @@ func (a *app) userResetMFA(c echo.Context) error {
 		if !st.Any() {
 			return u.Email + " has no second factor to reset.", nil
 		}
-		if err := a.MFA.DisableTOTP(ctx, tx, u.ID); err != nil {
+		if err := a.MFA.ResetAll(ctx, tx, u.ID); err != nil {
 			return "", err
 		}
 		target = u

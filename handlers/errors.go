@@ -200,5 +200,8 @@ func isAPI(c echo.Context) bool {
 	case "/oauth/token", "/oauth/revoke", "/oauth/introspect", "/register":
 		return true
 	}
+	if isPasskeyCeremony(p) {
+		return true
+	}
 	return strings.HasPrefix(p, "/api/")
 }

@@ -105,10 +105,15 @@ func (a *app) mfaChallenge(c echo.Context) error {
 	if currentUser(c) != nil {
 		return redirect(c, "/")
 	}
-	if _, ok := a.pendingMFA(c); !ok {
+	id, ok := a.pendingMFA(c)
+	if !ok {
 		return redirect(c, "/sessions/new")
 	}
-	return a.render(c, http.StatusOK, views.MFAChallengePage(nil))
+	st, err := a.MFA.StatusOf(c.Request().Context(), id)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.MFAChallengePage(nil, st.Passkeys > 0 && a.MFA.PasskeysEnabled()))
 }
 
 // mfaVerify completes a password sign-in with a TOTP or recovery code.
@@ -132,23 +137,17 @@ func (a *app) mfaVerify(c echo.Context) error {
 			if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
 				return rerr
 			}
-			return a.render(c, status, views.MFAChallengePage(form))
+			st, err := a.MFA.StatusOf(ctx, id)
+			if err != nil {
+				return err
+			}
+			return a.render(c, status, views.MFAChallengePage(form, st.Passkeys > 0 && a.MFA.PasskeysEnabled()))
 		}
 		return err
 	}
-	u, err := a.Auth.UserForSession(ctx, id)
+	u, err := a.completeSignIn(c, id)
 	if err != nil {
 		return err
-	}
-	override := a.Sessions.GetBool(ctx, sessMFAOverride)
-	if err := a.signIn(c, u); err != nil {
-		return err
-	}
-	a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
-	if override {
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
-			return err
-		}
 	}
 	if method == mfa.MethodRecovery {
 		st, err := a.MFA.StatusOf(ctx, u.ID)
@@ -162,6 +161,27 @@ func (a *app) mfaVerify(c echo.Context) error {
 		a.flash(c, "error", recoveryLeft(st.RecoveryCodes))
 	}
 	return redirect(c, a.returnTo(c))
+}
+
+// completeSignIn starts the session of a user who gave their second factor (or a passkey):
+// the session remembers when, and an admin override of local login is audited now.
+func (a *app) completeSignIn(c echo.Context, id uuid.UUID) (*models.User, error) {
+	ctx := c.Request().Context()
+	u, err := a.Auth.UserForSession(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	override := a.Sessions.GetBool(ctx, sessMFAOverride)
+	if err := a.signIn(c, u); err != nil {
+		return nil, err
+	}
+	a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
+	if override {
+		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
+			return nil, err
+		}
+	}
+	return u, nil
 }
 
 func recoveryLeft(n int) string {

@@ -182,3 +182,33 @@ func TestStepUpGuardsDisconnect(t *testing.T) {
 		t.Fatalf("with a right code: %d, identity kept %v", r.Status, identityExists(t, srv, id))
 	}
 }
+
+// TestPasskeysOffOnAnIPAddress is a Tally whose APP_URL is an IP address, which passkeys
+// cannot be bound to: no passkey button, a page that says why, and a clear JSON refusal.
+func TestPasskeysOffOnAnIPAddress(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{}) // http://127.0.0.1:<port>
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := apptest.NewClient(t, srv)
+	if page := c.Get("/sessions/new"); page.Has(t, "passkey-sign-in") || strings.Contains(page.Body, "webauthn") {
+		t.Error("the sign-in page offers passkeys it cannot use")
+	}
+	c.SignIn(u.Email, testkit.Password)
+	if page := c.Get("/settings/passkeys"); !strings.Contains(page.TestID(t, "passkeys-off"), "APP_URL") || page.Has(t, "passkey-register-form") {
+		t.Errorf("the passkeys page: %s", page.TestID(t, "passkeys-off"))
+	}
+	r := c.Do(http.MethodPost, "/settings/passkeys/options", strings.NewReader("{}"), map[string]string{
+		"Content-Type": "application/json", "X-CSRF-Token": csrfOf(t, c)})
+	var body struct{ Error, Message string }
+	r.JSON(t, &body)
+	if r.Status != http.StatusConflict || body.Error != "passkeys_off" || !strings.Contains(body.Message, "domain name") {
+		t.Errorf("options: %d %+v", r.Status, body)
+	}
+}
+
+// csrfOf is the CSRF token of the last page c saw.
+func csrfOf(t *testing.T, c *testkit.Client) string {
+	t.Helper()
+	tok, _ := c.Get("/settings/security").Doc(t).Find(`meta[name="csrf-token"]`).Attr("content")
+	return tok
+}

@@ -92,6 +92,7 @@ func (a *app) routes(e *echo.Echo) {
 	a.transfersRoutes(signedIn)
 	a.securityRoutes(signedIn)
 	a.mfaRoutes(web, signedIn)
+	a.passkeyRoutes(web, signedIn)
 	a.bankRoutes(signedIn)
 	a.oauthRoutes(e, signedIn)
 

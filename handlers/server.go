@@ -59,6 +59,12 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 	if err != nil {
 		return Deps{}, err
 	}
+	// Passkeys are bound to a domain name: with an IP address in APP_URL they are off.
+	rp, err := mfa.NewWebAuthn(cfg.AppURL)
+	if err != nil {
+		log.Warn("passkeys are off: APP_URL must name this Tally by a domain (such as tally.example.com or localhost)", "app_url", cfg.AppURL, "reason", err.Error())
+		rp = nil
+	}
 	return Deps{
 		Config:  cfg,
 		DB:      d,
@@ -71,7 +77,7 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 		Sessions: NewSessionManager(d, cfg),
 		Log:      log,
 		OAuth:    NewOAuth(cfg, d),
-		MFA:      &mfa.Service{DB: d, Keys: keys},
+		MFA:      &mfa.Service{DB: d, Keys: keys, WebAuthn: rp},
 	}, nil
 }
 

@@ -13,7 +13,8 @@ import (
 
 func (a *app) signInPage(form *views.Form) views.SignIn {
 	p := a.Auth.Policy
-	return views.SignIn{Form: form, FormVisible: p.FormVisible(), AdminOnly: p.AdminOnly(), PasswordResetEnabled: p.PasswordResetEnabled()}
+	return views.SignIn{Form: form, FormVisible: p.FormVisible(), AdminOnly: p.AdminOnly(), PasswordResetEnabled: p.PasswordResetEnabled(),
+		Passkeys: a.MFA.PasskeysEnabled()}
 }
 
 func (a *app) signInView(c echo.Context, form *views.Form) views.SignIn {

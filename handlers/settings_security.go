@@ -44,7 +44,7 @@ func (a *app) securityPage(c echo.Context, status int, refusal string) error {
 	if err != nil {
 		return err
 	}
-	p.MFA = views.SecurityMFA{HasPassword: u.PasswordHash != nil, TOTP: st.TOTP, TOTPSince: st.TOTPSince, RecoveryCodes: st.RecoveryCodes}
+	p.MFA = views.SecurityMFA{HasPassword: u.PasswordHash != nil, TOTP: st.TOTP, TOTPSince: st.TOTPSince, RecoveryCodes: st.RecoveryCodes, Passkeys: st.Passkeys}
 	for _, name := range ways.Connectable() {
 		p.Connectable = append(p.Connectable, views.SecurityProvider{Name: name, Label: labelOf(all, name)})
 	}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 	"github.com/pquerna/otp"
 	"github.com/pquerna/otp/totp"
@@ -49,6 +50,8 @@ const (
 type Service struct {
 	DB   *db.DB
 	Keys *secrets.Keys
+	// WebAuthn is the relying party of passkeys.
+	WebAuthn *webauthn.WebAuthn
 	// Now is the clock; time.Now when nil.
 	Now func() time.Time
 }
@@ -65,17 +68,19 @@ type Status struct {
 	TOTP          bool
 	TOTPSince     time.Time
 	RecoveryCodes int // unused ones
+	Passkeys      int
 }
 
 // Any reports whether the user has a second factor.
-func (st Status) Any() bool { return st.TOTP }
+func (st Status) Any() bool { return st.TOTP || st.Passkeys > 0 }
 
 // StatusOf is the user's second factors.
 func (s *Service) StatusOf(ctx context.Context, userID uuid.UUID) (Status, error) {
 	var st Status
 	var since *time.Time
 	err := s.DB.NewRaw(`SELECT (SELECT confirmed_at FROM user_totp WHERE user_id = ? AND confirmed_at IS NOT NULL),
-		(SELECT count(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL)`, userID, userID).Scan(ctx, &since, &st.RecoveryCodes)
+		(SELECT count(*) FROM recovery_codes WHERE user_id = ? AND used_at IS NULL),
+		(SELECT count(*) FROM passkeys WHERE user_id = ?)`, userID, userID, userID).Scan(ctx, &since, &st.RecoveryCodes, &st.Passkeys)
 	if since != nil {
 		st.TOTP, st.TOTPSince = true, *since
 	}
@@ -269,5 +274,15 @@ func (s *Service) DisableTOTP(ctx context.Context, idb bun.IDB, userID uuid.UUID
 		return err
 	}
 	_, err := idb.NewRaw("DELETE FROM recovery_codes WHERE user_id = ?", userID).Exec(ctx)
+	return err
+}
+
+// ResetAll removes every second factor of the user: the authenticator app, the recovery codes
+// and the passkeys. It is an administrator's reset.
+func (s *Service) ResetAll(ctx context.Context, idb bun.IDB, userID uuid.UUID) error {
+	if err := s.DisableTOTP(ctx, idb, userID); err != nil {
+		return err
+	}
+	_, err := idb.NewRaw("DELETE FROM passkeys WHERE user_id = ?", userID).Exec(ctx)
 	return err
 }

@@ -14,7 +14,7 @@ type UserFilter struct {
 	Role     string // "" for any
 	Provider string // the name of an SSO provider the user is connected to; "" for any
 	Status   string // active, suspended or ""
-	// SecondFactor is SecondFactorNone or SecondFactorTOTP; "" for any.
+	// SecondFactor is one of the SecondFactor filters; "" for any.
 	SecondFactor string
 	Page         int
 	PerPage      int
@@ -34,19 +34,33 @@ type UserSummary struct {
 	FamilyName  string     `bun:"family_name"`
 	Providers   []string   `bun:"providers,array"`
 	CreatedAt   time.Time  `bun:"created_at"`
-	// SecondFactor is what a password sign-in asks for next.
-	SecondFactor string `bun:"second_factor"`
+	// HasTOTP and Passkeys are the second factors a password sign-in asks for next.
+	HasTOTP  bool `bun:"has_totp"`
+	Passkeys int  `bun:"passkeys"`
 }
 
-// Second factors, as the users list shows and filters them.
+// Second factors, as the users list filters them.
 const (
-	SecondFactorNone = "none"
-	SecondFactorTOTP = "totp"
+	SecondFactorNone     = "none"
+	SecondFactorTOTP     = "totp"
+	SecondFactorPasskeys = "passkeys"
 )
 
-// secondFactorSQL is the second factor of the user u.
-const secondFactorSQL = `CASE WHEN EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL)
-	THEN 'totp' ELSE 'none' END`
+// The second factors of the user u, in SQL.
+const (
+	hasTOTPSQL     = "EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = u.id AND t.confirmed_at IS NOT NULL)"
+	hasPasskeysSQL = "EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.id)"
+)
+
+// secondFactorWhere filters users by second factor.
+var secondFactorWhere = map[string]string{
+	SecondFactorNone:     "NOT " + hasTOTPSQL + " AND NOT " + hasPasskeysSQL,
+	SecondFactorTOTP:     hasTOTPSQL,
+	SecondFactorPasskeys: hasPasskeysSQL,
+}
+
+// ValidSecondFactor reports whether f is a second-factor filter.
+func ValidSecondFactor(f string) bool { _, ok := secondFactorWhere[f]; return ok }
 
 // DisplayName is the user's name, or their email.
 func (u *UserSummary) DisplayName() string {
@@ -60,7 +74,8 @@ func ListUsers(ctx context.Context, db bun.IDB, f UserFilter) ([]UserSummary, in
 		ColumnExpr("u.id, u.email, u.first_name, u.last_name, u.role, u.status, u.last_login_at, u.created_at, u.family_id").
 		ColumnExpr("u.password_hash IS NOT NULL AS has_password, f.name AS family_name").
 		ColumnExpr("coalesce((SELECT array_agg(i.provider ORDER BY i.provider) FROM sso_identities i WHERE i.user_id = u.id), '{}') AS providers").
-		ColumnExpr(secondFactorSQL + " AS second_factor").
+		ColumnExpr(hasTOTPSQL + " AS has_totp").
+		ColumnExpr("(SELECT count(*) FROM passkeys p WHERE p.user_id = u.id) AS passkeys").
 		Join("JOIN families AS f ON f.id = u.family_id").
 		OrderExpr("u.email").Limit(int64(f.PerPage)).Offset(int64((f.Page - 1) * f.PerPage))
 	if f.Role != "" {
@@ -70,7 +85,7 @@ func ListUsers(ctx context.Context, db bun.IDB, f UserFilter) ([]UserSummary, in
 		q = q.Where("u.status = ?", f.Status)
 	}
 	if f.SecondFactor != "" {
-		q = q.Where(secondFactorSQL+" = ?", f.SecondFactor)
+		q = q.Where(secondFactorWhere[f.SecondFactor])
 	}
 	if f.Provider != "" {
 		q = q.Where("EXISTS (SELECT 1 FROM sso_identities i WHERE i.user_id = u.id AND i.provider = ?)", f.Provider)

@@ -234,7 +234,7 @@ func TestImage(t *testing.T) {
 		urls := make(chan string, 1)
 		go func() {
 			sc := bufio.NewScanner(stdout)
-			re := regexp.MustCompile(`listening on (http://127\.0\.0\.1:\d+)`)
+			re := regexp.MustCompile(`listening on (http://(?:127\.0\.0\.1|localhost):\d+)`)
 			for sc.Scan() {
 				if m := re.FindStringSubmatch(sc.Text()); m != nil {
 					select {

@@ -203,7 +203,13 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	}
 	url := cfg.AppURL
 	if url == "" {
-		url = "http://" + ln.Addr().String()
+		// On a loopback address the app is localhost: a name, which passkeys need, and a
+		// secure context to browsers even without TLS.
+		host, port, _ := net.SplitHostPort(ln.Addr().String())
+		if ip := net.ParseIP(host); ip != nil && ip.IsLoopback() {
+			host = "localhost"
+		}
+		url = "http://" + net.JoinHostPort(host, port)
 		cfg.AppURL = url
 	}
 	opts, err := jobOptions(cfg, d, log)

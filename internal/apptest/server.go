@@ -5,6 +5,7 @@ import (
 	"context"
 	"io"
 	"log/slog"
+	"net"
 	"net/http/httptest"
 	"strings"
 	"sync"
@@ -40,6 +41,9 @@ type ServerOptions struct {
 	Env map[string]string
 	// NoWorker leaves background jobs queued instead of working them.
 	NoWorker bool
+	// Localhost serves the app as http://localhost:<port> rather than 127.0.0.1: passkeys need
+	// a domain for their relying party, and browsers treat localhost as secure.
+	Localhost bool
 }
 
 // StartServer starts Tally's web app for a test, closed when the test ends.
@@ -64,8 +68,13 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	log := slog.New(slog.NewTextHandler(&lockedWriter{w: logs}, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	outbox := &Outbox{}
 	srv := httptest.NewUnstartedServer(nil)
+	base := "http://" + srv.Listener.Addr().String()
+	if opts.Localhost {
+		_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+		base = "http://localhost:" + port
+	}
 	if cfg.AppURL == "" {
-		cfg.AppURL = "http://" + srv.Listener.Addr().String()
+		cfg.AppURL = base
 	}
 	bank, err := handlers.NewBank(cfg, d, log)
 	if err != nil {
@@ -99,7 +108,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	srv.Config.Handler = handlers.New(deps)
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	return &Server{URL: srv.URL, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river}
+	return &Server{URL: base, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river}
 }
 
 // apiValidator checks API responses against Tally's OpenAPI document; it is built once per

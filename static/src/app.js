@@ -57,6 +57,116 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); });
+  // Passkeys (WebAuthn). The server's options carry their binary fields as base64url, and the
+  // browser's answer goes back the same way.
+  var noWebAuthn = "This browser cannot use passkeys. Use a current browser, or sign in another way.";
+  function webauthnMissing() { return !window.PublicKeyCredential || !navigator.credentials; }
+  function fromB64(s) {
+    s = s.replace(/-/g, "+").replace(/_/g, "/");
+    while (s.length % 4) s += "=";
+    var b = atob(s), a = new Uint8Array(b.length);
+    for (var i = 0; i < b.length; i++) a[i] = b.charCodeAt(i);
+    return a.buffer;
+  }
+  function toB64(buf) {
+    var a = new Uint8Array(buf), s = "";
+    for (var i = 0; i < a.length; i++) s += String.fromCharCode(a[i]);
+    return btoa(s).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function postJSON(url, body) {
+    var meta = document.querySelector('meta[name="csrf-token"]');
+    return fetch(url, {
+      method: "POST", credentials: "same-origin", body: JSON.stringify(body || {}),
+      headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": meta ? meta.content : "" }
+    }).then(function (r) {
+      return r.json().catch(function () { return {}; }).then(function (j) {
+        if (!r.ok) throw new Error(j.message || "The server refused the passkey (" + r.status + ").");
+        return j;
+      });
+    });
+  }
+  function creationOptions(o) {
+    var p = o.publicKey;
+    p.challenge = fromB64(p.challenge);
+    p.user.id = fromB64(p.user.id);
+    (p.excludeCredentials || []).forEach(function (c) { c.id = fromB64(c.id); });
+    return p;
+  }
+  function requestOptions(o) {
+    var p = o.publicKey;
+    p.challenge = fromB64(p.challenge);
+    (p.allowCredentials || []).forEach(function (c) { c.id = fromB64(c.id); });
+    return p;
+  }
+  function credentialJSON(cred) {
+    var r = cred.response;
+    var out = { id: cred.id, rawId: toB64(cred.rawId), type: cred.type, response: { clientDataJSON: toB64(r.clientDataJSON) },
+      clientExtensionResults: cred.getClientExtensionResults ? cred.getClientExtensionResults() : {} };
+    if (cred.authenticatorAttachment) out.authenticatorAttachment = cred.authenticatorAttachment;
+    if (r.attestationObject) {
+      out.response.attestationObject = toB64(r.attestationObject);
+      if (r.getTransports) out.response.transports = r.getTransports();
+    }
+    if (r.authenticatorData) {
+      out.response.authenticatorData = toB64(r.authenticatorData);
+      out.response.signature = toB64(r.signature);
+      if (r.userHandle) out.response.userHandle = toB64(r.userHandle);
+    }
+    return out;
+  }
+  function passkeyError(el, e) {
+    var msg = e && e.name === "NotAllowedError" ? "The passkey request was cancelled or timed out." :
+      e && e.name === "InvalidStateError" ? "This device already holds a passkey of your account." :
+      (e && e.message) || String(e);
+    if (!el) return;
+    el.textContent = msg;
+    el.classList.remove("hidden");
+  }
+
+  function passkeys(root) {
+    root.querySelectorAll("[data-passkey-register]").forEach(function (form) {
+      form.addEventListener("submit", function (e) {
+        e.preventDefault();
+        var errorBox = document.querySelector("[data-passkey-error]");
+        if (webauthnMissing()) return passkeyError(errorBox, new Error(noWebAuthn));
+        var name = form.querySelector('[name="name"]').value;
+        postJSON("/settings/passkeys/options")
+          .then(function (o) { return navigator.credentials.create({ publicKey: creationOptions(o) }); })
+          .then(function (cred) { return postJSON("/settings/passkeys/register?name=" + encodeURIComponent(name), credentialJSON(cred)); })
+          .then(function (j) { window.location.assign(j.redirect); })
+          .catch(function (err) { passkeyError(errorBox, err); });
+      });
+    });
+    root.querySelectorAll("[data-passkey-signin]").forEach(function (box) {
+      var errorBox = box.querySelector("[data-passkey-error]");
+      var pending = null; // the conditional request, aborted when the button starts another
+      function signIn(conditional) {
+        return postJSON(box.getAttribute("data-passkey-signin")).then(function (o) {
+          var req = { publicKey: requestOptions(o) };
+          if (conditional) {
+            pending = new AbortController();
+            req.mediation = "conditional";
+            req.signal = pending.signal;
+          }
+          return navigator.credentials.get(req);
+        }).then(function (cred) { return postJSON(box.getAttribute("data-passkey-finish"), credentialJSON(cred)); })
+          .then(function (j) { window.location.assign(j.redirect); });
+      }
+      box.querySelector("[data-passkey-button]").addEventListener("click", function () {
+        if (webauthnMissing()) return passkeyError(errorBox, new Error(noWebAuthn));
+        if (pending) { pending.abort(); pending = null; }
+        signIn(false).catch(function (err) { passkeyError(errorBox, err); });
+      });
+      // Conditional UI: the browser offers the passkeys in the email field's autofill.
+      if (!webauthnMissing() && document.querySelector('input[autocomplete~="webauthn"]') &&
+          PublicKeyCredential.isConditionalMediationAvailable) {
+        PublicKeyCredential.isConditionalMediationAvailable().then(function (ok) {
+          if (ok) signIn(true).catch(function (err) { if (!err || err.name !== "AbortError") passkeyError(errorBox, err); });
+        });
+      }
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); passkeys(document); });
   document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
 })();

@@ -1,0 +1,148 @@
+package e2e
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/webauthn"
+	"github.com/chromedp/chromedp"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+)
+
+// virtualAuthenticator gives the tab a platform authenticator that holds discoverable,
+// synced (backed-up) passkeys and verifies its user, as a phone or a password manager does.
+func virtualAuthenticator(t *testing.T, ctx context.Context) webauthn.AuthenticatorID {
+	t.Helper()
+	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		t.Fatalf("WebAuthn.enable: %v", err)
+	}
+	res, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
+		Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
+		HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
+		DefaultBackupEligibility: true, DefaultBackupState: true,
+	}})
+	if err != nil {
+		t.Fatalf("WebAuthn.addVirtualAuthenticator: %v", err)
+	}
+	return res.AuthenticatorID
+}
+
+// TestPasskeys is a person adding a passkey, signing in with it alone, using it as the
+// second factor after a password, signing in with it once it reports a sign counter of 0 (as
+// synced passkeys do), and removing it with a word on what is left.
+func TestPasskeys(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{Localhost: true})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	auth := virtualAuthenticator(t, ctx)
+	bg := context.Background()
+	lastUsed := func() *time.Time {
+		var at *time.Time
+		if err := srv.DB.NewRaw("SELECT last_used_at FROM passkeys WHERE user_id = ?", u.ID).Scan(bg, &at); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+	signOut := func(t *testing.T) {
+		click(t, ctx, "sign-out")
+		visible(t, ctx, "sign-in-form")
+	}
+
+	step(t, "add a passkey", func(t *testing.T) {
+		signInAs(t, ctx, srv, u.Email)
+		visit(t, ctx, srv.URL+"/settings/security")
+		wantText(t, ctx, "passkeys-status", "No passkeys. Manage passkeys")
+		click(t, ctx, "passkeys-link")
+		visible(t, ctx, "passkeys-empty")
+		fill(t, ctx, "field-passkey-name", "Laptop")
+		click(t, ctx, "passkey-add")
+		waitText(t, ctx, "flash-success", "Passkey “Laptop” added: it signs you in with one touch.", 10*time.Second)
+		wantText(t, ctx, "passkey-name", "Laptop synced")
+		shot(t, ctx, "passkeys")
+	})
+	presence := func(t *testing.T, on bool) {
+		t.Helper()
+		if _, err := chromedp.Call(ctx, webauthn.SetAutomaticPresenceSimulation, webauthn.SetAutomaticPresenceSimulationParams{AuthenticatorID: auth, Enabled: on}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	step(t, "the sign-in page offers the passkey in the email field, and it signs in", func(t *testing.T) {
+		// Conditional UI: the sign-in page asks the browser for a passkey as soon as it loads,
+		// and this authenticator answers at once, as a person picking it from autofill does.
+		click(t, ctx, "sign-out")
+		deadline := time.Now().Add(10 * time.Second)
+		for lastUsed() == nil {
+			if time.Now().After(deadline) {
+				t.Fatal("the sign-in page did not sign in with the passkey")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		visible(t, ctx, "current-user")
+	})
+	step(t, "the button signs in with the passkey alone", func(t *testing.T) {
+		presence(t, false) // the page's conditional request now waits for a touch
+		signOut(t)
+		click(t, ctx, "passkey-sign-in")
+		presence(t, true)
+		visible(t, ctx, "current-user")
+	})
+	step(t, "a password sign-in asks for the passkey", func(t *testing.T) {
+		presence(t, false)
+		signOut(t)
+		fill(t, ctx, "field-email", u.Email)
+		fill(t, ctx, "field-password", testkit.Password)
+		click(t, ctx, "sign-in-submit")
+		visible(t, ctx, "mfa-form")
+		shot(t, ctx, "mfa-passkey")
+		presence(t, true)
+		click(t, ctx, "passkey-sign-in")
+		visible(t, ctx, "current-user")
+	})
+	step(t, "a synced passkey that counts 0 still signs in", func(t *testing.T) {
+		creds, err := chromedp.Call(ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: auth})
+		if err != nil || len(creds.Credentials) != 1 {
+			t.Fatalf("the authenticator's credentials: %v %v", creds, err)
+		}
+		c := *creds.Credentials[0]
+		var stored uint32
+		if err := srv.DB.NewRaw("SELECT (credential->'authenticator'->>'signCount')::bigint FROM passkeys WHERE user_id = ?", u.ID).Scan(bg, &stored); err != nil || stored == 0 {
+			t.Fatalf("stored counter %d (%v): the authenticator should have counted", stored, err)
+		}
+		// The same key, now without a counter: every assertion reports 0.
+		c.SignCount = -1
+		if _, err := chromedp.Call(ctx, webauthn.RemoveCredential, webauthn.RemoveCredentialParams{AuthenticatorID: auth, CredentialID: c.CredentialID}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := chromedp.Call(ctx, webauthn.AddCredential, webauthn.AddCredentialParams{AuthenticatorID: auth, Credential: &c}); err != nil {
+			t.Fatal(err)
+		}
+		before := lastUsed()
+		presence(t, false)
+		signOut(t)
+		click(t, ctx, "passkey-sign-in")
+		presence(t, true)
+		visible(t, ctx, "current-user")
+		if after := lastUsed(); after == nil || !after.After(*before) {
+			t.Errorf("last used %v, then %v: the sign-in did not go through the passkey", before, after)
+		}
+	})
+	step(t, "removing it says what is left", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/settings/passkeys")
+		wantText(t, ctx, "passkey-remaining", "After this, you sign in with your password alone, with no second factor.")
+		click(t, ctx, "passkey-remove")
+		waitText(t, ctx, "flash-success", "Passkey “Laptop” removed.", 10*time.Second)
+		visible(t, ctx, "passkeys-empty")
+		if _, err := chromedp.Call(ctx, webauthn.ClearCredentials, webauthn.ClearCredentialsParams{AuthenticatorID: auth}); err != nil {
+			t.Fatal(err)
+		}
+		signOut(t)
+		signInAs(t, ctx, srv, u.Email)
+		if !strings.HasSuffix(path(t, ctx), "/") {
+			t.Errorf("after the password alone: %s", path(t, ctx))
+		}
+	})
+}

@@ -1,0 +1,249 @@
+package handlers
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+
+	"github.com/go-webauthn/webauthn/webauthn"
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/internal/db"
+	"tally/mfa"
+	"tally/sso"
+	"tally/views"
+)
+
+// Session keys of the passkey ceremonies in flight: what the browser's answer must match.
+const (
+	sessPasskeyRegister = "passkey_register"
+	sessPasskeyLogin    = "passkey_login"
+	sessPasskeyMFA      = "passkey_mfa"
+)
+
+// passkeyRoutes registers the passkey pages and the ceremonies' JSON endpoints, which the
+// page's script calls with the CSRF token in X-CSRF-Token.
+func (a *app) passkeyRoutes(web, signedIn *echo.Group) {
+	web.POST("/sessions/passkey/options", a.passkeyLoginOptions)
+	web.POST("/sessions/passkey", a.passkeyLogin, a.rateLimit("login", loginRule))
+	web.POST("/sessions/mfa/passkey/options", a.passkeyMFAOptions)
+	web.POST("/sessions/mfa/passkey", a.passkeyMFA, a.rateLimit("mfa", mfaRule))
+	signedIn.GET("/settings/passkeys", a.passkeysPage)
+	signedIn.POST("/settings/passkeys/options", a.passkeyRegisterOptions)
+	signedIn.POST("/settings/passkeys/register", a.passkeyRegister)
+	signedIn.POST("/settings/passkeys/:id/delete", a.passkeyDelete)
+}
+
+// isPasskeyCeremony reports whether path is one of the JSON steps of a passkey ceremony,
+// whose errors are JSON for the page's script.
+func isPasskeyCeremony(path string) bool {
+	switch path {
+	case "/sessions/passkey/options", "/sessions/passkey", "/sessions/mfa/passkey/options", "/sessions/mfa/passkey",
+		"/settings/passkeys/options", "/settings/passkeys/register":
+		return true
+	}
+	return false
+}
+
+// keepCeremony stores a ceremony's state in the session under key.
+func (a *app) keepCeremony(c echo.Context, key string, s *webauthn.SessionData) error {
+	raw, err := json.Marshal(s)
+	if err != nil {
+		return err
+	}
+	a.Sessions.Put(c.Request().Context(), key, string(raw))
+	return nil
+}
+
+// takeCeremony is the state stored under key, removed: each ceremony is answered once.
+func (a *app) takeCeremony(c echo.Context, key string) (webauthn.SessionData, error) {
+	var s webauthn.SessionData
+	raw := a.Sessions.PopString(c.Request().Context(), key)
+	if raw == "" || json.Unmarshal([]byte(raw), &s) != nil {
+		return s, apperr.New(apperr.Invalid, "This passkey request has expired or was answered already: try again.").WithSlug("passkey_refused")
+	}
+	return s, nil
+}
+
+// passkeyJSON answers a ceremony's step: the options, or where to go next.
+func passkeyJSON(c echo.Context, v any) error { return c.JSON(http.StatusOK, v) }
+
+func (a *app) passkeyRegisterOptions(c echo.Context) error {
+	if currentUser(c).PasswordHash == nil {
+		return apperr.New(apperr.Forbidden, "You sign in through single sign-on, and your provider keeps your second factor: passkeys are for password sign-ins.").WithSlug("passkey_refused")
+	}
+	opts, s, err := a.MFA.BeginPasskeyRegistration(c.Request().Context(), currentUser(c).ID)
+	if err != nil {
+		return err
+	}
+	if err := a.keepCeremony(c, sessPasskeyRegister, s); err != nil {
+		return err
+	}
+	return passkeyJSON(c, opts)
+}
+
+// passkeyRegister is POST /settings/passkeys/register?name=: the browser's new credential.
+func (a *app) passkeyRegister(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	s, err := a.takeCeremony(c, sessPasskeyRegister)
+	if err != nil {
+		return err
+	}
+	p, err := a.MFA.FinishPasskeyRegistration(ctx, u.ID, s, c.QueryParam("name"), c.Request().Body)
+	if err != nil {
+		return err
+	}
+	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAEnabled, UserID: &u.ID, Meta: a.meta(c),
+		Data: map[string]any{"method": mfa.MethodPasskey, "name": p.Name}}); err != nil {
+		return err
+	}
+	a.flash(c, "success", "Passkey “"+p.Name+"” added: it signs you in with one touch.")
+	return passkeyJSON(c, map[string]string{"redirect": "/settings/passkeys"})
+}
+
+func (a *app) passkeysPage(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	list, err := a.MFA.Passkeys(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	st, err := a.MFA.StatusOf(ctx, u.ID)
+	if err != nil {
+		return err
+	}
+	p := views.PasskeysPage{Enabled: a.MFA.PasskeysEnabled()}
+	for _, k := range list {
+		p.Passkeys = append(p.Passkeys, views.PasskeyRow{ID: k.ID.String(), Name: k.Name, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
+			Synced: k.Synced, Remaining: a.remainingAfter(u.PasswordHash != nil, st, len(list)-1)})
+	}
+	return a.render(c, http.StatusOK, views.Passkeys(p))
+}
+
+// remainingAfter names what still signs the user in once a passkey is removed, leaving
+// passkeys others.
+func (a *app) remainingAfter(password bool, st mfa.Status, passkeys int) string {
+	var ways []string
+	if password {
+		w := "your password"
+		if st.TOTP {
+			w += " with your authenticator app"
+		} else if passkeys == 0 {
+			w += " alone, with no second factor"
+		}
+		ways = append(ways, w)
+	}
+	switch passkeys {
+	case 0:
+	case 1:
+		ways = append(ways, "your other passkey")
+	default:
+		ways = append(ways, "your other passkeys")
+	}
+	if len(ways) == 0 {
+		return "After this, only single sign-on signs you in."
+	}
+	return "After this, you sign in with " + strings.Join(ways, ", or ") + "."
+}
+
+// passkeyDelete is POST /settings/passkeys/:id/delete.
+func (a *app) passkeyDelete(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var name string
+	err = a.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if name, err = a.MFA.RemovePasskey(ctx, tx, u.ID, id); err != nil {
+			return err
+		}
+		return sso.Record(ctx, tx, sso.Event{Type: sso.EventMFADisabled, UserID: &u.ID, Meta: a.meta(c),
+			Data: map[string]any{"method": mfa.MethodPasskey, "name": name}})
+	})
+	if err != nil {
+		return err
+	}
+	a.flash(c, "success", "Passkey “"+name+"” removed.")
+	return redirect(c, "/settings/passkeys")
+}
+
+// passkeyLoginOptions starts a sign-in by passkey alone.
+func (a *app) passkeyLoginOptions(c echo.Context) error {
+	opts, s, err := a.MFA.BeginPasskeyLogin(c.Request().Context(), nil)
+	if err != nil {
+		return err
+	}
+	if err := a.keepCeremony(c, sessPasskeyLogin, s); err != nil {
+		return err
+	}
+	return passkeyJSON(c, opts)
+}
+
+// passkeyLogin signs in with a passkey: a passkey is a second factor in itself (something
+// held, unlocked by something known or a fingerprint), so it asks for no code.
+func (a *app) passkeyLogin(c echo.Context) error {
+	ctx := c.Request().Context()
+	s, err := a.takeCeremony(c, sessPasskeyLogin)
+	if err != nil {
+		return err
+	}
+	id, err := a.MFA.FinishPasskeyLogin(ctx, s, nil, c.Request().Body)
+	if err != nil {
+		return err
+	}
+	return a.finishPasskeySignIn(c, id)
+}
+
+// finishPasskeySignIn starts the session of the user whose passkey was accepted.
+func (a *app) finishPasskeySignIn(c echo.Context, id uuid.UUID) error {
+	ctx := c.Request().Context()
+	u, err := a.completeSignIn(c, id)
+	if err != nil {
+		return err
+	}
+	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventLogin, UserID: &u.ID, Meta: a.meta(c),
+		Data: map[string]any{"method": mfa.MethodPasskey}}); err != nil {
+		return err
+	}
+	return passkeyJSON(c, map[string]string{"redirect": a.returnTo(c)})
+}
+
+// passkeyMFAOptions starts a passkey as the second factor of a password sign-in.
+func (a *app) passkeyMFAOptions(c echo.Context) error {
+	id, ok := a.pendingMFA(c)
+	if !ok {
+		return apperr.New(apperr.Invalid, "The sign-in waited too long: enter your password again.").WithSlug("passkey_refused")
+	}
+	opts, s, err := a.MFA.BeginPasskeyLogin(c.Request().Context(), &id)
+	if err != nil {
+		return err
+	}
+	if err := a.keepCeremony(c, sessPasskeyMFA, s); err != nil {
+		return err
+	}
+	return passkeyJSON(c, opts)
+}
+
+func (a *app) passkeyMFA(c echo.Context) error {
+	ctx := c.Request().Context()
+	id, ok := a.pendingMFA(c)
+	if !ok {
+		return apperr.New(apperr.Invalid, "The sign-in waited too long: enter your password again.").WithSlug("passkey_refused")
+	}
+	s, err := a.takeCeremony(c, sessPasskeyMFA)
+	if err != nil {
+		return err
+	}
+	got, err := a.MFA.FinishPasskeyLogin(ctx, s, &id, c.Request().Body)
+	if err != nil {
+		if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c),
+			Data: map[string]any{"method": mfa.MethodPasskey}}); rerr != nil {
+			return rerr
+		}
+		return err
+	}
+	return a.finishPasskeySignIn(c, got)
+}
