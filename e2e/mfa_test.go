@@ -204,7 +204,7 @@ func TestStepUpBeforeAnAPIKey(t *testing.T) {
 		choose(t, ctx, "field-scope", models.ScopeReadWrite)
 		click(t, ctx, "create-api-key")
 		visible(t, ctx, "step-up-form")
-		wantText(t, ctx, "step-up-what", "To create an API key, enter a code from your authenticator app (or a recovery code). Tally asks again when your last code is more than 10 minutes old.")
+		wantText(t, ctx, "step-up-what", "To create an API key, confirm it is you with a code from your authenticator app (or a recovery code). Tally asks again when you last did more than 10 minutes ago.")
 		shot(t, ctx, "step-up")
 		fill(t, ctx, "field-step_up_code", "12345")
 		click(t, ctx, "step-up-submit")

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
 
@@ -64,31 +65,55 @@ func TestPasskeys(t *testing.T) {
 		wantText(t, ctx, "passkey-name", "Laptop synced")
 		shot(t, ctx, "passkeys")
 	})
+	step(t, "creating an API key asks for the passkey", func(t *testing.T) {
+		// This session signed in with a password alone, before the passkey: it is asked.
+		visit(t, ctx, srv.URL+"/settings/api_keys")
+		fill(t, ctx, "field-name", "Budget script")
+		click(t, ctx, "create-api-key")
+		visible(t, ctx, "step-up-form")
+		if n := count(t, ctx, "field-step_up_code"); n != 0 {
+			t.Error("a code is asked of a user without an authenticator app")
+		}
+		click(t, ctx, "step-up-passkey")
+		visible(t, ctx, "new-api-key")
+	})
 	presence := func(t *testing.T, on bool) {
 		t.Helper()
 		if _, err := chromedp.Call(ctx, webauthn.SetAutomaticPresenceSimulation, webauthn.SetAutomaticPresenceSimulationParams{AuthenticatorID: auth, Enabled: on}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	step(t, "the sign-in page offers the passkey in the email field, and it signs in", func(t *testing.T) {
-		// Conditional UI: the sign-in page asks the browser for a passkey as soon as it loads,
-		// and this authenticator answers at once, as a person picking it from autofill does.
-		click(t, ctx, "sign-out")
+	// usedSince waits until the passkey signs in again after before, then for the page.
+	usedSince := func(t *testing.T, before *time.Time) {
+		t.Helper()
 		deadline := time.Now().Add(10 * time.Second)
-		for lastUsed() == nil {
+		for after := lastUsed(); after == nil || (before != nil && !after.After(*before)); after = lastUsed() {
 			if time.Now().After(deadline) {
-				t.Fatal("the sign-in page did not sign in with the passkey")
+				t.Fatal("no sign-in with the passkey")
 			}
 			time.Sleep(50 * time.Millisecond)
 		}
 		visible(t, ctx, "current-user")
+	}
+	step(t, "the sign-in page offers the passkey in the email field, and it signs in", func(t *testing.T) {
+		// Conditional UI: the sign-in page asks the browser for a passkey as soon as it loads,
+		// and this authenticator answers at once, as a person picking it from autofill does.
+		before := lastUsed() // the step-up above used the passkey already
+		click(t, ctx, "sign-out")
+		usedSince(t, before)
 	})
 	step(t, "the button signs in with the passkey alone", func(t *testing.T) {
-		presence(t, false) // the page's conditional request now waits for a touch
+		// A browser without conditional UI: the button is the way.
+		script, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: "PublicKeyCredential.isConditionalMediationAvailable = () => Promise.resolve(false);"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Call(ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script.Identifier})
+		before := lastUsed()
 		signOut(t)
 		click(t, ctx, "passkey-sign-in")
-		presence(t, true)
-		visible(t, ctx, "current-user")
+		usedSince(t, before)
 	})
 	step(t, "a password sign-in asks for the passkey", func(t *testing.T) {
 		presence(t, false)
@@ -121,14 +146,8 @@ func TestPasskeys(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := lastUsed()
-		presence(t, false)
-		signOut(t)
-		click(t, ctx, "passkey-sign-in")
-		presence(t, true)
-		visible(t, ctx, "current-user")
-		if after := lastUsed(); after == nil || !after.After(*before) {
-			t.Errorf("last used %v, then %v: the sign-in did not go through the passkey", before, after)
-		}
+		click(t, ctx, "sign-out")
+		usedSince(t, before)
 	})
 	step(t, "removing it says what is left", func(t *testing.T) {
 		visit(t, ctx, srv.URL+"/settings/passkeys")
@@ -143,6 +162,103 @@ func TestPasskeys(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
 		if !strings.HasSuffix(path(t, ctx), "/") {
 			t.Errorf("after the password alone: %s", path(t, ctx))
+		}
+	})
+}
+
+// TestDeviceBoundPasskey is a passkey that lives on one device (not backed up): a counter
+// that goes backwards is refused as a copy's would be, a second passkey is listed beside it,
+// and a browser without WebAuthn is told so.
+func TestDeviceBoundPasskey(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{Localhost: true})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	if _, err := chromedp.Call(ctx, webauthn.Enable, webauthn.EnableParams{}); err != nil {
+		t.Fatal(err)
+	}
+	res, err := chromedp.Call(ctx, webauthn.AddVirtualAuthenticator, webauthn.AddVirtualAuthenticatorParams{Options: &webauthn.VirtualAuthenticatorOptions{
+		Protocol: webauthn.AuthenticatorProtocolCtap2, Transport: webauthn.AuthenticatorTransportInternal,
+		HasResidentKey: true, HasUserVerification: true, IsUserVerified: true, AutomaticPresenceSimulation: true,
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	auth := res.AuthenticatorID
+	bg := context.Background()
+	lastUsed := func() *time.Time {
+		var at *time.Time
+		if err := srv.DB.NewRaw("SELECT max(last_used_at) FROM passkeys WHERE user_id = ?", u.ID).Scan(bg, &at); err != nil {
+			t.Fatal(err)
+		}
+		return at
+	}
+
+	step(t, "a browser without WebAuthn is told so", func(t *testing.T) {
+		script, err := chromedp.Call(ctx, page.AddScriptToEvaluateOnNewDocument, page.AddScriptToEvaluateOnNewDocumentParams{
+			Source: "delete window.PublicKeyCredential;"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer chromedp.Call(ctx, page.RemoveScriptToEvaluateOnNewDocument, page.RemoveScriptToEvaluateOnNewDocumentParams{Identifier: script.Identifier})
+		visit(t, ctx, srv.URL+"/sessions/new")
+		click(t, ctx, "passkey-sign-in")
+		waitText(t, ctx, "passkey-error", "This browser cannot use passkeys. Use a current browser, or sign in another way.", 10*time.Second)
+	})
+	step(t, "add a passkey that is not synced, and sign in with it", func(t *testing.T) {
+		signInAs(t, ctx, srv, u.Email)
+		visit(t, ctx, srv.URL+"/settings/passkeys")
+		fill(t, ctx, "field-passkey-name", "Security key")
+		click(t, ctx, "passkey-add")
+		waitText(t, ctx, "flash-success", "Passkey “Security key” added: it signs you in with one touch.", 10*time.Second)
+		wantText(t, ctx, "passkey-name", "Security key")
+		click(t, ctx, "sign-out")
+		deadline := time.Now().Add(10 * time.Second)
+		for lastUsed() == nil {
+			if time.Now().After(deadline) {
+				t.Fatal("no sign-in with the passkey")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+		visible(t, ctx, "current-user")
+	})
+	var securityKey webauthn.Credential
+	step(t, "a second passkey is listed beside it", func(t *testing.T) {
+		creds, err := chromedp.Call(ctx, webauthn.GetCredentials, webauthn.GetCredentialsParams{AuthenticatorID: auth})
+		if err != nil || len(creds.Credentials) != 1 {
+			t.Fatalf("credentials: %v %v", creds, err)
+		}
+		securityKey = *creds.Credentials[0]
+		// The phone is another device: this authenticator now holds only what is made next.
+		if _, err := chromedp.Call(ctx, webauthn.ClearCredentials, webauthn.ClearCredentialsParams{AuthenticatorID: auth}); err != nil {
+			t.Fatal(err)
+		}
+		visit(t, ctx, srv.URL+"/settings/passkeys")
+		fill(t, ctx, "field-passkey-name", "Phone")
+		click(t, ctx, "passkey-add")
+		waitText(t, ctx, "flash-success", "Passkey “Phone” added: it signs you in with one touch.", 10*time.Second)
+		if n := count(t, ctx, "passkey-row"); n != 2 {
+			t.Fatalf("%d passkeys listed", n)
+		}
+		wantText(t, ctx, "passkey-remaining", "After this, you sign in with your password, or your other passkey.")
+	})
+	step(t, "a counter going backwards is refused", func(t *testing.T) {
+		// The security key again, now reporting 0, below what Tally saw it count.
+		if _, err := chromedp.Call(ctx, webauthn.ClearCredentials, webauthn.ClearCredentialsParams{AuthenticatorID: auth}); err != nil {
+			t.Fatal(err)
+		}
+		c := securityKey
+		c.SignCount = -1
+		if _, err := chromedp.Call(ctx, webauthn.AddCredential, webauthn.AddCredentialParams{AuthenticatorID: auth, Credential: &c}); err != nil {
+			t.Fatal(err)
+		}
+		before := lastUsed()
+		click(t, ctx, "sign-out")
+		waitText(t, ctx, "passkey-error", "This passkey's counter went backwards, as a copy's would: it was refused. Sign in another way, then remove it and add it again.", 10*time.Second)
+		if n := count(t, ctx, "current-user"); n != 0 {
+			t.Error("signed in with a refused passkey")
+		}
+		if after := lastUsed(); !after.Equal(*before) {
+			t.Errorf("the refused passkey's use was recorded: %v → %v", before, after)
 		}
 	})
 }

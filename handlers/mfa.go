@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
@@ -51,6 +52,7 @@ func (a *app) mfaRoutes(web, signedIn *echo.Group) {
 	signedIn.POST("/settings/mfa/totp", a.totpConfirm)
 	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable)
 	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew)
+	signedIn.POST("/settings/step_up/passkey/options", a.stepUpPasskeyOptions)
 }
 
 // requireEnrolment keeps a session that must set up a second factor on the enrolment pages
@@ -78,7 +80,7 @@ func (a *app) beginMFA(c echo.Context, u *models.User, override bool) error {
 		return err
 	}
 	a.Sessions.Put(ctx, sessMFAUser, u.ID.String())
-	a.Sessions.Put(ctx, sessMFAStarted, time.Now().Unix())
+	a.Sessions.Put(ctx, sessMFAStarted, a.Now().Unix())
 	a.Sessions.Put(ctx, sessMFAOverride, override)
 	return redirect(c, "/sessions/mfa")
 }
@@ -91,7 +93,7 @@ func (a *app) pendingMFA(c echo.Context) (id uuid.UUID, ok bool) {
 	if err != nil {
 		return uuid.Nil, false
 	}
-	if time.Since(time.Unix(a.Sessions.GetInt64(ctx, sessMFAStarted), 0)) > mfaWindow {
+	if a.Now().Sub(time.Unix(a.Sessions.GetInt64(ctx, sessMFAStarted), 0)) > mfaWindow {
 		for _, k := range []string{sessMFAUser, sessMFAStarted, sessMFAOverride} {
 			a.Sessions.Remove(ctx, k)
 		}
@@ -175,7 +177,7 @@ func (a *app) completeSignIn(c echo.Context, id uuid.UUID) (*models.User, error)
 	if err := a.signIn(c, u); err != nil {
 		return nil, err
 	}
-	a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
+	a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
 	if override {
 		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
 			return nil, err
@@ -242,7 +244,7 @@ func (a *app) totpConfirm(c echo.Context) error {
 		return err
 	}
 	a.Sessions.Remove(ctx, sessMFAEnrol)
-	a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
+	a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
 	return a.render(c, http.StatusOK, views.RecoveryCodesPage(codes, true))
 }
 
@@ -311,7 +313,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			if applies != nil && !applies(c) {
 				return next(c)
 			}
-			if time.Since(time.Unix(a.Sessions.GetInt64(ctx, sessMFAVerifiedAt), 0)) <= stepUpAfter {
+			if a.Now().Sub(time.Unix(a.Sessions.GetInt64(ctx, sessMFAVerifiedAt), 0)) <= stepUpAfter {
 				return next(c)
 			}
 			st, err := a.MFA.StatusOf(ctx, u.ID)
@@ -319,7 +321,8 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 				return errOr(err, next, c)
 			}
 			form := formOf(c)
-			if code := c.FormValue("step_up_code"); code != "" {
+			code, assertion := c.FormValue("step_up_code"), c.FormValue("step_up_passkey")
+			if code != "" || assertion != "" {
 				res, err := a.Limiter.Allow(ctx, "mfa_user:"+u.ID.String(), mfaRule)
 				if err != nil {
 					return err
@@ -327,9 +330,18 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 				if !res.Allowed {
 					return a.tooMany(c, res, "mfa")
 				}
-				method, err := a.MFA.Verify(ctx, u.ID, code)
+				var method string
+				if assertion != "" {
+					method = mfa.MethodPasskey
+					var s webauthn.SessionData
+					if s, err = a.takeCeremony(c, sessPasskeyStepUp); err == nil {
+						_, err = a.MFA.FinishPasskeyLogin(ctx, s, &u.ID, strings.NewReader(assertion))
+					}
+				} else {
+					method, err = a.MFA.Verify(ctx, u.ID, code)
+				}
 				if err == nil {
-					a.Sessions.Put(ctx, sessMFAVerifiedAt, time.Now().Unix())
+					a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
 					if method == mfa.MethodRecovery {
 						if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
 							Data: map[string]any{"step_up": what}}); err != nil {
@@ -341,15 +353,17 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 				if _, ok := withError(form, err); !ok {
 					return err
 				}
-				form.Errors = map[string][]string{"step_up_code": form.Errors["code"]}
+				if msgs := form.Errors["code"]; msgs != nil {
+					form.Errors = map[string][]string{"step_up_code": msgs}
+				}
 				if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
-					Data: map[string]any{"step_up": what}}); err != nil {
+					Data: map[string]any{"step_up": what, "method": method}}); err != nil {
 					return err
 				}
 			}
 			var fields []views.Hidden
 			for name, values := range c.Request().PostForm {
-				if name == "_csrf" || name == "step_up_code" {
+				if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" {
 					continue
 				}
 				for _, v := range values {
@@ -358,10 +372,11 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			}
 			slices.SortFunc(fields, func(x, y views.Hidden) int { return strings.Compare(x.Name, y.Name) })
 			status := http.StatusOK
-			if form.Errors != nil {
+			if form.Errors != nil || form.Message != "" {
 				status = http.StatusUnprocessableEntity
 			}
-			return a.render(c, status, views.StepUpPage(views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Fields: fields, Form: form}))
+			return a.render(c, status, views.StepUpPage(views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Fields: fields, Form: form,
+				Code: st.TOTP, Passkey: st.Passkeys > 0 && a.MFA.PasskeysEnabled()}))
 		}
 	}
 }
@@ -372,4 +387,17 @@ func errOr(err error, next echo.HandlerFunc, c echo.Context) error {
 		return err
 	}
 	return next(c)
+}
+
+// stepUpPasskeyOptions starts a passkey assertion of the signed-in user, for a step-up.
+func (a *app) stepUpPasskeyOptions(c echo.Context) error {
+	id := currentUser(c).ID
+	opts, s, err := a.MFA.BeginPasskeyLogin(c.Request().Context(), &id)
+	if err != nil {
+		return err
+	}
+	if err := a.keepCeremony(c, sessPasskeyStepUp, s); err != nil {
+		return err
+	}
+	return passkeyJSON(c, opts)
 }

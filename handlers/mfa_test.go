@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -211,4 +212,50 @@ func csrfOf(t *testing.T, c *testkit.Client) string {
 	t.Helper()
 	tok, _ := c.Get("/settings/security").Doc(t).Find(`meta[name="csrf-token"]`).Attr("content")
 	return tok
+}
+
+// TestSecondFactorStepExpires is a right password whose code comes more than 5 minutes
+// later: the half-signed-in state is gone, the code is not accepted, and the sign-in starts
+// again.
+func TestSecondFactorStepExpires(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	var mu sync.Mutex
+	now := time.Now()
+	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	srv := apptest.StartServer(t, apptest.ServerOptions{Now: clock})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	earlier := func() time.Time { return time.Now().Add(-2 * time.Minute) }
+	svc := &mfa.Service{DB: srv.DB, Keys: keys, Now: earlier}
+	en, err := svc.BeginTOTP(ctx, u.ID, u.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, _ := totp.GenerateCode(en.Secret, earlier())
+	if _, err := svc.ConfirmTOTP(ctx, u.ID, first); err != nil {
+		t.Fatal(err)
+	}
+
+	c := apptest.NewClient(t, srv)
+	if r := c.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}}); r.Location() != "/sessions/mfa" {
+		t.Fatalf("password step: %d %q", r.Status, r.Location())
+	}
+	mu.Lock()
+	now = now.Add(5*time.Minute + time.Second)
+	mu.Unlock()
+	code, _ := totp.GenerateCode(en.Secret, time.Now())
+	if r := c.PostForm("/sessions/mfa", url.Values{"code": {code}}); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
+		t.Fatalf("a code after 5 minutes: %d → %q", r.Status, r.Location())
+	}
+	page := c.Get("/sessions/new")
+	if !strings.Contains(page.TestID(t, "flash-error"), "more than 5 minutes") {
+		t.Errorf("the sign-in page says %q", page.TestID(t, "flash-error"))
+	}
+	if r := c.Get("/"); r.Location() != "/sessions/new" {
+		t.Errorf("after the expiry, GET / goes to %q", r.Location())
+	}
 }

@@ -22,6 +22,7 @@ const (
 	sessPasskeyRegister = "passkey_register"
 	sessPasskeyLogin    = "passkey_login"
 	sessPasskeyMFA      = "passkey_mfa"
+	sessPasskeyStepUp   = "passkey_step_up"
 )
 
 // passkeyRoutes registers the passkey pages and the ceremonies' JSON endpoints, which the
@@ -42,7 +43,7 @@ func (a *app) passkeyRoutes(web, signedIn *echo.Group) {
 func isPasskeyCeremony(path string) bool {
 	switch path {
 	case "/sessions/passkey/options", "/sessions/passkey", "/sessions/mfa/passkey/options", "/sessions/mfa/passkey",
-		"/settings/passkeys/options", "/settings/passkeys/register":
+		"/settings/passkeys/options", "/settings/passkeys/register", "/settings/step_up/passkey/options":
 		return true
 	}
 	return false

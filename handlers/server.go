@@ -43,6 +43,8 @@ type Deps struct {
 	OAuth *oauth.Server
 	// MFA keeps the users' second factors.
 	MFA *mfa.Service
+	// Now is the clock of the sign-in's time limits (time.Now; tests move it).
+	Now func() time.Time
 	// Jobs is the job client of a process that works jobs, for readiness; nil otherwise.
 	Jobs JobRunner
 }
@@ -78,6 +80,7 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 		Log:      log,
 		OAuth:    NewOAuth(cfg, d),
 		MFA:      &mfa.Service{DB: d, Keys: keys, WebAuthn: rp},
+		Now:      time.Now,
 	}, nil
 }
 

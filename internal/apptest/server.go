@@ -41,6 +41,8 @@ type ServerOptions struct {
 	Env map[string]string
 	// NoWorker leaves background jobs queued instead of working them.
 	NoWorker bool
+	// Now is the clock of the sign-in's time limits; time.Now when nil.
+	Now func() time.Time
 	// Localhost serves the app as http://localhost:<port> rather than 127.0.0.1: passkeys need
 	// a domain for their relying party, and browsers treat localhost as secure.
 	Localhost bool
@@ -105,6 +107,9 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 		tb.Fatalf("load SSO providers: %v", err)
 	}
 	deps.Bank, deps.BankQueue = bank, jobs.BankEnqueuer{Client: river}
+	if opts.Now != nil {
+		deps.Now = opts.Now
+	}
 	srv.Config.Handler = handlers.New(deps)
 	srv.Start()
 	tb.Cleanup(srv.Close)

@@ -137,6 +137,20 @@
           .catch(function (err) { passkeyError(errorBox, err); });
       });
     });
+    // A step-up answered with a passkey: the assertion goes with the form, posted again.
+    root.querySelectorAll("[data-step-up-passkey]").forEach(function (btn) {
+      var form = btn.closest("form"), errorBox = form.querySelector("[data-passkey-error]");
+      btn.addEventListener("click", function () {
+        if (webauthnMissing()) return passkeyError(errorBox, new Error(noWebAuthn));
+        postJSON(form.getAttribute("data-step-up"))
+          .then(function (o) { return navigator.credentials.get({ publicKey: requestOptions(o) }); })
+          .then(function (cred) {
+            form.querySelector('[name="step_up_passkey"]').value = JSON.stringify(credentialJSON(cred));
+            form.submit();
+          })
+          .catch(function (err) { passkeyError(errorBox, err); });
+      });
+    });
     root.querySelectorAll("[data-passkey-signin]").forEach(function (box) {
       var errorBox = box.querySelector("[data-passkey-error]");
       var pending = null; // the conditional request, aborted when the button starts another
