@@ -48,10 +48,13 @@ var mfaRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
 func (a *app) mfaRoutes(web, signedIn *echo.Group) {
 	web.GET("/sessions/mfa", a.mfaChallenge)
 	web.POST("/sessions/mfa", a.mfaVerify, a.rateLimit("mfa", mfaRule))
+	// Changing the second factors takes the second factor (when there is one): a stolen
+	// session must not add its own, renew the codes, or take them away.
 	signedIn.GET("/settings/mfa/totp/new", a.totpNew)
-	signedIn.POST("/settings/mfa/totp", a.totpConfirm)
-	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable)
-	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew)
+	signedIn.POST("/settings/mfa/totp", a.totpConfirm, a.stepUp("set up an authenticator app", nil))
+	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable, a.rateLimitUser("mfa_disable", mfaRule), a.stepUp("turn off two-factor sign-in", nil))
+	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew, a.stepUp("make new recovery codes", nil))
+	signedIn.POST("/settings/mfa/confirm", a.mfaConfirmed, a.stepUp("change your passkeys", nil))
 	signedIn.POST("/settings/step_up/passkey/options", a.stepUpPasskeyOptions)
 }
 
@@ -147,7 +150,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 		}
 		return err
 	}
-	u, err := a.completeSignIn(c, id)
+	u, err := a.completeSignIn(c, id, a.Sessions.GetBool(ctx, sessMFAOverride))
 	if err != nil {
 		return err
 	}
@@ -167,13 +170,12 @@ func (a *app) mfaVerify(c echo.Context) error {
 
 // completeSignIn starts the session of a user who gave their second factor (or a passkey):
 // the session remembers when, and an admin override of local login is audited now.
-func (a *app) completeSignIn(c echo.Context, id uuid.UUID) (*models.User, error) {
+func (a *app) completeSignIn(c echo.Context, id uuid.UUID, override bool) (*models.User, error) {
 	ctx := c.Request().Context()
 	u, err := a.Auth.UserForSession(ctx, id)
 	if err != nil {
 		return nil, err
 	}
-	override := a.Sessions.GetBool(ctx, sessMFAOverride)
 	if err := a.signIn(c, u); err != nil {
 		return nil, err
 	}
@@ -400,4 +402,42 @@ func (a *app) stepUpPasskeyOptions(c echo.Context) error {
 		return err
 	}
 	return passkeyJSON(c, opts)
+}
+
+// rateLimitUser allows rule's number of requests per window and signed-in user for the route
+// group called name, across every instance.
+func (a *app) rateLimitUser(name string, rule ratelimit.Rule) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			res, err := a.Limiter.Allow(c.Request().Context(), name+"_user:"+currentUser(c).ID.String(), rule)
+			if err != nil {
+				return err
+			}
+			if !res.Allowed {
+				return a.tooMany(c, res, name)
+			}
+			return next(c)
+		}
+	}
+}
+
+// mfaConfirmed is POST /settings/mfa/confirm: its step-up is the point, and it goes back to
+// the page that asked (a path of this site only).
+func (a *app) mfaConfirmed(c echo.Context) error {
+	back := c.FormValue("return_to")
+	if !strings.HasPrefix(back, "/settings/") || strings.HasPrefix(back, "//") {
+		back = "/settings/security"
+	}
+	return redirect(c, back)
+}
+
+// recentlyVerified reports whether the session's user gave their second factor within the
+// step-up window, or has none to give.
+func (a *app) recentlyVerified(c echo.Context) (bool, error) {
+	ctx := c.Request().Context()
+	if a.Now().Sub(time.Unix(a.Sessions.GetInt64(ctx, sessMFAVerifiedAt), 0)) <= stepUpAfter {
+		return true, nil
+	}
+	st, err := a.MFA.StatusOf(ctx, currentUser(c).ID)
+	return !st.Any(), err
 }

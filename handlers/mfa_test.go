@@ -169,6 +169,19 @@ func TestStepUpGuardsDisconnect(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// Nor can such a session change the second factors themselves.
+	c.Get("/settings/security")
+	if r := c.PostForm("/settings/mfa/recovery_codes", nil); r.Status != http.StatusOK || !r.Has(t, "step-up-form") || r.Has(t, "recovery-codes") {
+		t.Errorf("new recovery codes without a code: %d, step-up %v", r.Status, r.Has(t, "step-up-form"))
+	}
+	opts := c.Do(http.MethodPost, "/settings/passkeys/options", strings.NewReader("{}"), map[string]string{
+		"Content-Type": "application/json", "X-CSRF-Token": csrfOf(t, c)})
+	var refusal struct{ Error string }
+	opts.JSON(t, &refusal)
+	if opts.Status != http.StatusForbidden || refusal.Error != "step_up_required" {
+		t.Errorf("a passkey added without a code: %d %+v", opts.Status, refusal)
+	}
+
 	c.Get("/settings/security")
 	path := "/settings/security/identities/" + id.String() + "/disconnect"
 	r := c.PostForm(path, nil)
@@ -257,5 +270,45 @@ func TestSecondFactorStepExpires(t *testing.T) {
 	}
 	if r := c.Get("/"); r.Location() != "/sessions/new" {
 		t.Errorf("after the expiry, GET / goes to %q", r.Location())
+	}
+}
+
+// TestSSOLinkNeedsMoreThanAPasswordWithASecondFactor is an identity at a provider with the
+// email of a user who has TOTP: the password alone does not connect it, or sign anyone in.
+func TestSSOLinkNeedsMoreThanAPasswordWithASecondFactor(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	op := ssotestProvider(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op))}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "ann@example.com"})
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := &mfa.Service{DB: srv.DB, Keys: keys}
+	en, err := svc.BeginTOTP(ctx, u.ID, u.Email)
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, _ := totp.GenerateCode(en.Secret, time.Now())
+	if _, err := svc.ConfirmTOTP(ctx, u.ID, code); err != nil {
+		t.Fatal(err)
+	}
+	op.SetUser(map[string]any{"sub": "ann-sso", "email": "ann@example.com", "email_verified": true})
+	c := testkit.NewClient(t, srv.URL)
+	if r := opLogin(t, c, op); r.Status != http.StatusSeeOther || r.Location() != "/sso/link" {
+		t.Fatalf("provider sign-in: %d %q", r.Status, r.Location())
+	}
+	c.Get("/sso/link")
+	r := c.PostForm("/sso/link", url.Values{"password": {testkit.Password}})
+	if r.Status != http.StatusForbidden || !strings.Contains(r.TestID(t, "form-error"), "two-factor sign-in") {
+		t.Fatalf("link with the password alone: %d %s", r.Status, r.TestID(t, "form-error"))
+	}
+	if got := c.Get("/"); got.Status == http.StatusOK {
+		t.Error("signed in by the password alone")
+	}
+	var n int
+	if err := srv.DB.NewRaw("SELECT count(*) FROM sso_identities WHERE user_id = ?", u.ID).Scan(ctx, &n); err != nil || n != 0 {
+		t.Errorf("%d identities linked (%v)", n, err)
 	}
 }

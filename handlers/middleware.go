@@ -303,7 +303,8 @@ func (a *app) signIn(c echo.Context, u *models.User) error {
 	if err := a.Sessions.RenewToken(ctx); err != nil {
 		return err
 	}
-	for _, k := range []string{sessCSRF, sessMFAUser, sessMFAStarted, sessMFAOverride} {
+	for _, k := range []string{sessCSRF, sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAEnrol, sessMFAVerifiedAt,
+		sessPasskeyRegister, sessPasskeyLogin, sessPasskeyMFA, sessPasskeyStepUp} {
 		a.Sessions.Remove(ctx, k)
 	}
 	a.Sessions.Put(ctx, sessions.UserIDKey, u.ID.String())

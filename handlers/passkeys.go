@@ -10,9 +10,11 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/auth"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/mfa"
+	"tally/models"
 	"tally/sso"
 	"tally/views"
 )
@@ -35,7 +37,7 @@ func (a *app) passkeyRoutes(web, signedIn *echo.Group) {
 	signedIn.GET("/settings/passkeys", a.passkeysPage)
 	signedIn.POST("/settings/passkeys/options", a.passkeyRegisterOptions)
 	signedIn.POST("/settings/passkeys/register", a.passkeyRegister)
-	signedIn.POST("/settings/passkeys/:id/delete", a.passkeyDelete)
+	signedIn.POST("/settings/passkeys/:id/delete", a.passkeyDelete, a.stepUp("remove a passkey", nil))
 }
 
 // isPasskeyCeremony reports whether path is one of the JSON steps of a passkey ceremony,
@@ -76,6 +78,11 @@ func (a *app) passkeyRegisterOptions(c echo.Context) error {
 	if currentUser(c).PasswordHash == nil {
 		return apperr.New(apperr.Forbidden, "You sign in through single sign-on, and your provider keeps your second factor: passkeys are for password sign-ins.").WithSlug("passkey_refused")
 	}
+	if ok, err := a.recentlyVerified(c); err != nil {
+		return err
+	} else if !ok {
+		return apperr.New(apperr.Forbidden, "Confirm it is you first: use “Confirm it is you” on this page, then add the passkey.").WithSlug("step_up_required")
+	}
 	opts, s, err := a.MFA.BeginPasskeyRegistration(c.Request().Context(), currentUser(c).ID)
 	if err != nil {
 		return err
@@ -115,7 +122,11 @@ func (a *app) passkeysPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.PasskeysPage{Enabled: a.MFA.PasskeysEnabled()}
+	fresh, err := a.recentlyVerified(c)
+	if err != nil {
+		return err
+	}
+	p := views.PasskeysPage{Enabled: a.MFA.PasskeysEnabled(), ConfirmFirst: !fresh}
 	for _, k := range list {
 		p.Passkeys = append(p.Passkeys, views.PasskeyRow{ID: k.ID.String(), Name: k.Name, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
 			Synced: k.Synced, Remaining: a.remainingAfter(u.PasswordHash != nil, st, len(list)-1)})
@@ -195,13 +206,29 @@ func (a *app) passkeyLogin(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.finishPasskeySignIn(c, id)
+	// A passkey alone is a local sign-in: the local-login rules hold for it as for a password.
+	p := a.Auth.Policy
+	if !p.FormVisible() {
+		return apperr.New(apperr.Forbidden, auth.MsgLocalLoginDisabled)
+	}
+	override := false
+	if p.AdminOnly() {
+		u, err := a.Auth.UserForSession(ctx, id)
+		if err != nil {
+			return err
+		}
+		if u.Role != models.RoleSuperAdmin {
+			return apperr.New(apperr.Forbidden, auth.MsgLocalLoginDisabled)
+		}
+		override = true
+	}
+	return a.finishPasskeySignIn(c, id, override)
 }
 
 // finishPasskeySignIn starts the session of the user whose passkey was accepted.
-func (a *app) finishPasskeySignIn(c echo.Context, id uuid.UUID) error {
+func (a *app) finishPasskeySignIn(c echo.Context, id uuid.UUID, override bool) error {
 	ctx := c.Request().Context()
-	u, err := a.completeSignIn(c, id)
+	u, err := a.completeSignIn(c, id, override)
 	if err != nil {
 		return err
 	}
@@ -246,5 +273,5 @@ func (a *app) passkeyMFA(c echo.Context) error {
 		}
 		return err
 	}
-	return a.finishPasskeySignIn(c, got)
+	return a.finishPasskeySignIn(c, got, a.Sessions.GetBool(ctx, sessMFAOverride))
 }

@@ -333,6 +333,21 @@ func (a *app) ssoLinkConfirm(c echo.Context) error {
 	if pl == nil {
 		return redirect(c, "/sessions/new")
 	}
+	// A password alone does not vouch for an account with a second factor: linking a provider
+	// to it here would let that provider in without the factor from then on.
+	if existing, err := models.UserByEmail(ctx, a.DB, pl.Identity.Email); err == nil {
+		st, err := a.MFA.StatusOf(ctx, existing.ID)
+		if err != nil {
+			return err
+		}
+		if st.Any() {
+			form := &views.Form{Message: "This account has two-factor sign-in, so a password alone cannot connect " + p.Label +
+				" to it. Sign in with your password and your second factor, then connect " + p.Label + " from Settings › Security."}
+			return a.render(c, http.StatusForbidden, views.SSOLinkPage(views.SSOLink{Provider: p.Label, Email: pl.Identity.Email, Form: form}))
+		}
+	} else if !apperr.Is(err, apperr.NotFound) {
+		return err
+	}
 	u, err := a.SSO.Service.ConfirmLink(ctx, p, pl.Identity, pl.Identity.Email, c.FormValue("password"), a.meta(c))
 	if err != nil {
 		if f, ok := sso.AsFailure(err); ok {
@@ -477,7 +492,8 @@ func (a *app) signOut(c echo.Context, idp bool) error {
 			}
 		}
 	}
-	for _, k := range []string{sessCSRF, sessSSOProvider, sessSSOIDToken, sessSSOBinding, sessSSOPending, sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAEnrol} {
+	for _, k := range []string{sessCSRF, sessSSOProvider, sessSSOIDToken, sessSSOBinding, sessSSOPending, sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAEnrol, sessMFAVerifiedAt,
+		sessPasskeyRegister, sessPasskeyLogin, sessPasskeyMFA, sessPasskeyStepUp} {
 		a.Sessions.Remove(ctx, k)
 	}
 	a.Sessions.Remove(ctx, sessions.UserIDKey)

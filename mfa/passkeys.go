@@ -193,6 +193,9 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, session webauthn.Sessi
 		user *webauthnUser
 		cred *webauthn.Credential
 	)
+	// An error of the database while go-webauthn looks the user up is ours, not the passkey's:
+	// it is kept apart, since the library would wrap it into a refusal.
+	var lookupErr error
 	if userID == nil {
 		var found webauthn.User
 		found, cred, err = s.WebAuthn.ValidatePasskeyLogin(func(_, handle []byte) (webauthn.User, error) {
@@ -200,8 +203,15 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, session webauthn.Sessi
 			if err != nil {
 				return nil, passkeyRefused("This passkey is not one of Tally's.")
 			}
-			return s.loadUser(ctx, s.DB, id)
+			u, err := s.loadUser(ctx, s.DB, id)
+			if err != nil && apperr.As(err) == nil {
+				lookupErr = err
+			}
+			return u, err
 		}, session, parsed)
+		if lookupErr != nil {
+			return uuid.Nil, lookupErr
+		}
 		if u, ok := found.(*webauthnUser); ok {
 			user = u
 		}
@@ -224,8 +234,11 @@ func (s *Service) FinishPasskeyLogin(ctx context.Context, session webauthn.Sessi
 	if err != nil {
 		return uuid.Nil, err
 	}
-	if _, err := s.DB.NewRaw("UPDATE passkeys SET credential = ?, last_used_at = now() WHERE user_id = ? AND credential_id = ?",
-		string(raw), user.id, cred.ID).Exec(ctx); err != nil {
+	// Two sign-ins at once must not move the stored counter back: the higher one stays.
+	if _, err := s.DB.NewRaw(`UPDATE passkeys SET last_used_at = now(),
+			credential = CASE WHEN coalesce((credential->'authenticator'->>'signCount')::bigint, 0) <= ? THEN ?::jsonb ELSE credential END
+		WHERE user_id = ? AND credential_id = ?`,
+		cred.Authenticator.SignCount, string(raw), user.id, cred.ID).Exec(ctx); err != nil {
 		return uuid.Nil, err
 	}
 	return user.id, nil

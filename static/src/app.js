@@ -79,6 +79,11 @@
       method: "POST", credentials: "same-origin", body: JSON.stringify(body || {}),
       headers: { "Content-Type": "application/json", "Accept": "application/json", "X-CSRF-Token": meta ? meta.content : "" }
     }).then(function (r) {
+      if (r.redirected) {
+        // Signed out meanwhile, or sent elsewhere first: the page that says so is the answer.
+        window.location.assign(r.url);
+        return new Promise(function () {});
+      }
       return r.json().catch(function () { return {}; }).then(function (j) {
         if (!r.ok) throw new Error(j.message || "The server refused the passkey (" + r.status + ").");
         return j;
@@ -155,12 +160,16 @@
       var errorBox = box.querySelector("[data-passkey-error]");
       var pending = null; // the conditional request, aborted when the button starts another
       function signIn(conditional) {
+        // The conditional request is abortable from the start, so that a click on the button
+        // while its options are still on their way stops it before it asks the browser.
+        var controller = conditional ? new AbortController() : null;
+        if (controller) pending = controller;
         return postJSON(box.getAttribute("data-passkey-signin")).then(function (o) {
           var req = { publicKey: requestOptions(o) };
-          if (conditional) {
-            pending = new AbortController();
+          if (controller) {
+            if (controller.signal.aborted) throw new DOMException("Aborted", "AbortError");
             req.mediation = "conditional";
-            req.signal = pending.signal;
+            req.signal = controller.signal;
           }
           return navigator.credentials.get(req);
         }).then(function (cred) { return postJSON(box.getAttribute("data-passkey-finish"), credentialJSON(cred)); })
