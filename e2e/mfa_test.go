@@ -8,10 +8,8 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
-	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
-	"tally/mfa"
 	"tally/models"
 )
 
@@ -92,20 +90,8 @@ func TestSuperAdminResetsASecondFactor(t *testing.T) {
 	srv, root := adminServer(t)
 	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "member@example.com", Role: models.RoleMember})
 	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "plain@example.com", Role: models.RoleMember})
-	keys, err := handlers.EncryptionKeys(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := &mfa.Service{DB: srv.DB, Keys: keys}
+	apptest.MustEnrolTOTP(t, srv, member)
 	bg := context.Background()
-	en, err := svc.BeginTOTP(bg, member.ID, member.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, _ := totp.GenerateCode(en.Secret, time.Now())
-	if _, err := svc.ConfirmTOTP(bg, member.ID, code); err != nil {
-		t.Fatal(err)
-	}
 
 	step(t, "the users page filters by second factor", func(t *testing.T) {
 		signInAs(t, ctx, srv, root.Email)
@@ -182,21 +168,8 @@ func TestStepUpBeforeAnAPIKey(t *testing.T) {
 	step(t, "sign in, then the authenticator is turned on elsewhere", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
 	})
-	keys, err := handlers.EncryptionKeys(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// Enrolled two minutes ago, from another session: this one has given no code since.
-	svc := &mfa.Service{DB: srv.DB, Keys: keys, Now: func() time.Time { return time.Now().Add(-2 * time.Minute) }}
+	secret := apptest.MustEnrolTOTP(t, srv, u) // from another session: this one gave no code
 	bg := context.Background()
-	en, err := svc.BeginTOTP(bg, u.ID, u.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _ := totp.GenerateCode(en.Secret, time.Now().Add(-2*time.Minute))
-	if _, err := svc.ConfirmTOTP(bg, u.ID, first); err != nil {
-		t.Fatal(err)
-	}
 
 	step(t, "creating an API key asks for a code", func(t *testing.T) {
 		visit(t, ctx, srv.URL+"/settings/api_keys")
@@ -213,7 +186,7 @@ func TestStepUpBeforeAnAPIKey(t *testing.T) {
 		if err := srv.DB.NewRaw("SELECT count(*) FROM api_keys WHERE user_id = ?", u.ID).Scan(bg, &n); err != nil || n != 0 {
 			t.Fatalf("%d keys before the code (%v)", n, err)
 		}
-		code, _ := totp.GenerateCode(en.Secret, time.Now())
+		code, _ := totp.GenerateCode(secret, time.Now())
 		fill(t, ctx, "field-step_up_code", code)
 		click(t, ctx, "step-up-submit")
 		visible(t, ctx, "new-api-key")

@@ -13,10 +13,8 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/pquerna/otp/totp"
 
-	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
-	"tally/mfa"
 	"tally/models"
 )
 
@@ -148,26 +146,12 @@ func TestTOTPSignIn(t *testing.T) {
 // right one, and then it is at once.
 func TestStepUpGuardsDisconnect(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	id := mustAddIdentity(t, srv, u.ID, "corp", "corp-subject", u.Email, nil)
 	c := apptest.NewClient(t, srv)
 	c.SignIn(u.Email, testkit.Password)
-	keys, err := handlers.EncryptionKeys(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	earlier := func() time.Time { return time.Now().Add(-2 * time.Minute) }
-	svc := &mfa.Service{DB: srv.DB, Keys: keys, Now: earlier}
-	en, err := svc.BeginTOTP(ctx, u.ID, u.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _ := totp.GenerateCode(en.Secret, earlier())
-	if _, err := svc.ConfirmTOTP(ctx, u.ID, first); err != nil {
-		t.Fatal(err)
-	}
+	secret := apptest.MustEnrolTOTP(t, srv, u)
 
 	// Nor can such a session change the second factors themselves.
 	c.Get("/settings/security")
@@ -191,7 +175,7 @@ func TestStepUpGuardsDisconnect(t *testing.T) {
 	if r := c.PostForm(path, url.Values{"step_up_code": {"000000"}}); r.Status != http.StatusUnprocessableEntity || !identityExists(t, srv, id) {
 		t.Fatalf("with a wrong code: %d", r.Status)
 	}
-	code, _ := totp.GenerateCode(en.Secret, time.Now())
+	code, _ := totp.GenerateCode(secret, time.Now())
 	if r := c.PostForm(path, url.Values{"step_up_code": {code}}); r.Status != http.StatusSeeOther || identityExists(t, srv, id) {
 		t.Fatalf("with a right code: %d, identity kept %v", r.Status, identityExists(t, srv, id))
 	}
@@ -232,26 +216,12 @@ func csrfOf(t *testing.T, c *testkit.Client) string {
 // again.
 func TestSecondFactorStepExpires(t *testing.T) {
 	t.Parallel()
-	ctx := context.Background()
 	var mu sync.Mutex
 	now := time.Now()
 	clock := func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
 	srv := apptest.StartServer(t, apptest.ServerOptions{Now: clock})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	keys, err := handlers.EncryptionKeys(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	earlier := func() time.Time { return time.Now().Add(-2 * time.Minute) }
-	svc := &mfa.Service{DB: srv.DB, Keys: keys, Now: earlier}
-	en, err := svc.BeginTOTP(ctx, u.ID, u.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, _ := totp.GenerateCode(en.Secret, earlier())
-	if _, err := svc.ConfirmTOTP(ctx, u.ID, first); err != nil {
-		t.Fatal(err)
-	}
+	secret := apptest.MustEnrolTOTP(t, srv, u)
 
 	c := apptest.NewClient(t, srv)
 	if r := c.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}}); r.Location() != "/sessions/mfa" {
@@ -260,7 +230,7 @@ func TestSecondFactorStepExpires(t *testing.T) {
 	mu.Lock()
 	now = now.Add(5*time.Minute + time.Second)
 	mu.Unlock()
-	code, _ := totp.GenerateCode(en.Secret, time.Now())
+	code, _ := totp.GenerateCode(secret, time.Now())
 	if r := c.PostForm("/sessions/mfa", url.Values{"code": {code}}); r.Status != http.StatusSeeOther || r.Location() != "/sessions/new" {
 		t.Fatalf("a code after 5 minutes: %d → %q", r.Status, r.Location())
 	}
@@ -281,19 +251,7 @@ func TestSSOLinkNeedsMoreThanAPasswordWithASecondFactor(t *testing.T) {
 	op := ssotestProvider(t)
 	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op))}})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "ann@example.com"})
-	keys, err := handlers.EncryptionKeys(srv.Config)
-	if err != nil {
-		t.Fatal(err)
-	}
-	svc := &mfa.Service{DB: srv.DB, Keys: keys}
-	en, err := svc.BeginTOTP(ctx, u.ID, u.Email)
-	if err != nil {
-		t.Fatal(err)
-	}
-	code, _ := totp.GenerateCode(en.Secret, time.Now())
-	if _, err := svc.ConfirmTOTP(ctx, u.ID, code); err != nil {
-		t.Fatal(err)
-	}
+	apptest.MustEnrolTOTP(t, srv, u)
 	op.SetUser(map[string]any{"sub": "ann-sso", "email": "ann@example.com", "email_verified": true})
 	c := testkit.NewClient(t, srv.URL)
 	if r := opLogin(t, c, op); r.Status != http.StatusSeeOther || r.Location() != "/sso/link" {

@@ -3,12 +3,15 @@ package apptest
 
 import (
 	"context"
+	"github.com/pquerna/otp/totp"
 	"io"
 	"log/slog"
 	"net"
 	"net/http/httptest"
 	"strings"
 	"sync"
+	"tally/mfa"
+	"tally/models"
 	"testing"
 	"time"
 
@@ -177,4 +180,29 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.w.Write(p)
+}
+
+// MustEnrolTOTP turns on u's authenticator app as of two minutes ago (so that a code of now
+// is not a replay of the confirming one) and returns its key, for codes.
+func MustEnrolTOTP(tb testing.TB, srv *Server, u *models.User) string {
+	tb.Helper()
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	then := time.Now().Add(-2 * time.Minute)
+	svc := &mfa.Service{DB: srv.DB, Keys: keys, Now: func() time.Time { return then }}
+	ctx := context.Background()
+	en, err := svc.BeginTOTP(ctx, u.ID, u.Email)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	code, err := totp.GenerateCode(en.Secret, then)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if _, err := svc.ConfirmTOTP(ctx, u.ID, code); err != nil {
+		tb.Fatal(err)
+	}
+	return en.Secret
 }
