@@ -44,6 +44,9 @@ func (a *app) onboardingCreate(c echo.Context) error {
 	if err := a.signIn(c, u); err != nil {
 		return err
 	}
+	if a.Config.RequireMFA.Covers(true) { // the first user is a super admin
+		a.Sessions.Put(c.Request().Context(), sessMFAEnrol, true)
+	}
 	a.flash(c, "success", "Welcome to Tally. Add your first account to get started.")
 	return redirect(c, "/")
 }

@@ -70,3 +70,19 @@ func TestOnboarding(t *testing.T) {
 		t.Fatalf("second onboarding created a user: %d users", n)
 	}
 }
+
+// TestOnboardingUnderRequiredMFA is a new instance with AUTH_REQUIRE_MFA=admins: its first
+// user, a super admin, sets up a second factor before anything else.
+func TestOnboardingUnderRequiredMFA(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_REQUIRE_MFA": "admins"}})
+	c := apptest.NewClient(t, srv)
+	c.Get("/onboarding")
+	r := c.PostForm("/onboarding", url.Values{"family_name": {"The Smiths"}, "email": {"ada@example.com"}, "password": {"a long enough password"}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("onboarding: %d", r.Status)
+	}
+	if r := c.Get("/"); r.Status != http.StatusSeeOther || r.Location() != "/settings/mfa/totp/new" {
+		t.Fatalf("after onboarding, GET / → %d %q, want the second factor's set-up", r.Status, r.Location())
+	}
+}
