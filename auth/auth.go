@@ -44,6 +44,16 @@ func (p Policy) FormVisible() bool { return p.LocalLoginEnabled || p.AdminOverri
 // AdminOnly reports whether only super admins may sign in locally.
 func (p Policy) AdminOnly() bool { return !p.LocalLoginEnabled && p.AdminOverrideEnabled }
 
+// Admits applies the local-login rules to a user who proved who they are without a password
+// (a passkey): nobody while local login is off, only super admins under the admin override,
+// which it reports.
+func (p Policy) Admits(role models.Role) (override bool, err error) {
+	if !p.FormVisible() || (p.AdminOnly() && role != models.RoleSuperAdmin) {
+		return false, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
+	}
+	return p.AdminOnly(), nil
+}
+
 // PasswordResetEnabled reports whether password reset is offered. The admin override never
 // turns it back on.
 func (p Policy) PasswordResetEnabled() bool { return p.LocalLoginEnabled }

@@ -22,13 +22,18 @@ func (a *app) accountsIndex(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.AccountsPage(groupAccounts(accts)))
 }
 
-func (a *app) accountShow(c echo.Context) error {
+// pathAccount is the family's account of :id; another family's is not found.
+func (a *app) pathAccount(c echo.Context) (*models.Account, error) {
 	id, err := pathID(c)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	return models.AccountByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+}
+
+func (a *app) accountShow(c echo.Context) error {
 	u := currentUser(c)
-	acct, err := models.AccountByID(c.Request().Context(), a.DB, u.FamilyID, id)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
@@ -104,11 +109,7 @@ func (a *app) accountCreate(c echo.Context) error {
 }
 
 func (a *app) accountEdit(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	acct, err := models.AccountByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}

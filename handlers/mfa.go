@@ -34,6 +34,14 @@ const (
 	sessMFAVerifiedAt = "mfa_verified_at"
 )
 
+// pendingSignInKeys are a password sign-in waiting for its second factor.
+var pendingSignInKeys = []string{sessMFAUser, sessMFAStarted, sessMFAOverride}
+
+// secondFactorKeys are every second-factor key of a session: a new user of the session (or
+// none, at sign-out) inherits none of them.
+var secondFactorKeys = append(slices.Clone(pendingSignInKeys), sessMFAEnrol, sessMFAVerifiedAt,
+	sessPasskeyRegister, sessPasskeyLogin, sessPasskeyMFA, sessPasskeyStepUp)
+
 // stepUpAfter is how long a second factor given vouches for a sensitive action.
 const stepUpAfter = 10 * time.Minute
 
@@ -97,7 +105,7 @@ func (a *app) pendingMFA(c echo.Context) (id uuid.UUID, ok bool) {
 		return uuid.Nil, false
 	}
 	if a.Now().Sub(time.Unix(a.Sessions.GetInt64(ctx, sessMFAStarted), 0)) > mfaWindow {
-		for _, k := range []string{sessMFAUser, sessMFAStarted, sessMFAOverride} {
+		for _, k := range pendingSignInKeys {
 			a.Sessions.Remove(ctx, k)
 		}
 		a.flash(c, "error", "The sign-in waited more than 5 minutes for its code. Enter your password again.")
@@ -114,11 +122,17 @@ func (a *app) mfaChallenge(c echo.Context) error {
 	if !ok {
 		return redirect(c, "/sessions/new")
 	}
+	return a.challengePage(c, http.StatusOK, id, nil)
+}
+
+// challengePage asks the user id waiting at the second factor for it; a passkey button too
+// when they have one.
+func (a *app) challengePage(c echo.Context, status int, id uuid.UUID, form *views.Form) error {
 	st, err := a.MFA.StatusOf(c.Request().Context(), id)
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.MFAChallengePage(nil, st.Passkeys > 0 && a.MFA.PasskeysEnabled()))
+	return a.render(c, status, views.MFAChallengePage(form, st.Passkeys > 0 && a.MFA.PasskeysEnabled()))
 }
 
 // mfaVerify completes a password sign-in with a TOTP or recovery code.
@@ -128,12 +142,8 @@ func (a *app) mfaVerify(c echo.Context) error {
 	if !ok {
 		return redirect(c, "/sessions/new")
 	}
-	res, err := a.Limiter.Allow(ctx, "mfa_user:"+id.String(), mfaRule)
-	if err != nil {
+	if err := a.allowUser(c, "mfa", id, mfaRule); err != nil {
 		return err
-	}
-	if !res.Allowed {
-		return a.tooMany(c, res, "mfa")
 	}
 	form := formOf(c)
 	method, err := a.MFA.Verify(ctx, id, c.FormValue("code"))
@@ -142,11 +152,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 			if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
 				return rerr
 			}
-			st, err := a.MFA.StatusOf(ctx, id)
-			if err != nil {
-				return err
-			}
-			return a.render(c, status, views.MFAChallengePage(form, st.Passkeys > 0 && a.MFA.PasskeysEnabled()))
+			return a.challengePage(c, status, id, form)
 		}
 		return err
 	}
@@ -315,24 +321,21 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			if applies != nil && !applies(c) {
 				return next(c)
 			}
-			if a.Now().Sub(time.Unix(a.Sessions.GetInt64(ctx, sessMFAVerifiedAt), 0)) <= stepUpAfter {
-				return next(c)
+			st, needed, err := a.stepUpNeeded(c)
+			if err != nil {
+				return err
 			}
-			st, err := a.MFA.StatusOf(ctx, u.ID)
-			if err != nil || !st.Any() {
-				return errOr(err, next, c)
+			if !needed {
+				return next(c)
 			}
 			form := formOf(c)
 			code, assertion := c.FormValue("step_up_code"), c.FormValue("step_up_passkey")
 			if code != "" || assertion != "" {
-				res, err := a.Limiter.Allow(ctx, "mfa_user:"+u.ID.String(), mfaRule)
-				if err != nil {
+				if err := a.allowUser(c, "mfa", u.ID, mfaRule); err != nil {
 					return err
 				}
-				if !res.Allowed {
-					return a.tooMany(c, res, "mfa")
-				}
 				var method string
+				var err error
 				if assertion != "" {
 					method = mfa.MethodPasskey
 					var s webauthn.SessionData
@@ -383,25 +386,11 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 	}
 }
 
-// errOr returns err, or runs next when there is none.
-func errOr(err error, next echo.HandlerFunc, c echo.Context) error {
-	if err != nil {
-		return err
-	}
-	return next(c)
-}
-
 // stepUpPasskeyOptions starts a passkey assertion of the signed-in user, for a step-up.
 func (a *app) stepUpPasskeyOptions(c echo.Context) error {
 	id := currentUser(c).ID
 	opts, s, err := a.MFA.BeginPasskeyLogin(c.Request().Context(), &id)
-	if err != nil {
-		return err
-	}
-	if err := a.keepCeremony(c, sessPasskeyStepUp, s); err != nil {
-		return err
-	}
-	return passkeyJSON(c, opts)
+	return a.startCeremony(c, sessPasskeyStepUp, opts, s, err)
 }
 
 // rateLimitUser allows rule's number of requests per window and signed-in user for the route
@@ -409,16 +398,25 @@ func (a *app) stepUpPasskeyOptions(c echo.Context) error {
 func (a *app) rateLimitUser(name string, rule ratelimit.Rule) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
-			res, err := a.Limiter.Allow(c.Request().Context(), name+"_user:"+currentUser(c).ID.String(), rule)
-			if err != nil {
+			if err := a.allowUser(c, name, currentUser(c).ID, rule); err != nil {
 				return err
-			}
-			if !res.Allowed {
-				return a.tooMany(c, res, name)
 			}
 			return next(c)
 		}
 	}
+}
+
+// allowUser counts one request of the user against rule for the limit called name, and
+// refuses it (429, Retry-After) over the limit.
+func (a *app) allowUser(c echo.Context, name string, userID uuid.UUID, rule ratelimit.Rule) error {
+	res, err := a.Limiter.Allow(c.Request().Context(), name+"_user:"+userID.String(), rule)
+	if err != nil {
+		return err
+	}
+	if !res.Allowed {
+		return a.tooMany(c, res, name)
+	}
+	return nil
 }
 
 // mfaConfirmed is POST /settings/mfa/confirm: its step-up is the point, and it goes back to
@@ -431,13 +429,13 @@ func (a *app) mfaConfirmed(c echo.Context) error {
 	return redirect(c, back)
 }
 
-// recentlyVerified reports whether the session's user gave their second factor within the
-// step-up window, or has none to give.
-func (a *app) recentlyVerified(c echo.Context) (bool, error) {
+// stepUpNeeded reports whether the session's user must give their second factor again: they
+// have one, and last gave it more than stepUpAfter ago. st is their factors, when asked.
+func (a *app) stepUpNeeded(c echo.Context) (st mfa.Status, needed bool, err error) {
 	ctx := c.Request().Context()
 	if a.Now().Sub(time.Unix(a.Sessions.GetInt64(ctx, sessMFAVerifiedAt), 0)) <= stepUpAfter {
-		return true, nil
+		return st, false, nil
 	}
-	st, err := a.MFA.StatusOf(ctx, currentUser(c).ID)
-	return !st.Any(), err
+	st, err = a.MFA.StatusOf(ctx, currentUser(c).ID)
+	return st, st.Any(), err
 }

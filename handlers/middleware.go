@@ -303,8 +303,7 @@ func (a *app) signIn(c echo.Context, u *models.User) error {
 	if err := a.Sessions.RenewToken(ctx); err != nil {
 		return err
 	}
-	for _, k := range []string{sessCSRF, sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAEnrol, sessMFAVerifiedAt,
-		sessPasskeyRegister, sessPasskeyLogin, sessPasskeyMFA, sessPasskeyStepUp} {
+	for _, k := range append([]string{sessCSRF}, secondFactorKeys...) {
 		a.Sessions.Remove(ctx, k)
 	}
 	a.Sessions.Put(ctx, sessions.UserIDKey, u.ID.String())

@@ -10,11 +10,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"tally/auth"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/mfa"
-	"tally/models"
 	"tally/sso"
 	"tally/views"
 )
@@ -51,14 +49,18 @@ func isPasskeyCeremony(path string) bool {
 	return false
 }
 
-// keepCeremony stores a ceremony's state in the session under key.
-func (a *app) keepCeremony(c echo.Context, key string, s *webauthn.SessionData) error {
+// startCeremony answers the first step of a passkey ceremony begun with err: the options for
+// the browser, with the ceremony's state kept in the session under key for its answer.
+func (a *app) startCeremony(c echo.Context, key string, opts any, s *webauthn.SessionData, err error) error {
+	if err != nil {
+		return err
+	}
 	raw, err := json.Marshal(s)
 	if err != nil {
 		return err
 	}
 	a.Sessions.Put(c.Request().Context(), key, string(raw))
-	return nil
+	return c.JSON(http.StatusOK, opts)
 }
 
 // takeCeremony is the state stored under key, removed: each ceremony is answered once.
@@ -71,26 +73,17 @@ func (a *app) takeCeremony(c echo.Context, key string) (webauthn.SessionData, er
 	return s, nil
 }
 
-// passkeyJSON answers a ceremony's step: the options, or where to go next.
-func passkeyJSON(c echo.Context, v any) error { return c.JSON(http.StatusOK, v) }
-
 func (a *app) passkeyRegisterOptions(c echo.Context) error {
 	if currentUser(c).PasswordHash == nil {
 		return apperr.New(apperr.Forbidden, "You sign in through single sign-on, and your provider keeps your second factor: passkeys are for password sign-ins.").WithSlug("passkey_refused")
 	}
-	if ok, err := a.recentlyVerified(c); err != nil {
+	if _, needed, err := a.stepUpNeeded(c); err != nil {
 		return err
-	} else if !ok {
+	} else if needed {
 		return apperr.New(apperr.Forbidden, "Confirm it is you first: use “Confirm it is you” on this page, then add the passkey.").WithSlug("step_up_required")
 	}
 	opts, s, err := a.MFA.BeginPasskeyRegistration(c.Request().Context(), currentUser(c).ID)
-	if err != nil {
-		return err
-	}
-	if err := a.keepCeremony(c, sessPasskeyRegister, s); err != nil {
-		return err
-	}
-	return passkeyJSON(c, opts)
+	return a.startCeremony(c, sessPasskeyRegister, opts, s, err)
 }
 
 // passkeyRegister is POST /settings/passkeys/register?name=: the browser's new credential.
@@ -109,7 +102,7 @@ func (a *app) passkeyRegister(c echo.Context) error {
 		return err
 	}
 	a.flash(c, "success", "Passkey “"+p.Name+"” added: it signs you in with one touch.")
-	return passkeyJSON(c, map[string]string{"redirect": "/settings/passkeys"})
+	return c.JSON(http.StatusOK, map[string]string{"redirect": "/settings/passkeys"})
 }
 
 func (a *app) passkeysPage(c echo.Context) error {
@@ -122,11 +115,11 @@ func (a *app) passkeysPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	fresh, err := a.recentlyVerified(c)
+	_, confirmFirst, err := a.stepUpNeeded(c)
 	if err != nil {
 		return err
 	}
-	p := views.PasskeysPage{Enabled: a.MFA.PasskeysEnabled(), ConfirmFirst: !fresh}
+	p := views.PasskeysPage{Enabled: a.MFA.PasskeysEnabled(), ConfirmFirst: confirmFirst}
 	for _, k := range list {
 		p.Passkeys = append(p.Passkeys, views.PasskeyRow{ID: k.ID.String(), Name: k.Name, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
 			Synced: k.Synced, Remaining: a.remainingAfter(u.PasswordHash != nil, st, len(list)-1)})
@@ -185,13 +178,7 @@ func (a *app) passkeyDelete(c echo.Context) error {
 // passkeyLoginOptions starts a sign-in by passkey alone.
 func (a *app) passkeyLoginOptions(c echo.Context) error {
 	opts, s, err := a.MFA.BeginPasskeyLogin(c.Request().Context(), nil)
-	if err != nil {
-		return err
-	}
-	if err := a.keepCeremony(c, sessPasskeyLogin, s); err != nil {
-		return err
-	}
-	return passkeyJSON(c, opts)
+	return a.startCeremony(c, sessPasskeyLogin, opts, s, err)
 }
 
 // passkeyLogin signs in with a passkey: a passkey is a second factor in itself (something
@@ -207,20 +194,13 @@ func (a *app) passkeyLogin(c echo.Context) error {
 		return err
 	}
 	// A passkey alone is a local sign-in: the local-login rules hold for it as for a password.
-	p := a.Auth.Policy
-	if !p.FormVisible() {
-		return apperr.New(apperr.Forbidden, auth.MsgLocalLoginDisabled)
+	u, err := a.Auth.UserForSession(ctx, id)
+	if err != nil {
+		return err
 	}
-	override := false
-	if p.AdminOnly() {
-		u, err := a.Auth.UserForSession(ctx, id)
-		if err != nil {
-			return err
-		}
-		if u.Role != models.RoleSuperAdmin {
-			return apperr.New(apperr.Forbidden, auth.MsgLocalLoginDisabled)
-		}
-		override = true
+	override, err := a.Auth.Policy.Admits(u.Role)
+	if err != nil {
+		return err
 	}
 	return a.finishPasskeySignIn(c, id, override)
 }
@@ -236,7 +216,7 @@ func (a *app) finishPasskeySignIn(c echo.Context, id uuid.UUID, override bool) e
 		Data: map[string]any{"method": mfa.MethodPasskey}}); err != nil {
 		return err
 	}
-	return passkeyJSON(c, map[string]string{"redirect": a.returnTo(c)})
+	return c.JSON(http.StatusOK, map[string]string{"redirect": a.returnTo(c)})
 }
 
 // passkeyMFAOptions starts a passkey as the second factor of a password sign-in.
@@ -246,13 +226,7 @@ func (a *app) passkeyMFAOptions(c echo.Context) error {
 		return apperr.New(apperr.Invalid, "The sign-in waited too long: enter your password again.").WithSlug("passkey_refused")
 	}
 	opts, s, err := a.MFA.BeginPasskeyLogin(c.Request().Context(), &id)
-	if err != nil {
-		return err
-	}
-	if err := a.keepCeremony(c, sessPasskeyMFA, s); err != nil {
-		return err
-	}
-	return passkeyJSON(c, opts)
+	return a.startCeremony(c, sessPasskeyMFA, opts, s, err)
 }
 
 func (a *app) passkeyMFA(c echo.Context) error {

@@ -492,8 +492,7 @@ func (a *app) signOut(c echo.Context, idp bool) error {
 			}
 		}
 	}
-	for _, k := range []string{sessCSRF, sessSSOProvider, sessSSOIDToken, sessSSOBinding, sessSSOPending, sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAEnrol, sessMFAVerifiedAt,
-		sessPasskeyRegister, sessPasskeyLogin, sessPasskeyMFA, sessPasskeyStepUp} {
+	for _, k := range append([]string{sessCSRF, sessSSOProvider, sessSSOIDToken, sessSSOBinding, sessSSOPending}, secondFactorKeys...) {
 		a.Sessions.Remove(ctx, k)
 	}
 	a.Sessions.Remove(ctx, sessions.UserIDKey)

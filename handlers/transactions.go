@@ -23,12 +23,8 @@ func (a *app) transactionNew(c echo.Context) error {
 }
 
 func (a *app) transactionForm(c echo.Context, status int, form *views.Form) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
 	ctx, u := c.Request().Context(), currentUser(c)
-	acct, err := models.AccountByID(ctx, a.DB, u.FamilyID, id)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
@@ -44,12 +40,8 @@ func (a *app) transactionForm(c echo.Context, status int, form *views.Form) erro
 // transaction (a category chosen here is the person's and stays), and a transfer is proposed
 // when its other side is in another account.
 func (a *app) transactionCreate(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
 	ctx, u := c.Request().Context(), currentUser(c)
-	acct, err := models.AccountByID(ctx, a.DB, u.FamilyID, id)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}

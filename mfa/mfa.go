@@ -176,9 +176,9 @@ func (s *Service) ConfirmTOTP(ctx context.Context, userID uuid.UUID, code string
 }
 
 // matchTOTP returns the time step whose code is code, within the drift allowed.
-func (s *Service) matchTOTP(stored, code string) (int64, error) {
-	code = strings.NewReplacer(" ", "", "-", "").Replace(code)
-	if len(code) != 6 || strings.Trim(code, "0123456789") != "" {
+func (s *Service) matchTOTP(stored, typed string) (int64, error) {
+	code, ok := totpCode(typed)
+	if !ok {
 		return 0, wrongCode()
 	}
 	secret, _, err := s.Keys.Decrypt(stored, totpSecretColumn.Context())
@@ -198,16 +198,28 @@ func (s *Service) matchTOTP(stored, code string) (int64, error) {
 	return 0, wrongCode()
 }
 
-func wrongCode() error {
+// totpCode is a code as typed without its spaces and dashes; ok is false unless it is six
+// digits, as TOTP codes are.
+func totpCode(typed string) (code string, ok bool) {
+	code = strings.NewReplacer(" ", "", "-", "").Replace(typed)
+	return code, len(code) == 6 && strings.Trim(code, "0123456789") == ""
+}
+
+// codeError refuses the code given, under the form's code field.
+func codeError(msg string) error {
 	var v apperr.Validation
-	v.Add("code", "That code is not right. Enter the 6-digit code your authenticator app shows now, or one of your recovery codes.")
+	v.Add("code", msg)
 	return v.Err()
+}
+
+func wrongCode() error {
+	return codeError("That code is not right. Enter the 6-digit code your authenticator app shows now, or one of your recovery codes.")
 }
 
 // Verify checks a code given at sign-in (or to confirm who is asking): a current TOTP code
 // not used before, or an unused recovery code, which is then spent. It returns the method.
 func (s *Service) Verify(ctx context.Context, userID uuid.UUID, code string) (string, error) {
-	if c := strings.NewReplacer(" ", "", "-", "").Replace(code); len(c) == 6 && strings.Trim(c, "0123456789") == "" {
+	if c, ok := totpCode(code); ok {
 		var stored string
 		err := s.DB.NewRaw("SELECT secret FROM user_totp WHERE user_id = ? AND confirmed_at IS NOT NULL", userID).Scan(ctx, &stored)
 		if db.IsNoRows(err) {
@@ -227,9 +239,7 @@ func (s *Service) Verify(ctx context.Context, userID uuid.UUID, code string) (st
 			return "", err
 		}
 		if n, _ := res.RowsAffected(); n == 0 {
-			var v apperr.Validation
-			v.Add("code", "That code was used already. Wait for your app to show the next one.")
-			return "", v.Err()
+			return "", codeError("That code was used already. Wait for your app to show the next one.")
 		}
 		return MethodTOTP, nil
 	}
