@@ -16,10 +16,11 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/shopspring/decimal"
+
+	"tally/internal/netguard"
 )
 
 // Errors the client returns, for the caller to tell the user what to do.
@@ -72,13 +73,7 @@ func (c *Client) client() *http.Client {
 	if !c.AllowInsecure {
 		// Refuse private, loopback and link-local addresses at connect time, so that a host
 		// resolving to one (now or after a DNS change) is never reached.
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			host, _, _ := net.SplitHostPort(address)
-			if ip := net.ParseIP(host); ip == nil || !publicIP(ip) {
-				return fmt.Errorf("refusing to connect to a private address")
-			}
-			return nil
-		}
+		dialer.Control = netguard.Control(false)
 	}
 	return &http.Client{
 		Timeout:   60 * time.Second,
@@ -86,11 +81,6 @@ func (c *Client) client() *http.Client {
 		// The claim must not follow redirects (SSRF); other requests keep their host's auth.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
 	}
-}
-
-func publicIP(ip net.IP) bool {
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast())
 }
 
 // ParseSetupToken decodes a pasted setup token into its claim URL. Whitespace anywhere is
@@ -128,8 +118,7 @@ func (c *Client) checkURL(u *url.URL) error {
 	if u.Scheme != "https" {
 		return errors.New("The setup token's URL is not https: it cannot be trusted with your bank data.")
 	}
-	host := u.Hostname()
-	if ip := net.ParseIP(host); ip != nil && !publicIP(ip) || host == "localhost" || strings.HasSuffix(host, ".localhost") {
+	if netguard.Private(u.Hostname()) {
 		return errors.New("The setup token's URL points to a private address, which Tally does not contact.")
 	}
 	return nil

@@ -30,6 +30,9 @@ type Service struct {
 	Client *Client
 	Log    *slog.Logger
 	Now    func() time.Time
+	// Events hears of syncs that end (bank_sync.completed, bank_sync.failed); nil tells
+	// nobody.
+	Events Notifier
 }
 
 // accessURLColumn holds each connection's access URL, encrypted.
@@ -431,9 +434,26 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		}
 		_, err := tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,
 			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, general, stats, c.ID).Exec(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, c, EventCompleted, c.Status, stats, nil)
 	})
+	if err != nil && !retried(err) && !errors.Is(err, ErrConnectionGone) {
+		msg := msgWriteFailed
+		if nerr := s.DB.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx db.Tx) error {
+			return s.notify(ctx, tx, c, EventFailed, c.Status, stats, &msg)
+		}); nerr != nil {
+			return stats, errors.Join(err, nerr)
+		}
+	}
 	return stats, err
+}
+
+// retried reports whether a sync that ended with err runs again at once (the worker stopped,
+// or the database went away), so that it is not a failure yet.
+func retried(err error) bool {
+	return errors.Is(err, context.Canceled) || db.Unreachable(err)
 }
 
 // ErrConnectionGone is a sync whose connection was disconnected while it read the provider.
@@ -522,8 +542,16 @@ func (s *Service) failed(ctx context.Context, c *Connection, now time.Time, stat
 		t := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 		paused = &t
 	}
-	_, dbErr := s.DB.NewRaw(`UPDATE bank_connections SET status = ?, paused_until = ?, last_error = ?, last_attempt_at = ?,
-		last_stats = ?, updated_at = now() WHERE id = ?`, status, paused, msg, now, stats, c.ID).Exec(context.WithoutCancel(ctx))
+	dbErr := s.DB.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx db.Tx) error {
+		if _, err := tx.NewRaw(`UPDATE bank_connections SET status = ?, paused_until = ?, last_error = ?, last_attempt_at = ?,
+			last_stats = ?, updated_at = now() WHERE id = ?`, status, paused, msg, now, stats, c.ID).Exec(ctx); err != nil {
+			return err
+		}
+		if retried(err) {
+			return nil
+		}
+		return s.notify(ctx, tx, c, EventFailed, status, stats, &msg)
+	})
 	if dbErr != nil {
 		return dbErr
 	}

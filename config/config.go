@@ -79,6 +79,10 @@ type Config struct {
 	// BanksyncAllowInsecure lets bank connections use plain http and private or loopback
 	// hosts (BANKSYNC_ALLOW_INSECURE): for tests and a local fake provider only.
 	BanksyncAllowInsecure bool
+	// WebhooksAllowInsecure lets webhook endpoints be on a loopback address, over plain http
+	// too (WEBHOOKS_ALLOW_INSECURE): for development and tests only. Private and link-local
+	// addresses stay refused.
+	WebhooksAllowInsecure bool
 	// AdminRateLimit is how many /admin requests a minute one IP may make
 	// (ADMIN_RATE_LIMIT_PER_MINUTE, default 10).
 	AdminRateLimit int
@@ -265,6 +269,9 @@ func Load(getenv func(string) string) (Config, error) {
 		errs = append(errs, fmt.Errorf("AUTH_REQUIRE_MFA is %q: use false, admins or all", v))
 	}
 	if c.BanksyncAllowInsecure, err = boolVar(getenv, "BANKSYNC_ALLOW_INSECURE", false); err != nil {
+		errs = append(errs, err)
+	}
+	if c.WebhooksAllowInsecure, err = boolVar(getenv, "WEBHOOKS_ALLOW_INSECURE", false); err != nil {
 		errs = append(errs, err)
 	}
 	if c.AuditLogRetention, err = auditlog.ParseRetention(getenv("AUDIT_LOG_RETENTION")); err != nil {

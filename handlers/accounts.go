@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
 
@@ -161,4 +162,23 @@ func (a *app) setAccountStatus(c echo.Context, status, msg string) error {
 	}
 	a.flash(c, "success", msg)
 	return redirect(c, "/accounts/"+id.String())
+}
+
+// accountDelete is POST /accounts/:id/delete, from the edit page: the account goes, with its
+// history, once its name is typed into confirm (models.DeleteAccount's rule, the API's too).
+func (a *app) accountDelete(c echo.Context) error {
+	acct, err := a.pathAccount(c)
+	if err != nil {
+		return err
+	}
+	form := formOf(c, "confirm")
+	del, err := models.DeleteAccount(c.Request().Context(), a.DB, acct.FamilyID, acct.ID, form.Value("confirm"))
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.AccountFormPage(views.AccountForm{Account: acct, Delete: form}))
+		}
+		return err
+	}
+	a.flash(c, "success", fmt.Sprintf("Account “%s” deleted, with its %s.", acct.Name, views.Plural(del.Transactions, "transaction", "transactions")))
+	return redirect(c, "/accounts")
 }

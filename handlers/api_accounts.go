@@ -3,6 +3,7 @@ package handlers
 import (
 	"encoding/json"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -93,4 +94,100 @@ func (a *app) apiAccountCreate(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusCreated, map[string]any{"data": accountJSON(acct)})
+}
+
+// apiAccountUpdate is PATCH /api/v1/accounts/{id}: name, subtype and status (active or
+// disabled), each only when given, checked as the account's form checks them.
+func (a *app) apiAccountUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Name    *string `json:"name"`
+		Subtype *string `json:"subtype"`
+		Status  *string `json:"status"`
+	}
+	if err := decodeStrict(c, &req, "the account's fields to change"); err != nil {
+		return err
+	}
+	acct, err := models.ChangeAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, id,
+		models.AccountChanges{Name: req.Name, Subtype: req.Subtype, Status: req.Status})
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": accountJSON(acct)})
+}
+
+// apiAccountDelete is DELETE /api/v1/accounts/{id}?confirm=<the account's name>: the account
+// and its whole history. Without the name, the 422 on confirm says what would go.
+func (a *app) apiAccountDelete(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if _, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, c.QueryParam("confirm")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// DailyBalanceJSON is DailyBalance in the OpenAPI document.
+type DailyBalanceJSON struct {
+	Date    string `json:"date"`
+	Balance string `json:"balance"`
+}
+
+// defaultBalanceDays is how many days GET /accounts/{id}/balances covers without a start.
+const defaultBalanceDays = 90
+
+// apiAccountBalances is GET /api/v1/accounts/{id}/balances: the account's balance at the end
+// of each day from start_date to end_date (by default the 90 days up to today, in the
+// family's time zone).
+func (a *app) apiAccountBalances(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	ctx, u := c.Request().Context(), currentUser(c)
+	acct, err := models.AccountByID(ctx, a.DB, u.FamilyID, id)
+	if err != nil {
+		return err
+	}
+	var v apperr.Validation
+	date := func(name string) *time.Time {
+		s := c.QueryParam(name)
+		if s == "" {
+			return nil
+		}
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			v.Add(name, name+" "+strconv.Quote(s)+" is not a date (YYYY-MM-DD)")
+			return nil
+		}
+		return &d
+	}
+	start, end := date("start_date"), date("end_date")
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if end == nil {
+		today := u.Family.Today()
+		end = &today
+	}
+	if start == nil {
+		s := end.AddDate(0, 0, 1-defaultBalanceDays)
+		start = &s
+	}
+	series, err := models.DailyBalances(ctx, a.DB, u.FamilyID, acct.ID, *start, *end)
+	if err != nil {
+		return err
+	}
+	out := make([]DailyBalanceJSON, len(series))
+	for i, p := range series {
+		out[i] = DailyBalanceJSON{Date: p.Date.Format(time.DateOnly), Balance: amountString(p.Balance, acct.Currency)}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": map[string]any{
+		"account_id": acct.ID.String(), "currency": acct.Currency,
+		"start_date": start.Format(time.DateOnly), "end_date": end.Format(time.DateOnly)}})
 }

@@ -46,18 +46,27 @@ type ChunkJSON struct {
 
 // sessionResponse answers with the family's session id.
 func (a *app) sessionResponse(c echo.Context, status int, id uuid.UUID) error {
+	out, err := a.sessionJSON(c, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, map[string]any{"data": out})
+}
+
+// sessionJSON is the import session with its chunks.
+func (a *app) sessionJSON(c echo.Context, id uuid.UUID) (*SessionJSON, error) {
 	ctx := c.Request().Context()
 	im, err := imports.GetSession(ctx, a.DB, currentUser(c).FamilyID, id)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	chunks, err := imports.Chunks(ctx, a.DB, im.ID)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d, err := imports.Describe(ctx, a.DB, im)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	detail := importJSON(d)
 	out := SessionJSON{ID: im.ID.String(), Type: string(im.Type), Status: im.Status, ClientSessionID: im.ClientSessionID,
@@ -72,7 +81,7 @@ func (a *app) sessionResponse(c echo.Context, status int, id uuid.UUID) error {
 			ByteSize: ch.ByteSize, RowsCount: ch.RowsCount, Status: ch.Status, Error: ch.Error,
 			CreatedAt: apiTime(ch.CreatedAt), UpdatedAt: apiTime(ch.UpdatedAt)}
 	}
-	return c.JSON(status, map[string]any{"data": out})
+	return &out, nil
 }
 
 // sessionID parses :id; a malformed id is not found, like another family's.
@@ -116,11 +125,14 @@ func (a *app) apiSessionCreate(c echo.Context) error {
 		e.Message, e.Slug = "Import session could not be created", "validation_failed"
 		return e
 	}
-	im, err := a.Imports.CreateSession(c.Request().Context(), req)
-	if err != nil {
-		return err
-	}
-	return a.sessionResponse(c, http.StatusCreated, im.ID)
+	return a.idempotent(c, req, func() (int, any, error) {
+		im, err := a.Imports.CreateSession(c.Request().Context(), req)
+		if err != nil {
+			return 0, nil, err
+		}
+		out, err := a.sessionJSON(c, im.ID)
+		return http.StatusCreated, map[string]any{"data": out}, err
+	})
 }
 
 // apiSessionShow is GET /api/v1/import_sessions/:id.

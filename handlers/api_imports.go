@@ -336,15 +336,14 @@ func (a *app) apiImportCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := a.Imports.Create(c.Request().Context(), req)
-	if err != nil {
-		return err
-	}
-	out, err := a.oneImportJSON(c.Request().Context(), d)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": out})
+	return a.idempotent(c, req, func() (int, any, error) {
+		d, err := a.Imports.Create(c.Request().Context(), req)
+		if err != nil {
+			return 0, nil, err
+		}
+		out, err := a.oneImportJSON(c.Request().Context(), d)
+		return http.StatusCreated, map[string]any{"data": out}, err
+	})
 }
 
 // apiImportPreflight is POST /api/v1/imports/preflight: the same checks as create, nothing

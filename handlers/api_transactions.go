@@ -2,7 +2,11 @@ package handlers
 
 import (
 	"encoding/json"
+	"fmt"
 	"net/http"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -37,6 +41,20 @@ type TransactionJSON struct {
 	Source       *string                  `json:"source"`
 	CreatedAt    apiTime                  `json:"created_at"`
 	UpdatedAt    apiTime                  `json:"updated_at"`
+	// Splits are on one transaction's own answer, not in lists.
+	Splits *[]SplitJSON `json:"splits,omitempty"`
+}
+
+// SplitJSON is TransactionSplit in the OpenAPI document: one part of a split transaction.
+type SplitJSON struct {
+	ID         string   `json:"id"`
+	Amount     string   `json:"amount"`
+	Name       string   `json:"name"`
+	Notes      string   `json:"notes"`
+	CategoryID *string  `json:"category_id"`
+	MerchantID *string  `json:"merchant_id"`
+	TagIDs     []string `json:"tag_ids"`
+	Excluded   bool     `json:"excluded"`
 }
 
 // TransactionTransferJSON is the transfer a transaction is a side of.
@@ -58,18 +76,36 @@ func optString(id *uuid.UUID) *string {
 func transactionJSON(t *ledger.Transaction) TransactionJSON {
 	out := TransactionJSON{ID: t.ID.String(), AccountID: t.AccountID.String(), Date: t.Date.Format(time.DateOnly),
 		Amount: amountString(t.Amount, t.Currency), Currency: t.Currency, Name: t.Name, OriginalName: t.OriginalName, Notes: t.Notes,
-		CategoryID: optString(t.CategoryID), MerchantID: optString(t.MerchantID), TagIDs: []string{}, Excluded: t.Excluded,
+		CategoryID: optString(t.CategoryID), MerchantID: optString(t.MerchantID), Excluded: t.Excluded,
 		Pending: t.Pending, Kind: t.TransactionKind, LockedFields: t.LockedFields, ImportID: optString(t.ImportID),
 		Source: t.Source, CreatedAt: apiTime(t.CreatedAt), UpdatedAt: apiTime(t.UpdatedAt)}
-	for _, id := range t.TagIDs {
-		out.TagIDs = append(out.TagIDs, id.String())
-	}
+	out.TagIDs = idStrings(t.TagIDs)
 	if out.LockedFields == nil {
 		out.LockedFields = []string{}
 	}
 	if t.Transfer != nil {
 		out.Transfer = &TransactionTransferJSON{ID: t.Transfer.ID.String(), Status: t.Transfer.Status,
 			OtherTransactionID: t.Transfer.OtherEntryID.String(), OtherAccountID: t.Transfer.OtherAccount.String()}
+	}
+	return out
+}
+
+// transactionWithSplits is a transaction as its own answer shows it: with its splits.
+func transactionWithSplits(t *ledger.Transaction) TransactionJSON {
+	out := transactionJSON(t)
+	splits := make([]SplitJSON, len(t.Splits))
+	for i, p := range t.Splits {
+		splits[i] = SplitJSON{ID: p.ID.String(), Amount: amountString(p.Amount, p.Currency), Name: p.Name, Notes: p.Notes,
+			CategoryID: optString(p.CategoryID), MerchantID: optString(p.MerchantID), TagIDs: idStrings(p.TagIDs), Excluded: p.Excluded}
+	}
+	out.Splits = &splits
+	return out
+}
+
+func idStrings(ids []uuid.UUID) []string {
+	out := make([]string, len(ids))
+	for i, id := range ids {
+		out[i] = id.String()
 	}
 	return out
 }
@@ -124,15 +160,17 @@ func (a *app) apiTransactionCreate(c echo.Context) error {
 		return err
 	}
 	ctx, u := c.Request().Context(), currentUser(c)
-	id, err := ledger.Create(ctx, a.DB, a.Log, u.FamilyID, in)
-	if err != nil {
-		return err
-	}
-	t, err := ledger.Get(ctx, a.DB, u.FamilyID, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": transactionJSON(t)})
+	return a.idempotent(c, req, func() (int, any, error) {
+		id, err := ledger.Create(ctx, a.DB, a.Log, u.FamilyID, in)
+		if err != nil {
+			return 0, nil, err
+		}
+		t, err := ledger.Get(ctx, a.DB, u.FamilyID, id)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, map[string]any{"data": transactionWithSplits(t)}, nil
+	})
 }
 
 // apiTransactionShow is GET /api/v1/transactions/{id}.
@@ -145,7 +183,7 @@ func (a *app) apiTransactionShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": transactionJSON(t)})
+	return c.JSON(http.StatusOK, map[string]any{"data": transactionWithSplits(t)})
 }
 
 // TransferJSON is Transfer in the OpenAPI document.
@@ -276,4 +314,268 @@ func (a *app) apiTransferDelete(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// apiTransactions is GET /api/v1/transactions: the family's transactions, newest first,
+// filtered, a page at a time from meta.next_cursor.
+func (a *app) apiTransactions(c echo.Context) error {
+	f, err := transactionFilter(c)
+	if err != nil {
+		return err
+	}
+	var v apperr.Validation
+	per := 100
+	if s := c.QueryParam("per_page"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 1 || n > ledger.MaxPage {
+			v.Add("per_page", fmt.Sprintf("per_page must be a whole number from 1 to %d", ledger.MaxPage))
+		}
+		per = n
+	}
+	var after *ledger.Cursor
+	if s := c.QueryParam("cursor"); s != "" {
+		cur, err := ledger.ParseCursor(s)
+		if err != nil {
+			v.Merge(err)
+		}
+		after = &cur
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	list, next, err := ledger.List(c.Request().Context(), a.DB, currentUser(c).FamilyID, f, after, per)
+	if err != nil {
+		return err
+	}
+	out := make([]TransactionJSON, len(list))
+	for i := range list {
+		out[i] = transactionJSON(&list[i])
+	}
+	meta := map[string]any{"per_page": per, "next_cursor": nil}
+	if next != nil {
+		meta["next_cursor"] = next.String()
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": meta})
+}
+
+// transactionFilter reads the list's filters from the query, naming each one that is wrong.
+func transactionFilter(c echo.Context) (ledger.Filter, error) {
+	var f ledger.Filter
+	var v apperr.Validation
+	id := func(key string) *uuid.UUID {
+		s := c.QueryParam(key)
+		if s == "" {
+			return nil
+		}
+		id, err := uuid.Parse(s)
+		if err != nil {
+			v.Add(key, fmt.Sprintf("%s %q is not an id", key, s))
+			return nil
+		}
+		return &id
+	}
+	date := func(key string) *time.Time {
+		s := c.QueryParam(key)
+		if s == "" {
+			return nil
+		}
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			v.Add(key, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD)", key, s))
+			return nil
+		}
+		return &d
+	}
+	amount := func(key string) *decimal.Decimal {
+		s := c.QueryParam(key)
+		if s == "" {
+			return nil
+		}
+		d, err := decimal.NewFromString(s)
+		if err != nil {
+			v.Add(key, fmt.Sprintf("%s %q is not a number such as 12.50", key, s))
+			return nil
+		}
+		return &d
+	}
+	for i, s := range c.QueryParams()["account_id"] {
+		if s == "" {
+			continue // a form's "all accounts"
+		}
+		id, err := uuid.Parse(s)
+		if err != nil {
+			v.Add("account_id", fmt.Sprintf("account_id[%d] %q is not an id", i, s))
+			continue
+		}
+		f.AccountIDs = append(f.AccountIDs, id)
+	}
+	f.Start, f.End = date("start_date"), date("end_date")
+	if f.Start != nil && f.End != nil && f.End.Before(*f.Start) {
+		v.Add("end_date", "end_date is before start_date")
+	}
+	f.CategoryID, f.TagID, f.MerchantID, f.ImportID = id("category_id"), id("tag_id"), id("merchant_id"), id("import_id")
+	f.Query = c.QueryParam("q")
+	f.MinAmount, f.MaxAmount = amount("min_amount"), amount("max_amount")
+	switch s := c.QueryParam("pending"); s {
+	case "":
+	case "true", "false":
+		f.Pending = ptr(s == "true")
+	default:
+		v.Add("pending", "pending must be true or false")
+	}
+	if f.Kind = c.QueryParam("kind"); f.Kind != "" && !slices.Contains(ledger.Kinds, f.Kind) {
+		v.Add("kind", "kind must be one of: "+strings.Join(ledger.Kinds, ", "))
+	}
+	return f, v.Err()
+}
+
+func ptr[T any](v T) *T { return &v }
+
+// apiTransactionUpdate is PATCH /api/v1/transactions/{id}.
+func (a *app) apiTransactionUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	fields, err := decodeObject(c)
+	if err != nil {
+		return err
+	}
+	p, err := transactionPatch(fields, "category_id", "merchant_id", "tag_ids", "notes", "excluded", "date", "amount", "name")
+	if err != nil {
+		return err
+	}
+	t, err := ledger.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": transactionWithSplits(t)})
+}
+
+// apiTransactionsUpdate is PATCH /api/v1/transactions: one change to many transactions.
+func (a *app) apiTransactionsUpdate(c echo.Context) error {
+	fields, err := decodeObject(c)
+	if err != nil {
+		return err
+	}
+	var ids []uuid.UUID
+	if raw, ok := fields["ids"]; ok {
+		if err := json.Unmarshal(raw, &ids); err != nil {
+			var v apperr.Validation
+			v.Add("ids", "ids must be a list of transaction ids")
+			return v.Err()
+		}
+		delete(fields, "ids")
+	}
+	p, err := transactionPatch(fields, "category_id", "merchant_id", "tag_ids", "excluded")
+	if err != nil {
+		return err
+	}
+	n, err := ledger.UpdateMany(c.Request().Context(), a.DB, currentUser(c).FamilyID, ids, p)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"updated_count": n}})
+}
+
+// apiTransactionDelete is DELETE /api/v1/transactions/{id}.
+func (a *app) apiTransactionDelete(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	if err := ledger.Delete(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// decodeObject reads a JSON object body as its raw fields.
+func decodeObject(c echo.Context) (map[string]json.RawMessage, error) {
+	var fields map[string]json.RawMessage
+	if err := json.NewDecoder(c.Request().Body).Decode(&fields); err != nil || fields == nil {
+		msg := "The request body must be a JSON object"
+		if err != nil {
+			msg += ": " + err.Error()
+		}
+		return nil, apperr.Wrap(apperr.BadRequest, err, msg)
+	}
+	return fields, nil
+}
+
+// transactionPatch reads the fields of a change to transactions, of those allowed; null
+// clears a category or merchant, and sets no tags.
+func transactionPatch(fields map[string]json.RawMessage, allowed ...string) (ledger.Patch, error) {
+	var p ledger.Patch
+	var v apperr.Validation
+	isNull := func(raw json.RawMessage) bool { return string(raw) == "null" }
+	ref := func(key string, raw json.RawMessage) *ledger.Ref {
+		if isNull(raw) {
+			return &ledger.Ref{}
+		}
+		var id uuid.UUID
+		if err := json.Unmarshal(raw, &id); err != nil {
+			v.Add(key, key+" must be an id, or null to clear it")
+			return nil
+		}
+		return &ledger.Ref{ID: &id}
+	}
+	str := func(key string, raw json.RawMessage) *string {
+		var s string
+		if err := json.Unmarshal(raw, &s); err != nil {
+			v.Add(key, key+" must be a string")
+			return nil
+		}
+		return &s
+	}
+	for key, raw := range fields {
+		if !slices.Contains(allowed, key) {
+			v.Add(key, fmt.Sprintf("%s cannot be set here; the fields are: %s", key, strings.Join(allowed, ", ")))
+			continue
+		}
+		switch key {
+		case "category_id":
+			p.Category = ref(key, raw)
+		case "merchant_id":
+			p.Merchant = ref(key, raw)
+		case "tag_ids":
+			ids := []uuid.UUID{}
+			if !isNull(raw) {
+				if err := json.Unmarshal(raw, &ids); err != nil {
+					v.Add(key, "tag_ids must be a list of tag ids")
+				}
+			}
+			p.TagIDs = &ids
+		case "notes", "name":
+			s := str(key, raw)
+			if key == "notes" {
+				p.Notes = s
+			} else {
+				p.Name = s
+			}
+		case "excluded":
+			var b bool
+			if err := json.Unmarshal(raw, &b); err != nil {
+				v.Add(key, "excluded must be true or false")
+			} else {
+				p.Excluded = &b
+			}
+		case "date":
+			if s := str(key, raw); s != nil {
+				d, err := time.Parse(time.DateOnly, *s)
+				if err != nil {
+					v.Add(key, fmt.Sprintf("date %q is not a date (YYYY-MM-DD)", *s))
+				}
+				p.Date = &d
+			}
+		case "amount":
+			var d decimal.Decimal
+			if err := json.Unmarshal(raw, &d); err != nil || isNull(raw) {
+				v.Add(key, "amount must be a number such as \"12.50\": positive for money out, negative for money in")
+			} else {
+				p.Amount = &d
+			}
+		}
+	}
+	return p, v.Err()
 }

@@ -37,12 +37,20 @@ func navFor(path string) string {
 		return "dashboard"
 	case strings.HasPrefix(path, "/accounts"):
 		return "accounts"
+	case strings.HasPrefix(path, "/transactions"):
+		return "transactions"
+	case strings.HasPrefix(path, "/transfers"):
+		return "transfers"
+	case strings.HasPrefix(path, "/settings/rules"):
+		return "rules"
 	case strings.HasPrefix(path, "/imports"):
 		return "imports"
 	case strings.HasPrefix(path, "/settings/api_keys"):
 		return "api_keys"
 	case strings.HasPrefix(path, "/settings/bank_connections"):
 		return "banks"
+	case strings.HasPrefix(path, "/settings/webhooks"):
+		return "webhooks"
 	case strings.HasPrefix(path, "/settings/security"):
 		return "security"
 	case strings.HasPrefix(path, "/settings/profile"):

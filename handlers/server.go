@@ -23,6 +23,7 @@ import (
 	"tally/internal/sessions"
 	"tally/mfa"
 	"tally/oauth"
+	"tally/webhooks"
 )
 
 // Deps are what the handlers need. Every field is required.
@@ -43,6 +44,8 @@ type Deps struct {
 	OAuth *oauth.Server
 	// MFA keeps the users' second factors.
 	MFA *mfa.Service
+	// Webhooks keeps the families' webhook endpoints and delivers their events.
+	Webhooks *webhooks.Service
 	// Now is the clock of the sign-in's time limits (time.Now; tests move it).
 	Now func() time.Time
 	// Jobs is the job client of a process that works jobs, for readiness; nil otherwise.
@@ -96,6 +99,16 @@ func NewBank(cfg config.Config, d *db.DB, log *slog.Logger) (*banksync.Service, 
 		return nil, err
 	}
 	return &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}, nil
+}
+
+// NewWebhooks is the webhook service for cfg, with the keys of its encrypted secrets. It
+// queues deliveries once a job client is made with it (jobs.Options.Webhooks).
+func NewWebhooks(cfg config.Config, d *db.DB, log *slog.Logger) (*webhooks.Service, error) {
+	keys, err := EncryptionKeys(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &webhooks.Service{DB: d, Keys: keys, Log: log, AllowInsecure: cfg.WebhooksAllowInsecure}, nil
 }
 
 // app is the handlers' receiver.

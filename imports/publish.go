@@ -65,7 +65,10 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 			if _, err := tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).Set("problems = ?", capFindings(problems)).Exec(ctx); err != nil {
 				return err
 			}
-			return setStatus(ctx, tx, id, StatusFailed, &msg, nil)
+			if err := setStatus(ctx, tx, id, StatusFailed, &msg, nil); err != nil {
+				return err
+			}
+			return s.notify(ctx, tx, im, EventFailed, &msg, nil)
 		}); markErr != nil {
 			return markErr
 		}
@@ -166,7 +169,10 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 			Set("status = ?", StatusComplete).Set("error = NULL").
 			Set("duplicate_rows_count = ?", p.duplicates).
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, im, EventCompleted, nil, nil)
 	})
 	return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
 }
@@ -201,7 +207,13 @@ func (s *Service) finish(ctx context.Context, id uuid.UUID, running, failed, wha
 				return err
 			}
 		}
-		return setStatus(ctx, tx, id, failed, &msg, nil)
+		if err := setStatus(ctx, tx, id, failed, &msg, nil); err != nil {
+			return err
+		}
+		if running == StatusImporting {
+			return s.notify(ctx, tx, im, EventFailed, &msg, nil)
+		}
+		return nil
 	})
 	return markErr
 }

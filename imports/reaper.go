@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"tally/internal/db"
 )
 
 // Messages the reaper leaves on imports whose job was lost.
@@ -23,18 +25,35 @@ func (s *Service) ReapLost(ctx context.Context, stale time.Duration) (int, error
 		ID     uuid.UUID `bun:"id"`
 		Status string    `bun:"status"`
 	}
-	err := s.DB.NewRaw(`
-		UPDATE imports i SET
-			status = CASE i.status WHEN 'importing' THEN 'failed' ELSE 'revert_failed' END,
-			error = CASE i.status WHEN 'importing' THEN ? ELSE ? END,
-			status_changed_at = now(), updated_at = now()
-		WHERE i.id IN (
-			SELECT l.id FROM imports l
-			LEFT JOIN river_job j ON j.id = l.job_id
-			WHERE l.status IN ('importing', 'reverting') AND l.status_changed_at < now() - interval '1 minute'
-				AND (j.id IS NULL OR j.state IN ('completed', 'discarded', 'cancelled') OR l.status_changed_at < ?)
-			FOR NO KEY UPDATE OF l SKIP LOCKED)
-		RETURNING i.id, i.status`, MsgPublishLost, MsgRevertLost, s.now().Add(-stale)).Scan(ctx, &reaped)
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if err := tx.NewRaw(`
+			UPDATE imports i SET
+				status = CASE i.status WHEN 'importing' THEN 'failed' ELSE 'revert_failed' END,
+				error = CASE i.status WHEN 'importing' THEN ? ELSE ? END,
+				status_changed_at = now(), updated_at = now()
+			WHERE i.id IN (
+				SELECT l.id FROM imports l
+				LEFT JOIN river_job j ON j.id = l.job_id
+				WHERE l.status IN ('importing', 'reverting') AND l.status_changed_at < now() - interval '1 minute'
+					AND (j.id IS NULL OR j.state IN ('completed', 'discarded', 'cancelled') OR l.status_changed_at < ?)
+				FOR NO KEY UPDATE OF l SKIP LOCKED)
+			RETURNING i.id, i.status`, MsgPublishLost, MsgRevertLost, s.now().Add(-stale)).Scan(ctx, &reaped); err != nil {
+			return err
+		}
+		for _, r := range reaped {
+			if r.Status != StatusFailed {
+				continue
+			}
+			im, err := lockForUpdate(ctx, tx, r.ID)
+			if err != nil {
+				return err
+			}
+			if err := s.notify(ctx, tx, im, EventFailed, im.Error, nil); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		return 0, err
 	}

@@ -45,6 +45,10 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 			id, id).Scan(ctx, pgdialect.Array(&accounts)); err != nil {
 			return err
 		}
+		removed, err := s.footprintFor(ctx, tx, id)
+		if err != nil {
+			return err
+		}
 		for _, stmt := range revertStatements {
 			if _, err := tx.NewRaw(stmt.sql, id).Exec(ctx); err != nil {
 				return fmt.Errorf("revert %s: %w", stmt.what, err)
@@ -66,7 +70,10 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 		}
 		_, err = q.Set("status = ?", StatusPending).Set("error = NULL").Set("duplicate_rows_count = 0").
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
-		return err
+		if err != nil {
+			return err
+		}
+		return s.notify(ctx, tx, im, EventReverted, nil, removed)
 	})
 	return s.finish(ctx, id, StatusReverting, StatusRevertFailed, "revert", err)
 }

@@ -60,6 +60,9 @@ type Service struct {
 	Log    *slog.Logger
 	// LLM is the optional second extractor of PdfImport; nil when none is configured.
 	LLM *statement.LLM
+	// Events hears of publishes and reverts that end (import.completed, import.failed,
+	// import.reverted); nil tells nobody.
+	Events Notifier
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
-	"regexp"
 	"strings"
 	"time"
 
@@ -14,13 +13,13 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // The columns of the taxonomy types, by normalised header, with their alternative spellings.
 var (
 	categoryColumns = map[string][]string{"name": {"name"}, "color": {"color"}, "parent": {"parent_category", "parent"}, "icon": {"lucide_icon", "icon"}}
 	merchantColumns = map[string][]string{"name": {"name"}, "color": {"color"}, "website": {"website_url", "website"}}
-	hexColor        = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 )
 
 // taxonomyRows reads a CategoryImport, MerchantImport or RuleImport file.
@@ -68,7 +67,7 @@ func taxonomyRows(text string, rc *rowContext, p *prepared) error {
 		if r.Name == "" {
 			r.fail("Name is required")
 		}
-		if c, ok := r.Extra["color"].(string); ok && !hexColor.MatchString(c) {
+		if c, ok := r.Extra["color"].(string); ok && !models.ValidColor(c) {
 			r.fail(fmt.Sprintf("Color %q must be a hex colour such as #407706", c))
 		}
 		if parent, ok := r.Extra["parent"].(string); ok && parent == r.Name && r.Name != "" {

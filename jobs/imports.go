@@ -109,6 +109,13 @@ func (w *reapWorker) Work(ctx context.Context, _ *river.Job[ReapImportsArgs]) er
 // each other: the service enqueues through the client, whose workers call the service.
 func NewImports(d *db.DB, log *slog.Logger, limits imports.Limits, opts Options) (*imports.Service, *Client, error) {
 	svc := &imports.Service{DB: d, Limits: limits, Log: log}
+	if opts.Webhooks != nil {
+		// Imports and bank syncs tell the family's webhooks how they ended.
+		svc.Events = opts.Webhooks
+		if opts.Bank != nil {
+			opts.Bank.Events = opts.Webhooks
+		}
+	}
 	opts.Imports = svc
 	client, err := New(d, log, opts)
 	if err != nil {

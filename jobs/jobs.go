@@ -16,11 +16,13 @@ import (
 	"tally/banksync"
 	"tally/imports"
 	"tally/internal/db"
+	"tally/internal/idempotency"
 	"tally/internal/metrics"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
 	"tally/oauth"
 	"tally/sso"
+	"tally/webhooks"
 )
 
 // Client is the River client Tally uses.
@@ -45,6 +47,9 @@ type Options struct {
 	AuditArchiveURL string
 	// Bank syncs bank connections; nil leaves out the bank sync jobs.
 	Bank *banksync.Service
+	// Webhooks delivers the families' events; nil leaves out the deliveries. New gives it the
+	// client to queue them with, and NewImports tells it of imports and bank syncs.
+	Webhooks *webhooks.Service
 }
 
 // New returns a River client over d with every worker and periodic job registered.
@@ -85,9 +90,15 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 		}
 		cfg.PeriodicJobs = append(cfg.PeriodicJobs, audit...)
 		cfg.PeriodicJobs = append(cfg.PeriodicJobs, bankJobs(workers, d, log, opts.Bank, func() *Client { return client })...)
+		if opts.Webhooks != nil {
+			river.AddWorker(workers, &webhookWorker{svc: opts.Webhooks})
+		}
 	}
 	var err error
 	client, err = river.NewClient(riverpgxv5.New(d.Pool), cfg)
+	if err == nil && opts.Webhooks != nil {
+		opts.Webhooks.Jobs = WebhookEnqueuer{Client: client}
+	}
 	return client, err
 }
 
@@ -112,8 +123,9 @@ func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 }
 
 // Cleanup deletes what has expired: sessions, rate-limit windows older than a day, password
-// reset tokens older than a day, sign-ins never finished, used SAML assertion ids, and
-// OAuth codes and tokens past their lifetime.
+// reset tokens older than a day, idempotency keys past their day, sign-ins never finished,
+// used SAML assertion ids, OAuth codes and tokens past their lifetime, and webhook events
+// whose deliveries are gone.
 func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
 	if err := sso.Prune(ctx, d); err != nil {
 		return err
@@ -125,6 +137,12 @@ func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
 		return err
 	}
 	if _, err := ratelimit.Prune(ctx, d, now.Add(-24*time.Hour)); err != nil {
+		return err
+	}
+	if _, err := webhooks.Prune(ctx, d, now); err != nil {
+		return err
+	}
+	if _, err := idempotency.Prune(ctx, d, now); err != nil {
 		return err
 	}
 	_, err := d.NewRaw("DELETE FROM password_resets WHERE expires_at < ?", now.Add(-24*time.Hour)).Exec(ctx)

@@ -71,7 +71,7 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID,
 	if in.Amount.IsZero() {
 		v.Add("amount", "amount is required and not zero: positive for money out, negative for money in")
 	}
-	v.Merge(checkRefs(ctx, d, familyID, in))
+	v.Merge(refs{Category: in.CategoryID, Merchant: in.MerchantID, Tags: in.TagIDs}.check(ctx, d, familyID))
 	if err := v.Err(); err != nil {
 		return uuid.Nil, err
 	}
@@ -107,9 +107,19 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID,
 
 func ptr[T any](v T) *T { return &v }
 
-// checkRefs checks that the category, merchant and tags are the family's, naming the field of
-// any that is not.
-func checkRefs(ctx context.Context, idb bun.IDB, familyID uuid.UUID, in NewTransaction) error {
+// Kinds are the kinds of transaction: standard, or one of the transfer kinds a transfer
+// gives its sides, or one_time (an expense set apart from the usual spending).
+var Kinds = []string{"standard", "funds_movement", "cc_payment", "loan_payment", "one_time", "investment_contribution"}
+
+// refs are the category, merchant and tags a transaction is given.
+type refs struct {
+	Category, Merchant *uuid.UUID
+	Tags               []uuid.UUID
+}
+
+// check checks that the category, merchant and tags are the family's, naming the field of any
+// that is not.
+func (r refs) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID) error {
 	var v apperr.Validation
 	one := func(field, table string, id *uuid.UUID) {
 		if id == nil {
@@ -120,10 +130,10 @@ func checkRefs(ctx context.Context, idb bun.IDB, familyID uuid.UUID, in NewTrans
 			v.Add(field, fmt.Sprintf("%s %s is not one of this family's %s", field, id, table))
 		}
 	}
-	one("category_id", "categories", in.CategoryID)
-	one("merchant_id", "merchants", in.MerchantID)
-	for i := range in.TagIDs {
-		one(fmt.Sprintf("tag_ids[%d]", i), "tags", &in.TagIDs[i])
+	one("category_id", "categories", r.Category)
+	one("merchant_id", "merchants", r.Merchant)
+	for i := range r.Tags {
+		one(fmt.Sprintf("tag_ids[%d]", i), "tags", &r.Tags[i])
 	}
 	return v.Err()
 }
@@ -132,6 +142,8 @@ func checkRefs(ctx context.Context, idb bun.IDB, familyID uuid.UUID, in NewTrans
 type Transaction struct {
 	models.Entry `bun:",extend"`
 	Transfer     *TransferSide `bun:"-"`
+	// Splits are the parts of a split transaction; Get fills them, List does not.
+	Splits []models.Entry `bun:"-"`
 }
 
 // TransferSide is the transfer a transaction is one side of.
@@ -142,26 +154,21 @@ type TransferSide struct {
 	OtherAccount uuid.UUID `bun:"other_account_id"`
 }
 
-// Get is one of the family's transactions; another family's, or a trade or valuation, is not
-// found.
+// Get is one of the family's transactions with its transfer and splits; another family's, a
+// trade or a valuation is not found.
 func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Transaction, error) {
-	var t Transaction
-	err := idb.NewSelect().Model(&t.Entry).Where("e.id = ? AND e.family_id = ? AND e.kind = 'transaction'", id, familyID).Scan(ctx)
+	t := []Transaction{{}}
+	err := idb.NewSelect().Model(&t[0].Entry).Where("e.id = ? AND e.family_id = ? AND e.kind = 'transaction'", id, familyID).Scan(ctx)
 	if db.IsNoRows(err) {
 		return nil, apperr.New(apperr.NotFound, "Transaction not found")
 	}
 	if err != nil {
 		return nil, err
 	}
-	var side TransferSide
-	err = idb.NewRaw(`SELECT t.id, t.status, o.id AS other_entry_id, o.account_id AS other_account_id FROM transfers t
-		JOIN entries o ON o.id = CASE WHEN t.inflow_entry_id = ? THEN t.outflow_entry_id ELSE t.inflow_entry_id END
-		WHERE t.family_id = ? AND ? IN (t.inflow_entry_id, t.outflow_entry_id)`, id, familyID, id).Scan(ctx, &side)
-	switch {
-	case err == nil:
-		t.Transfer = &side
-	case !db.IsNoRows(err):
+	if err := withTransfers(ctx, idb, familyID, t); err != nil {
 		return nil, err
 	}
-	return &t, nil
+	err = idb.NewSelect().Model(&t[0].Splits).Where("e.parent_id = ? AND e.family_id = ?", id, familyID).
+		OrderExpr("e.amount DESC, e.id").Scan(ctx)
+	return &t[0], err
 }

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"time"
 
@@ -175,6 +176,120 @@ func SetAccountStatus(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, s
 		return apperr.New(apperr.NotFound, "account not found")
 	}
 	return nil
+}
+
+// AccountChanges are the fields of an account a client changes: nil leaves a field as it is.
+type AccountChanges struct {
+	Name    *string
+	Subtype *string
+	Status  *string // active or disabled (closed)
+}
+
+// Validate reports the problems of the changes that need no account: a status other than
+// active or disabled. Name and subtype are checked as the account's form checks them, against
+// its type, by ChangeAccount.
+func (ch *AccountChanges) Validate() error {
+	var v apperr.Validation
+	if ch.Status != nil && *ch.Status != AccountActive && *ch.Status != AccountDisabled {
+		v.Add("status", "Status must be active or disabled")
+	}
+	return v.Err()
+}
+
+// ChangeAccount applies the changes to the family's account, with the account form's rules,
+// reporting every problem at once.
+func ChangeAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, ch AccountChanges) (*Account, error) {
+	a := new(Account)
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := tx.NewSelect().Model(a).Where("id = ? AND family_id = ?", id, familyID).For("UPDATE").Scan(ctx); err != nil {
+			return notFound(err, "account")
+		}
+		in := AccountInput{Name: a.Name, AccountableType: a.AccountableType, Subtype: a.Subtype}
+		if ch.Name != nil {
+			in.Name = *ch.Name
+		}
+		if ch.Subtype != nil {
+			in.Subtype = strings.TrimSpace(*ch.Subtype)
+		}
+		var v apperr.Validation
+		v.Merge(ch.Validate())
+		v.Merge(in.Validate(false))
+		if err := v.Err(); err != nil {
+			return err
+		}
+		status := a.Status
+		if ch.Status != nil {
+			status = *ch.Status
+		}
+		return tx.NewUpdate().Model(a).Set("name = ?", in.Name).Set("subtype = ?", in.Subtype).Set("status = ?", status).
+			Set("updated_at = now()").WherePK().Returning("*").Scan(ctx)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// AccountDeletion is what deleting an account removes with it.
+type AccountDeletion struct {
+	Transactions int // its transactions (split parts not counted)
+	Entries      int // every entry: transactions, their split parts, trades and valuations
+}
+
+// DeleteAccount deletes the family's account with everything that hangs on it: entries (and
+// so trades, valuations, split parts and transfers), holdings, balances, identifiers and
+// import profiles. confirm must be the account's exact name; otherwise the deletion is refused
+// on confirm, saying what would go, which is the one confirmation rule of the API and the
+// page. An account that an import is publishing into or reverting is refused (Conflict). The
+// other sides of its transfers count as spending or income again, and import mappings to it
+// are cleared, so a pending import asks for an account again.
+func DeleteAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, confirm string) (*AccountDeletion, error) {
+	var del AccountDeletion
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		a := new(Account)
+		// Locked: a publish writing entries into it waits (their foreign key), or it waits for one.
+		if err := tx.NewSelect().Model(a).Where("id = ? AND family_id = ?", id, familyID).For("UPDATE").Scan(ctx); err != nil {
+			return notFound(err, "account")
+		}
+		if err := tx.NewRaw(`SELECT count(*) FILTER (WHERE kind = 'transaction' AND parent_id IS NULL), count(*)
+			FROM entries WHERE account_id = ?`, id).Scan(ctx, &del.Transactions, &del.Entries); err != nil {
+			return err
+		}
+		if strings.TrimSpace(confirm) != a.Name {
+			var v apperr.Validation
+			v.Add("confirm", fmt.Sprintf("Deleting “%s” deletes its %d %s (%d %s in all) and cannot be undone: confirm with the account's exact name",
+				a.Name, del.Transactions, plural(del.Transactions, "transaction", "transactions"), del.Entries, plural(del.Entries, "entry", "entries")))
+			return v.Err()
+		}
+		var busy []string
+		if err := tx.NewRaw(`SELECT i.id::text FROM imports i
+			WHERE i.family_id = ? AND i.status IN ('importing', 'reverting') AND (i.account_id = ?
+				OR EXISTS (SELECT 1 FROM import_mappings m WHERE m.import_id = i.id AND m.kind = 'account' AND m.target_id = ?)
+				OR EXISTS (SELECT 1 FROM entries e WHERE e.import_id = i.id AND e.account_id = ?))`,
+			familyID, id, id, id).Scan(ctx, &busy); err != nil && !isNoRows(err) {
+			return err
+		}
+		if len(busy) > 0 {
+			return apperr.Errorf(apperr.Conflict, "An import into this account is being published or reverted (%s): delete the account once it is done",
+				strings.Join(busy, ", "))
+		}
+		// The other sides of its transfers, in other accounts, count as spending or income again.
+		if _, err := tx.NewRaw(`UPDATE entries o SET transaction_kind = 'standard', updated_at = now()
+			FROM transfers t JOIN entries e ON e.id IN (t.inflow_entry_id, t.outflow_entry_id)
+			WHERE t.family_id = ? AND e.account_id = ? AND o.id IN (t.inflow_entry_id, t.outflow_entry_id) AND o.account_id <> ?`,
+			familyID, id, id).Exec(ctx); err != nil {
+			return err
+		}
+		if err := forgetMappings(ctx, tx, familyID, "account", id, nil); err != nil {
+			return err
+		}
+		_, err := tx.NewDelete().Model(a).WherePK().Exec(ctx)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	return &del, nil
 }
 
 // AccountByID returns the family's account with id.

@@ -53,6 +53,7 @@ type EntryRow struct {
 	Entry        `bun:",extend"`
 	AccountName  string `bun:"account_name"`
 	CategoryName string `bun:"category_name"`
+	MerchantName string `bun:"merchant_name"`
 	// The transfer the entry is a side of, with the other side's account; nil when none.
 	TransferID       *uuid.UUID `bun:"transfer_id"`
 	TransferStatus   string     `bun:"transfer_status"`
@@ -69,20 +70,27 @@ type EntryFilter struct {
 	ID        *uuid.UUID // the one entry
 }
 
-// Entries returns one page of the family's entries, newest first, and whether more follow.
-func Entries(ctx context.Context, db bun.IDB, f EntryFilter, p Page) ([]EntryRow, bool, error) {
-	var rows []EntryRow
-	q := db.NewSelect().Model(&rows).
+// EntryRows selects entries as lists show them: with their account's, category's and
+// merchant's names and the transfer they are a side of. The caller adds where, order and limit.
+func EntryRows(db bun.IDB, rows *[]EntryRow) *bun.SelectQuery {
+	return db.NewSelect().Model(rows).
 		ColumnExpr("e.*").
 		ColumnExpr("a.name AS account_name").
-		ColumnExpr("coalesce(c.name, '') AS category_name").
+		ColumnExpr("coalesce(c.name, '') AS category_name, coalesce(m.name, '') AS merchant_name").
 		ColumnExpr("t.id AS transfer_id, coalesce(t.status, '') AS transfer_status, coalesce(t.other_account_name, '') AS other_account_name").
 		Join("JOIN accounts AS a ON a.id = e.account_id").
 		Join("LEFT JOIN categories AS c ON c.id = e.category_id").
+		Join("LEFT JOIN merchants AS m ON m.id = e.merchant_id").
 		Join(`LEFT JOIN LATERAL (SELECT t.id, t.status, oa.name AS other_account_name FROM transfers t
 			JOIN entries o ON o.id = CASE WHEN t.inflow_entry_id = e.id THEN t.outflow_entry_id ELSE t.inflow_entry_id END
 			JOIN accounts oa ON oa.id = o.account_id
-			WHERE t.inflow_entry_id = e.id OR t.outflow_entry_id = e.id) AS t ON true`).
+			WHERE t.inflow_entry_id = e.id OR t.outflow_entry_id = e.id) AS t ON true`)
+}
+
+// Entries returns one page of the family's entries, newest first, and whether more follow.
+func Entries(ctx context.Context, db bun.IDB, f EntryFilter, p Page) ([]EntryRow, bool, error) {
+	var rows []EntryRow
+	q := EntryRows(db, &rows).
 		Where("e.family_id = ?", f.FamilyID).
 		Where("e.parent_id IS NULL").
 		OrderExpr("e.date DESC, e.id DESC").

@@ -25,6 +25,17 @@ type Family struct {
 	UpdatedAt  time.Time `bun:"updated_at,nullzero,default:now()"`
 }
 
+// Today is the date in the family's time zone (UTC when it names none Go knows), at midnight
+// UTC as Tally keeps dates.
+func (f *Family) Today() time.Time {
+	loc, err := time.LoadLocation(f.Timezone)
+	if err != nil {
+		loc = time.UTC
+	}
+	y, m, d := time.Now().In(loc).Date()
+	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+}
+
 // CreateFamily inserts a family named name with currency (USD when empty).
 func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Family, error) {
 	name = strings.TrimSpace(name)

@@ -23,6 +23,9 @@ func notFound(err error, what string) error {
 	return err
 }
 
+// isNoRows reports whether err means a query found nothing.
+func isNoRows(err error) bool { return errors.Is(err, sql.ErrNoRows) }
+
 // Page selects one page of a list. Number starts at 1.
 type Page struct {
 	Number int

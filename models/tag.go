@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
@@ -9,18 +10,97 @@ import (
 	"tally/internal/apperr"
 )
 
+// Tag labels a family's transactions across categories ("vacation", "tax deductible").
+type Tag struct {
+	bun.BaseModel `bun:"table:tags,alias:t"`
+
+	ID        uuid.UUID  `bun:"id,pk,type:uuid"`
+	FamilyID  uuid.UUID  `bun:"family_id,type:uuid"`
+	Name      string     `bun:"name"`
+	Color     string     `bun:"color"`
+	ImportID  *uuid.UUID `bun:"import_id,type:uuid"`
+	CreatedAt time.Time  `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt time.Time  `bun:"updated_at,nullzero,default:now()"`
+	// TransactionsCount is how many transactions carry the tag, as Tags and TagByID read it.
+	TransactionsCount int `bun:"transactions_count,scanonly"`
+}
+
+// defaultTagColor is a new tag's colour when none is given (the table's default).
+const defaultTagColor = "#e99537"
+
+// TagInput is a tag to create, or the fields of one to change: nil leaves a field as it is.
+type TagInput struct {
+	Name  *string
+	Color *string
+}
+
+// Validate normalises the input and reports every problem with it. Creating needs a name.
+func (in *TagInput) Validate(creating bool) error {
+	var v apperr.Validation
+	validName(&v, in.Name, creating)
+	validColor(&v, in.Color, false)
+	return v.Err()
+}
+
+// tagCounts counts the family's entries per tag.
+const tagCounts = `SELECT u.id, count(*) AS count FROM entries, unnest(tag_ids) AS u(id)
+	WHERE family_id = ? AND tag_ids <> '{}' GROUP BY u.id`
+
+// Tags returns one page of the family's tags by name, and how many there are.
+func Tags(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Tag, int, error) {
+	list := []Tag{}
+	if err := withCounts(db, &list, "t", tagCounts, familyID).OrderExpr("lower(t.name), t.name, t.id").
+		Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
+		return nil, 0, err
+	}
+	total, err := db.NewSelect().Model((*Tag)(nil)).Where("family_id = ?", familyID).Count(ctx)
+	return list, int(total), err
+}
+
+// TagByID returns the family's tag with id.
+func TagByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Tag, error) {
+	t := new(Tag)
+	err := withCounts(db, t, "t", tagCounts, familyID).Where("t.id = ?", id).Scan(ctx)
+	return t, notFound(err, "tag")
+}
+
+// CreateTag creates a tag in the family.
+func CreateTag(ctx context.Context, db bun.IDB, familyID uuid.UUID, in TagInput) (*Tag, error) {
+	if err := in.Validate(true); err != nil {
+		return nil, err
+	}
+	t := &Tag{ID: newID(), FamilyID: familyID, Name: *in.Name, Color: defaultTagColor}
+	assign(&t.Color, in.Color)
+	if _, err := db.NewInsert().Model(t).Exec(ctx); err != nil {
+		return nil, nameTaken(err, t.Name)
+	}
+	return t, nil
+}
+
+// UpdateTag changes the fields of in on the family's tag.
+func UpdateTag(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in TagInput) (*Tag, error) {
+	if err := in.Validate(false); err != nil {
+		return nil, err
+	}
+	q := db.NewUpdate().Model((*Tag)(nil))
+	if err := updateNamed(ctx, q, "tag", familyID, id, map[string]*string{"name": in.Name, "color": in.Color}); err != nil {
+		return nil, err
+	}
+	return TagByID(ctx, db, familyID, id)
+}
+
 // DeleteTag deletes one of the family's tags and takes it off every entry that carries it.
-// Entries hold their tags in an array, which no foreign key can clean up.
+// Entries hold their tags in an array, which no foreign key can clean up. A tag that a rule
+// adds is refused (Conflict): the rule would go on adding the deleted id.
 func DeleteTag(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) error {
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		res, err := tx.NewRaw("DELETE FROM tags WHERE id = ? AND family_id = ?", id, familyID).Exec(ctx)
-		if err != nil {
+		if err := deleteUnreferenced(ctx, tx, "tags", "tag", familyID, id); err != nil {
 			return err
 		}
-		if n, _ := res.RowsAffected(); n == 0 {
-			return apperr.New(apperr.NotFound, "tag not found")
+		if err := forgetMappings(ctx, tx, familyID, "tag", id, nil); err != nil {
+			return err
 		}
-		_, err = tx.NewRaw(`UPDATE entries SET tag_ids = array_remove(tag_ids, ?), updated_at = now()
+		_, err := tx.NewRaw(`UPDATE entries SET tag_ids = array_remove(tag_ids, ?), updated_at = now()
 			WHERE family_id = ? AND tag_ids @> ARRAY[?::uuid]`, id, familyID, id).Exec(ctx)
 		return err
 	})

@@ -166,6 +166,21 @@ func Unlink(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
 	})
 }
 
+// Release ends the transfer the transaction entryID is a side of, if any, before the
+// transaction goes: the other side becomes a standard transaction again, free to be matched.
+// Unlike Unlink it records no rejected pair, since one side is leaving.
+func Release(ctx context.Context, idb bun.IDB, familyID, entryID uuid.UUID) error {
+	_, err := idb.NewRaw(`WITH t AS (
+			DELETE FROM transfers WHERE family_id = ? AND ? IN (inflow_entry_id, outflow_entry_id)
+			RETURNING CASE WHEN inflow_entry_id = ? THEN outflow_entry_id ELSE inflow_entry_id END AS other_id)
+		UPDATE entries SET transaction_kind = 'standard', updated_at = now() FROM t WHERE entries.id = t.other_id`,
+		familyID, entryID, entryID).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("release transfer of %s: %w", entryID, err)
+	}
+	return nil
+}
+
 // Link makes two of the family's transactions one transfer, as a person says: one an outflow,
 // the other an inflow in another account, dated within ManualDays. In one currency their
 // amounts must be opposite; in two, each keeps its own amount. A pair rejected before is

@@ -48,6 +48,25 @@ type Form struct {
 	Errors map[string][]string
 	// Message is an error about the form as a whole.
 	Message string
+	// Prefix sets the form's element ids (and test ids) apart from another form's of the
+	// same page with fields of the same names.
+	Prefix string
+}
+
+// ID is the id of field's input, also its test id.
+func (f *Form) ID(field string) string {
+	if f == nil {
+		return "field-" + field
+	}
+	return f.Prefix + "field-" + field
+}
+
+// ErrorID is the id of field's error message.
+func (f *Form) ErrorID(field string) string {
+	if f == nil {
+		return "error-" + field
+	}
+	return f.Prefix + "error-" + field
 }
 
 // Value returns the submitted value of field.

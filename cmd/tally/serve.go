@@ -237,6 +237,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		return err
 	}
 	deps.Bank, deps.BankQueue, deps.Jobs = opts.Bank, jobs.BankEnqueuer{Client: river}, river
+	deps.Webhooks = opts.Webhooks
 	h := handlers.New(deps)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
@@ -314,12 +315,17 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 	return stopJobs(river)
 }
 
-// jobOptions are the job client's settings for cfg: every worker, the audit retention and the
-// bank syncs.
+// jobOptions are the job client's settings for cfg: every worker, the audit retention, the
+// bank syncs and the webhook deliveries.
 func jobOptions(cfg config.Config, d *db.DB, log *slog.Logger) (jobs.Options, error) {
 	bank, err := handlers.NewBank(cfg, d, log)
 	if err != nil {
 		return jobs.Options{}, err
 	}
-	return jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank}, nil
+	hooks, err := handlers.NewWebhooks(cfg, d, log)
+	if err != nil {
+		return jobs.Options{}, err
+	}
+	return jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank,
+		Webhooks: hooks}, nil
 }

@@ -16,6 +16,7 @@ import (
 	"tally/internal/db"
 	"tally/mfa"
 	"tally/sso"
+	"tally/webhooks"
 )
 
 var (
@@ -166,7 +167,7 @@ func runSSOList(ctx context.Context, getenv func(string) string, stdout io.Write
 
 // encryptedColumns are every column stored encrypted, as the packages that own them list
 // them.
-var encryptedColumns = slices.Concat(sso.EncryptedColumns, banksync.EncryptedColumns, mfa.EncryptedColumns)
+var encryptedColumns = slices.Concat(sso.EncryptedColumns, banksync.EncryptedColumns, mfa.EncryptedColumns, webhooks.EncryptedColumns)
 
 // runBackfillEncryption encrypts every secret still stored in plaintext, and reports counts
 // per column as JSON.

@@ -150,6 +150,9 @@ func TestSSOProvidersSeedAndList(t *testing.T) {
 	if _, ok := report.Results["bank_connections.access_url"]; !ok {
 		t.Errorf("the backfill skips the bank connections: %s", bf.String())
 	}
+	if _, ok := report.Results["webhook_endpoints.secret"]; !ok {
+		t.Errorf("the backfill skips the webhook secrets: %s", bf.String())
+	}
 	var totpStored string
 	d.NewRaw("SELECT secret FROM user_totp WHERE user_id = ?", totpUser.ID).Scan(context.Background(), &totpStored)
 	if plain, wasPlain, err := keysOf(t, secret).Decrypt(totpStored, "user_totp.secret"); err != nil || wasPlain || plain != "JBSWY3DPEHPK3PXP" {

@@ -22,6 +22,7 @@ import (
 	"tally/internal/mail"
 	"tally/internal/testkit"
 	"tally/jobs"
+	"tally/webhooks"
 )
 
 // Server is Tally's real router behind a real HTTP server on loopback.
@@ -34,6 +35,8 @@ type Server struct {
 	// Imports is the server's import service; Jobs its River client.
 	Imports *imports.Service
 	Jobs    *jobs.Client
+	// Webhooks is the server's webhook service.
+	Webhooks *webhooks.Service
 }
 
 // ServerOptions adjusts a test server.
@@ -49,6 +52,9 @@ type ServerOptions struct {
 	// Localhost serves the app as http://localhost:<port> rather than 127.0.0.1: passkeys need
 	// a domain for their relying party, and browsers treat localhost as secure.
 	Localhost bool
+	// WebhookRetry replaces the webhooks' retry schedule (a day), so that a test sees
+	// deliveries retried and given up in seconds.
+	WebhookRetry *webhooks.RetryPolicy
 }
 
 // StartServer starts Tally's web app for a test, closed when the test ends.
@@ -85,7 +91,14 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if err != nil {
 		tb.Fatalf("bank sync: %v", err)
 	}
-	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), jobs.Options{Work: true, Bank: bank})
+	hooks, err := handlers.NewWebhooks(cfg, d, log)
+	if err != nil {
+		tb.Fatalf("webhooks: %v", err)
+	}
+	if opts.WebhookRetry != nil {
+		hooks.Retry = *opts.WebhookRetry
+	}
+	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), jobs.Options{Work: true, Bank: bank, Webhooks: hooks})
 	if err != nil {
 		tb.Fatalf("job client: %v", err)
 	}
@@ -109,14 +122,14 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if err := deps.LoadSSO(); err != nil {
 		tb.Fatalf("load SSO providers: %v", err)
 	}
-	deps.Bank, deps.BankQueue = bank, jobs.BankEnqueuer{Client: river}
+	deps.Bank, deps.BankQueue, deps.Webhooks = bank, jobs.BankEnqueuer{Client: river}, hooks
 	if opts.Now != nil {
 		deps.Now = opts.Now
 	}
 	srv.Config.Handler = handlers.New(deps)
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	return &Server{URL: base, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river}
+	return &Server{URL: base, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river, Webhooks: hooks}
 }
 
 // apiValidator checks API responses against Tally's OpenAPI document; it is built once per

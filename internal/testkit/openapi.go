@@ -66,8 +66,9 @@ func LoadAPIValidator(doc []byte) (*APIValidator, error) {
 		return nil, err
 	}
 	// legacy.NewRouter validates the document first, and its errors name the route that
-	// failed to match, unlike gorillamux's.
-	router, err := legacy.NewRouter(t, openapi3.EnableSchemaFormatValidation())
+	// failed to match, unlike gorillamux's. kin-openapi does not know OpenAPI 3.1's top-level
+	// webhooks (the events Tally sends), and keeps them aside unchecked.
+	router, err := legacy.NewRouter(t, openapi3.EnableSchemaFormatValidation(), openapi3.AllowExtraSiblingFields("webhooks"))
 	if err != nil {
 		return nil, err
 	}

@@ -190,6 +190,34 @@
     });
   }
 
+  // A panel that htmx opens in place (the form that fixes a transaction) takes the focus when
+  // it opens, and its Close link empties it in place rather than reloading the list.
+  document.addEventListener("click", function (e) {
+    var close = e.target.closest && e.target.closest("[data-panel-close]");
+    var panel = close && close.closest("[data-panel]");
+    if (!panel) return;
+    e.preventDefault();
+    panel.innerHTML = "";
+  });
+  // A form in a panel answers 422 with itself and its errors: that answer is shown too.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var target = e.detail.target;
+    if (e.detail.xhr.status === 422 && target.hasAttribute && target.hasAttribute("data-panel")) {
+      e.detail.shouldSwap = true;
+      e.detail.isError = false;
+    }
+  });
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var panel = e.detail.target;
+    if (!panel.hasAttribute || !panel.hasAttribute("data-panel")) return;
+    var first = panel.querySelector('[aria-invalid="true"], input:not([type="hidden"]), select, [role="status"]');
+    if (first) {
+      if (first.getAttribute("role") === "status") first.setAttribute("tabindex", "-1");
+      first.focus();
+    }
+    panel.scrollIntoView({ block: "nearest" });
+  });
+
   document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); passkeys(document); });
   document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
 })();

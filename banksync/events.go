@@ -1,0 +1,53 @@
+package banksync
+
+import (
+	"context"
+
+	"github.com/google/uuid"
+
+	"tally/internal/db"
+)
+
+// The events a sync's end sends to whoever listens (the family's webhooks).
+const (
+	EventCompleted = "bank_sync.completed"
+	EventFailed    = "bank_sync.failed"
+)
+
+// Notifier hears of syncs that end, inside the transaction that records the end, so that what
+// it does commits with the sync or not at all.
+type Notifier interface {
+	Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventType string, data any) error
+}
+
+// EventData is what a bank sync event says about the sync.
+type EventData struct {
+	ConnectionID uuid.UUID `json:"connection_id"`
+	Name         string    `json:"name"`
+	// Status is the connection's: good, or needs_token when the provider refused it.
+	Status string `json:"status"`
+	// AccountIDs are the Tally accounts linked to the connection.
+	AccountIDs []uuid.UUID `json:"account_ids"`
+	Stats      Stats       `json:"stats"`
+	Error      *string     `json:"error"`
+}
+
+// msgWriteFailed is a failed sync's error when what it read could not be written.
+const msgWriteFailed = "The sync could not save what it read, so nothing was changed. Tally tries again at the next sync."
+
+// notify tells the Notifier, if any, that c's sync ended with event, in tx.
+func (s *Service) notify(ctx context.Context, tx db.Tx, c *Connection, event, status string, stats *Stats, errMsg *string) error {
+	if s.Events == nil {
+		return nil
+	}
+	accounts := []uuid.UUID{}
+	if err := tx.NewRaw("SELECT account_id FROM bank_accounts WHERE connection_id = ? AND account_id IS NOT NULL ORDER BY account_id",
+		c.ID).Scan(ctx, &accounts); err != nil {
+		return err
+	}
+	data := EventData{ConnectionID: c.ID, Name: c.Name, Status: status, AccountIDs: accounts, Error: errMsg}
+	if stats != nil {
+		data.Stats = *stats
+	}
+	return s.Events.Emit(ctx, tx, c.FamilyID, event, data)
+}

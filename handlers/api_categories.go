@@ -1,0 +1,125 @@
+package handlers
+
+import (
+	"encoding/json"
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/models"
+)
+
+// CategoryJSON is Category in the OpenAPI document.
+type CategoryJSON struct {
+	ID                string  `json:"id"`
+	Name              string  `json:"name"`
+	Classification    string  `json:"classification"`
+	Color             string  `json:"color"`
+	Icon              string  `json:"icon"`
+	ParentID          *string `json:"parent_id"`
+	TransactionsCount int     `json:"transactions_count"`
+	CreatedAt         apiTime `json:"created_at"`
+	UpdatedAt         apiTime `json:"updated_at"`
+}
+
+func categoryJSON(c *models.Category) CategoryJSON {
+	return CategoryJSON{ID: c.ID.String(), Name: c.Name, Classification: c.Classification, Color: c.Color, Icon: c.Icon,
+		ParentID: optString(c.ParentID), TransactionsCount: c.TransactionsCount, CreatedAt: apiTime(c.CreatedAt), UpdatedAt: apiTime(c.UpdatedAt)}
+}
+
+// categoryRequest is the body of POST and PATCH /api/v1/categories: every field optional on
+// PATCH, where parent_id null makes the category a top-level one.
+type categoryRequest struct {
+	Name           *string         `json:"name"`
+	Classification *string         `json:"classification"`
+	Color          *string         `json:"color"`
+	Icon           *string         `json:"icon"`
+	ParentID       json.RawMessage `json:"parent_id"`
+}
+
+func decodeCategory(c echo.Context) (models.CategoryInput, error) {
+	var req categoryRequest
+	if err := decodeStrict(c, &req, "a category"); err != nil {
+		return models.CategoryInput{}, err
+	}
+	var v apperr.Validation
+	in := models.CategoryInput{Name: req.Name, Classification: req.Classification, Color: req.Color, Icon: req.Icon,
+		ParentID: nullableID(&v, "parent_id", req.ParentID)}
+	return in, v.Err()
+}
+
+// apiCategories is GET /api/v1/categories: a page of the family's categories by name.
+func (a *app) apiCategories(c echo.Context) error {
+	page, per := pageParams(c)
+	list, total, err := models.Categories(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.Page{Number: page, Size: per})
+	if err != nil {
+		return err
+	}
+	out := make([]CategoryJSON, len(list))
+	for i := range list {
+		out[i] = categoryJSON(&list[i])
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": pageMeta(page, per, total)})
+}
+
+// apiCategoryShow is GET /api/v1/categories/{id}.
+func (a *app) apiCategoryShow(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	cat, err := models.CategoryByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": categoryJSON(cat)})
+}
+
+// apiCategoryCreate is POST /api/v1/categories.
+func (a *app) apiCategoryCreate(c echo.Context) error {
+	in, err := decodeCategory(c)
+	if err != nil {
+		return err
+	}
+	cat, err := models.CreateCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"data": categoryJSON(cat)})
+}
+
+// apiCategoryUpdate is PATCH /api/v1/categories/{id}.
+func (a *app) apiCategoryUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	in, err := decodeCategory(c)
+	if err != nil {
+		return err
+	}
+	cat, err := models.UpdateCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": categoryJSON(cat)})
+}
+
+// apiCategoryDelete is DELETE /api/v1/categories/{id}[?replacement_id=]: a category in use
+// needs the category that takes over its transactions and rules.
+func (a *app) apiCategoryDelete(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	var v apperr.Validation
+	replacement := queryID(&v, c, "replacement_id")
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if _, err := models.DeleteCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, replacement); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}

@@ -1,0 +1,319 @@
+package handlers
+
+import (
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/imports"
+	"tally/internal/apperr"
+	"tally/ledger"
+	"tally/models"
+	"tally/views"
+)
+
+// transactionsPerPage is a page of /transactions.
+const transactionsPerPage = 50
+
+// transactionsIndex is GET /transactions: every transaction of the family, found by a search
+// and filters that live in the URL, 50 at a time. "Show older" asks htmx for the next rows
+// only; without JavaScript it is a link to the next page.
+func (a *app) transactionsIndex(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	query := url.Values{}
+	form := &views.Form{Values: map[string]string{}}
+	blanks := false
+	for key, vals := range c.QueryParams() {
+		for _, v := range vals {
+			if v == "" {
+				blanks = true
+			} else if key != "cursor" {
+				query.Add(key, v)
+			}
+		}
+		if len(vals) > 0 {
+			form.Values[key] = vals[0]
+		}
+	}
+	if blanks {
+		// The filter form sends every field; the view's URL keeps only those in use, so that
+		// it reads well as a bookmark or a shared link.
+		return c.Redirect(http.StatusSeeOther, views.TransactionsURL(query))
+	}
+	l := views.TransactionsList{Filter: form, Query: query, Here: views.TransactionsURL(query)}
+	f, err := transactionFilter(c)
+	var after *ledger.Cursor
+	if s := c.QueryParam("cursor"); s != "" && err == nil {
+		cur, cerr := ledger.ParseCursor(s)
+		if cerr == nil {
+			after, l.Deep = &cur, true
+		}
+	}
+	switch e := apperr.As(err); {
+	case e != nil && e.Code == apperr.Invalid:
+		form.Errors = e.Fields
+	case err != nil:
+		return err
+	default:
+		rows, next, err := ledger.Rows(ctx, a.DB, u.FamilyID, f, after, transactionsPerPage)
+		if err != nil {
+			return err
+		}
+		l.Rows = rows
+		if next != nil {
+			more := url.Values{}
+			for k, v := range query {
+				more[k] = v
+			}
+			more.Set("cursor", next.String())
+			l.MoreURL = views.TransactionsURL(more)
+		}
+	}
+	if isFragment(c, "tx-more") {
+		return a.render(c, http.StatusOK, views.TransactionRows(l))
+	}
+	if form.Errors == nil && !l.Deep {
+		if l.Totals, err = ledger.Totals(ctx, a.DB, u.FamilyID, f); err != nil {
+			return err
+		}
+	}
+	names, err := a.familyNames(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	all := func(label, table string) []views.SelectOption {
+		return append([]views.SelectOption{{Value: "", Label: label}}, names.lists[table]...)
+	}
+	l.Accounts, l.Categories, l.Tags = all("All accounts", "accounts"), all("All categories", "categories"), all("All tags", "tags")
+	if f.ImportID != nil {
+		l.ImportName = f.ImportID.String()
+		if im, err := imports.Get(ctx, a.DB, u.FamilyID, *f.ImportID); err == nil && im.Filename != nil {
+			l.ImportName = *im.Filename
+		}
+		rest := url.Values{}
+		for k, v := range query {
+			if k != "import_id" {
+				rest[k] = v
+			}
+		}
+		l.ClearImportURL = "/transactions"
+		if len(rest) > 0 {
+			l.ClearImportURL += "?" + rest.Encode()
+		}
+	}
+	status := http.StatusOK
+	if form.Errors != nil {
+		status = http.StatusUnprocessableEntity
+	}
+	return a.render(c, status, views.TransactionsPage(l))
+}
+
+// returnTo is where the transaction form goes back to: the list the person came from, with
+// its filters, and never another site.
+func returnTo(raw string) string {
+	if strings.HasPrefix(raw, "/transactions") && !strings.HasPrefix(raw, "//") {
+		return raw
+	}
+	return "/transactions"
+}
+
+// transactionEdit is GET /transactions/:id: the form that fixes one transaction, as the panel
+// of /transactions for htmx, or as a page.
+func (a *app) transactionEdit(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	t, err := ledger.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	return a.transactionEditForm(c, http.StatusOK, t, transactionEditValues(t), returnTo(c.QueryParam("return")))
+}
+
+// transactionEditValues is the form filled with the transaction as it is.
+func transactionEditValues(t *ledger.Transaction) *views.Form {
+	f := &views.Form{Values: map[string]string{"name": t.Name, "date": t.Date.Format(time.DateOnly), "notes": t.Notes,
+		"amount": t.Amount.Abs().StringFixed(int32(models.CurrencyDecimals(t.Currency))), "direction": "out"}}
+	if t.Amount.IsNegative() {
+		f.Values["direction"] = "in"
+	}
+	if t.CategoryID != nil {
+		f.Values["category_id"] = t.CategoryID.String()
+	}
+	if t.MerchantID != nil {
+		f.Values["merchant_id"] = t.MerchantID.String()
+	}
+	for _, id := range t.TagIDs {
+		f.Values["tag:"+id.String()] = "on"
+	}
+	if t.Excluded {
+		f.Values["excluded"] = "on"
+	}
+	return f
+}
+
+func (a *app) transactionEditForm(c echo.Context, status int, t *ledger.Transaction, form *views.Form, back string) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	form.Prefix = "tx-" // the list's filters above have fields of the same names
+	names, err := a.familyNames(ctx, u.FamilyID)
+	if err != nil {
+		return err
+	}
+	row, err := a.entryRow(c, t.ID)
+	if err != nil {
+		return err
+	}
+	none := func(table string) []views.SelectOption {
+		return append([]views.SelectOption{{Value: "", Label: "— none"}}, names.lists[table]...)
+	}
+	e := views.TransactionEdit{Form: form, Entry: row, Manual: t.Source != nil && *t.Source == "manual",
+		Categories: none("categories"), Merchants: none("merchants"), Tags: names.lists["tags"], Return: back}
+	if isFragment(c, "tx-panel") {
+		return a.render(c, status, views.TransactionEditPanel(e))
+	}
+	return a.render(c, status, views.TransactionEditPage(e))
+}
+
+// entryRow is one of the family's transactions as lists show it.
+func (a *app) entryRow(c echo.Context, id uuid.UUID) (models.EntryRow, error) {
+	rows, _, err := models.Entries(c.Request().Context(), a.DB, models.EntryFilter{FamilyID: currentUser(c).FamilyID, ID: &id}, models.Page{Number: 1, Size: 1})
+	if err != nil {
+		return models.EntryRow{}, err
+	}
+	if len(rows) == 0 {
+		return models.EntryRow{}, apperr.New(apperr.NotFound, "Transaction not found")
+	}
+	return rows[0], nil
+}
+
+// transactionUpdate is POST /transactions/:id: what the person changed on the form, and only
+// that, is saved (and locked against rules); an error shows on its field and nothing is saved.
+func (a *app) transactionUpdate(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	t, err := ledger.Get(ctx, a.DB, u.FamilyID, id)
+	if err != nil {
+		return err
+	}
+	form := formOf(c, "name", "date", "amount", "direction", "category_id", "merchant_id", "notes", "excluded")
+	params, _ := c.FormParams()
+	for _, tag := range params["tag_ids"] {
+		form.Values["tag:"+tag] = "on"
+	}
+	back := returnTo(c.FormValue("return"))
+	p, err := transactionFormPatch(form, params["tag_ids"], t)
+	if err == nil && !p.Empty() {
+		_, err = ledger.Update(ctx, a.DB, u.FamilyID, id, p)
+	}
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			for field := range form.Errors {
+				if strings.HasPrefix(field, "tag_ids[") {
+					form.Errors["tag_ids"] = append(form.Errors["tag_ids"], form.Errors[field]...)
+				}
+			}
+			return a.transactionEditForm(c, status, t, form, back)
+		}
+		return err
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		row, err := a.entryRow(c, id)
+		if err != nil {
+			return err
+		}
+		return a.render(c, http.StatusOK, views.TransactionSaved(row, back))
+	}
+	a.flash(c, "success", "Saved “"+t.Name+"”.")
+	return redirect(c, back)
+}
+
+// transactionFormPatch is the change the form makes to t: the fields whose value differs from
+// the transaction's, so that saving the form locks only what the person changed.
+func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction) (ledger.Patch, error) {
+	var p ledger.Patch
+	var v apperr.Validation
+	ref := func(field string, current *uuid.UUID) *ledger.Ref {
+		raw := form.Value(field)
+		if raw == "" {
+			if current == nil {
+				return nil
+			}
+			return &ledger.Ref{}
+		}
+		id, err := uuid.Parse(raw)
+		if err != nil {
+			v.Add(field, "Choose one from the list.")
+			return nil
+		}
+		if current != nil && *current == id {
+			return nil
+		}
+		return &ledger.Ref{ID: &id}
+	}
+	p.Category, p.Merchant = ref("category_id", t.CategoryID), ref("merchant_id", t.MerchantID)
+	var tagIDs []uuid.UUID
+	for _, raw := range tags {
+		id, err := uuid.Parse(raw)
+		if err != nil {
+			v.Add("tag_ids", "Choose tags from the list.")
+			continue
+		}
+		tagIDs = append(tagIDs, id)
+	}
+	if !sameIDs(tagIDs, t.TagIDs) {
+		p.TagIDs = &tagIDs
+	}
+	if notes := strings.TrimSpace(form.Value("notes")); notes != t.Notes {
+		p.Notes = &notes
+	}
+	if excluded := form.Value("excluded") == "on"; excluded != t.Excluded {
+		p.Excluded = &excluded
+	}
+	if t.Source != nil && *t.Source == "manual" {
+		if name := strings.TrimSpace(form.Value("name")); name != t.Name {
+			p.Name = &name
+		}
+		switch d, err := time.Parse(time.DateOnly, strings.TrimSpace(form.Value("date"))); {
+		case err != nil:
+			v.Add("date", "Date "+form.Value("date")+" is not a date such as 2026-11-25.")
+		case !d.Equal(t.Date):
+			p.Date = &d
+		}
+		switch amount, err := models.ParseAmount(form.Value("amount"), t.Currency); {
+		case err != nil:
+			v.Add("amount", "Amount: "+apperr.As(err).Message)
+		case !amount.IsPositive():
+			v.Add("amount", "Amount must be more than zero; choose money in or money out for its direction.")
+		default:
+			if form.Value("direction") == "in" {
+				amount = amount.Neg()
+			}
+			if !amount.Equal(t.Amount) {
+				p.Amount = &amount
+			}
+		}
+	}
+	return p, v.Err()
+}
+
+// sameIDs reports whether a and b hold the same ids, in any order.
+func sameIDs(a, b []uuid.UUID) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for _, id := range a {
+		if !slices.Contains(b, id) {
+			return false
+		}
+	}
+	return true
+}

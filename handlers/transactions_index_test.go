@@ -1,0 +1,76 @@
+package handlers_test
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+)
+
+// TestTransactionsPage reads /transactions as a browser without JavaScript and as htmx: an
+// import's page links to exactly its transactions, "Show older" is a plain link to the next
+// page and, for htmx, only the next rows; blank filters are dropped from the URL; and another
+// family's import shows nothing of theirs.
+func TestTransactionsPage(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
+	csv := "date,amount,name\n"
+	for i := 1; i <= 60; i++ {
+		csv += fmt.Sprintf("2026-01-%02d,-1,Imported %02d\n", i%28+1, i)
+	}
+	imp := e.publish(t, map[string]any{"raw_file_content": csv, "date_format": "%Y-%m-%d", "account_id": acct})
+	e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-01", "amount": "5", "name": "By hand"})
+	c := apptest.NewClient(t, e.srv)
+	c.SignIn(e.user.Email, testkit.Password)
+
+	page := c.Get("/imports/" + imp.Data.ID)
+	link, ok := page.Doc(t).Find(`[data-testid="import-transactions"]`).Attr("href")
+	if !ok || link != "/transactions?import_id="+imp.Data.ID {
+		t.Fatalf("the import page's link to its transactions: %q", link)
+	}
+	first := c.Get(link)
+	doc := first.Doc(t)
+	if n := doc.Find(`[data-testid="tx-row"]`).Length(); first.Status != http.StatusOK || n != 50 {
+		t.Fatalf("first page: %d, %d rows", first.Status, n)
+	}
+	if got := doc.Find(`[data-testid="tx-count"]`).Text(); got != "60" {
+		t.Errorf("the import's count is %q, want 60 (the one by hand is not its)", got)
+	}
+	if name := doc.Find(`[data-testid="tx-import-filter"]`).Text(); !strings.Contains(name, "import.csv") {
+		t.Errorf("the import filter says %q", name)
+	}
+	more, ok := doc.Find(`[data-testid="tx-more"]`).Attr("href")
+	if !ok {
+		t.Fatal("no link to older transactions")
+	}
+
+	second := c.Get(more)
+	doc2 := second.Doc(t)
+	if n := doc2.Find(`[data-testid="tx-row"]`).Length(); n != 10 || doc2.Find(`[data-testid="tx-more"]`).Length() != 0 ||
+		doc2.Find(`[data-testid="tx-first-page"]`).Length() != 1 {
+		t.Errorf("the second page without JavaScript: %d rows, more %d, back link %d", n,
+			doc2.Find(`[data-testid="tx-more"]`).Length(), doc2.Find(`[data-testid="tx-first-page"]`).Length())
+	}
+	frag := c.Do(http.MethodGet, more, nil, map[string]string{"HX-Request": "true", "HX-Target": "tx-more"})
+	// Table rows alone: an HTML parser would drop them outside a table, so count the markup.
+	if strings.Count(frag.Body, `data-testid="tx-row"`) != 10 || strings.Contains(frag.Body, "<nav") || strings.Contains(frag.Body, "<form") {
+		t.Errorf("the htmx answer is not just the rows: %.300s", frag.Body)
+	}
+
+	blank := c.Do(http.MethodGet, "/transactions?q=by&account_id=&tag_id=&min_amount=", nil, nil)
+	if blank.Status != http.StatusSeeOther || blank.Location() != "/transactions?q=by" {
+		t.Errorf("blank filters: %d to %q", blank.Status, blank.Location())
+	}
+
+	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
+	oc := apptest.NewClient(t, e.srv)
+	oc.SignIn(other.Email, testkit.Password)
+	theirs := oc.Get(link)
+	if d := theirs.Doc(t); theirs.Status != http.StatusOK || d.Find(`[data-testid="tx-row"]`).Length() != 0 || d.Find(`[data-testid="tx-empty"]`).Length() != 1 {
+		t.Errorf("another family sees this import's transactions: %d", theirs.Status)
+	}
+}

@@ -1,0 +1,217 @@
+package ledger
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+	"tally/models"
+)
+
+// Filter selects a family's transactions. Zero fields select everything.
+type Filter struct {
+	AccountIDs []uuid.UUID
+	// Start and End bound the date, both included.
+	Start, End *time.Time
+	CategoryID *uuid.UUID
+	TagID      *uuid.UUID
+	MerchantID *uuid.UUID
+	ImportID   *uuid.UUID
+	// Query is found in the name, the notes or the merchant's name, whatever the case.
+	Query string
+	// MinAmount and MaxAmount bound the ledger amount (positive for money out), both included.
+	MinAmount, MaxAmount *decimal.Decimal
+	Pending              *bool
+	Kind                 string // a transaction_kind such as funds_movement
+}
+
+// Cursor is the place in a list after which the next page starts: the last transaction of the
+// page before, in the lists' order (date, then id, both descending).
+type Cursor struct {
+	Date time.Time
+	ID   uuid.UUID
+}
+
+// String is the cursor as clients hold it: opaque, URL-safe.
+func (c Cursor) String() string {
+	return base64.RawURLEncoding.EncodeToString([]byte(c.Date.Format(time.DateOnly) + "_" + c.ID.String()))
+}
+
+// ParseCursor reads a cursor made by Cursor.String.
+func ParseCursor(s string) (Cursor, error) {
+	bad := apperr.New(apperr.Invalid, "cursor is not one this API gave: pass meta.next_cursor of the page before, unchanged").
+		WithFields(map[string][]string{"cursor": {"cursor is not a cursor from meta.next_cursor"}})
+	raw, err := base64.RawURLEncoding.DecodeString(s)
+	if err != nil {
+		return Cursor{}, bad
+	}
+	date, id, ok := strings.Cut(string(raw), "_")
+	if !ok {
+		return Cursor{}, bad
+	}
+	var c Cursor
+	if c.Date, err = time.Parse(time.DateOnly, date); err != nil {
+		return Cursor{}, bad
+	}
+	if c.ID, err = uuid.Parse(id); err != nil {
+		return Cursor{}, bad
+	}
+	return c, nil
+}
+
+// MaxPage is the most transactions one page holds.
+const MaxPage = 500
+
+// List returns up to limit of the family's transactions matching f, newest first, that come
+// after the cursor (from the first when it is nil), and the cursor of the next page (nil on
+// the last). Each page is read off the (family, date, id) index from its cursor, so every
+// page costs the same however deep the client has walked.
+func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after *Cursor, limit int) ([]Transaction, *Cursor, error) {
+	var rows []Transaction
+	next, err := page(ctx, idb.NewSelect().Model(&rows), &rows, familyID, f, after, limit, func(t *Transaction) *models.Entry { return &t.Entry })
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := withTransfers(ctx, idb, familyID, rows); err != nil {
+		return nil, nil, err
+	}
+	return rows, next, nil
+}
+
+// Rows is List as pages show it: each transaction with the names of its account, category and
+// merchant, and its transfer.
+func Rows(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after *Cursor, limit int) ([]models.EntryRow, *Cursor, error) {
+	var rows []models.EntryRow
+	next, err := page(ctx, models.EntryRows(idb, &rows), &rows, familyID, f, after, limit, func(r *models.EntryRow) *models.Entry { return &r.Entry })
+	return rows, next, err
+}
+
+// page reads into rows, through q (a select of entries as e), one page of the family's
+// transactions matching f after the cursor, and returns the next page's cursor. It reads one
+// row more than the page to know whether another follows.
+func page[T any](ctx context.Context, q *bun.SelectQuery, rows *[]T, familyID uuid.UUID, f Filter, after *Cursor, limit int, entry func(*T) *models.Entry) (*Cursor, error) {
+	limit = min(max(limit, 1), MaxPage)
+	q.Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
+		OrderExpr("e.date DESC, e.id DESC").Limit(int64(limit + 1))
+	if after != nil {
+		// A row comparison in the index's order: the scan starts at the cursor.
+		q.Where("(e.date, e.id) < (?::date, ?::uuid)", after.Date, after.ID)
+	}
+	f.apply(q)
+	if err := q.Scan(ctx); err != nil {
+		return nil, fmt.Errorf("list transactions: %w", err)
+	}
+	if len(*rows) <= limit {
+		return nil, nil
+	}
+	*rows = (*rows)[:limit]
+	last := entry(&(*rows)[limit-1])
+	return &Cursor{Date: last.Date, ID: last.ID}, nil
+}
+
+func (f Filter) apply(q *bun.SelectQuery) {
+	if len(f.AccountIDs) > 0 {
+		q.Where("e.account_id IN (?)", bun.In(f.AccountIDs))
+	}
+	if f.Start != nil {
+		q.Where("e.date >= ?::date", *f.Start)
+	}
+	if f.End != nil {
+		q.Where("e.date <= ?::date", *f.End)
+	}
+	if f.CategoryID != nil {
+		q.Where("e.category_id = ?", *f.CategoryID)
+	}
+	if f.TagID != nil {
+		q.Where("e.tag_ids @> ARRAY[?::uuid]", *f.TagID)
+	}
+	if f.MerchantID != nil {
+		q.Where("e.merchant_id = ?", *f.MerchantID)
+	}
+	if f.ImportID != nil {
+		q.Where("e.import_id = ?", *f.ImportID)
+	}
+	if s := strings.TrimSpace(f.Query); s != "" {
+		pattern := "%" + likeEscaper.Replace(s) + "%"
+		q.Where(`(e.name ILIKE ? OR e.notes ILIKE ?
+			OR EXISTS (SELECT 1 FROM merchants mq WHERE mq.id = e.merchant_id AND mq.name ILIKE ?))`, pattern, pattern, pattern)
+	}
+	if f.MinAmount != nil {
+		q.Where("e.amount >= ?", *f.MinAmount)
+	}
+	if f.MaxAmount != nil {
+		q.Where("e.amount <= ?", *f.MaxAmount)
+	}
+	if f.Pending != nil {
+		q.Where("e.pending = ?", *f.Pending)
+	}
+	if f.Kind != "" {
+		q.Where("e.transaction_kind = ?", f.Kind)
+	}
+}
+
+// Total is how many transactions a filter selects, and the money in and out among them, in
+// one currency.
+type Total struct {
+	Currency string          `bun:"currency"`
+	Count    int             `bun:"count"`
+	Inflow   decimal.Decimal `bun:"inflow"`
+	Outflow  decimal.Decimal `bun:"outflow"`
+}
+
+// Totals sums the family's transactions matching f, per currency, the most used first.
+func Totals(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter) ([]Total, error) {
+	var out []Total
+	q := idb.NewSelect().TableExpr("entries AS e").
+		ColumnExpr("e.currency, count(*) AS count").
+		ColumnExpr("coalesce(-sum(e.amount) FILTER (WHERE e.amount < 0), 0) AS inflow").
+		ColumnExpr("coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS outflow").
+		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
+		GroupExpr("e.currency").OrderExpr("count(*) DESC, e.currency")
+	f.apply(q)
+	if err := q.Scan(ctx, &out); err != nil {
+		return nil, fmt.Errorf("total transactions: %w", err)
+	}
+	return out, nil
+}
+
+// likeEscaper makes a search text match itself in ILIKE, percent signs and all.
+var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
+
+// withTransfers sets the transfer each of the transactions is a side of, in one query.
+func withTransfers(ctx context.Context, idb bun.IDB, familyID uuid.UUID, rows []Transaction) error {
+	if len(rows) == 0 {
+		return nil
+	}
+	ids := make([]uuid.UUID, len(rows))
+	at := make(map[uuid.UUID]int, len(rows))
+	for i := range rows {
+		ids[i], at[rows[i].ID] = rows[i].ID, i
+	}
+	var sides []struct {
+		TransferSide
+		EntryID uuid.UUID `bun:"entry_id"`
+	}
+	err := idb.NewRaw(`SELECT t.id, t.status, s.entry_id, o.id AS other_entry_id, o.account_id AS other_account_id
+		FROM transfers t
+		CROSS JOIN LATERAL (VALUES (t.inflow_entry_id, t.outflow_entry_id), (t.outflow_entry_id, t.inflow_entry_id)) AS s (entry_id, other_id)
+		JOIN entries o ON o.id = s.other_id
+		WHERE t.family_id = ? AND s.entry_id IN (?)
+			AND (t.inflow_entry_id IN (?) OR t.outflow_entry_id IN (?))`,
+		familyID, bun.In(ids), bun.In(ids), bun.In(ids)).Scan(ctx, &sides)
+	if err != nil {
+		return fmt.Errorf("transfers of transactions: %w", err)
+	}
+	for _, s := range sides {
+		side := s.TransferSide
+		rows[at[s.EntryID]].Transfer = &side
+	}
+	return nil
+}

@@ -1,0 +1,122 @@
+package ledger_test
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/testkit"
+	"tally/ledger"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
+
+// lastQuery keeps the last SELECT from entries a bun query ran.
+type lastQuery struct {
+	mu  sync.Mutex
+	sql string
+}
+
+func (h *lastQuery) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
+
+func (h *lastQuery) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
+	if strings.HasPrefix(ev.Query, "SELECT") && strings.Contains(ev.Query, `FROM "entries"`) {
+		h.mu.Lock()
+		h.sql = ev.Query
+		h.mu.Unlock()
+	}
+}
+
+// planNode is a node of EXPLAIN (ANALYZE, FORMAT JSON).
+type planNode struct {
+	Type       string     `json:"Node Type"`
+	Index      string     `json:"Index Name"`
+	IndexCond  string     `json:"Index Cond"`
+	ActualRows float64    `json:"Actual Rows"`
+	Plans      []planNode `json:"Plans"`
+}
+
+func (n planNode) walk(fn func(planNode)) {
+	fn(n)
+	for _, c := range n.Plans {
+		c.walk(fn)
+	}
+}
+
+// TestListPageIsReadOffTheIndex checks the plan of a page deep in a family's transactions,
+// among another family's: an index scan of (family, date, id) that starts at the cursor and
+// reads one page's rows, with no sort. That is what keeps the last page as cheap as the first.
+func TestListPageIsReadOffTheIndex(t *testing.T) {
+	t.Parallel()
+	d := testkit.MustOpenDB(t)
+	ctx := context.Background()
+	var families [2]struct{ id, acct string }
+	for i := range families {
+		u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+		families[i].id = u.FamilyID.String()
+		families[i].acct = testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0").ID.String()
+		if _, err := d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
+			SELECT gen_random_uuid(), ?, ?, 'transaction', date '2026-11-01' - (i % 700), i % 300, 'USD', 'Shop ' || i
+			FROM generate_series(1, 30000) AS i`, families[i].id, families[i].acct).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := d.NewRaw("ANALYZE entries").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	familyID := uuid.MustParse(families[0].id)
+
+	// Walk to a page deep in the list, then capture its query.
+	var after *ledger.Cursor
+	for range 40 {
+		_, next, err := ledger.List(ctx, d, familyID, ledger.Filter{}, after, 500)
+		if err != nil || next == nil {
+			t.Fatalf("walk: %v, next %v", err, next)
+		}
+		after = next
+	}
+	hook := &lastQuery{}
+	d.AddQueryHook(hook)
+	page, _, err := ledger.List(ctx, d, familyID, ledger.Filter{}, after, 500)
+	if err != nil || len(page) != 500 {
+		t.Fatalf("deep page: %v, %d rows", err, len(page))
+	}
+	hook.mu.Lock()
+	query := hook.sql
+	hook.mu.Unlock()
+	if query == "" {
+		t.Fatal("the list's query was not seen")
+	}
+	var out []struct {
+		Plan planNode `json:"Plan"`
+	}
+	var raw string
+	if err := d.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+query).Scan(ctx, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	var scans []planNode
+	sorted := false
+	out[0].Plan.walk(func(n planNode) {
+		if strings.Contains(n.Type, "Sort") {
+			sorted = true
+		}
+		if n.Index == "entries_family_date_idx" {
+			scans = append(scans, n)
+		}
+	})
+	if len(scans) != 1 || sorted {
+		t.Fatalf("the page is not read off entries_family_date_idx without a sort:\n%s", raw)
+	}
+	if s := scans[0]; !strings.Contains(s.IndexCond, "ROW(") || s.ActualRows > 501 {
+		t.Errorf("the index scan does not start at the cursor (cond %q, %v rows read):\n%s", s.IndexCond, s.ActualRows, raw)
+	}
+}

@@ -1,0 +1,107 @@
+package models
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+)
+
+// Merchant is who a family's transactions are with: a shop, an employer, a landlord.
+type Merchant struct {
+	bun.BaseModel `bun:"table:merchants,alias:m"`
+
+	ID         uuid.UUID  `bun:"id,pk,type:uuid"`
+	FamilyID   uuid.UUID  `bun:"family_id,type:uuid"`
+	Name       string     `bun:"name"`
+	Color      string     `bun:"color"` // empty when none was chosen
+	WebsiteURL string     `bun:"website_url"`
+	LogoURL    string     `bun:"logo_url"`
+	ImportID   *uuid.UUID `bun:"import_id,type:uuid"`
+	CreatedAt  time.Time  `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt  time.Time  `bun:"updated_at,nullzero,default:now()"`
+	// TransactionsCount is how many transactions are with the merchant, as Merchants and
+	// MerchantByID read it.
+	TransactionsCount int `bun:"transactions_count,scanonly"`
+}
+
+// MerchantInput is a merchant to create, or the fields of one to change: nil leaves a field
+// as it is, and an empty colour or URL clears it.
+type MerchantInput struct {
+	Name       *string
+	Color      *string
+	WebsiteURL *string
+	LogoURL    *string
+}
+
+// Validate normalises the input and reports every problem with it. Creating needs a name.
+func (in *MerchantInput) Validate(creating bool) error {
+	var v apperr.Validation
+	validName(&v, in.Name, creating)
+	validColor(&v, in.Color, true)
+	validURL(&v, "website_url", in.WebsiteURL)
+	validURL(&v, "logo_url", in.LogoURL)
+	return v.Err()
+}
+
+// merchantCounts counts the family's entries per merchant.
+const merchantCounts = `SELECT merchant_id AS id, count(*) AS count FROM entries
+	WHERE family_id = ? AND merchant_id IS NOT NULL GROUP BY merchant_id`
+
+// Merchants returns one page of the family's merchants by name, and how many there are.
+func Merchants(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Merchant, int, error) {
+	list := []Merchant{}
+	if err := withCounts(db, &list, "m", merchantCounts, familyID).OrderExpr("lower(m.name), m.name, m.id").
+		Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
+		return nil, 0, err
+	}
+	total, err := db.NewSelect().Model((*Merchant)(nil)).Where("family_id = ?", familyID).Count(ctx)
+	return list, int(total), err
+}
+
+// MerchantByID returns the family's merchant with id.
+func MerchantByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Merchant, error) {
+	m := new(Merchant)
+	err := withCounts(db, m, "m", merchantCounts, familyID).Where("m.id = ?", id).Scan(ctx)
+	return m, notFound(err, "merchant")
+}
+
+// CreateMerchant creates a merchant in the family.
+func CreateMerchant(ctx context.Context, db bun.IDB, familyID uuid.UUID, in MerchantInput) (*Merchant, error) {
+	if err := in.Validate(true); err != nil {
+		return nil, err
+	}
+	m := &Merchant{ID: newID(), FamilyID: familyID, Name: *in.Name}
+	assign(&m.Color, in.Color)
+	assign(&m.WebsiteURL, in.WebsiteURL)
+	assign(&m.LogoURL, in.LogoURL)
+	if _, err := db.NewInsert().Model(m).Exec(ctx); err != nil {
+		return nil, nameTaken(err, m.Name)
+	}
+	return m, nil
+}
+
+// UpdateMerchant changes the fields of in on the family's merchant.
+func UpdateMerchant(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in MerchantInput) (*Merchant, error) {
+	if err := in.Validate(false); err != nil {
+		return nil, err
+	}
+	q := db.NewUpdate().Model((*Merchant)(nil))
+	columns := map[string]*string{"name": in.Name, "color": in.Color, "website_url": in.WebsiteURL, "logo_url": in.LogoURL}
+	if err := updateNamed(ctx, q, "merchant", familyID, id, columns); err != nil {
+		return nil, err
+	}
+	return MerchantByID(ctx, db, familyID, id)
+}
+
+// DeleteMerchant deletes the family's merchant; its transactions and recurring transactions
+// keep no merchant (the foreign keys set it NULL). A merchant that a rule names is refused
+// (Conflict): setting it would fail every later import.
+func DeleteMerchant(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) error {
+	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		return deleteUnreferenced(ctx, tx, "merchants", "merchant", familyID, id)
+	})
+}

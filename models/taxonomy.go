@@ -1,0 +1,193 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"net/url"
+	"regexp"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+)
+
+// What categories, tags and merchants share: a name unique in the family, a colour, and the
+// rules that may refer to them.
+
+var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+
+// ValidColor reports whether s is a colour as Tally stores them: #rrggbb.
+func ValidColor(s string) bool { return hexColor.MatchString(s) }
+
+// nameKeys are the family-wide unique names, by constraint, with the noun of their record.
+var nameKeys = map[string]string{
+	"categories_family_id_name_key": "category",
+	"tags_family_id_name_key":       "tag",
+	"merchants_family_id_name_key":  "merchant",
+}
+
+// nameTaken turns the unique violation of a family's category, tag or merchant name into a
+// validation error on name; other errors pass through.
+func nameTaken(err error, name string) error {
+	if c, ok := apperr.UniqueViolation(err); ok {
+		if noun, ok := nameKeys[c]; ok {
+			var v apperr.Validation
+			v.Add("name", fmt.Sprintf("A %s named “%s” already exists", noun, name))
+			return v.Err()
+		}
+	}
+	return err
+}
+
+// assign sets *dst to *src when src is given.
+func assign(dst, src *string) {
+	if src != nil {
+		*dst = *src
+	}
+}
+
+// validName trims *name and records a blank one.
+func validName(v *apperr.Validation, name *string, creating bool) {
+	if name == nil {
+		if creating {
+			v.Add("name", "Name can't be blank")
+		}
+		return
+	}
+	*name = strings.TrimSpace(*name)
+	if *name == "" {
+		v.Add("name", "Name can't be blank")
+	}
+}
+
+// validColor trims *color and records one that is not #rrggbb (or empty, where allowed).
+func validColor(v *apperr.Validation, color *string, emptyOK bool) {
+	if color == nil {
+		return
+	}
+	*color = strings.TrimSpace(*color)
+	if (*color != "" || !emptyOK) && !ValidColor(*color) {
+		v.Add("color", fmt.Sprintf("Color %q must be a hex colour such as #407706", *color))
+	}
+}
+
+// validURL trims *u and records one that is neither empty nor an absolute http(s) URL.
+func validURL(v *apperr.Validation, field string, u *string) {
+	if u == nil {
+		return
+	}
+	*u = strings.TrimSpace(*u)
+	if *u == "" {
+		return
+	}
+	p, err := url.Parse(*u)
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
+		v.Add(field, fmt.Sprintf("%s %q must be an http or https URL", field, *u))
+	}
+}
+
+// withCounts selects the family's records into model with their transactions_count: counts
+// is one grouped query over the family's entries, yielding (id, count), joined once rather
+// than run per record.
+func withCounts(db bun.IDB, model any, alias, counts string, familyID uuid.UUID) *bun.SelectQuery {
+	return db.NewSelect().Model(model).ColumnExpr(alias+".*").
+		ColumnExpr("coalesce(n.count, 0) AS transactions_count").
+		Join("LEFT JOIN ("+counts+") AS n ON n.id = "+alias+".id", familyID).
+		Where(alias+".family_id = ?", familyID)
+}
+
+// ruleRefersTo is the condition on rules r that their conditions or actions name the id given
+// as its argument. Rules keep ids inside JSON, where no foreign key reaches (imports' revert
+// asks the same).
+const ruleRefersTo = `(r.conditions::text || r.actions::text) LIKE '%' || ?::text || '%'`
+
+// ruleRef is a rule that names a record.
+type ruleRef struct {
+	ID   uuid.UUID `bun:"id"`
+	Name string    `bun:"name"`
+}
+
+// rulesReferringTo are the family's rules that name id, in the order they run.
+func rulesReferringTo(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) ([]ruleRef, error) {
+	var refs []ruleRef
+	err := idb.NewRaw("SELECT r.id, coalesce(nullif(r.name, ''), 'unnamed') AS name FROM rules r WHERE r.family_id = ? AND "+
+		ruleRefersTo+" ORDER BY r.position, r.id", familyID, id).Scan(ctx, &refs)
+	if err != nil && !isNoRows(err) {
+		return nil, err
+	}
+	return refs, nil
+}
+
+// refusedByRules is the conflict of deleting a record that rules still name: a rule setting a
+// deleted merchant would fail every later import, and a deleted tag would reappear on entries.
+func refusedByRules(noun string, rules []ruleRef) error {
+	return apperr.Errorf(apperr.Conflict, "%s use%s this %s (%s): change or delete %s first",
+		usedBy(0, len(rules)), plural(len(rules), "s", ""), noun, quoteList(rules), plural(len(rules), "it", "them"))
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+func quoteList(rules []ruleRef) string {
+	q := make([]string, len(rules))
+	for i, r := range rules {
+		q[i] = "“" + r.Name + "”"
+	}
+	return strings.Join(q, ", ")
+}
+
+// forgetMappings clears (or, with to, moves) the family's import mappings of kind that point
+// at id, so that an import published later neither writes a deleted id nor fails on it.
+func forgetMappings(ctx context.Context, idb bun.IDB, familyID uuid.UUID, kind string, id uuid.UUID, to *uuid.UUID) error {
+	_, err := idb.NewRaw(`UPDATE import_mappings m SET target_id = ? FROM imports i
+		WHERE i.id = m.import_id AND i.family_id = ? AND m.kind = ? AND m.target_id = ?`, to, familyID, kind, id).Exec(ctx)
+	return err
+}
+
+// updateNamed sets the given columns (a nil value is left alone) on the family's row of q's
+// model, a tag or a merchant: a duplicate name is named, a row of another family not found.
+func updateNamed(ctx context.Context, q *bun.UpdateQuery, noun string, familyID, id uuid.UUID, columns map[string]*string) error {
+	q.Set("updated_at = now()").Where("id = ? AND family_id = ?", id, familyID)
+	for column, v := range columns {
+		if v != nil {
+			q.Set("? = ?", bun.Ident(column), *v)
+		}
+	}
+	res, err := q.Exec(ctx)
+	if err != nil {
+		if name := columns["name"]; name != nil {
+			return nameTaken(err, *name)
+		}
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return apperr.New(apperr.NotFound, noun+" not found")
+	}
+	return nil
+}
+
+// deleteUnreferenced deletes the family's row of table (tags or merchants) in tx, refused
+// (Conflict) while a rule names it: the rule would go on setting the deleted id.
+func deleteUnreferenced(ctx context.Context, tx bun.Tx, table, noun string, familyID, id uuid.UUID) error {
+	res, err := tx.NewRaw("DELETE FROM ? WHERE id = ? AND family_id = ?", bun.Ident(table), id, familyID).Exec(ctx)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return apperr.New(apperr.NotFound, noun+" not found")
+	}
+	rules, err := rulesReferringTo(ctx, tx, familyID, id)
+	if err != nil {
+		return err
+	}
+	if len(rules) > 0 {
+		return refusedByRules(noun, rules)
+	}
+	return nil
+}
