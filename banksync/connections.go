@@ -10,14 +10,17 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // View is a connection as its pages show it: never with its access URL.
 type View struct {
 	Connection
 	Accounts []BankAccount
-	// NextSyncAt is when the daily sync comes next.
+	// NextSyncAt is when the daily sync comes next, in Location.
 	NextSyncAt time.Time
+	// Location is the family's time zone, in which SyncMinute is a time of day.
+	Location *time.Location
 }
 
 func notFound() error { return apperr.New(apperr.NotFound, "Bank connection not found") }
@@ -28,9 +31,13 @@ func (s *Service) List(ctx context.Context, familyID uuid.UUID) ([]View, error) 
 	if err := s.DB.NewSelect().Model(&conns).ExcludeColumn("access_url").Where("family_id = ?", familyID).Order("created_at").Scan(ctx); err != nil {
 		return nil, err
 	}
+	loc, err := s.location(ctx, familyID)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]View, len(conns))
 	for i, c := range conns {
-		v, err := s.view(ctx, c)
+		v, err := s.view(ctx, c, loc)
 		if err != nil {
 			return nil, err
 		}
@@ -49,25 +56,90 @@ func (s *Service) Get(ctx context.Context, familyID, id uuid.UUID) (*View, error
 	if err != nil {
 		return nil, err
 	}
-	v, err := s.view(ctx, c)
+	loc, err := s.location(ctx, familyID)
+	if err != nil {
+		return nil, err
+	}
+	v, err := s.view(ctx, c, loc)
 	return &v, err
 }
 
-func (s *Service) view(ctx context.Context, c Connection) (View, error) {
-	v := View{Connection: c}
-	if err := s.DB.NewSelect().Model(&v.Accounts).Where("connection_id = ?", c.ID).Order("name").Scan(ctx); err != nil {
-		return v, err
+// location is the family's time zone.
+func (s *Service) location(ctx context.Context, familyID uuid.UUID) (*time.Location, error) {
+	f, err := models.FamilyByID(ctx, s.DB, familyID)
+	if err != nil {
+		return nil, err
 	}
-	now := s.now().UTC()
-	next := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, time.UTC).Add(time.Duration(c.SyncMinute) * time.Minute)
+	return f.Location(), nil
+}
+
+func (s *Service) view(ctx context.Context, c Connection, loc *time.Location) (View, error) {
+	v := View{Connection: c, Location: loc, NextSyncAt: NextSyncAt(c, loc, s.now())}
+	err := s.DB.NewSelect().Model(&v.Accounts).Where("connection_id = ?", c.ID).Order("name").Scan(ctx)
+	return v, err
+}
+
+// NextSyncAt is when the connection's daily sync comes next after now: at its time of day in
+// loc, the family's time zone, unless it was tried since that time today, and not before a
+// pause the provider asked for ends. It agrees with Due: a time of day that a spring-forward
+// day skips comes at the instant the clocks jump past it, and one that a fall-back day
+// repeats at its first occurrence.
+func NextSyncAt(c Connection, loc *time.Location, now time.Time) time.Time {
+	y, m, d := now.In(loc).Date()
+	next := dailyAt(y, m, d, c.SyncMinute, loc)
 	if !next.After(now) || (c.LastAttemptAt != nil && !c.LastAttemptAt.Before(next)) {
-		next = next.Add(24 * time.Hour)
+		next = dailyAt(y, m, d+1, c.SyncMinute, loc)
 	}
 	if c.PausedUntil != nil && c.PausedUntil.After(next) {
 		next = *c.PausedUntil
 	}
-	v.NextSyncAt = next
-	return v, nil
+	return next
+}
+
+// dailyAt is the first instant of the day y-m-d in loc at which the clocks show minute
+// minutes after midnight, or later.
+func dailyAt(y int, m time.Month, d, minute int, loc *time.Location) time.Time {
+	t := time.Date(y, m, d, 0, minute, 0, 0, loc)
+	start, _ := t.ZoneBounds()
+	if h, mm, _ := t.Clock(); h*60+mm != minute {
+		// A time the clocks skip: Go reads it with the offset from before the jump, which
+		// lands past the jump. The jump itself is the first instant after it.
+		return start
+	}
+	if !start.IsZero() {
+		// A time the clocks repeat: Go may pick the second one. The first is as far before
+		// it as the clocks went back.
+		_, before := start.Add(-time.Nanosecond).Zone()
+		_, after := t.Zone()
+		if first := t.Add(time.Duration(after-before) * time.Second); first.Before(start) && sameClock(first, t) {
+			return first
+		}
+	}
+	return t
+}
+
+func sameClock(a, b time.Time) bool {
+	ah, am, as := a.Clock()
+	bh, bm, bs := b.Clock()
+	return ah == bh && am == bm && as == bs && a.Day() == b.Day()
+}
+
+// Due returns the connections whose daily sync is due now: their family's clocks have
+// reached their time of day today, they were not tried since, they have a working token and
+// the provider asked for no pause that lasts. The times are compared as the family's clocks
+// show them, so that, as in NextSyncAt, a time a spring-forward day skips comes due when the
+// clocks jump past it, and one a fall-back day repeats at its first occurrence.
+func (s *Service) Due(ctx context.Context) ([]uuid.UUID, error) {
+	now := s.now()
+	var due []uuid.UUID
+	err := s.DB.NewRaw(`
+		SELECT c.id FROM bank_connections c JOIN families f ON f.id = c.family_id,
+			LATERAL (SELECT ?::timestamptz AT TIME ZONE f.timezone AS now) l,
+			LATERAL (SELECT date_trunc('day', l.now) + c.sync_minute * interval '1 minute' AS at) s
+		WHERE c.status = 'good' AND (c.paused_until IS NULL OR c.paused_until <= ?)
+			AND l.now >= s.at AND (c.last_attempt_at IS NULL OR c.last_attempt_at AT TIME ZONE f.timezone < s.at)
+		ORDER BY c.created_at`, now, now).Scan(ctx, &due)
+	return due, err
 }
 
 // Settings are what a family may change about a connection.
@@ -77,8 +149,8 @@ type Settings struct {
 	HistoryDays    int
 }
 
-// ParseSyncTime reads a daily sync time given as HH:MM (UTC) as minutes after midnight; it
-// is -1 when the text is not a time of day, which UpdateSettings refuses.
+// ParseSyncTime reads a daily sync time given as HH:MM (in the family's time zone) as minutes
+// after midnight; it is -1 when the text is not a time of day, which UpdateSettings refuses.
 func ParseSyncTime(hhmm string) int {
 	h, m, ok := strings.Cut(hhmm, ":")
 	if !ok {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -139,6 +140,46 @@ func TestFindTransactions(t *testing.T) {
 		}
 		click(t, ctx, "tx-edit-close")
 		waitCount(t, ctx, "tx-edit-form", 0)
+	})
+	step(t, "ticked rows get a category at once, and undo puts them back", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/transactions?q=Shop+2")
+		waitText(t, ctx, "tx-count", "10", actionTimeout) // Shop 2 and 21 to 29
+		run(t, ctx, "tick three", chromedp.Evaluate[bool](`(() => { const b = document.querySelectorAll('[data-testid="tx-select"]');
+			[0, 1, 2].forEach(i => b[i].click()); return true })()`))
+		choose(t, ctx, "bulk-field-category_id", coffee.String())
+		click(t, ctx, "tx-bulk-apply")
+		visible(t, ctx, "tx-undo")
+		wantText(t, ctx, "tx-undo-text", "Changed 3 transactions.")
+		if secs, err := strconv.Atoi(attr(t, ctx, "tx-undo", "data-expires-in")); err != nil || secs < 1 || secs > 10 {
+			t.Errorf("the undo stays %d seconds (%v), want up to 10", secs, err)
+		}
+		coffeeRows := func() int {
+			var n int
+			if err := srv.DB.NewRaw("SELECT count(*) FROM entries WHERE family_id = ? AND category_id = ? AND name LIKE 'Shop 2%'", u.FamilyID, coffee).Scan(bg, &n); err != nil {
+				t.Fatal(err)
+			}
+			return n
+		}
+		if n := coffeeRows(); n != 3 {
+			t.Fatalf("%d transactions got the category, want 3", n)
+		}
+		click(t, ctx, "tx-undo-button")
+		visible(t, ctx, "flash-success")
+		if n := coffeeRows(); n != 0 {
+			t.Errorf("%d transactions keep the category after the undo", n)
+		}
+	})
+	step(t, "all that match a filter change in one action", func(t *testing.T) {
+		visit(t, ctx, srv.URL+"/transactions?account_id="+card.String())
+		waitText(t, ctx, "tx-count", "60", actionTimeout)
+		choose(t, ctx, "bulk-field-add_tag_id", holiday.String())
+		click(t, ctx, "tx-bulk-all")
+		click(t, ctx, "tx-bulk-apply")
+		wantText(t, ctx, "tx-undo-text", "Changed 60 transactions.")
+		var n int
+		if err := srv.DB.NewRaw("SELECT count(*) FROM entries WHERE account_id = ? AND tag_ids @> ARRAY[?::uuid]", card, holiday).Scan(bg, &n); err != nil || n != 60 {
+			t.Errorf("%d of the card's 60 transactions have the tag (%v)", n, err)
+		}
 	})
 	step(t, "a wrong amount is named on its field", func(t *testing.T) {
 		visit(t, ctx, srv.URL+"/transactions?min_amount=lots")

@@ -45,11 +45,18 @@ func (a *app) accountShow(c echo.Context) error {
 	if isFragment(c, "entries") {
 		return a.render(c, http.StatusOK, views.EntriesTable(list))
 	}
+	history, err := a.accountHistory(c, acct)
+	if err != nil {
+		return err
+	}
+	if isFragment(c, history.ID) {
+		return a.render(c, http.StatusOK, views.BalanceHistoryCard(history))
+	}
 	profiles, err := imports.Profiles(c.Request().Context(), a.DB, u.FamilyID, &acct.ID)
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AccountPage(acct, list, profiles))
+	return a.render(c, http.StatusOK, views.AccountPage(acct, history, list, profiles))
 }
 
 // importProfileDelete is POST /import_profiles/:id/delete, from the account page.

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/models"
 	"tally/rules"
 )
 
@@ -177,13 +178,14 @@ func (a *app) apiRuleApply(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": out})
 }
 
-// apiRuleUndo is POST /api/v1/rule_applications/{id}/undo.
-func (a *app) apiRuleUndo(c echo.Context) error {
+// apiChangeUndo is POST /api/v1/transaction_changes/{id}/undo, and its first name
+// /api/v1/rule_applications/{id}/undo: a rule's application or a batch change taken back.
+func (a *app) apiChangeUndo(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if err := rules.Undo(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

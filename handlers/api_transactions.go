@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -319,7 +320,7 @@ func (a *app) apiTransferDelete(c echo.Context) error {
 // apiTransactions is GET /api/v1/transactions: the family's transactions, newest first,
 // filtered, a page at a time from meta.next_cursor.
 func (a *app) apiTransactions(c echo.Context) error {
-	f, err := transactionFilter(c)
+	f, err := transactionFilter(c.QueryParams())
 	if err != nil {
 		return err
 	}
@@ -358,12 +359,12 @@ func (a *app) apiTransactions(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": meta})
 }
 
-// transactionFilter reads the list's filters from the query, naming each one that is wrong.
-func transactionFilter(c echo.Context) (ledger.Filter, error) {
+// transactionFilter reads the list's filters from a query, naming each one that is wrong.
+func transactionFilter(query url.Values) (ledger.Filter, error) {
 	var f ledger.Filter
 	var v apperr.Validation
 	id := func(key string) *uuid.UUID {
-		s := c.QueryParam(key)
+		s := query.Get(key)
 		if s == "" {
 			return nil
 		}
@@ -375,7 +376,7 @@ func transactionFilter(c echo.Context) (ledger.Filter, error) {
 		return &id
 	}
 	date := func(key string) *time.Time {
-		s := c.QueryParam(key)
+		s := query.Get(key)
 		if s == "" {
 			return nil
 		}
@@ -387,7 +388,7 @@ func transactionFilter(c echo.Context) (ledger.Filter, error) {
 		return &d
 	}
 	amount := func(key string) *decimal.Decimal {
-		s := c.QueryParam(key)
+		s := query.Get(key)
 		if s == "" {
 			return nil
 		}
@@ -398,7 +399,7 @@ func transactionFilter(c echo.Context) (ledger.Filter, error) {
 		}
 		return &d
 	}
-	for i, s := range c.QueryParams()["account_id"] {
+	for i, s := range query["account_id"] {
 		if s == "" {
 			continue // a form's "all accounts"
 		}
@@ -414,16 +415,16 @@ func transactionFilter(c echo.Context) (ledger.Filter, error) {
 		v.Add("end_date", "end_date is before start_date")
 	}
 	f.CategoryID, f.TagID, f.MerchantID, f.ImportID = id("category_id"), id("tag_id"), id("merchant_id"), id("import_id")
-	f.Query = c.QueryParam("q")
+	f.Query = query.Get("q")
 	f.MinAmount, f.MaxAmount = amount("min_amount"), amount("max_amount")
-	switch s := c.QueryParam("pending"); s {
+	switch s := query.Get("pending"); s {
 	case "":
 	case "true", "false":
 		f.Pending = ptr(s == "true")
 	default:
 		v.Add("pending", "pending must be true or false")
 	}
-	if f.Kind = c.QueryParam("kind"); f.Kind != "" && !slices.Contains(ledger.Kinds, f.Kind) {
+	if f.Kind = query.Get("kind"); f.Kind != "" && !slices.Contains(ledger.Kinds, f.Kind) {
 		v.Add("kind", "kind must be one of: "+strings.Join(ledger.Kinds, ", "))
 	}
 	return f, v.Err()
@@ -471,11 +472,12 @@ func (a *app) apiTransactionsUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	n, err := ledger.UpdateMany(c.Request().Context(), a.DB, currentUser(c).FamilyID, ids, p)
+	change, err := ledger.UpdateMany(c.Request().Context(), a.DB, currentUser(c).FamilyID, ids, p)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"updated_count": n}})
+	return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{"updated_count": change.Changed,
+		"change_id": change.ID.String(), "undo_until": apiTime(change.UndoUntil)}})
 }
 
 // apiTransactionDelete is DELETE /api/v1/transactions/{id}.

@@ -15,8 +15,9 @@ import (
 
 const entriesPerPage = 25
 
-// dashboard shows net worth, accounts and recent transactions. An htmx request for another
-// page of transactions gets only the table.
+// dashboard shows net worth with its chart, accounts and recent transactions. An htmx request
+// for another page of transactions gets only the table, one for another range of the chart
+// only the chart.
 func (a *app) dashboard(c echo.Context) error {
 	ctx := c.Request().Context()
 	u := currentUser(c)
@@ -27,12 +28,19 @@ func (a *app) dashboard(c echo.Context) error {
 	if isFragment(c, "entries") {
 		return a.render(c, http.StatusOK, views.EntriesTable(list))
 	}
+	history, err := a.netWorthHistory(c)
+	if err != nil {
+		return err
+	}
+	if isFragment(c, history.ID) {
+		return a.render(c, http.StatusOK, views.BalanceHistoryCard(history))
+	}
 	accts, err := models.AccountsForFamily(ctx, a.DB, u.FamilyID)
 	if err != nil {
 		return err
 	}
 	groups := groupAccounts(accts)
-	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorth(accts), Entries: list}))
+	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorth(accts), History: history, Entries: list}))
 }
 
 // entryList loads the page of entries the request asks for (?page=N).

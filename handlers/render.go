@@ -33,12 +33,18 @@ func (a *app) render(c echo.Context, status int, comp templ.Component) error {
 
 func navFor(path string) string {
 	switch {
-	case path == "/":
+	case path == "/", strings.HasPrefix(path, "/reports"): // reports are reached from the dashboard
 		return "dashboard"
 	case strings.HasPrefix(path, "/accounts"):
 		return "accounts"
 	case strings.HasPrefix(path, "/transactions"):
 		return "transactions"
+	case strings.HasPrefix(path, "/categories"):
+		return "categories"
+	case strings.HasPrefix(path, "/tags"):
+		return "tags"
+	case strings.HasPrefix(path, "/merchants"):
+		return "merchants"
 	case strings.HasPrefix(path, "/transfers"):
 		return "transfers"
 	case strings.HasPrefix(path, "/settings/rules"):
@@ -57,6 +63,8 @@ func navFor(path string) string {
 		return "profile"
 	case strings.HasPrefix(path, "/settings/export"):
 		return "export"
+	case strings.HasPrefix(path, "/settings/family"):
+		return "family"
 	case strings.HasPrefix(path, "/admin/sso_providers"):
 		return "admin_providers"
 	case strings.HasPrefix(path, "/admin/users"):

@@ -32,7 +32,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 		for _, v := range vals {
 			if v == "" {
 				blanks = true
-			} else if key != "cursor" {
+			} else if key != "cursor" && key != "changed" {
 				query.Add(key, v)
 			}
 		}
@@ -45,8 +45,19 @@ func (a *app) transactionsIndex(c echo.Context) error {
 		// it reads well as a bookmark or a shared link.
 		return c.Redirect(http.StatusSeeOther, views.TransactionsURL(query))
 	}
-	l := views.TransactionsList{Filter: form, Query: query, Here: views.TransactionsURL(query)}
-	f, err := transactionFilter(c)
+	l := views.TransactionsList{Filter: form, Query: query, Here: views.TransactionsURL(query),
+		Bulk: &views.Form{Prefix: "bulk-", Values: map[string]string{}}}
+	if id, err := uuid.Parse(c.QueryParam("changed")); err == nil {
+		change, err := models.OpenChange(ctx, a.DB, u.FamilyID, id)
+		if err != nil {
+			return err
+		}
+		if change != nil && change.RuleID == nil {
+			l.Changed = &views.BulkChange{ID: change.ID.String(), Changed: change.Changed,
+				Seconds: max(1, int(time.Until(change.UndoUntil).Seconds()))}
+		}
+	}
+	f, err := transactionFilter(c.QueryParams())
 	var after *ledger.Cursor
 	if s := c.QueryParam("cursor"); s != "" && err == nil {
 		cur, cerr := ledger.ParseCursor(s)
@@ -90,6 +101,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 		return append([]views.SelectOption{{Value: "", Label: label}}, names.lists[table]...)
 	}
 	l.Accounts, l.Categories, l.Tags = all("All accounts", "accounts"), all("All categories", "categories"), all("All tags", "tags")
+	l.Merchants = names.lists["merchants"]
 	if f.ImportID != nil {
 		l.ImportName = f.ImportID.String()
 		if im, err := imports.Get(ctx, a.DB, u.FamilyID, *f.ImportID); err == nil && im.Filename != nil {
@@ -316,4 +328,107 @@ func sameIDs(a, b []uuid.UUID) bool {
 		}
 	}
 	return true
+}
+
+// transactionsBulk is POST /transactions/bulk: a category, a merchant or a tag set on the
+// ticked transactions, or on all that the list's filters select, at once; the list then
+// offers to undo it for models.UndoWindow.
+func (a *app) transactionsBulk(c echo.Context) error {
+	ctx, u := c.Request().Context(), currentUser(c)
+	back := returnTo(c.FormValue("return"))
+	var p ledger.Patch
+	var v apperr.Validation
+	ref := func(field string) *ledger.Ref {
+		switch raw := c.FormValue(field); raw {
+		case "":
+			return nil
+		case "none":
+			return &ledger.Ref{}
+		default:
+			id, err := uuid.Parse(raw)
+			if err != nil {
+				v.Add(field, "Choose one from the list.")
+				return nil
+			}
+			return &ledger.Ref{ID: &id}
+		}
+	}
+	p.Category, p.Merchant = ref("category_id"), ref("merchant_id")
+	if raw := c.FormValue("add_tag_id"); raw != "" {
+		if id, err := uuid.Parse(raw); err == nil {
+			p.AddTagIDs = []uuid.UUID{id}
+		} else {
+			v.Add("add_tag_id", "Choose a tag from the list.")
+		}
+	}
+	var change *models.Change
+	err := v.Err()
+	switch {
+	case err != nil:
+	case p.Empty():
+		err = apperr.New(apperr.Invalid, "Choose a category, a merchant or a tag to set.")
+	case c.FormValue("all") == "1":
+		var f ledger.Filter
+		if f, err = filterOf(c.FormValue("filter")); err == nil {
+			change, err = ledger.UpdateMatching(ctx, a.DB, u.FamilyID, f, p)
+		}
+	default:
+		params, _ := c.FormParams()
+		var ids []uuid.UUID
+		for _, raw := range params["ids"] {
+			if id, perr := uuid.Parse(raw); perr == nil {
+				ids = append(ids, id)
+			}
+		}
+		if len(ids) == 0 {
+			err = apperr.New(apperr.Invalid, "Tick the transactions to change, or choose all that match.")
+		} else {
+			change, err = ledger.UpdateMany(ctx, a.DB, u.FamilyID, ids, p)
+		}
+	}
+	if err != nil {
+		e := apperr.As(err)
+		if e == nil || e.Code == apperr.Internal {
+			return err
+		}
+		msg := e.Message
+		for _, m := range e.Fields {
+			msg = m[0]
+			break
+		}
+		a.flash(c, "error", "Nothing changed: "+msg)
+		return redirect(c, back)
+	}
+	sep := "?"
+	if strings.Contains(back, "?") {
+		sep = "&"
+	}
+	return redirect(c, back+sep+"changed="+change.ID.String())
+}
+
+// filterOf reads a list's filters from its query string, as the list itself does.
+func filterOf(raw string) (ledger.Filter, error) {
+	q, err := url.ParseQuery(raw)
+	if err != nil {
+		return ledger.Filter{}, apperr.New(apperr.Invalid, "The filters could not be read: reload the list and try again.")
+	}
+	return transactionFilter(q)
+}
+
+// transactionsUndo is POST /transactions/changes/:id/undo: a bulk edit taken back.
+func (a *app) transactionsUndo(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	back := returnTo(c.FormValue("return"))
+	if err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+		if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
+			a.flash(c, "error", e.Message)
+			return redirect(c, back)
+		}
+		return err
+	}
+	a.flash(c, "success", "Undone: the transactions are as they were.")
+	return redirect(c, back)
 }

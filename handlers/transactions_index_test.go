@@ -3,8 +3,11 @@ package handlers_test
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
@@ -72,5 +75,56 @@ func TestTransactionsPage(t *testing.T) {
 	theirs := oc.Get(link)
 	if d := theirs.Doc(t); theirs.Status != http.StatusOK || d.Find(`[data-testid="tx-row"]`).Length() != 0 || d.Find(`[data-testid="tx-empty"]`).Length() != 1 {
 		t.Errorf("another family sees this import's transactions: %d", theirs.Status)
+	}
+}
+
+// TestTransactionsBulkEdit changes many transactions from the list's form: another family's
+// ids change nothing, an undo works once and only for the family, and a rule's application
+// is not offered as the list's undo.
+func TestTransactionsBulkEdit(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
+	food := e.named(t, "categories", "Food")
+	a := e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-01", "amount": "5", "name": "Lunch"})
+	b := e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-02", "amount": "6", "name": "Dinner"})
+	c := apptest.NewClient(t, e.srv)
+	c.SignIn(e.user.Email, testkit.Password)
+	c.Get("/transactions")
+	withFood := func() int {
+		return e.count(t, "SELECT count(*) FROM entries WHERE family_id = ? AND category_id = ?", e.user.FamilyID, uuid.MustParse(food))
+	}
+
+	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
+	oc := apptest.NewClient(t, e.srv)
+	oc.SignIn(other.Email, testkit.Password)
+	oc.Get("/transactions")
+	r := oc.PostForm("/transactions/bulk", url.Values{"ids": {a, b}, "category_id": {food}, "return": {"/transactions"}})
+	if r.Status != http.StatusSeeOther || withFood() != 0 {
+		t.Fatalf("another family's bulk edit: %d, %d changed", r.Status, withFood())
+	}
+
+	r = c.PostForm("/transactions/bulk", url.Values{"ids": {a, b}, "category_id": {food}, "return": {"/transactions?q=n"}})
+	loc := r.Location()
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(loc, "/transactions?q=n&changed=") || withFood() != 2 {
+		t.Fatalf("bulk edit: %d to %q, %d changed", r.Status, loc, withFood())
+	}
+	page := c.Get(loc)
+	if got := page.Doc(t).Find(`[data-testid="tx-undo-text"]`).Text(); got != "Changed 2 transactions." {
+		t.Errorf("the undo offer says %q", got)
+	}
+	changeID := strings.TrimPrefix(loc, "/transactions?q=n&changed=")
+	if r := oc.PostForm("/transactions/changes/"+changeID+"/undo", url.Values{"return": {"/transactions"}}); r.Status != http.StatusNotFound || withFood() != 2 {
+		t.Errorf("another family's undo: %d", r.Status)
+	}
+	if r := c.PostForm("/transactions/changes/"+changeID+"/undo", url.Values{"return": {"/transactions?q=n"}}); r.Status != http.StatusSeeOther || withFood() != 0 {
+		t.Fatalf("undo: %d, %d still changed", r.Status, withFood())
+	}
+	c.PostForm("/transactions/changes/"+changeID+"/undo", url.Values{"return": {"/transactions"}})
+	if got := c.Get("/transactions").Doc(t).Find(`[data-testid="flash-error"]`).Text(); !strings.Contains(got, "already undone") {
+		t.Errorf("a second undo says %q", got)
+	}
+	if r := c.PostForm("/transactions/bulk", url.Values{"return": {"https://evil.example/"}, "category_id": {food}}); r.Location() != "/transactions" {
+		t.Errorf("an outside return address was followed: %q", r.Location())
 	}
 }

@@ -72,19 +72,14 @@ func (BankScheduleArgs) Kind() string { return "bank_sync_schedule" }
 
 type bankScheduleWorker struct {
 	river.WorkerDefaults[BankScheduleArgs]
-	db     *db.DB
+	svc    *banksync.Service
 	client func() *Client
 }
 
-// Work queues a sync for every connection whose daily time has come today and that has not
-// been tried since, unless it waits for a new token or the provider asked for a pause.
+// Work queues a sync for every connection that is due (banksync.Service.Due): its daily time
+// has come today in its family's time zone and it has not been tried since.
 func (w *bankScheduleWorker) Work(ctx context.Context, _ *river.Job[BankScheduleArgs]) error {
-	var due []uuid.UUID
-	err := w.db.NewRaw(`
-		SELECT id FROM bank_connections c,
-			LATERAL (SELECT (date_trunc('day', now() AT TIME ZONE 'UTC') + c.sync_minute * interval '1 minute') AT TIME ZONE 'UTC' AS at) s
-		WHERE c.status = 'good' AND (c.paused_until IS NULL OR c.paused_until <= now())
-			AND now() >= s.at AND (c.last_attempt_at IS NULL OR c.last_attempt_at < s.at)`).Scan(ctx, &due)
+	due, err := w.svc.Due(ctx)
 	if err != nil {
 		return err
 	}
@@ -97,12 +92,12 @@ func (w *bankScheduleWorker) Work(ctx context.Context, _ *river.Job[BankSchedule
 }
 
 // bankJobs registers the bank sync workers and the schedule that queues due syncs.
-func bankJobs(workers *river.Workers, d *db.DB, log *slog.Logger, svc *banksync.Service, client func() *Client) []*river.PeriodicJob {
+func bankJobs(workers *river.Workers, log *slog.Logger, svc *banksync.Service, client func() *Client) []*river.PeriodicJob {
 	if svc == nil {
 		return nil
 	}
 	river.AddWorker(workers, &bankSyncWorker{svc: svc, log: log})
-	river.AddWorker(workers, &bankScheduleWorker{db: d, client: client})
+	river.AddWorker(workers, &bankScheduleWorker{svc: svc, client: client})
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(5*time.Minute),
 		func() (river.JobArgs, *river.InsertOpts) { return BankScheduleArgs{}, nil },
 		&river.PeriodicJobOpts{ID: "bank_sync_schedule", RunOnStart: true})}

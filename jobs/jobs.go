@@ -20,6 +20,7 @@ import (
 	"tally/internal/metrics"
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
+	"tally/models"
 	"tally/oauth"
 	"tally/sso"
 	"tally/webhooks"
@@ -89,7 +90,7 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 			return nil, err
 		}
 		cfg.PeriodicJobs = append(cfg.PeriodicJobs, audit...)
-		cfg.PeriodicJobs = append(cfg.PeriodicJobs, bankJobs(workers, d, log, opts.Bank, func() *Client { return client })...)
+		cfg.PeriodicJobs = append(cfg.PeriodicJobs, bankJobs(workers, log, opts.Bank, func() *Client { return client })...)
 		if opts.Webhooks != nil {
 			river.AddWorker(workers, &webhookWorker{svc: opts.Webhooks})
 		}
@@ -123,7 +124,8 @@ func (w *cleanupWorker) Work(ctx context.Context, _ *river.Job[CleanupArgs]) err
 }
 
 // Cleanup deletes what has expired: sessions, rate-limit windows older than a day, password
-// reset tokens older than a day, idempotency keys past their day, sign-ins never finished,
+// reset tokens older than a day, idempotency keys past their day, changes of many
+// transactions a day after their undo closed, sign-ins never finished,
 // used SAML assertion ids, OAuth codes and tokens past their lifetime, and webhook events
 // whose deliveries are gone.
 func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
@@ -143,6 +145,9 @@ func Cleanup(ctx context.Context, d *db.DB, now time.Time) error {
 		return err
 	}
 	if _, err := idempotency.Prune(ctx, d, now); err != nil {
+		return err
+	}
+	if _, err := models.PruneChanges(ctx, d, now); err != nil {
 		return err
 	}
 	_, err := d.NewRaw("DELETE FROM password_resets WHERE expires_at < ?", now.Add(-24*time.Hour)).Exec(ctx)

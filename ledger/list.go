@@ -104,7 +104,7 @@ func page[T any](ctx context.Context, q *bun.SelectQuery, rows *[]T, familyID uu
 		// A row comparison in the index's order: the scan starts at the cursor.
 		q.Where("(e.date, e.id) < (?::date, ?::uuid)", after.Date, after.ID)
 	}
-	f.apply(q)
+	f.apply(q, familyID)
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list transactions: %w", err)
 	}
@@ -116,7 +116,8 @@ func page[T any](ctx context.Context, q *bun.SelectQuery, rows *[]T, familyID uu
 	return &Cursor{Date: last.Date, ID: last.ID}, nil
 }
 
-func (f Filter) apply(q *bun.SelectQuery) {
+// apply narrows q, a select of the family's entries e, to f.
+func (f Filter) apply(q *bun.SelectQuery, familyID uuid.UUID) {
 	if len(f.AccountIDs) > 0 {
 		q.Where("e.account_id IN (?)", bun.In(f.AccountIDs))
 	}
@@ -140,8 +141,9 @@ func (f Filter) apply(q *bun.SelectQuery) {
 	}
 	if s := strings.TrimSpace(f.Query); s != "" {
 		pattern := "%" + likeEscaper.Replace(s) + "%"
+		// The merchants that match are found once (a hashed subplan), not once a row.
 		q.Where(`(e.name ILIKE ? OR e.notes ILIKE ?
-			OR EXISTS (SELECT 1 FROM merchants mq WHERE mq.id = e.merchant_id AND mq.name ILIKE ?))`, pattern, pattern, pattern)
+			OR e.merchant_id IN (SELECT mq.id FROM merchants mq WHERE mq.family_id = ? AND mq.name ILIKE ?))`, pattern, pattern, familyID, pattern)
 	}
 	if f.MinAmount != nil {
 		q.Where("e.amount >= ?", *f.MinAmount)
@@ -175,7 +177,7 @@ func Totals(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter) ([]T
 		ColumnExpr("coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS outflow").
 		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
 		GroupExpr("e.currency").OrderExpr("count(*) DESC, e.currency")
-	f.apply(q)
+	f.apply(q, familyID)
 	if err := q.Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("total transactions: %w", err)
 	}

@@ -7,9 +7,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/testkit"
 	"tally/ledger"
@@ -37,6 +39,7 @@ func (h *lastQuery) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
 type planNode struct {
 	Type       string     `json:"Node Type"`
 	Index      string     `json:"Index Name"`
+	Relation   string     `json:"Relation Name"`
 	IndexCond  string     `json:"Index Cond"`
 	ActualRows float64    `json:"Actual Rows"`
 	Plans      []planNode `json:"Plans"`
@@ -118,5 +121,77 @@ func TestListPageIsReadOffTheIndex(t *testing.T) {
 	}
 	if s := scans[0]; !strings.Contains(s.IndexCond, "ROW(") || s.ActualRows > 501 {
 		t.Errorf("the index scan does not start at the cursor (cond %q, %v rows read):\n%s", s.IndexCond, s.ActualRows, raw)
+	}
+}
+
+// TestSearchUsesIndexes checks the plans of the page's two queries for a search with an
+// account and a date range, in a family among another: the rows and their totals are read
+// through an index of entries, never by reading the whole table.
+func TestSearchUsesIndexes(t *testing.T) {
+	t.Parallel()
+	d := testkit.MustOpenDB(t)
+	ctx := context.Background()
+	var familyID uuid.UUID
+	var accts []uuid.UUID
+	for i := range 2 {
+		u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+		var mine []uuid.UUID
+		for j := range 4 {
+			mine = append(mine, testkit.MustCreateAccount(t, d, u.FamilyID, "Account "+string(rune('A'+j)), "Depository", "0").ID)
+		}
+		if _, err := d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
+			SELECT gen_random_uuid(), ?, (?::uuid[])[1 + i % 4], 'transaction', date '2026-11-01' - (i % 1100), i % 300, 'USD', 'Merchant ' || (i % 997)
+			FROM generate_series(1, 40000) AS i`, u.FamilyID, pgdialect.Array(mine)).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if i == 0 {
+			familyID, accts = u.FamilyID, mine
+		}
+	}
+	if _, err := d.NewRaw("ANALYZE entries").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
+	f := ledger.Filter{Query: "merchant 12", AccountIDs: accts[:1], Start: &start}
+
+	hook := &lastQuery{}
+	d.AddQueryHook(hook)
+	plan := func(run func() error) string {
+		t.Helper()
+		if err := run(); err != nil {
+			t.Fatal(err)
+		}
+		hook.mu.Lock()
+		query := hook.sql
+		hook.mu.Unlock()
+		var raw string
+		if err := d.NewRaw("EXPLAIN (FORMAT JSON) "+query).Scan(ctx, &raw); err != nil {
+			t.Fatal(err)
+		}
+		return raw
+	}
+	for name, run := range map[string]func() error{
+		"rows":   func() error { _, _, err := ledger.Rows(ctx, d, familyID, f, nil, 50); return err },
+		"totals": func() error { _, err := ledger.Totals(ctx, d, familyID, f); return err },
+	} {
+		raw := plan(run)
+		var out []struct {
+			Plan planNode `json:"Plan"`
+		}
+		if err := json.Unmarshal([]byte(raw), &out); err != nil {
+			t.Fatal(err)
+		}
+		indexed, seq := false, false
+		out[0].Plan.walk(func(n planNode) {
+			if strings.HasPrefix(n.Index, "entries_") {
+				indexed = true
+			}
+			if n.Type == "Seq Scan" && n.Relation == "entries" {
+				seq = true
+			}
+		})
+		if !indexed || seq {
+			t.Errorf("%s: the plan does not read entries through an index:\n%s", name, raw)
+		}
 	}
 }

@@ -28,8 +28,10 @@ type Patch struct {
 	Category *Ref
 	Merchant *Ref
 	TagIDs   *[]uuid.UUID
-	Notes    *string
-	Excluded *bool
+	// AddTagIDs are tags added to those a transaction has (a bulk edit's "add a tag").
+	AddTagIDs []uuid.UUID
+	Notes     *string
+	Excluded  *bool
 	// Date, Amount and Name change only on a manual transaction: an imported or synced one
 	// keeps what its bank said, so that the next import or sync still recognises it.
 	Date   *time.Time
@@ -38,10 +40,17 @@ type Patch struct {
 }
 
 // Empty reports whether the patch changes nothing.
-func (p Patch) Empty() bool { return p == Patch{} }
+func (p Patch) Empty() bool {
+	return p.Category == nil && p.Merchant == nil && p.TagIDs == nil && len(p.AddTagIDs) == 0 && p.Notes == nil &&
+		p.Excluded == nil && p.Date == nil && p.Amount == nil && p.Name == nil
+}
 
-// MaxBatch is the most transactions UpdateMany changes at once.
-const MaxBatch = 1000
+// MaxBatch is the most transactions UpdateMany changes at once; MaxMatching the most that
+// UpdateMatching does (a person's "all that match this filter").
+const (
+	MaxBatch    = 1000
+	MaxMatching = 10_000
+)
 
 // Update changes one of the family's transactions, in one database transaction, and returns
 // it as it now is. A changed date or amount moves the account's balance, and a transaction in
@@ -74,8 +83,8 @@ func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, p Patch) (*Tr
 
 // UpdateMany sets the category, merchant, tags or "excluded" of up to MaxBatch of the
 // family's transactions at once: all of them, or none when any id is not one of the family's
-// transactions. It returns how many changed.
-func UpdateMany(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UUID, p Patch) (int, error) {
+// transactions. What they were is kept for models.UndoWindow (the returned change).
+func UpdateMany(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UUID, p Patch) (*models.Change, error) {
 	var v apperr.Validation
 	switch {
 	case len(ids) == 0:
@@ -83,16 +92,53 @@ func UpdateMany(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UU
 	case len(ids) > MaxBatch:
 		v.Add("ids", fmt.Sprintf("ids holds %d transactions; at most %d change in one request", len(ids), MaxBatch))
 	}
+	v.Merge(p.checkBatch())
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	ids = slices.Compact(slices.SortedFunc(slices.Values(ids), func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) }))
+	return updateBatch(ctx, d, familyID, ids, p)
+}
+
+// UpdateMatching is UpdateMany for every transaction of the family that f selects, up to
+// MaxMatching of them.
+func UpdateMatching(ctx context.Context, d *db.DB, familyID uuid.UUID, f Filter, p Patch) (*models.Change, error) {
+	if err := p.checkBatch(); err != nil {
+		return nil, err
+	}
+	q := d.NewSelect().TableExpr("entries AS e").Column("e.id").
+		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
+		OrderExpr("e.id").Limit(MaxMatching + 1)
+	f.apply(q, familyID)
+	var ids []uuid.UUID
+	if err := q.Scan(ctx, &ids); err != nil {
+		return nil, fmt.Errorf("transactions to change: %w", err)
+	}
+	switch {
+	case len(ids) == 0:
+		return nil, apperr.New(apperr.Invalid, "No transaction matches these filters: nothing changed.")
+	case len(ids) > MaxMatching:
+		return nil, apperr.New(apperr.Invalid, fmt.Sprintf("More than %d transactions match these filters: narrow them to change at most %d at once.", MaxMatching, MaxMatching))
+	}
+	return updateBatch(ctx, d, familyID, ids, p)
+}
+
+// checkBatch refuses what a change of many transactions cannot set.
+func (p Patch) checkBatch() error {
+	var v apperr.Validation
 	if p.Date != nil || p.Amount != nil || p.Name != nil || p.Notes != nil {
 		v.Add("set", "a batch sets only category_id, merchant_id, tag_ids and excluded")
 	}
 	if p.Empty() {
 		v.Add("set", "set names nothing to change: give category_id, merchant_id, tag_ids or excluded")
 	}
-	if err := v.Err(); err != nil {
-		return 0, err
-	}
-	ids = slices.Compact(slices.SortedFunc(slices.Values(ids), func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) }))
+	return v.Err()
+}
+
+// updateBatch locks the transactions ids (sorted), checks that each is the family's, keeps
+// them as they are for undo and applies p, in one database transaction.
+func updateBatch(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UUID, p Patch) (*models.Change, error) {
+	var change *models.Change
 	err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		var found []uuid.UUID
 		if err := tx.NewRaw(`SELECT id FROM entries WHERE family_id = ? AND kind = 'transaction' AND id IN (?) ORDER BY id FOR UPDATE`,
@@ -100,18 +146,19 @@ func UpdateMany(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UU
 			return err
 		}
 		if missing := missingIDs(ids, found); len(missing) > 0 {
-			return apperr.New(apperr.Invalid, fmt.Sprintf("%d of the ids are not this family's transactions; nothing changed", len(missing))).
+			return apperr.New(apperr.Invalid, fmt.Sprintf("%d of the ids are not this family's transactions; nothing changed", len(ids)-len(found))).
 				WithFields(map[string][]string{"ids": missing})
 		}
 		if err := p.check(ctx, tx, familyID, nil); err != nil {
 			return err
 		}
+		var err error
+		if change, err = models.RecordChange(ctx, tx, familyID, nil, "entries e WHERE e.family_id = ? AND e.id IN (?)", familyID, bun.In(ids)); err != nil {
+			return err
+		}
 		return apply(ctx, tx, familyID, ids, p)
 	})
-	if err != nil {
-		return 0, err
-	}
-	return len(ids), nil
+	return change, err
 }
 
 // locked is the family's transaction id, locked for the rest of tx.
@@ -178,6 +225,7 @@ func (p Patch) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, e *mo
 	if p.TagIDs != nil {
 		refs.Tags = *p.TagIDs
 	}
+	refs.Tags = append(refs.Tags, p.AddTagIDs...)
 	v.Merge(refs.check(ctx, idb, familyID))
 	return v.Err()
 }
@@ -197,6 +245,9 @@ func apply(ctx context.Context, idb bun.IDB, familyID uuid.UUID, ids []uuid.UUID
 	}
 	if p.TagIDs != nil {
 		q.Set("tag_ids = ?", pgdialect.Array(*p.TagIDs))
+		locks = append(locks, rules.FieldTags)
+	} else if len(p.AddTagIDs) > 0 {
+		q.Set("tag_ids = ARRAY(SELECT DISTINCT t FROM unnest(tag_ids || ?::uuid[]) AS t ORDER BY t)", pgdialect.Array(p.AddTagIDs))
 		locks = append(locks, rules.FieldTags)
 	}
 	if p.Excluded != nil {

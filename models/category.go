@@ -39,9 +39,10 @@ type Category struct {
 	TransactionsCount int `bun:"transactions_count,scanonly"`
 }
 
-// A new category's look when none is given (the table's defaults).
+// A new category's look when none is given (the table's defaults). The pages start their
+// colour picker at DefaultCategoryColor.
 const (
-	defaultCategoryColor = "#737373"
+	DefaultCategoryColor = "#737373"
 	defaultCategoryIcon  = "shapes"
 )
 
@@ -104,7 +105,7 @@ func CreateCategory(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Cate
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
-	c := &Category{ID: newID(), FamilyID: familyID, Name: *in.Name, Color: defaultCategoryColor, Icon: defaultCategoryIcon,
+	c := &Category{ID: newID(), FamilyID: familyID, Name: *in.Name, Color: DefaultCategoryColor, Icon: defaultCategoryIcon,
 		Classification: CategoryExpense}
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if err := c.apply(ctx, tx, in, false); err != nil {

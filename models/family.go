@@ -21,18 +21,24 @@ type Family struct {
 	Locale     string    `bun:"locale"`
 	DateFormat string    `bun:"date_format"`
 	Timezone   string    `bun:"timezone"`
-	CreatedAt  time.Time `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt  time.Time `bun:"updated_at,nullzero,default:now()"`
+	// WeekStart is the week's first day, "monday" or "sunday".
+	WeekStart string    `bun:"week_start"`
+	CreatedAt time.Time `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt time.Time `bun:"updated_at,nullzero,default:now()"`
 }
 
-// Today is the date in the family's time zone (UTC when it names none Go knows), at midnight
-// UTC as Tally keeps dates.
-func (f *Family) Today() time.Time {
+// Location is the family's time zone, or UTC when it names none Go knows.
+func (f *Family) Location() *time.Location {
 	loc, err := time.LoadLocation(f.Timezone)
 	if err != nil {
-		loc = time.UTC
+		return time.UTC
 	}
-	y, m, d := time.Now().In(loc).Date()
+	return loc
+}
+
+// Today is the date in the family's time zone, at midnight UTC as Tally keeps dates.
+func (f *Family) Today() time.Time {
+	y, m, d := time.Now().In(f.Location()).Date()
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
@@ -52,7 +58,8 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Fami
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: "en", DateFormat: "%Y-%m-%d", Timezone: "UTC"}
+	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: Locales[0].Code, DateFormat: DateFormats[0].Pattern,
+		Timezone: "UTC", WeekStart: "monday"}
 	if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return nil, err
 	}

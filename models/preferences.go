@@ -48,13 +48,41 @@ var DateFormats = []struct{ Pattern, Label string }{
 	{"%Y-%m-%d", "2026-01-31"}, {"%d.%m.%Y", "31.01.2026"}, {"%d/%m/%Y", "31/01/2026"}, {"%m/%d/%Y", "01/31/2026"},
 }
 
-// ProfileInput is what a person changes on their profile page.
+func validLocale(code string) bool { return LocaleOf(code).Code == code }
+
+func validDateFormat(pattern string) bool {
+	return slices.ContainsFunc(DateFormats, func(f struct{ Pattern, Label string }) bool { return f.Pattern == pattern })
+}
+
+// NumberLocale is how the user reads numbers: their own choice, else their family's.
+func (u *User) NumberLocale() Locale {
+	if u.Locale == "" && u.Family != nil {
+		return LocaleOf(u.Family.Locale)
+	}
+	return LocaleOf(u.Locale)
+}
+
+// DatePattern is how the user reads dates, one of DateFormats: their own choice, else their
+// family's.
+func (u *User) DatePattern() string {
+	switch {
+	case u.DateFormat != "":
+		return u.DateFormat
+	case u.Family != nil && u.Family.DateFormat != "":
+		return u.Family.DateFormat
+	}
+	return DateFormats[0].Pattern
+}
+
+// ProfileInput is what a person changes on their profile page. An empty Locale or
+// DateFormat follows the family's.
 type ProfileInput struct {
 	FirstName, LastName, Email, Locale, DateFormat string
 }
 
 // UpdateProfile changes the user's name, email, locale and date format after checking every
-// field; a taken email is Invalid on the email field.
+// field ("" for the family's locale or date format); a taken email is Invalid on the email
+// field.
 func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in ProfileInput) error {
 	email := NormalizeEmail(in.Email)
 	var v apperr.Validation
@@ -63,10 +91,10 @@ func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in Profile
 	} else if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		v.Add("email", "Email is not a valid address")
 	}
-	if LocaleOf(in.Locale).Code != in.Locale {
+	if in.Locale != "" && !validLocale(in.Locale) {
 		v.Add("locale", "Choose one of the number styles offered")
 	}
-	if !slices.ContainsFunc(DateFormats, func(f struct{ Pattern, Label string }) bool { return f.Pattern == in.DateFormat }) {
+	if in.DateFormat != "" && !validDateFormat(in.DateFormat) {
 		v.Add("date_format", "Choose one of the date formats offered")
 	}
 	if err := v.Err(); err != nil {

@@ -25,8 +25,8 @@ type Tag struct {
 	TransactionsCount int `bun:"transactions_count,scanonly"`
 }
 
-// defaultTagColor is a new tag's colour when none is given (the table's default).
-const defaultTagColor = "#e99537"
+// DefaultTagColor is a new tag's colour when none is given (the table's default).
+const DefaultTagColor = "#e99537"
 
 // TagInput is a tag to create, or the fields of one to change: nil leaves a field as it is.
 type TagInput struct {
@@ -69,7 +69,7 @@ func CreateTag(ctx context.Context, db bun.IDB, familyID uuid.UUID, in TagInput)
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
-	t := &Tag{ID: newID(), FamilyID: familyID, Name: *in.Name, Color: defaultTagColor}
+	t := &Tag{ID: newID(), FamilyID: familyID, Name: *in.Name, Color: DefaultTagColor}
 	assign(&t.Color, in.Color)
 	if _, err := db.NewInsert().Model(t).Exec(ctx); err != nil {
 		return nil, nameTaken(err, t.Name)

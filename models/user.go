@@ -71,9 +71,10 @@ type User struct {
 	// RoleSource is "sso" when SSO role sync set the role last, else "local".
 	RoleSource  string     `bun:"role_source,nullzero,default:'local'"`
 	LastLoginAt *time.Time `bun:"last_login_at"`
-	// Locale and DateFormat are how the pages write amounts and dates for the user.
-	Locale      string     `bun:"locale,nullzero,default:'en-US'"`
-	DateFormat  string     `bun:"date_format,nullzero,default:'%Y-%m-%d'"`
+	// Locale and DateFormat are how the pages write amounts and dates for the user; "" follows
+	// the family's (NumberLocale, DatePattern).
+	Locale      string     `bun:"locale"`
+	DateFormat  string     `bun:"date_format"`
 	SuspendedAt *time.Time `bun:"suspended_at"`
 	CreatedAt   time.Time  `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt   time.Time  `bun:"updated_at,nullzero,default:now()"`

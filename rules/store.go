@@ -12,6 +12,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Stored is a rule with what the store keeps beside it.
@@ -266,9 +267,6 @@ type Application struct {
 	UndoUntil time.Time
 }
 
-// UndoWindow is how long an application can be taken back.
-const UndoWindow = 10 * time.Second
-
 // ApplyToHistory runs the family's rule id (active or not) over all of the family's
 // transactions in one database transaction, leaving fields set by hand alone, and keeps what
 // it changed for UndoWindow.
@@ -288,23 +286,18 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 	if set.accountTypes, err = accountTypes(ctx, d, familyID); err != nil {
 		return nil, err
 	}
-	app := &Application{ID: uuid.Must(uuid.NewV7()), RuleID: id}
+	app := &Application{RuleID: id}
 	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		n, err := set.Stage(ctx, tx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction'`, familyID)
 		if err != nil || n == 0 {
 			return err
 		}
 		// What the changed rows were, for Undo, then the change itself.
-		if err := tx.NewRaw(`INSERT INTO rule_applications (id, family_id, rule_id, changed, previous, undo_until)
-			SELECT ?, ?, ?, count(*), jsonb_agg(jsonb_build_object('id', e.id, 'name', e.name, 'original_name', e.original_name,
-				'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids, 'excluded', e.excluded,
-				'transaction_kind', e.transaction_kind)),
-				now() + ?::interval
-			FROM entries e JOIN rule_results c ON c.id = e.id WHERE e.family_id = ?
-			RETURNING changed, undo_until`, app.ID, familyID, id, fmt.Sprintf("%d seconds", int(UndoWindow.Seconds())), familyID).
-			Scan(ctx, &app.Changed, &app.UndoUntil); err != nil {
+		change, err := models.RecordChange(ctx, tx, familyID, &id, "entries e JOIN rule_results c ON c.id = e.id WHERE e.family_id = ?", familyID)
+		if err != nil || change == nil {
 			return err
 		}
+		app.ID, app.Changed, app.UndoUntil = change.ID, change.Changed, change.UndoUntil
 		_, err = tx.Pgx.Exec(ctx, writeResults, familyID)
 		return err
 	})
@@ -314,64 +307,26 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 	return app, nil
 }
 
-// Undo takes back the family's application id, if its window is still open.
+// Undo takes back the family's application id while models.UndoWindow has not passed.
 func Undo(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
-	return d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		var a struct {
-			Open   bool       `bun:"open"`
-			Undone *time.Time `bun:"undone_at"`
-		}
-		err := tx.NewRaw("SELECT undo_until > now() AS open, undone_at FROM rule_applications WHERE family_id = ? AND id = ? FOR UPDATE",
-			familyID, id).Scan(ctx, &a)
-		if db.IsNoRows(err) {
-			return apperr.New(apperr.NotFound, "Rule application not found")
-		}
-		if err != nil {
-			return err
-		}
-		if a.Undone != nil {
-			return apperr.New(apperr.Conflict, "This application was already undone.")
-		}
-		if !a.Open {
-			return apperr.New(apperr.Conflict, "Too late to undo: an application can be taken back for 10 seconds.")
-		}
-		if _, err := tx.NewRaw(`UPDATE entries e SET name = p.name, original_name = p.original_name, category_id = p.category_id,
-				merchant_id = p.merchant_id, tag_ids = p.tag_ids, excluded = p.excluded,
-				transaction_kind = coalesce(p.transaction_kind, e.transaction_kind), updated_at = now()
-			FROM rule_applications ra, jsonb_to_recordset(ra.previous) AS p(id uuid, name text, original_name text, category_id uuid,
-				merchant_id uuid, tag_ids uuid[], excluded boolean, transaction_kind text)
-			WHERE ra.id = ? AND ra.family_id = ? AND e.id = p.id AND e.family_id = ra.family_id`, id, familyID).Exec(ctx); err != nil {
-			return err
-		}
-		_, err = tx.NewRaw("UPDATE rule_applications SET undone_at = now(), previous = '[]' WHERE id = ?", id).Exec(ctx)
-		return err
-	})
+	return models.UndoChange(ctx, d, familyID, id)
 }
 
 // OpenApplication is the family's application id with its rule's name, while it can still be
 // undone; nil otherwise.
 func OpenApplication(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Application, string, error) {
-	var a struct {
-		RuleID  *uuid.UUID `bun:"rule_id"`
-		Changed int        `bun:"changed"`
-		Until   time.Time  `bun:"undo_until"`
-		Name    *string    `bun:"name"`
-	}
-	err := idb.NewRaw(`SELECT ra.rule_id, ra.changed, ra.undo_until, r.name FROM rule_applications ra LEFT JOIN rules r ON r.id = ra.rule_id
-		WHERE ra.family_id = ? AND ra.id = ? AND ra.undone_at IS NULL AND ra.undo_until > now()`, familyID, id).Scan(ctx, &a)
-	if db.IsNoRows(err) {
-		return nil, "", nil
-	}
-	if err != nil {
+	c, err := models.OpenChange(ctx, idb, familyID, id)
+	if err != nil || c == nil {
 		return nil, "", err
 	}
-	app := &Application{ID: id, Changed: a.Changed, UndoUntil: a.Until}
-	if a.RuleID != nil {
-		app.RuleID = *a.RuleID
-	}
+	app := &Application{ID: c.ID, Changed: c.Changed, UndoUntil: c.UndoUntil}
 	name := "The rule"
-	if a.Name != nil && *a.Name != "" {
-		name = *a.Name
+	if c.RuleID != nil {
+		app.RuleID = *c.RuleID
+		var rule string
+		if err := idb.NewRaw("SELECT name FROM rules WHERE id = ? AND family_id = ?", *c.RuleID, familyID).Scan(ctx, &rule); err == nil && rule != "" {
+			name = rule
+		}
 	}
 	return app, name, nil
 }

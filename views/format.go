@@ -33,22 +33,38 @@ func FormatMoney(amount decimal.Decimal, currency string) string {
 	return formatMoney(amount, currency, models.Locales[0])
 }
 
-// UserMoney formats amount in currency as the signed-in person reads numbers (their locale):
-// "-1.234,50 €" in de-DE.
+// UserMoney formats amount in currency as the signed-in person reads numbers (their locale,
+// else their family's): "-1.234,50 €" in de-DE.
 func UserMoney(ctx context.Context, amount decimal.Decimal, currency string) string {
-	l := models.Locales[0]
+	return formatMoney(amount, currency, userLocale(ctx))
+}
+
+// userLocale is how the signed-in person reads numbers: their locale, else their family's.
+func userLocale(ctx context.Context) models.Locale {
 	if u := StateOf(ctx).User; u != nil {
-		l = models.LocaleOf(u.Locale)
+		return u.NumberLocale()
 	}
-	return formatMoney(amount, currency, l)
+	return models.Locales[0]
 }
 
 func formatMoney(amount decimal.Decimal, currency string, l models.Locale) string {
-	info, ok := currencies[currency]
-	if !ok {
-		info = currencyInfo{symbol: currency + " ", decimals: 2}
+	info := currencyOf(currency)
+	return formatFigure(amount, info.symbol, info.decimals, "", l)
+}
+
+// currencyOf is the symbol and minor units of currency: its code and two decimals when the
+// table does not list it.
+func currencyOf(currency string) currencyInfo {
+	if info, ok := currencies[currency]; ok {
+		return info
 	}
-	s := amount.Abs().StringFixed(info.decimals)
+	return currencyInfo{symbol: currency + " ", decimals: 2}
+}
+
+// formatFigure writes amount with places decimals, then unit (such as "k"), with symbol
+// where l puts a currency's symbol and l's separators.
+func formatFigure(amount decimal.Decimal, symbol string, places int32, unit string, l models.Locale) string {
+	s := amount.Abs().StringFixed(places)
 	whole, frac, _ := strings.Cut(s, ".")
 	var b strings.Builder
 	for i, r := range whole {
@@ -61,22 +77,23 @@ func formatMoney(amount decimal.Decimal, currency string, l models.Locale) strin
 	if frac != "" {
 		out += l.Decimal + frac
 	}
-	if symbol := strings.TrimSpace(info.symbol); l.SymbolAfter {
-		out += "\u00a0" + symbol
+	out += unit
+	if trimmed := strings.TrimSpace(symbol); l.SymbolAfter {
+		out += "\u00a0" + trimmed
 	} else {
-		out = info.symbol + out
+		out = symbol + out
 	}
-	if amount.Round(info.decimals).IsNegative() {
+	if amount.Round(places).IsNegative() {
 		return "-" + out
 	}
 	return out
 }
 
-// UserDate formats a date as the signed-in person writes dates (their date format); the
-// default is 2026-01-31.
+// UserDate formats a date as the signed-in person writes dates (their date format, else
+// their family's); the default is 2026-01-31.
 func UserDate(ctx context.Context, t time.Time) string {
 	if u := StateOf(ctx).User; u != nil {
-		if layout, ok := dateLayouts[u.DateFormat]; ok {
+		if layout, ok := dateLayouts[u.DatePattern()]; ok {
 			return t.Format(layout)
 		}
 	}

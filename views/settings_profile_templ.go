@@ -34,6 +34,25 @@ func dateFormatChoices() []SelectOption {
 	return out
 }
 
+// orFamilyDefault puts "Family default", the empty value, before options, saying which of
+// them the family's is.
+func orFamilyDefault(options []SelectOption, family string) []SelectOption {
+	label := "Family default"
+	for _, o := range options {
+		if o.Value == family {
+			label += " (" + o.Label + ")"
+		}
+	}
+	return append([]SelectOption{{Value: "", Label: label}}, options...)
+}
+
+func familyOf(u *models.User) models.Family {
+	if u.Family == nil {
+		return models.Family{}
+	}
+	return *u.Family
+}
+
 // SettingsProfilePage changes the person's name, email, number style and date format, and
 // their password.
 func SettingsProfilePage(p ProfilePage) templ.Component {
@@ -140,7 +159,7 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(p.Details, "locale", "Numbers look like", p.User.Locale, localeChoices()).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Details, "locale", "Numbers look like", p.User.Locale, orFamilyDefault(localeChoices(), familyOf(p.User).Locale)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -148,7 +167,7 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(p.Details, "date_format", "Dates look like", p.User.DateFormat, dateFormatChoices()).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Details, "date_format", "Dates look like", p.User.DateFormat, orFamilyDefault(dateFormatChoices(), familyOf(p.User).DateFormat)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

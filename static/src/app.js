@@ -9,6 +9,11 @@
   });
 
   function init(root) {
+    // An offer that lapses (the undo of a bulk edit) leaves the page when it does.
+    root.querySelectorAll("[data-expires-in]").forEach(function (el) {
+      setTimeout(function () { el.remove(); }, 1000 * Number(el.getAttribute("data-expires-in")));
+    });
+
     // The first invalid field of a form gets focus.
     var invalid = root.querySelector('[aria-invalid="true"]');
     if (invalid && root === document) invalid.focus();

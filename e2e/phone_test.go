@@ -1,0 +1,58 @@
+package e2e
+
+import (
+	"context"
+	"testing"
+
+	"github.com/chromedp/chromedp"
+
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// TestPagesFitAPhone opens each page a person uses on a 390 px wide screen, with data in its
+// lists, and checks that none is wider than the screen: nothing scrolls sideways.
+func TestPagesFitAPhone(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
+	bg := context.Background()
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
+	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Everyday checking account with a long name", "Depository", "1234.56").ID
+	if _, err := srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, source)
+		SELECT gen_random_uuid(), ?, ?, 'transaction', date '2026-06-30' - i, i * 3.17, 'USD',
+			'POS PURCHASE CORNER GROCERY STORE NUMBER ' || i || ' SPRINGFIELD', 'a note', 'manual'
+		FROM generate_series(1, 30) AS i`, u.FamilyID, acct).Exec(bg); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.DB.NewRaw(`INSERT INTO categories (id, family_id, name) VALUES (gen_random_uuid(), ?, 'Groceries and household supplies')`, u.FamilyID).Exec(bg); err != nil {
+		t.Fatal(err)
+	}
+	signInAs(t, ctx, srv, u.Email)
+	run(t, ctx, "use a phone's screen", chromedp.EmulateViewport(390, 844))
+
+	for _, path := range []string{
+		"/", "/accounts", "/accounts/" + acct.String(), "/accounts/" + acct.String() + "/edit", "/accounts/new",
+		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
+		"/categories", "/tags", "/merchants", "/reports/spending",
+		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
+		"/settings/export", "/settings/family", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
+	} {
+		visit(t, ctx, srv.URL+path)
+		widths := run(t, ctx, "measure "+path, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, window.innerWidth]`))
+		if widths[0] > widths[1] {
+			shot(t, ctx, "phone"+sanitize(path))
+			t.Errorf("%s is %d px wide on a %d px screen", path, widths[0], widths[1])
+		}
+	}
+}
+
+func sanitize(path string) string {
+	out := []byte(path)
+	for i, c := range out {
+		if !(c >= 'a' && c <= 'z' || c >= '0' && c <= '9') {
+			out[i] = '-'
+		}
+	}
+	return string(out)
+}

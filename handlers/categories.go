@@ -1,0 +1,196 @@
+package handlers
+
+import (
+	"context"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/internal/apperr"
+	"tally/models"
+	"tally/views"
+)
+
+// familyCategories are all of the family's categories by name, with their transaction counts:
+// the page shows them as one tree.
+func (a *app) familyCategories(ctx context.Context, familyID uuid.UUID) ([]models.Category, error) {
+	var all []models.Category
+	for p := 1; ; p++ {
+		list, total, err := models.Categories(ctx, a.DB, familyID, models.Page{Number: p, Size: 500})
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, list...)
+		if len(list) == 0 || len(all) >= total {
+			return all, nil
+		}
+	}
+}
+
+// pathCategory is the family's category of :id, with all of the family's categories; another
+// family's is not found.
+func (a *app) pathCategory(c echo.Context) (*models.Category, []models.Category, error) {
+	id, err := pathID(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := a.familyCategories(c.Request().Context(), currentUser(c).FamilyID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for i := range all {
+		if all[i].ID == id {
+			return &all[i], all, nil
+		}
+	}
+	return nil, nil, apperr.New(apperr.NotFound, "category not found")
+}
+
+// formID reads the id a select of form sent: nil when none was chosen.
+func formID(v *apperr.Validation, form *views.Form, field, problem string) *uuid.UUID {
+	s := form.Value(field)
+	if s == "" {
+		return nil
+	}
+	id, err := uuid.Parse(s)
+	if err != nil {
+		v.Add(field, problem)
+		return nil
+	}
+	return &id
+}
+
+// categoryInput reads the category form. A subcategory takes its parent's classification, so
+// the form's counts only for a top-level category.
+func categoryInput(c echo.Context) (*views.Form, models.CategoryInput, error) {
+	form := formOf(c, "name", "parent_id", "classification", "color", "color_hex")
+	var v apperr.Validation
+	parent := formID(&v, form, "parent_id", "Choose a parent from the list.")
+	name, color := form.Value("name"), colorOf(form)
+	in := models.CategoryInput{Name: &name, Color: &color, ParentID: &parent}
+	if parent == nil {
+		classification := form.Value("classification")
+		in.Classification = &classification
+	}
+	v.Merge(in.Validate(false))
+	return form, in, v.Err()
+}
+
+// categoriesIndex is GET /categories: the family's categories as a tree, and the form for a
+// new one.
+func (a *app) categoriesIndex(c echo.Context) error {
+	return a.renderCategories(c, http.StatusOK, nil)
+}
+
+func (a *app) renderCategories(c echo.Context, status int, form *views.Form) error {
+	all, err := a.familyCategories(c.Request().Context(), currentUser(c).FamilyID)
+	if err != nil {
+		return err
+	}
+	return a.render(c, status, views.CategoriesPage(views.CategoryList{All: all, Form: form}))
+}
+
+// categoryCreate is POST /categories.
+func (a *app) categoryCreate(c echo.Context) error {
+	form, in, err := categoryInput(c)
+	var cat *models.Category
+	if err == nil {
+		cat, err = models.CreateCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	}
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.renderCategories(c, status, form)
+		}
+		return err
+	}
+	a.flash(c, "success", "Category “"+cat.Name+"” created.")
+	return redirect(c, "/categories")
+}
+
+// categoryEdit is GET /categories/:id/edit.
+func (a *app) categoryEdit(c echo.Context) error {
+	cat, all, err := a.pathCategory(c)
+	if err != nil {
+		return err
+	}
+	form := &views.Form{Values: map[string]string{"name": cat.Name, "classification": cat.Classification, "color": cat.Color}}
+	if cat.ParentID != nil {
+		form.Values["parent_id"] = cat.ParentID.String()
+	}
+	return a.render(c, http.StatusOK, views.CategoryEditPage(views.CategoryEdit{Category: cat, All: all, Form: form}))
+}
+
+// categoryUpdate is POST /categories/:id: a new name, parent, classification or colour.
+func (a *app) categoryUpdate(c echo.Context) error {
+	cat, all, err := a.pathCategory(c)
+	if err != nil {
+		return err
+	}
+	form, in, err := categoryInput(c)
+	var updated *models.Category
+	if err == nil {
+		updated, err = models.UpdateCategory(c.Request().Context(), a.DB, cat.FamilyID, cat.ID, in)
+	}
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.CategoryEditPage(views.CategoryEdit{Category: cat, All: all, Form: form}))
+		}
+		return err
+	}
+	a.flash(c, "success", "Category “"+updated.Name+"” saved.")
+	return redirect(c, "/categories")
+}
+
+// categoryDeletePage is GET /categories/:id/delete: a confirmation, which for a category in
+// use asks for the category that takes over its transactions.
+func (a *app) categoryDeletePage(c echo.Context) error {
+	cat, all, err := a.pathCategory(c)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.CategoryDeletePage(views.CategoryDelete{Category: cat, All: all, Form: &views.Form{}}))
+}
+
+// categoryDelete is POST /categories/:id/delete[replacement_id]: models.DeleteCategory's rule,
+// the API's too. Refused for want of a replacement, the page asks for one.
+func (a *app) categoryDelete(c echo.Context) error {
+	cat, all, err := a.pathCategory(c)
+	if err != nil {
+		return err
+	}
+	form := formOf(c, "replacement_id")
+	var v apperr.Validation
+	replacement := formID(&v, form, "replacement_id", "Choose the replacement from the list.")
+	moved := 0
+	if err = v.Err(); err == nil {
+		moved, err = models.DeleteCategory(c.Request().Context(), a.DB, cat.FamilyID, cat.ID, replacement)
+	}
+	if err != nil {
+		status, ok := withError(form, err)
+		if !ok {
+			return err
+		}
+		if form.Value("replacement_id") == "" && form.Error("replacement_id") != "" {
+			// The model's words are the API's ("pass replacement_id"); the page has a select.
+			form.Errors["replacement_id"] = []string{"“" + cat.Name + "” is in use: choose the category that takes over its transactions and rules."}
+		}
+		return a.render(c, status, views.CategoryDeletePage(views.CategoryDelete{Category: cat, All: all, Form: form}))
+	}
+	msg := "Category “" + cat.Name + "” deleted."
+	if replacement != nil {
+		msg = "Category “" + cat.Name + "” deleted; " + views.Plural(moved, "transaction", "transactions") + " moved to “" + categoryName(all, *replacement) + "”."
+	}
+	a.flash(c, "success", msg)
+	return redirect(c, "/categories")
+}
+
+// categoryName is the name of the category id among all.
+func categoryName(all []models.Category, id uuid.UUID) string {
+	for _, c := range all {
+		if c.ID == id {
+			return c.Name
+		}
+	}
+	return "the replacement"
+}

@@ -1,0 +1,29 @@
+package handlers
+
+import (
+	"net/http"
+
+	"github.com/labstack/echo/v4"
+
+	"tally/reports"
+	"tally/views"
+)
+
+// spendingReport is GET /reports/spending?month=2026-10: a month's spending by category
+// beside the month before; this month, in the family's time zone, by default.
+func (a *app) spendingReport(c echo.Context) error {
+	u := currentUser(c)
+	current := reports.MonthOf(u.Family.Today())
+	month := current
+	if s := c.QueryParam("month"); s != "" {
+		var err error
+		if month, err = reports.ParseMonth(s); err != nil {
+			return err
+		}
+	}
+	list, err := reports.MonthSpending(c.Request().Context(), a.DB, u.FamilyID, month)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.SpendingPage(views.Spending{Month: month, Current: current, Reports: list}))
+}

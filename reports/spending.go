@@ -1,0 +1,131 @@
+// Package reports answers what a family's money did over a period: where it went, month by
+// month. The numbers are read from the ledger with set-based queries, one per report.
+package reports
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
+)
+
+// Month is a calendar month, as ?month=2026-10 names it.
+type Month struct {
+	Year  int
+	Month time.Month
+}
+
+// MonthOf is the month of day.
+func MonthOf(day time.Time) Month {
+	return Month{Year: day.Year(), Month: day.Month()}
+}
+
+// ParseMonth reads a month written as 2026-10, reporting a problem on the field "month".
+func ParseMonth(s string) (Month, error) {
+	t, err := time.Parse("2006-01", s)
+	if err != nil {
+		var v apperr.Validation
+		v.Add("month", fmt.Sprintf("%q is not a month: write it as 2026-10, the year and the month's number", s))
+		return Month{}, v.Err()
+	}
+	return MonthOf(t), nil
+}
+
+// String writes the month as 2026-10.
+func (m Month) String() string { return m.First().Format("2006-01") }
+
+// First is the month's first day, at midnight UTC as Tally keeps dates.
+func (m Month) First() time.Time { return time.Date(m.Year, m.Month, 1, 0, 0, 0, 0, time.UTC) }
+
+// Last is the month's last day.
+func (m Month) Last() time.Time { return m.Next().First().AddDate(0, 0, -1) }
+
+// Prev is the month before.
+func (m Month) Prev() Month { return MonthOf(m.First().AddDate(0, -1, 0)) }
+
+// Next is the month after.
+func (m Month) Next() Month { return MonthOf(m.First().AddDate(0, 1, 0)) }
+
+// TransferKinds are the transaction kinds of money moving between the family's own accounts,
+// which is not spending (nor income): a card's payment, a loan's, a contribution to an
+// investment account, any other movement of funds.
+var TransferKinds = []string{"funds_movement", "cc_payment", "loan_payment", "investment_contribution"}
+
+// CategorySpending is what the family spent in one category in a month and in the month
+// before. CategoryID is nil for the transactions without a category.
+type CategorySpending struct {
+	CategoryID *uuid.UUID `bun:"category_id"`
+	// Name is the category's, "Parent › Child" for a subcategory; "" without a category.
+	Name     string          `bun:"name"`
+	Color    string          `bun:"color"`
+	Amount   decimal.Decimal `bun:"amount"`
+	Previous decimal.Decimal `bun:"previous"`
+}
+
+// Spending is a month's spending in one currency, by category, beside the month before.
+type Spending struct {
+	Currency   string
+	Month      Month
+	Categories []CategorySpending
+	// Total and PreviousTotal are the sums of the categories' amounts.
+	Total, PreviousTotal decimal.Decimal
+}
+
+// MonthSpending returns what the family spent in month and in the month before, by category,
+// one Spending per currency (Tally converts none) in the order of the currencies' codes; the
+// categories come in the order of this month's amount, then the previous month's, largest
+// first. A family that spent nothing in either month has none.
+//
+// Spending is the money that went out (a positive amount, by the ledger's sign) less the
+// refunds: money that came back in a category classified as an expense. Money in without a
+// category or in an income category is income, not a refund, and is left out, as are
+// transfers between the family's own accounts (TransferKinds), transactions marked excluded,
+// valuations, trades and split parts (their transaction counts once, in its own category).
+// So a category's amount can be negative in a month that refunded more than it spent.
+// Transactions of every account count, closed ones included: the money was spent.
+//
+// It is one query over the two months' entries of the family, through entries_family_date_idx.
+func MonthSpending(ctx context.Context, db bun.IDB, familyID uuid.UUID, month Month) ([]Spending, error) {
+	var rows []struct {
+		Currency string `bun:"currency"`
+		CategorySpending
+	}
+	err := db.NewRaw(`
+		SELECT e.currency, e.category_id,
+			coalesce(CASE WHEN p.name IS NULL THEN c.name ELSE p.name || ' › ' || c.name END, '') AS name,
+			coalesce(c.color, '') AS color,
+			coalesce(sum(e.amount) FILTER (WHERE e.date >= ?2::date), 0) AS amount,
+			coalesce(sum(e.amount) FILTER (WHERE e.date < ?2::date), 0) AS previous
+		FROM entries e
+		LEFT JOIN categories c ON c.id = e.category_id
+		LEFT JOIN categories p ON p.id = c.parent_id
+		WHERE e.family_id = ?0 AND e.kind = 'transaction' AND e.parent_id IS NULL AND NOT e.excluded
+			AND e.transaction_kind NOT IN (?4)
+			AND e.date >= ?1::date AND e.date < ?3::date
+			AND (e.amount > 0 OR c.classification = 'expense')
+		GROUP BY e.currency, e.category_id, c.name, p.name, c.color
+		ORDER BY e.currency, amount DESC, previous DESC, name`,
+		familyID, month.Prev().First().Format(time.DateOnly), month.First().Format(time.DateOnly),
+		month.Next().First().Format(time.DateOnly), bun.In(TransferKinds)).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) { // a raw scan may report no rows so
+		return nil, fmt.Errorf("spending of %s: %w", month, err)
+	}
+	var out []Spending
+	for _, r := range rows {
+		if len(out) == 0 || out[len(out)-1].Currency != r.Currency {
+			out = append(out, Spending{Currency: r.Currency, Month: month})
+		}
+		s := &out[len(out)-1]
+		s.Categories = append(s.Categories, r.CategorySpending)
+		s.Total = s.Total.Add(r.Amount)
+		s.PreviousTotal = s.PreviousTotal.Add(r.Previous)
+	}
+	return out, nil
+}
