@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -11,9 +12,10 @@ import (
 	"tally/models"
 )
 
-// TestPagesFitAPhone opens each page a person uses on a 390 px wide screen, with data in its
-// lists, and checks that none is wider than the screen: nothing scrolls sideways.
-func TestPagesFitAPhone(t *testing.T) {
+// household is a signed-in super admin of a family with an account, 30 transactions with long
+// names, and a category: every page a person uses has something to show.
+func household(t *testing.T) (context.Context, *apptest.Server, []string) {
+	t.Helper()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()
@@ -29,15 +31,38 @@ func TestPagesFitAPhone(t *testing.T) {
 		t.Fatal(err)
 	}
 	signInAs(t, ctx, srv, u.Email)
-	run(t, ctx, "use a phone's screen", chromedp.EmulateViewport(390, 844))
-
-	for _, path := range []string{
+	pages := []string{
 		"/", "/accounts", "/accounts/" + acct.String(), "/accounts/" + acct.String() + "/edit", "/accounts/new",
 		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
 		"/categories", "/tags", "/merchants", "/reports/spending",
 		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
 		"/settings/export", "/settings/family", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
-	} {
+	}
+	return ctx, srv, pages
+}
+
+// TestPagesFitAPhone opens each page a person uses on a 390 px wide screen, with data in its
+// lists, and checks that none is wider than the screen: nothing scrolls sideways.
+func TestPagesFitAPhone(t *testing.T) {
+	ctx, srv, pages := household(t)
+	run(t, ctx, "use a phone's screen", chromedp.EmulateViewport(390, 844))
+
+	// The navigation is a menu behind a button.
+	visit(t, ctx, srv.URL+"/")
+	shown := func(id string) bool {
+		return run(t, ctx, "is "+id+" shown", chromedp.Evaluate[bool](fmt.Sprintf(`document.querySelector(%q).offsetParent !== null`, string(testID(id)))))
+	}
+	if shown("nav-transactions") || !shown("menu-toggle") {
+		t.Fatalf("on a phone the navigation is not behind its menu button (link shown %v)", shown("nav-transactions"))
+	}
+	click(t, ctx, "menu-toggle")
+	if !shown("nav-transactions") || attr(t, ctx, "menu-toggle", "aria-expanded") != "true" {
+		t.Fatal("the menu button does not open the navigation")
+	}
+	click(t, ctx, "nav-transactions")
+	visible(t, ctx, "tx-table")
+
+	for _, path := range pages {
 		visit(t, ctx, srv.URL+path)
 		widths := run(t, ctx, "measure "+path, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, window.innerWidth]`))
 		if widths[0] > widths[1] {

@@ -157,7 +157,7 @@ func WebhooksPage(p Webhooks) templ.Component {
 							}()
 						}
 						ctx = templ.InitializeContext(ctx)
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p class=\"text-xs text-slate-500\">Or use the API: <code class=\"rounded bg-slate-100 px-1\">POST /api/v1/webhooks</code></p>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "<p class=\"text-xs text-slate-600\">Or use the API: <code class=\"rounded bg-slate-100 px-1\">POST /api/v1/webhooks</code></p>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}

@@ -223,6 +223,20 @@
     panel.scrollIntoView({ block: "nearest" });
   });
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); passkeys(document); });
+  // The main navigation's menu button, shown on narrow screens: the menu starts closed.
+  function menu() {
+    var nav = document.querySelector("nav[data-menu]");
+    var button = nav && nav.querySelector("[data-menu-toggle]");
+    if (!button) return;
+    nav.setAttribute("data-menu", "closed");
+    button.hidden = false;
+    button.addEventListener("click", function () {
+      var open = nav.getAttribute("data-menu") !== "open";
+      nav.setAttribute("data-menu", open ? "open" : "closed");
+      button.setAttribute("aria-expanded", String(open));
+    });
+  }
+
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); passkeys(document); menu(); });
   document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
 })();

@@ -1,0 +1,66 @@
+package e2e
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+)
+
+// axeSource is axe-core, the accessibility engine, from the project's npm packages.
+func axeSource(t *testing.T) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("..", "node_modules", "axe-core", "axe.min.js"))
+	if err != nil {
+		t.Fatalf("axe-core is not installed (npm ci): %v", err)
+	}
+	return string(b)
+}
+
+// violation is one rule axe found broken on a page, with the elements that break it.
+type violation struct {
+	ID     string `json:"id"`
+	Impact string `json:"impact"`
+	Help   string `json:"help"`
+	Nodes  []struct {
+		Target []string `json:"target"`
+	} `json:"nodes"`
+}
+
+// TestPagesAreAccessible runs axe (WCAG 2.1 A and AA) over every page a person uses, in the
+// light and the dark colour scheme: no rule is broken, colour contrast included.
+func TestPagesAreAccessible(t *testing.T) {
+	ctx, srv, pages := household(t)
+	axe := axeSource(t)
+	for _, scheme := range []string{"light", "dark"} {
+		if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
+			Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: scheme}}}); err != nil {
+			t.Fatalf("prefer the %s scheme: %v", scheme, err)
+		}
+		for _, path := range pages {
+			visit(t, ctx, srv.URL+path)
+			run(t, ctx, "load axe", chromedp.Evaluate[bool](axe+";true"))
+			raw := run(t, ctx, "run axe on "+path, chromedp.Evaluate[string](
+				`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations))`,
+				chromedp.EvalAwaitPromise))
+			var found []violation
+			if err := json.Unmarshal([]byte(raw), &found); err != nil {
+				t.Fatalf("axe on %s: %v", path, err)
+			}
+			for _, v := range found {
+				var where []string
+				for _, n := range v.Nodes {
+					where = append(where, strings.Join(n.Target, " "))
+				}
+				t.Errorf("%s (%s): %s [%s, %s] at %s", path, scheme, v.Help, v.ID, v.Impact, strings.Join(where, "; "))
+			}
+			if len(found) > 0 {
+				shot(t, ctx, "axe-"+scheme+sanitize(path))
+			}
+		}
+	}
+}
