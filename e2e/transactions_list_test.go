@@ -107,6 +107,9 @@ func TestFindTransactions(t *testing.T) {
 		run(t, ctx, "open Shop 11", chromedp.Click(`[data-id="`+shop11+`"] [data-testid="tx-name"]`))
 		visible(t, ctx, "tx-edit-form")
 		wantPath(t, ctx, "/transactions")
+		if got := attr(t, ctx, "tx-make-rule", "href"); got != "/settings/rules/new?from="+shop11 {
+			t.Errorf("the form's rule link goes to %q", got)
+		}
 		choose(t, ctx, "tx-field-category_id", coffee.String())
 		click(t, ctx, "tx-tag-Holiday")
 		click(t, ctx, "tx-save")

@@ -32,19 +32,23 @@ func (a *app) pathAccount(c echo.Context) (*models.Account, error) {
 	return models.AccountByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
 }
 
+// accountRecentEntries is how many of its latest entries an account's page shows.
+const accountRecentEntries = 10
+
 func (a *app) accountShow(c echo.Context) error {
 	u := currentUser(c)
 	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
-	list, err := a.entryList(c, models.EntryFilter{FamilyID: u.FamilyID, AccountID: &acct.ID}, "/accounts/"+acct.ID.String(), false)
+	// The account's latest entries, valuations among them; the whole list, searched and
+	// filtered, is /transactions?account_id=…, which the page links to.
+	rows, _, err := models.Entries(c.Request().Context(), a.DB, models.EntryFilter{FamilyID: u.FamilyID, AccountID: &acct.ID},
+		models.Page{Number: 1, Size: accountRecentEntries})
 	if err != nil {
 		return err
 	}
-	if isFragment(c, "entries") {
-		return a.render(c, http.StatusOK, views.EntriesTable(list))
-	}
+	list := views.EntryList{Rows: rows}
 	history, err := a.accountHistory(c, acct)
 	if err != nil {
 		return err

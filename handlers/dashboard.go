@@ -1,8 +1,8 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 
 	"github.com/google/uuid"
@@ -52,11 +52,20 @@ func (a *app) entryList(c echo.Context, f models.EntryFilter, base string, showA
 		return views.EntryList{}, err
 	}
 	l := views.EntryList{Rows: rows, ShowAccount: showAccount}
+	// Another page keeps the rest of the view (the chart's range, say).
+	pageURL := func(n int) string {
+		q := url.Values{}
+		for k, v := range c.QueryParams() {
+			q[k] = v
+		}
+		q.Set("page", strconv.Itoa(n))
+		return base + "?" + q.Encode()
+	}
 	if p.Number > 1 {
-		l.PrevURL = fmt.Sprintf("%s?page=%d", base, p.Number-1)
+		l.PrevURL = pageURL(p.Number - 1)
 	}
 	if more {
-		l.NextURL = fmt.Sprintf("%s?page=%d", base, p.Number+1)
+		l.NextURL = pageURL(p.Number + 1)
 	}
 	return l, nil
 }

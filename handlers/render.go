@@ -33,8 +33,10 @@ func (a *app) render(c echo.Context, status int, comp templ.Component) error {
 
 func navFor(path string) string {
 	switch {
-	case path == "/", strings.HasPrefix(path, "/reports"): // reports are reached from the dashboard
+	case path == "/":
 		return "dashboard"
+	case strings.HasPrefix(path, "/reports"):
+		return "spending"
 	case strings.HasPrefix(path, "/accounts"):
 		return "accounts"
 	case strings.HasPrefix(path, "/transactions"):
