@@ -8,7 +8,20 @@
     if (meta) e.detail.headers["X-CSRF-Token"] = meta.content;
   });
 
+  // Each cell of a table that stacks on a phone carries its column's name.
+  function labelCells(root) {
+    root.querySelectorAll("table[data-stack]").forEach(function (table) {
+      var names = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) { return th.textContent.trim(); });
+      table.querySelectorAll("tbody tr").forEach(function (tr) {
+        Array.prototype.forEach.call(tr.children, function (td, i) {
+          if (names[i] && !td.hasAttribute("colspan")) td.setAttribute("data-label", names[i]);
+        });
+      });
+    });
+  }
+
   function init(root) {
+    labelCells(root.closest ? (root.closest("table[data-stack]") || root) : root);
     // An offer that lapses (the undo of a bulk edit) leaves the page when it does.
     root.querySelectorAll("[data-expires-in]").forEach(function (el) {
       setTimeout(function () { el.remove(); }, 1000 * Number(el.getAttribute("data-expires-in")));
