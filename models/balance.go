@@ -176,7 +176,9 @@ func newBalanceArgs(accts []Account, start, end time.Time) *balanceArgs {
 //
 // A day's balance is the account's opening balance plus its sign times the transactions from
 // the first day up to the day. A manual account opens on its latest valuation on or before the
-// first day (the anchor) plus the transactions after it and before the first day, counts only
+// first day (the anchor) plus the transactions after it and before the first day (summed from
+// account_month_totals and at most two months of entries, so an account's long history is
+// never added up row by row), counts only
 // transactions after the anchor, and each later valuation starts a segment: the day's balance
 // is then the segment's valuation plus the transactions after the valuation's day. A
 // provider's account opens on its reported balance less the posted transactions from the
@@ -191,9 +193,15 @@ WITH accts AS (
 		THEN a.balance - a.sign * (SELECT coalesce(sum(amount), 0) FROM entries
 			WHERE account_id = a.account AND kind = 'transaction' AND parent_id IS NULL AND NOT pending
 				AND date >= ?start::date)
-		ELSE coalesce(v.amount, 0) + a.sign * (SELECT coalesce(sum(amount), 0) FROM entries
-			WHERE account_id = a.account AND kind = 'transaction' AND parent_id IS NULL
-				AND date > coalesce(v.date, '-infinity'::date) AND date < ?start::date)
+		-- The transactions from the day after the valuation (lo) to the day before the first:
+		-- whole months from account_month_totals, the two ragged ends from entries.
+		ELSE coalesce(v.amount, 0) + a.sign * (
+			(SELECT coalesce(sum(t.amount), 0) FROM account_month_totals t WHERE t.account_id = a.account
+				AND t.month >= date_trunc('month', r.lo)::date AND t.month < date_trunc('month', ?start::date)::date)
+			+ (SELECT coalesce(sum(amount), 0) FROM entries WHERE account_id = a.account AND kind = 'transaction' AND parent_id IS NULL
+				AND date >= date_trunc('month', ?start::date)::date AND date < ?start::date)
+			- (SELECT coalesce(sum(amount), 0) FROM entries WHERE account_id = a.account AND kind = 'transaction' AND parent_id IS NULL
+				AND date >= date_trunc('month', r.lo)::date AND date < r.lo))
 		END AS opening
 	FROM accts a
 	LEFT JOIN LATERAL (
@@ -201,6 +209,7 @@ WITH accts AS (
 		WHERE account_id = a.account AND kind = 'valuation' AND date <= ?start::date AND NOT a.provider
 		ORDER BY date DESC, created_at DESC LIMIT 1
 	) v ON true
+	CROSS JOIN LATERAL (SELECT least(coalesce(v.date, '-infinity'::date) + 1, ?start::date) AS lo) r
 ), flows AS (
 	SELECT an.account, f.day, f.amount FROM anchors an
 	CROSS JOIN LATERAL (
