@@ -2,15 +2,12 @@ package ledger_test
 
 import (
 	"context"
-	"encoding/json"
 	"os"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/testkit"
@@ -18,39 +15,6 @@ import (
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
-
-// lastQuery keeps the last SELECT from entries a bun query ran.
-type lastQuery struct {
-	mu  sync.Mutex
-	sql string
-}
-
-func (h *lastQuery) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (h *lastQuery) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
-	if strings.HasPrefix(ev.Query, "SELECT") && strings.Contains(ev.Query, `FROM "entries"`) {
-		h.mu.Lock()
-		h.sql = ev.Query
-		h.mu.Unlock()
-	}
-}
-
-// planNode is a node of EXPLAIN (ANALYZE, FORMAT JSON).
-type planNode struct {
-	Type       string     `json:"Node Type"`
-	Index      string     `json:"Index Name"`
-	Relation   string     `json:"Relation Name"`
-	IndexCond  string     `json:"Index Cond"`
-	ActualRows float64    `json:"Actual Rows"`
-	Plans      []planNode `json:"Plans"`
-}
-
-func (n planNode) walk(fn func(planNode)) {
-	fn(n)
-	for _, c := range n.Plans {
-		c.walk(fn)
-	}
-}
 
 // TestListPageIsReadOffTheIndex checks the plan of a page deep in a family's transactions,
 // among another family's: an index scan of (family, date, id) that starts at the cursor and
@@ -84,31 +48,15 @@ func TestListPageIsReadOffTheIndex(t *testing.T) {
 		}
 		after = next
 	}
-	hook := &lastQuery{}
-	d.AddQueryHook(hook)
+	queries := testkit.RecordQueries(d, `FROM "entries"`)
 	page, _, err := ledger.List(ctx, d, familyID, ledger.Filter{}, after, 500)
 	if err != nil || len(page) != 500 {
 		t.Fatalf("deep page: %v, %d rows", err, len(page))
 	}
-	hook.mu.Lock()
-	query := hook.sql
-	hook.mu.Unlock()
-	if query == "" {
-		t.Fatal("the list's query was not seen")
-	}
-	var out []struct {
-		Plan planNode `json:"Plan"`
-	}
-	var raw string
-	if err := d.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+query).Scan(ctx, &raw); err != nil {
-		t.Fatal(err)
-	}
-	if err := json.Unmarshal([]byte(raw), &out); err != nil {
-		t.Fatal(err)
-	}
-	var scans []planNode
+	plan, raw := testkit.Explain(t, d, queries.Last(t))
+	var scans []testkit.PlanNode
 	sorted := false
-	out[0].Plan.walk(func(n planNode) {
+	plan.Walk(func(n testkit.PlanNode) {
 		if strings.Contains(n.Type, "Sort") {
 			sorted = true
 		}
@@ -154,35 +102,21 @@ func TestSearchUsesIndexes(t *testing.T) {
 	start := time.Date(2026, 6, 1, 0, 0, 0, 0, time.UTC)
 	f := ledger.Filter{Query: "merchant 12", AccountIDs: accts[:1], Start: &start}
 
-	hook := &lastQuery{}
-	d.AddQueryHook(hook)
-	plan := func(run func() error) string {
-		t.Helper()
-		if err := run(); err != nil {
-			t.Fatal(err)
-		}
-		hook.mu.Lock()
-		query := hook.sql
-		hook.mu.Unlock()
-		var raw string
-		if err := d.NewRaw("EXPLAIN (FORMAT JSON) "+query).Scan(ctx, &raw); err != nil {
-			t.Fatal(err)
-		}
-		return raw
-	}
-	for name, run := range map[string]func() error{
-		"rows":   func() error { _, _, err := ledger.Rows(ctx, d, familyID, f, nil, 50); return err },
-		"totals": func() error { _, err := ledger.Totals(ctx, d, familyID, f); return err },
+	for _, tc := range []struct {
+		name, sql string // sql is in the query, and only in it
+		run       func() error
+	}{
+		{"rows", `FROM "entries" AS "e"`, func() error { _, _, err := ledger.Rows(ctx, d, familyID, f, nil, 50); return err }},
+		{"totals", "FROM entries AS e", func() error { _, err := ledger.Totals(ctx, d, familyID, f); return err }},
 	} {
-		raw := plan(run)
-		var out []struct {
-			Plan planNode `json:"Plan"`
-		}
-		if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		queries := testkit.RecordQueries(d, tc.sql)
+		if err := tc.run(); err != nil {
 			t.Fatal(err)
 		}
+		name := tc.name
+		plan, raw := testkit.Explain(t, d, queries.Last(t))
 		indexed, seq := false, false
-		out[0].Plan.walk(func(n planNode) {
+		plan.Walk(func(n testkit.PlanNode) {
 			if strings.HasPrefix(n.Index, "entries_") {
 				indexed = true
 			}

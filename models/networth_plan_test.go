@@ -2,35 +2,15 @@ package models_test
 
 import (
 	"context"
-	"encoding/json"
-	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/google/uuid"
-	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/testkit"
 	"tally/models"
 )
-
-// netWorthQuery keeps the last query a bun hook saw that reads balances.
-type netWorthQuery struct {
-	mu  sync.Mutex
-	sql string
-}
-
-func (h *netWorthQuery) BeforeQuery(ctx context.Context, _ *bun.QueryEvent) context.Context { return ctx }
-
-func (h *netWorthQuery) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
-	if strings.Contains(ev.Query, "account_month_totals") {
-		h.mu.Lock()
-		h.sql = ev.Query
-		h.mu.Unlock()
-	}
-}
 
 // TestNetWorthIsReadThroughIndexes checks the plan of the dashboard's net worth over 30 days
 // for a family with years of history beside another family: entries are read only through
@@ -57,56 +37,21 @@ func TestNetWorthIsReadThroughIndexes(t *testing.T) {
 	if _, err := d.NewRaw("ANALYZE entries; ANALYZE account_month_totals").Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	hook := &netWorthQuery{}
-	d.AddQueryHook(hook)
+	queries := testkit.RecordQueries(d, "account_month_totals")
 	end := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
 	series, err := models.DailyNetWorth(ctx, d, familyID, end.AddDate(0, 0, -29), end)
 	if err != nil || len(series) != 1 || len(series[0].Points) != 30 {
 		t.Fatalf("net worth: %v, %+v", err, series)
 	}
-	hook.mu.Lock()
-	query := hook.sql
-	hook.mu.Unlock()
-	var raw string
-	if err := d.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+query).Scan(ctx, &raw); err != nil {
-		t.Fatal(err)
+	plan, raw := testkit.Explain(t, d, queries.Last(t))
+	months, accountIndex, seq := false, false, false
+	plan.Walk(func(n testkit.PlanNode) {
+		months = months || n.Relation == "account_month_totals"
+		accountIndex = accountIndex || n.Index == "entries_account_date_idx"
+		seq = seq || n.Type == "Seq Scan" && n.Relation == "entries"
+	})
+	if !months || !accountIndex || seq {
+		t.Errorf("the net worth does not read the month totals and entries through its account index (month totals %v, index %v, entries scanned whole %v):\n%s",
+			months, accountIndex, seq, raw)
 	}
-	if !strings.Contains(raw, `"Relation Name": "account_month_totals"`) || !strings.Contains(raw, `"Index Name": "entries_account_date_idx"`) {
-		t.Fatalf("the plan does not read the month totals and entries' account index:\n%s", raw)
-	}
-	if seqScansEntries(t, raw) {
-		t.Errorf("the net worth scans entries whole:\n%s", raw)
-	}
-}
-
-// seqScansEntries reports whether a JSON plan has a sequential scan of entries.
-func seqScansEntries(t *testing.T, raw string) bool {
-	t.Helper()
-	var plans []struct {
-		Plan json.RawMessage `json:"Plan"`
-	}
-	if err := json.Unmarshal([]byte(raw), &plans); err != nil {
-		t.Fatal(err)
-	}
-	var walk func(json.RawMessage) bool
-	walk = func(m json.RawMessage) bool {
-		var n struct {
-			Type     string            `json:"Node Type"`
-			Relation string            `json:"Relation Name"`
-			Plans    []json.RawMessage `json:"Plans"`
-		}
-		if err := json.Unmarshal(m, &n); err != nil {
-			t.Fatal(err)
-		}
-		if n.Type == "Seq Scan" && n.Relation == "entries" {
-			return true
-		}
-		for _, c := range n.Plans {
-			if walk(c) {
-				return true
-			}
-		}
-		return false
-	}
-	return walk(plans[0].Plan)
 }
