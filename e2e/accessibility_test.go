@@ -43,6 +43,7 @@ func TestPagesAreAccessible(t *testing.T) {
 		}
 		for _, path := range pages {
 			visit(t, ctx, srv.URL+path)
+			wantPath(t, ctx, strings.SplitN(path, "?", 2)[0]) // the page itself, not an error or a redirect
 			run(t, ctx, "load axe", chromedp.Evaluate[bool](axe+";true"))
 			raw := run(t, ctx, "run axe on "+path, chromedp.Evaluate[string](
 				`axe.run(document, {runOnly: {type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"]}}).then(r => JSON.stringify(r.violations))`,

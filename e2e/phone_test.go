@@ -3,6 +3,7 @@ package e2e
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -71,6 +72,7 @@ func TestPagesFitAPhone(t *testing.T) {
 
 	for _, path := range pages {
 		visit(t, ctx, srv.URL+path)
+		wantPath(t, ctx, strings.SplitN(path, "?", 2)[0]) // the page itself, not an error or a redirect
 		widths := run(t, ctx, "measure "+path, chromedp.Evaluate[[]int](`[document.documentElement.scrollWidth, window.innerWidth]`))
 		if widths[0] > widths[1] {
 			shot(t, ctx, "phone"+sanitize(path))

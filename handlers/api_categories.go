@@ -25,7 +25,7 @@ type CategoryJSON struct {
 
 func categoryJSON(c *models.Category) CategoryJSON {
 	return CategoryJSON{ID: c.ID.String(), Name: c.Name, Classification: c.Classification, Color: c.Color, Icon: c.Icon,
-		ParentID: optString(c.ParentID), TransactionsCount: c.TransactionsCount, CreatedAt: apiTime(c.CreatedAt), UpdatedAt: apiTime(c.UpdatedAt)}
+		ParentID: uuidString(c.ParentID), TransactionsCount: c.TransactionsCount, CreatedAt: apiTime(c.CreatedAt), UpdatedAt: apiTime(c.UpdatedAt)}
 }
 
 // categoryRequest is the body of POST and PATCH /api/v1/categories: every field optional on
@@ -49,62 +49,21 @@ func decodeCategory(c echo.Context) (models.CategoryInput, error) {
 	return in, v.Err()
 }
 
+// categoriesAPI is how the API serves the family's categories.
+var categoriesAPI = apiResource[models.Category, CategoryJSON, models.CategoryInput]{list: models.Categories, byID: models.CategoryByID, create: models.CreateCategory,
+	update: models.UpdateCategory, decode: decodeCategory, json: categoryJSON}
+
 // apiCategories is GET /api/v1/categories: a page of the family's categories by name.
-func (a *app) apiCategories(c echo.Context) error {
-	page, per := pageParams(c)
-	list, total, err := models.Categories(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.Page{Number: page, Size: per})
-	if err != nil {
-		return err
-	}
-	out := make([]CategoryJSON, len(list))
-	for i := range list {
-		out[i] = categoryJSON(&list[i])
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": pageMeta(page, per, total)})
-}
+func (a *app) apiCategories(c echo.Context) error { return categoriesAPI.index(a, c) }
 
 // apiCategoryShow is GET /api/v1/categories/{id}.
-func (a *app) apiCategoryShow(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	cat, err := models.CategoryByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": categoryJSON(cat)})
-}
+func (a *app) apiCategoryShow(c echo.Context) error { return categoriesAPI.show(a, c) }
 
 // apiCategoryCreate is POST /api/v1/categories.
-func (a *app) apiCategoryCreate(c echo.Context) error {
-	in, err := decodeCategory(c)
-	if err != nil {
-		return err
-	}
-	cat, err := models.CreateCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": categoryJSON(cat)})
-}
+func (a *app) apiCategoryCreate(c echo.Context) error { return categoriesAPI.add(a, c) }
 
 // apiCategoryUpdate is PATCH /api/v1/categories/{id}.
-func (a *app) apiCategoryUpdate(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	in, err := decodeCategory(c)
-	if err != nil {
-		return err
-	}
-	cat, err := models.UpdateCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": categoryJSON(cat)})
-}
+func (a *app) apiCategoryUpdate(c echo.Context) error { return categoriesAPI.change(a, c) }
 
 // apiCategoryDelete is DELETE /api/v1/categories/{id}[?replacement_id=]: a category in use
 // needs the category that takes over its transactions and rules.
@@ -114,7 +73,7 @@ func (a *app) apiCategoryDelete(c echo.Context) error {
 		return err
 	}
 	var v apperr.Validation
-	replacement := queryID(&v, c, "replacement_id")
+	replacement := queryID(&v, c.QueryParams(), "replacement_id")
 	if err := v.Err(); err != nil {
 		return err
 	}

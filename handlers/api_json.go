@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"net/url"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -44,8 +45,8 @@ func nullableID(v *apperr.Validation, field string, raw json.RawMessage) **uuid.
 }
 
 // queryID reads an optional id from the query parameter name, recording a problem on it.
-func queryID(v *apperr.Validation, c echo.Context, name string) *uuid.UUID {
-	s := c.QueryParam(name)
+func queryID(v *apperr.Validation, query url.Values, name string) *uuid.UUID {
+	s := query.Get(name)
 	if s == "" {
 		return nil
 	}

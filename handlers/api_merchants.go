@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"net/http"
-
 	"github.com/labstack/echo/v4"
 
 	"tally/models"
@@ -36,71 +34,23 @@ func decodeMerchant(c echo.Context) (models.MerchantInput, error) {
 	return models.MerchantInput{Name: req.Name, Color: req.Color, WebsiteURL: req.WebsiteURL, LogoURL: req.LogoURL}, err
 }
 
+// merchantsAPI is how the API serves the family's merchants.
+var merchantsAPI = apiResource[models.Merchant, MerchantJSON, models.MerchantInput]{list: models.Merchants, byID: models.MerchantByID, create: models.CreateMerchant,
+	update: models.UpdateMerchant, decode: decodeMerchant, json: merchantJSON}
+
 // apiMerchants is GET /api/v1/merchants: a page of the family's merchants by name.
-func (a *app) apiMerchants(c echo.Context) error {
-	page, per := pageParams(c)
-	list, total, err := models.Merchants(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.Page{Number: page, Size: per})
-	if err != nil {
-		return err
-	}
-	out := make([]MerchantJSON, len(list))
-	for i := range list {
-		out[i] = merchantJSON(&list[i])
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": pageMeta(page, per, total)})
-}
+func (a *app) apiMerchants(c echo.Context) error { return merchantsAPI.index(a, c) }
 
 // apiMerchantShow is GET /api/v1/merchants/{id}.
-func (a *app) apiMerchantShow(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	m, err := models.MerchantByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": merchantJSON(m)})
-}
+func (a *app) apiMerchantShow(c echo.Context) error { return merchantsAPI.show(a, c) }
 
 // apiMerchantCreate is POST /api/v1/merchants.
-func (a *app) apiMerchantCreate(c echo.Context) error {
-	in, err := decodeMerchant(c)
-	if err != nil {
-		return err
-	}
-	m, err := models.CreateMerchant(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": merchantJSON(m)})
-}
+func (a *app) apiMerchantCreate(c echo.Context) error { return merchantsAPI.add(a, c) }
 
 // apiMerchantUpdate is PATCH /api/v1/merchants/{id}.
-func (a *app) apiMerchantUpdate(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	in, err := decodeMerchant(c)
-	if err != nil {
-		return err
-	}
-	m, err := models.UpdateMerchant(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": merchantJSON(m)})
-}
+func (a *app) apiMerchantUpdate(c echo.Context) error { return merchantsAPI.change(a, c) }
 
 // apiMerchantDelete is DELETE /api/v1/merchants/{id}: its transactions keep no merchant.
 func (a *app) apiMerchantDelete(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	if err := models.DeleteMerchant(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
-		return err
-	}
-	return c.NoContent(http.StatusNoContent)
+	return merchantsAPI.remove(a, c, models.DeleteMerchant)
 }

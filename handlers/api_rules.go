@@ -52,10 +52,8 @@ type ruleRequest struct {
 
 func decodeRule(c echo.Context) (rules.Input, error) {
 	var req ruleRequest
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return rules.Input{}, apperr.Wrap(apperr.BadRequest, err, "The request body must be a rule as a JSON object: "+err.Error())
+	if err := decodeStrict(c, &req, "a rule"); err != nil {
+		return rules.Input{}, err
 	}
 	in := rules.Input{Name: req.Name, Active: req.Active, Position: req.Position, Match: req.Match, Continue: req.Continue,
 		Conditions: req.Conditions, Actions: req.Actions}
@@ -154,10 +152,10 @@ func (a *app) apiRuleDelete(c echo.Context) error {
 
 // RuleApplicationJSON is RuleApplication in the OpenAPI document.
 type RuleApplicationJSON struct {
-	ID        *string `json:"id"`
-	RuleID    string  `json:"rule_id"`
-	Changed   int     `json:"changed_count"`
-	UndoUntil *string `json:"undo_until"`
+	ID        *string  `json:"id"`
+	RuleID    string   `json:"rule_id"`
+	Changed   int      `json:"changed_count"`
+	UndoUntil *apiTime `json:"undo_until"`
 }
 
 // apiRuleApply is POST /api/v1/rules/{id}/apply: the rule over the family's history.
@@ -172,7 +170,7 @@ func (a *app) apiRuleApply(c echo.Context) error {
 	}
 	out := RuleApplicationJSON{RuleID: id.String(), Changed: app.Changed}
 	if app.Changed > 0 {
-		aid, until := app.ID.String(), app.UndoUntil.UTC().Format("2006-01-02T15:04:05.000Z")
+		aid, until := app.ID.String(), apiTime(app.UndoUntil)
 		out.ID, out.UndoUntil = &aid, &until
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": out})

@@ -1,8 +1,6 @@
 package handlers
 
 import (
-	"net/http"
-
 	"github.com/labstack/echo/v4"
 
 	"tally/models"
@@ -32,71 +30,21 @@ func decodeTag(c echo.Context) (models.TagInput, error) {
 	return models.TagInput{Name: req.Name, Color: req.Color}, err
 }
 
+// tagsAPI is how the API serves the family's tags.
+var tagsAPI = apiResource[models.Tag, TagJSON, models.TagInput]{list: models.Tags, byID: models.TagByID, create: models.CreateTag,
+	update: models.UpdateTag, decode: decodeTag, json: tagJSON}
+
 // apiTags is GET /api/v1/tags: a page of the family's tags by name.
-func (a *app) apiTags(c echo.Context) error {
-	page, per := pageParams(c)
-	list, total, err := models.Tags(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.Page{Number: page, Size: per})
-	if err != nil {
-		return err
-	}
-	out := make([]TagJSON, len(list))
-	for i := range list {
-		out[i] = tagJSON(&list[i])
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": pageMeta(page, per, total)})
-}
+func (a *app) apiTags(c echo.Context) error { return tagsAPI.index(a, c) }
 
 // apiTagShow is GET /api/v1/tags/{id}.
-func (a *app) apiTagShow(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	t, err := models.TagByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": tagJSON(t)})
-}
+func (a *app) apiTagShow(c echo.Context) error { return tagsAPI.show(a, c) }
 
 // apiTagCreate is POST /api/v1/tags.
-func (a *app) apiTagCreate(c echo.Context) error {
-	in, err := decodeTag(c)
-	if err != nil {
-		return err
-	}
-	t, err := models.CreateTag(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": tagJSON(t)})
-}
+func (a *app) apiTagCreate(c echo.Context) error { return tagsAPI.add(a, c) }
 
 // apiTagUpdate is PATCH /api/v1/tags/{id}.
-func (a *app) apiTagUpdate(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	in, err := decodeTag(c)
-	if err != nil {
-		return err
-	}
-	t, err := models.UpdateTag(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": tagJSON(t)})
-}
+func (a *app) apiTagUpdate(c echo.Context) error { return tagsAPI.change(a, c) }
 
 // apiTagDelete is DELETE /api/v1/tags/{id}: the tag comes off every transaction.
-func (a *app) apiTagDelete(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	if err := models.DeleteTag(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
-		return err
-	}
-	return c.NoContent(http.StatusNoContent)
-}
+func (a *app) apiTagDelete(c echo.Context) error { return tagsAPI.remove(a, c, models.DeleteTag) }

@@ -66,19 +66,11 @@ type TransactionTransferJSON struct {
 	OtherAccountID     string `json:"other_account_id"`
 }
 
-func optString(id *uuid.UUID) *string {
-	if id == nil {
-		return nil
-	}
-	s := id.String()
-	return &s
-}
-
 func transactionJSON(t *ledger.Transaction) TransactionJSON {
 	out := TransactionJSON{ID: t.ID.String(), AccountID: t.AccountID.String(), Date: t.Date.Format(time.DateOnly),
 		Amount: amountString(t.Amount, t.Currency), Currency: t.Currency, Name: t.Name, OriginalName: t.OriginalName, Notes: t.Notes,
-		CategoryID: optString(t.CategoryID), MerchantID: optString(t.MerchantID), Excluded: t.Excluded,
-		Pending: t.Pending, Kind: t.TransactionKind, LockedFields: t.LockedFields, ImportID: optString(t.ImportID),
+		CategoryID: uuidString(t.CategoryID), MerchantID: uuidString(t.MerchantID), Excluded: t.Excluded,
+		Pending: t.Pending, Kind: t.TransactionKind, LockedFields: t.LockedFields, ImportID: uuidString(t.ImportID),
 		Source: t.Source, CreatedAt: apiTime(t.CreatedAt), UpdatedAt: apiTime(t.UpdatedAt)}
 	out.TagIDs = idStrings(t.TagIDs)
 	if out.LockedFields == nil {
@@ -97,7 +89,7 @@ func transactionWithSplits(t *ledger.Transaction) TransactionJSON {
 	splits := make([]SplitJSON, len(t.Splits))
 	for i, p := range t.Splits {
 		splits[i] = SplitJSON{ID: p.ID.String(), Amount: amountString(p.Amount, p.Currency), Name: p.Name, Notes: p.Notes,
-			CategoryID: optString(p.CategoryID), MerchantID: optString(p.MerchantID), TagIDs: idStrings(p.TagIDs), Excluded: p.Excluded}
+			CategoryID: uuidString(p.CategoryID), MerchantID: uuidString(p.MerchantID), TagIDs: idStrings(p.TagIDs), Excluded: p.Excluded}
 	}
 	out.Splits = &splits
 	return out
@@ -134,10 +126,8 @@ func amountString(d decimal.Decimal, currency string) string {
 // family's rules and transfer matching see as they see an imported one.
 func (a *app) apiTransactionCreate(c echo.Context) error {
 	var req transactionRequest
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return apperr.Wrap(apperr.BadRequest, err, "The request body must be a transaction as a JSON object: "+err.Error())
+	if err := decodeStrict(c, &req, "a transaction"); err != nil {
+		return err
 	}
 	var v apperr.Validation
 	in := ledger.NewTransaction{Currency: req.Currency, Name: req.Name, Notes: req.Notes, CategoryID: req.CategoryID,
@@ -229,13 +219,7 @@ func (a *app) apiTransfers(c echo.Context) error {
 	default:
 		v.Add("status", "status must be pending or confirmed")
 	}
-	if s := c.QueryParam("account_id"); s != "" {
-		id, err := uuid.Parse(s)
-		if err != nil {
-			v.Add("account_id", "account_id is not an id")
-		}
-		f.AccountID = &id
-	}
+	f.AccountID = queryID(&v, c.QueryParams(), "account_id")
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -270,10 +254,8 @@ func (a *app) apiTransferCreate(c echo.Context) error {
 		To    *uuid.UUID `json:"to_transaction_id"`
 		Notes string     `json:"notes"`
 	}
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return apperr.Wrap(apperr.BadRequest, err, "The request body must be a JSON object: "+err.Error())
+	if err := decodeStrict(c, &req, "a transfer"); err != nil {
+		return err
 	}
 	var v apperr.Validation
 	if req.From == nil {
@@ -363,18 +345,6 @@ func (a *app) apiTransactions(c echo.Context) error {
 func transactionFilter(query url.Values) (ledger.Filter, error) {
 	var f ledger.Filter
 	var v apperr.Validation
-	id := func(key string) *uuid.UUID {
-		s := query.Get(key)
-		if s == "" {
-			return nil
-		}
-		id, err := uuid.Parse(s)
-		if err != nil {
-			v.Add(key, fmt.Sprintf("%s %q is not an id", key, s))
-			return nil
-		}
-		return &id
-	}
 	date := func(key string) *time.Time {
 		s := query.Get(key)
 		if s == "" {
@@ -414,23 +384,23 @@ func transactionFilter(query url.Values) (ledger.Filter, error) {
 	if f.Start != nil && f.End != nil && f.End.Before(*f.Start) {
 		v.Add("end_date", "end_date is before start_date")
 	}
-	f.CategoryID, f.TagID, f.MerchantID, f.ImportID = id("category_id"), id("tag_id"), id("merchant_id"), id("import_id")
+	f.CategoryID, f.TagID = queryID(&v, query, "category_id"), queryID(&v, query, "tag_id")
+	f.MerchantID, f.ImportID = queryID(&v, query, "merchant_id"), queryID(&v, query, "import_id")
 	f.Query = query.Get("q")
 	f.MinAmount, f.MaxAmount = amount("min_amount"), amount("max_amount")
 	switch s := query.Get("pending"); s {
 	case "":
 	case "true", "false":
-		f.Pending = ptr(s == "true")
+		pending := s == "true"
+		f.Pending = &pending
 	default:
 		v.Add("pending", "pending must be true or false")
 	}
-	if f.Kind = query.Get("kind"); f.Kind != "" && !slices.Contains(ledger.Kinds, f.Kind) {
-		v.Add("kind", "kind must be one of: "+strings.Join(ledger.Kinds, ", "))
+	if f.Kind = query.Get("kind"); f.Kind != "" && !slices.Contains(models.TransactionKinds, f.Kind) {
+		v.Add("kind", "kind must be one of: "+strings.Join(models.TransactionKinds, ", "))
 	}
 	return f, v.Err()
 }
-
-func ptr[T any](v T) *T { return &v }
 
 // apiTransactionUpdate is PATCH /api/v1/transactions/{id}.
 func (a *app) apiTransactionUpdate(c echo.Context) error {
@@ -512,15 +482,10 @@ func transactionPatch(fields map[string]json.RawMessage, allowed ...string) (led
 	var v apperr.Validation
 	isNull := func(raw json.RawMessage) bool { return string(raw) == "null" }
 	ref := func(key string, raw json.RawMessage) *ledger.Ref {
-		if isNull(raw) {
-			return &ledger.Ref{}
+		if id := nullableID(&v, key, raw); id != nil {
+			return &ledger.Ref{ID: *id}
 		}
-		var id uuid.UUID
-		if err := json.Unmarshal(raw, &id); err != nil {
-			v.Add(key, key+" must be an id, or null to clear it")
-			return nil
-		}
-		return &ledger.Ref{ID: &id}
+		return nil
 	}
 	str := func(key string, raw json.RawMessage) *string {
 		var s string

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"encoding/json"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -82,10 +81,8 @@ type webhookRequest struct {
 
 func decodeWebhook(c echo.Context) (webhooks.Input, error) {
 	var req webhookRequest
-	dec := json.NewDecoder(c.Request().Body)
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&req); err != nil {
-		return webhooks.Input{}, apperr.Wrap(apperr.BadRequest, err, "The request body must be a webhook as a JSON object: "+err.Error())
+	if err := decodeStrict(c, &req, "a webhook"); err != nil {
+		return webhooks.Input{}, err
 	}
 	return webhooks.Input{URL: req.URL, Description: req.Description, Events: req.Events, Active: req.Active}, nil
 }

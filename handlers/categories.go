@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"net/http"
 
 	"github.com/google/uuid"
@@ -12,22 +11,6 @@ import (
 	"tally/views"
 )
 
-// familyCategories are all of the family's categories by name, with their transaction counts:
-// the page shows them as one tree.
-func (a *app) familyCategories(ctx context.Context, familyID uuid.UUID) ([]models.Category, error) {
-	var all []models.Category
-	for p := 1; ; p++ {
-		list, total, err := models.Categories(ctx, a.DB, familyID, models.Page{Number: p, Size: 500})
-		if err != nil {
-			return nil, err
-		}
-		all = append(all, list...)
-		if len(list) == 0 || len(all) >= total {
-			return all, nil
-		}
-	}
-}
-
 // pathCategory is the family's category of :id, with all of the family's categories; another
 // family's is not found.
 func (a *app) pathCategory(c echo.Context) (*models.Category, []models.Category, error) {
@@ -35,7 +18,7 @@ func (a *app) pathCategory(c echo.Context) (*models.Category, []models.Category,
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := a.familyCategories(c.Request().Context(), currentUser(c).FamilyID)
+	all, err := models.AllCategories(c.Request().Context(), a.DB, currentUser(c).FamilyID)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -84,7 +67,7 @@ func (a *app) categoriesIndex(c echo.Context) error {
 }
 
 func (a *app) renderCategories(c echo.Context, status int, form *views.Form) error {
-	all, err := a.familyCategories(c.Request().Context(), currentUser(c).FamilyID)
+	all, err := models.AllCategories(c.Request().Context(), a.DB, currentUser(c).FamilyID)
 	if err != nil {
 		return err
 	}

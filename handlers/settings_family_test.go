@@ -30,8 +30,8 @@ func TestFamilySettingsPage(t *testing.T) {
 
 	mc := apptest.NewClient(t, srv)
 	mc.SignIn(member.Email, testkit.Password)
-	if mc.Get("/").Has(t, "nav-family") {
-		t.Error("a member's sidebar links to the family settings")
+	if r := mc.Get("/"); r.Status != http.StatusOK || r.Has(t, "nav-family") {
+		t.Errorf("a member's dashboard (%d) links to the family settings", r.Status)
 	}
 	if r := mc.Get("/settings/family"); r.Status != http.StatusNotFound {
 		t.Errorf("a member's GET: %d", r.Status)

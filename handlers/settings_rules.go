@@ -15,6 +15,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/ledger"
+	"tally/models"
 	"tally/rules"
 	"tally/views"
 )
@@ -624,7 +625,7 @@ func (a *app) ruleUndoPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := rules.Undo(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
 		if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
 			a.flash(c, "error", e.Message)
 			return redirect(c, "/settings/rules")

@@ -21,8 +21,8 @@ func TestWebhooksSettingsPage(t *testing.T) {
 
 	mc := testkit.NewClient(t, srv.URL)
 	mc.SignIn(member.Email, testkit.Password)
-	if mc.Get("/").Has(t, "nav-webhooks") {
-		t.Error("a member's sidebar links to webhooks")
+	if r := mc.Get("/"); r.Status != http.StatusOK || r.Has(t, "nav-webhooks") {
+		t.Errorf("a member's dashboard (%d) links to webhooks", r.Status)
 	}
 	if r := mc.Get("/settings/webhooks"); r.Status != http.StatusNotFound {
 		t.Errorf("a member's GET: %d", r.Status)

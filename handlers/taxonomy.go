@@ -1,12 +1,17 @@
 package handlers
 
 import (
+	"context"
+	"net/http"
 	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/models"
 	"tally/views"
 )
 
@@ -52,4 +57,102 @@ func (a *app) taxonomyDeleted(c echo.Context, kind views.Taxonomy, err error, do
 	}
 	a.flash(c, "success", done)
 	return redirect(c, kind.Path)
+}
+
+// taxonomyPages serves the pages of the family's tags or merchants, a record M made from the
+// form's input In, through the models functions.
+type taxonomyPages[M, In any] struct {
+	kind   views.Taxonomy
+	list   func(context.Context, bun.IDB, uuid.UUID, models.Page) ([]M, int, error)
+	byID   func(context.Context, bun.IDB, uuid.UUID, uuid.UUID) (*M, error)
+	create func(context.Context, bun.IDB, uuid.UUID, In) (*M, error)
+	update func(context.Context, bun.IDB, uuid.UUID, uuid.UUID, In) (*M, error)
+	remove func(context.Context, bun.IDB, uuid.UUID, uuid.UUID) error
+	item   func(*M) views.TaxonomyItem
+	// input reads the form; values fills it with a record, for its edit page.
+	input  func(echo.Context) (*views.Form, In)
+	values func(*M) *views.Form
+	// deleted is the flash after a record is deleted.
+	deleted func(*M) string
+}
+
+// title is the kind's noun as a sentence starts it: "Tag".
+func (p taxonomyPages[M, In]) title() string {
+	return strings.ToUpper(p.kind.Noun[:1]) + p.kind.Noun[1:]
+}
+
+// index is GET /<kind>: a page of the family's records and the form for a new one, shown
+// again with its errors when form is set.
+func (p taxonomyPages[M, In]) index(a *app, c echo.Context, status int, form *views.Form) error {
+	page := pageNumber(c)
+	list, total, err := p.list(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.Page{Number: page, Size: taxonomyPerPage})
+	if err != nil {
+		return err
+	}
+	l := views.TaxonomyList{Kind: p.kind, Form: form}
+	for i := range list {
+		l.Items = append(l.Items, p.item(&list[i]))
+	}
+	return a.renderTaxonomy(c, status, l, page, total)
+}
+
+// add is POST /<kind>.
+func (p taxonomyPages[M, In]) add(a *app, c echo.Context) error {
+	form, in := p.input(c)
+	m, err := p.create(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return p.index(a, c, status, form)
+		}
+		return err
+	}
+	a.flash(c, "success", p.title()+" “"+p.item(m).Name+"” created.")
+	return redirect(c, p.kind.Path)
+}
+
+// path is the family's record of :id, and the id; another family's is not found.
+func (p taxonomyPages[M, In]) path(a *app, c echo.Context) (*M, uuid.UUID, error) {
+	id, err := pathID(c)
+	if err != nil {
+		return nil, id, err
+	}
+	m, err := p.byID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	return m, id, err
+}
+
+// edit is GET /<kind>/:id/edit.
+func (p taxonomyPages[M, In]) edit(a *app, c echo.Context) error {
+	m, _, err := p.path(a, c)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.TaxonomyEditPage(views.TaxonomyEdit{Kind: p.kind, Item: p.item(m), Form: p.values(m)}))
+}
+
+// change is POST /<kind>/:id.
+func (p taxonomyPages[M, In]) change(a *app, c echo.Context) error {
+	m, id, err := p.path(a, c)
+	if err != nil {
+		return err
+	}
+	form, in := p.input(c)
+	updated, err := p.update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.TaxonomyEditPage(views.TaxonomyEdit{Kind: p.kind, Item: p.item(m), Form: form}))
+		}
+		return err
+	}
+	a.flash(c, "success", p.title()+" “"+p.item(updated).Name+"” saved.")
+	return redirect(c, p.kind.Path)
+}
+
+// delete is POST /<kind>/:id/delete.
+func (p taxonomyPages[M, In]) delete(a *app, c echo.Context) error {
+	m, id, err := p.path(a, c)
+	if err != nil {
+		return err
+	}
+	err = p.remove(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	return a.taxonomyDeleted(c, p.kind, err, p.deleted(m))
 }

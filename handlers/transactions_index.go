@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -77,10 +78,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 		}
 		l.Rows = rows
 		if next != nil {
-			more := url.Values{}
-			for k, v := range query {
-				more[k] = v
-			}
+			more := maps.Clone(query)
 			more.Set("cursor", next.String())
 			l.MoreURL = views.TransactionsURL(more)
 		}
@@ -107,12 +105,8 @@ func (a *app) transactionsIndex(c echo.Context) error {
 		if im, err := imports.Get(ctx, a.DB, u.FamilyID, *f.ImportID); err == nil && im.Filename != nil {
 			l.ImportName = *im.Filename
 		}
-		rest := url.Values{}
-		for k, v := range query {
-			if k != "import_id" {
-				rest[k] = v
-			}
-		}
+		rest := maps.Clone(query)
+		rest.Del("import_id")
 		l.ClearImportURL = "/transactions"
 		if len(rest) > 0 {
 			l.ClearImportURL += "?" + rest.Encode()
@@ -184,7 +178,7 @@ func (a *app) transactionEditForm(c echo.Context, status int, t *ledger.Transact
 	none := func(table string) []views.SelectOption {
 		return append([]views.SelectOption{{Value: "", Label: "— none"}}, names.lists[table]...)
 	}
-	e := views.TransactionEdit{Form: form, Entry: row, Manual: t.Source != nil && *t.Source == "manual",
+	e := views.TransactionEdit{Form: form, Entry: row, Manual: t.Manual(),
 		Categories: none("categories"), Merchants: none("merchants"), Tags: names.lists["tags"], Return: back}
 	if isFragment(c, "tx-panel") {
 		return a.render(c, status, views.TransactionEditPanel(e))
@@ -237,7 +231,7 @@ func (a *app) transactionUpdate(c echo.Context) error {
 		}
 		return err
 	}
-	if c.Request().Header.Get("HX-Request") == "true" {
+	if isHTMX(c) {
 		row, err := a.entryRow(c, id)
 		if err != nil {
 			return err
@@ -290,7 +284,7 @@ func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction
 	if excluded := form.Value("excluded") == "on"; excluded != t.Excluded {
 		p.Excluded = &excluded
 	}
-	if t.Source != nil && *t.Source == "manual" {
+	if t.Manual() {
 		if name := strings.TrimSpace(form.Value("name")); name != t.Name {
 			p.Name = &name
 		}
@@ -392,9 +386,9 @@ func (a *app) transactionsBulk(c echo.Context) error {
 			return err
 		}
 		msg := e.Message
-		for _, m := range e.Fields {
-			msg = m[0]
-			break
+		if len(e.Fields) > 0 {
+			// The first field's problem, the same one every time.
+			msg = e.Fields[slices.Sorted(maps.Keys(e.Fields))[0]][0]
 		}
 		a.flash(c, "error", "Nothing changed: "+msg)
 		return redirect(c, back)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -471,9 +472,6 @@ func (w *nativeWriter) writeRecurring(ctx context.Context, recs []*native.Record
 		"manual", "expected_amount_min", "expected_amount_max", "expected_amount_avg", "import_id"}, rows)
 }
 
-var transactionKinds = map[string]bool{"standard": true, "funds_movement": true, "cc_payment": true,
-	"loan_payment": true, "one_time": true, "investment_contribution": true}
-
 // entryBatch collects entries, and the trade and valuation rows keyed by them, for COPY.
 type entryBatch struct {
 	entries, trades, valuations [][]any
@@ -528,7 +526,7 @@ func (w *nativeWriter) tagIDs(m map[string]any) []pgtype.UUID {
 }
 
 func kindOr(k string) string {
-	if transactionKinds[k] {
+	if slices.Contains(models.TransactionKinds, k) {
 		return k
 	}
 	return "standard"

@@ -58,7 +58,7 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID,
 		if in.Currency == "" {
 			in.Currency = acct.Currency
 		}
-		if acct.Status == "disabled" {
+		if acct.Status == models.AccountDisabled {
 			v.Add("account_id", "the account is closed: reopen it to add transactions")
 		}
 	}
@@ -78,7 +78,7 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID,
 
 	e := &models.Entry{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, AccountID: in.AccountID, Kind: models.EntryTransaction,
 		Date: in.Date, Amount: in.Amount, Currency: in.Currency, Name: in.Name, Notes: in.Notes, CategoryID: in.CategoryID,
-		MerchantID: in.MerchantID, TagIDs: in.TagIDs, TransactionKind: "standard", Source: ptr("manual")}
+		MerchantID: in.MerchantID, TagIDs: in.TagIDs, TransactionKind: "standard", Source: ptr(models.SourceManual)}
 	if in.CategoryID != nil {
 		e.LockedFields = append(e.LockedFields, rules.FieldCategory)
 	}
@@ -107,10 +107,6 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID,
 
 func ptr[T any](v T) *T { return &v }
 
-// Kinds are the kinds of transaction: standard, or one of the transfer kinds a transfer
-// gives its sides, or one_time (an expense set apart from the usual spending).
-var Kinds = []string{"standard", "funds_movement", "cc_payment", "loan_payment", "one_time", "investment_contribution"}
-
 // refs are the category, merchant and tags a transaction is given.
 type refs struct {
 	Category, Merchant *uuid.UUID
@@ -121,12 +117,15 @@ type refs struct {
 // that is not.
 func (r refs) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID) error {
 	var v apperr.Validation
+	var failed error
 	one := func(field, table string, id *uuid.UUID) {
-		if id == nil {
+		if id == nil || failed != nil {
 			return
 		}
 		var ok bool
-		if err := idb.NewRaw("SELECT EXISTS (SELECT 1 FROM ? WHERE id = ? AND family_id = ?)", bun.Ident(table), *id, familyID).Scan(ctx, &ok); err != nil || !ok {
+		if err := idb.NewRaw("SELECT EXISTS (SELECT 1 FROM ? WHERE id = ? AND family_id = ?)", bun.Ident(table), *id, familyID).Scan(ctx, &ok); err != nil {
+			failed = err
+		} else if !ok {
 			v.Add(field, fmt.Sprintf("%s %s is not one of this family's %s", field, id, table))
 		}
 	}
@@ -134,6 +133,9 @@ func (r refs) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID) error 
 	one("merchant_id", "merchants", r.Merchant)
 	for i := range r.Tags {
 		one(fmt.Sprintf("tag_ids[%d]", i), "tags", &r.Tags[i])
+	}
+	if failed != nil {
+		return failed
 	}
 	return v.Err()
 }

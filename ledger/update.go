@@ -189,14 +189,17 @@ func missingIDs(ids, found []uuid.UUID) []string {
 // check validates the patch for e, or for a batch when e is nil.
 func (p Patch) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, e *models.Entry) error {
 	var v apperr.Validation
-	if e != nil && (e.Source == nil || *e.Source != "manual") {
+	if e != nil && !e.Manual() {
 		from := "an import"
 		if e.ImportID == nil {
 			from = "a bank sync"
 		}
-		for field, set := range map[string]bool{"date": p.Date != nil, "amount": p.Amount != nil, "name": p.Name != nil} {
-			if set {
-				v.Add(field, fmt.Sprintf("%s can change only on a transaction added by hand; this one came from %s and keeps what the bank said", field, from))
+		for _, f := range []struct {
+			name string
+			set  bool
+		}{{"date", p.Date != nil}, {"amount", p.Amount != nil}, {"name", p.Name != nil}} {
+			if f.set {
+				v.Add(f.name, fmt.Sprintf("%s can change only on a transaction added by hand; this one came from %s and keeps what the bank said", f.name, from))
 			}
 		}
 	}
@@ -290,7 +293,7 @@ func Delete(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
 		if err := transfers.Release(ctx, tx, familyID, id); err != nil {
 			return err
 		}
-		if _, err := tx.NewDelete().Model((*models.Entry)(nil)).Where("id = ?", id).Exec(ctx); err != nil {
+		if _, err := tx.NewDelete().Model((*models.Entry)(nil)).Where("id = ? AND family_id = ?", id, familyID).Exec(ctx); err != nil {
 			return err
 		}
 		return models.RecomputeBalances(ctx, tx, []uuid.UUID{e.AccountID})

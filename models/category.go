@@ -84,12 +84,22 @@ const categoryCounts = `SELECT category_id AS id, count(*) AS count FROM entries
 // Categories returns one page of the family's categories by name, and how many there are.
 func Categories(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Category, int, error) {
 	list := []Category{}
-	if err := withCounts(db, &list, "c", categoryCounts, familyID).OrderExpr("lower(c.name), c.name, c.id").
-		Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
+	if err := categoriesByName(db, &list, familyID).Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
 		return nil, 0, err
 	}
 	total, err := db.NewSelect().Model((*Category)(nil)).Where("family_id = ?", familyID).Count(ctx)
 	return list, int(total), err
+}
+
+// AllCategories returns every category of the family by name, as the page draws their tree.
+func AllCategories(ctx context.Context, db bun.IDB, familyID uuid.UUID) ([]Category, error) {
+	list := []Category{}
+	err := categoriesByName(db, &list, familyID).Scan(ctx)
+	return list, err
+}
+
+func categoriesByName(db bun.IDB, list *[]Category, familyID uuid.UUID) *bun.SelectQuery {
+	return withCounts(db, list, "c", categoryCounts, familyID).OrderExpr("lower(c.name), c.name, c.id")
 }
 
 // CategoryByID returns the family's category with id.
@@ -141,8 +151,8 @@ func UpdateCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in 
 			return nameTaken(err, c.Name)
 		}
 		if c.ParentID == nil {
-			_, err = tx.NewRaw("UPDATE categories SET classification = ?, updated_at = now() WHERE parent_id = ? AND classification <> ?",
-				c.Classification, c.ID, c.Classification).Exec(ctx)
+			_, err = tx.NewRaw("UPDATE categories SET classification = ?, updated_at = now() WHERE parent_id = ? AND family_id = ? AND classification <> ?",
+				c.Classification, c.ID, c.FamilyID, c.Classification).Exec(ctx)
 		}
 		return err
 	})
@@ -185,7 +195,7 @@ func (c *Category) apply(ctx context.Context, tx bun.IDB, in CategoryInput, exis
 	}
 	if existing && in.ParentID != nil {
 		var children int
-		if err := tx.NewRaw("SELECT count(*) FROM categories WHERE parent_id = ?", c.ID).Scan(ctx, &children); err != nil {
+		if err := tx.NewRaw("SELECT count(*) FROM categories WHERE parent_id = ? AND family_id = ?", c.ID, c.FamilyID).Scan(ctx, &children); err != nil {
 			return err
 		}
 		if children > 0 {

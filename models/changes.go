@@ -82,7 +82,7 @@ func UndoChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) error 
 			WHERE tc.id = ? AND tc.family_id = ? AND e.id = p.id AND e.family_id = tc.family_id`, id, familyID).Exec(ctx); err != nil {
 			return err
 		}
-		_, err = tx.NewRaw("UPDATE transaction_changes SET undone_at = now(), previous = '[]' WHERE id = ?", id).Exec(ctx)
+		_, err = tx.NewRaw("UPDATE transaction_changes SET undone_at = now(), previous = '[]' WHERE id = ? AND family_id = ?", id, familyID).Exec(ctx)
 		return err
 	})
 }

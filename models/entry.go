@@ -17,6 +17,15 @@ const (
 	EntryValuation   = "valuation"
 )
 
+// TransactionKinds are the kinds of transaction (entries.transaction_kind): standard, one_time
+// (an expense set apart from the usual spending), or one of TransferKinds.
+var TransactionKinds = []string{"standard", "funds_movement", "cc_payment", "loan_payment", "one_time", "investment_contribution"}
+
+// TransferKinds are the kinds of a transfer's sides, money moving between the family's own
+// accounts, which is neither spending nor income: a card's payment, a loan's, a contribution
+// to an investment account, any other movement of funds.
+var TransferKinds = []string{"funds_movement", "cc_payment", "loan_payment", "investment_contribution"}
+
 // Entry is one line of an account's ledger. Amount is signed: positive is an outflow.
 type Entry struct {
 	bun.BaseModel `bun:"table:entries,alias:e"`
@@ -59,6 +68,14 @@ type EntryRow struct {
 	TransferStatus   string     `bun:"transfer_status"`
 	OtherAccountName string     `bun:"other_account_name"`
 }
+
+// SourceManual is the source of a transaction a person or an API client added by hand.
+const SourceManual = "manual"
+
+// Manual reports whether the entry was added by hand: only those change date, amount and
+// name, since an imported or synced one keeps what the bank said for the next import to
+// recognise.
+func (e *Entry) Manual() bool { return e.Source != nil && *e.Source == SourceManual }
 
 // Inflow reports whether the entry brings money in (a negative amount, by the ledger rule).
 func (e *Entry) Inflow() bool { return e.Amount.IsNegative() }

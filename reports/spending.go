@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/models"
 )
 
 // Month is a calendar month, as ?month=2026-10 names it.
@@ -53,11 +54,6 @@ func (m Month) Prev() Month { return MonthOf(m.First().AddDate(0, -1, 0)) }
 // Next is the month after.
 func (m Month) Next() Month { return MonthOf(m.First().AddDate(0, 1, 0)) }
 
-// TransferKinds are the transaction kinds of money moving between the family's own accounts,
-// which is not spending (nor income): a card's payment, a loan's, a contribution to an
-// investment account, any other movement of funds.
-var TransferKinds = []string{"funds_movement", "cc_payment", "loan_payment", "investment_contribution"}
-
 // CategorySpending is what the family spent in one category in a month and in the month
 // before. CategoryID is nil for the transactions without a category.
 type CategorySpending struct {
@@ -86,7 +82,7 @@ type Spending struct {
 // Spending is the money that went out (a positive amount, by the ledger's sign) less the
 // refunds: money that came back in a category classified as an expense. Money in without a
 // category or in an income category is income, not a refund, and is left out, as are
-// transfers between the family's own accounts (TransferKinds), transactions marked excluded,
+// transfers between the family's own accounts (models.TransferKinds), transactions marked excluded,
 // valuations, trades and split parts (their transaction counts once, in its own category).
 // So a category's amount can be negative in a month that refunded more than it spent.
 // Transactions of every account count, closed ones included: the money was spent.
@@ -113,7 +109,7 @@ func MonthSpending(ctx context.Context, db bun.IDB, familyID uuid.UUID, month Mo
 		GROUP BY e.currency, e.category_id, c.name, p.name, c.color
 		ORDER BY e.currency, amount DESC, previous DESC, name`,
 		familyID, month.Prev().First().Format(time.DateOnly), month.First().Format(time.DateOnly),
-		month.Next().First().Format(time.DateOnly), bun.In(TransferKinds)).Scan(ctx, &rows)
+		month.Next().First().Format(time.DateOnly), bun.In(models.TransferKinds)).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // a raw scan may report no rows so
 		return nil, fmt.Errorf("spending of %s: %w", month, err)
 	}

@@ -307,11 +307,6 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 	return app, nil
 }
 
-// Undo takes back the family's application id while models.UndoWindow has not passed.
-func Undo(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
-	return models.UndoChange(ctx, d, familyID, id)
-}
-
 // OpenApplication is the family's application id with its rule's name, while it can still be
 // undone; nil otherwise.
 func OpenApplication(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Application, string, error) {

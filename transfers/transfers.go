@@ -173,8 +173,8 @@ func Release(ctx context.Context, idb bun.IDB, familyID, entryID uuid.UUID) erro
 	_, err := idb.NewRaw(`WITH t AS (
 			DELETE FROM transfers WHERE family_id = ? AND ? IN (inflow_entry_id, outflow_entry_id)
 			RETURNING CASE WHEN inflow_entry_id = ? THEN outflow_entry_id ELSE inflow_entry_id END AS other_id)
-		UPDATE entries SET transaction_kind = 'standard', updated_at = now() FROM t WHERE entries.id = t.other_id`,
-		familyID, entryID, entryID).Exec(ctx)
+		UPDATE entries SET transaction_kind = 'standard', updated_at = now() FROM t WHERE entries.id = t.other_id AND entries.family_id = ?`,
+		familyID, entryID, entryID, familyID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("release transfer of %s: %w", entryID, err)
 	}

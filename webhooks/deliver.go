@@ -106,7 +106,7 @@ func (s *Service) Deliver(ctx context.Context, deliveryID uuid.UUID, attempt int
 	if err != nil {
 		return err
 	}
-	out, err := s.post(ctx, t.URL, secret, &t, body)
+	out, err := s.post(ctx, secret, &t, body)
 	if err != nil {
 		return err // the worker is stopping: the job runs again
 	}
@@ -133,8 +133,8 @@ func (s *Service) giveUp(ctx context.Context, t *target, attempt int, out outcom
 
 // post sends the event once and reports the answer. Its error is only the context's: every
 // other failure is the attempt's outcome.
-func (s *Service) post(ctx context.Context, endpoint, secret string, t *target, body []byte) (outcome, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, bytes.NewReader(body))
+func (s *Service) post(ctx context.Context, secret string, t *target, body []byte) (outcome, error) {
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, t.URL, bytes.NewReader(body))
 	if err != nil {
 		msg := "The URL cannot be requested."
 		return outcome{err: &msg}, nil

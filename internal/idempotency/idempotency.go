@@ -52,7 +52,7 @@ type Answer struct {
 func Claim(ctx context.Context, d *db.DB, userID uuid.UUID, key string, fingerprint []byte, now time.Time) (*Answer, error) {
 	if len(key) == 0 || len(key) > MaxKeyLength {
 		return nil, apperr.New(apperr.BadRequest, fmt.Sprintf("The Idempotency-Key header must be 1 to %d characters, such as a UUID", MaxKeyLength)).
-			WithFields(map[string][]string{"Idempotency-Key": {"must be 1 to 255 characters"}})
+			WithFields(map[string][]string{"Idempotency-Key": {fmt.Sprintf("must be 1 to %d characters", MaxKeyLength)}})
 	}
 	var answer *Answer
 	err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {

@@ -2,9 +2,9 @@
 // provider, a webhook endpoint) off the machine and its private networks, so that a URL cannot
 // turn Tally into a way to reach internal services (SSRF).
 //
-// Two checks work together: Host refuses a URL whose host is written as a private address or a
-// localhost name when it is saved, and Control refuses the connection itself when a name
-// resolves to one, now or after a DNS change.
+// Two checks work together: Private and Loopback tell a URL whose host is written as a private
+// address or a localhost name when it is saved, and Control refuses the connection itself when
+// a name resolves to one, now or after a DNS change.
 package netguard
 
 import (
