@@ -9,12 +9,15 @@ package e2e
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"sync"
 	"testing"
 	"time"
 
+	cdpbrowser "github.com/chromedp/cdproto/browser"
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 
 	"tally/internal/testkit"
@@ -76,6 +79,15 @@ func browserContext(t *testing.T) context.Context {
 		browser.cancel = []context.CancelFunc{cancelBrowser, cancelAlloc}
 		// The first Do starts the browser and binds its life to ctx, which has no timeout.
 		browser.ctx, browser.err = ctx, chromedp.Do(ctx)
+		if browser.err == nil {
+			// Named in the log, so that a failure says which build it ran on.
+			v, err := chromedp.CallBrowser(ctx, cdpbrowser.GetVersion, cdp.Empty{})
+			if err != nil {
+				browser.err = fmt.Errorf("Browser.getVersion: %w", err)
+			} else {
+				fmt.Fprintf(os.Stderr, "e2e: %s (%s), DevTools protocol %s\n", v.Product, path, v.ProtocolVersion)
+			}
+		}
 	})
 	if browser.err != nil {
 		t.Fatalf("start chromium (%s): %v", path, browser.err)

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/webauthn"
 	"github.com/chromedp/chromedp"
@@ -30,6 +31,42 @@ func virtualAuthenticator(t *testing.T, ctx context.Context) webauthn.Authentica
 		t.Fatalf("WebAuthn.addVirtualAuthenticator: %v", err)
 	}
 	return res.AuthenticatorID
+}
+
+// putBackCredential gives the authenticator a credential it made before, as read back by
+// WebAuthn.getCredentials, with its sign counter set to signCount (-1: no counter, every
+// assertion reports 0). Only the fields that WebAuthn.addCredential documents for a credential
+// are sent: getCredentials also reports the Credential Manager Trust Group fields (cmtgKeys,
+// generateCmtgKeyOnNextOperation), and Chromium 156 refuses any of them on an authenticator
+// without that extension ("CMTG is not supported by this authenticator"), where older builds
+// ignored them.
+func putBackCredential(t *testing.T, ctx context.Context, auth webauthn.AuthenticatorID, c *webauthn.Credential, signCount float64) {
+	t.Helper()
+	type credential struct {
+		CredentialID         []byte  `json:"credentialId"`
+		IsResidentCredential bool    `json:"isResidentCredential"`
+		RpID                 string  `json:"rpId"`
+		PrivateKey           []byte  `json:"privateKey"`
+		UserHandle           []byte  `json:"userHandle,omitempty"`
+		SignCount            float64 `json:"signCount"`
+		BackupEligibility    bool    `json:"backupEligibility"`
+		BackupState          bool    `json:"backupState"`
+		UserName             string  `json:"userName,omitempty"`
+		UserDisplayName      string  `json:"userDisplayName,omitempty"`
+	}
+	type params struct {
+		AuthenticatorID webauthn.AuthenticatorID `json:"authenticatorId"`
+		Credential      credential               `json:"credential"`
+	}
+	addCredential := cdp.Command[params, cdp.Empty]{Method: webauthn.CommandAddCredential}
+	if _, err := chromedp.Call(ctx, addCredential, params{AuthenticatorID: auth, Credential: credential{
+		CredentialID: c.CredentialID, IsResidentCredential: c.IsResidentCredential, RpID: c.RpID,
+		PrivateKey: c.PrivateKey, UserHandle: c.UserHandle, SignCount: signCount,
+		BackupEligibility: c.BackupEligibility, BackupState: c.BackupState,
+		UserName: c.UserName, UserDisplayName: c.UserDisplayName,
+	}}); err != nil {
+		t.Fatalf("WebAuthn.addCredential: %v", err)
+	}
 }
 
 // TestPasskeys is a person adding a passkey, signing in with it alone, using it as the
@@ -138,13 +175,10 @@ func TestPasskeys(t *testing.T) {
 			t.Fatalf("stored counter %d (%v): the authenticator should have counted", stored, err)
 		}
 		// The same key, now without a counter: every assertion reports 0.
-		c.SignCount = -1
 		if _, err := chromedp.Call(ctx, webauthn.RemoveCredential, webauthn.RemoveCredentialParams{AuthenticatorID: auth, CredentialID: c.CredentialID}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := chromedp.Call(ctx, webauthn.AddCredential, webauthn.AddCredentialParams{AuthenticatorID: auth, Credential: &c}); err != nil {
-			t.Fatal(err)
-		}
+		putBackCredential(t, ctx, auth, &c, -1)
 		before := lastUsed()
 		click(t, ctx, "sign-out")
 		usedSince(t, before)
@@ -246,11 +280,7 @@ func TestDeviceBoundPasskey(t *testing.T) {
 		if _, err := chromedp.Call(ctx, webauthn.ClearCredentials, webauthn.ClearCredentialsParams{AuthenticatorID: auth}); err != nil {
 			t.Fatal(err)
 		}
-		c := securityKey
-		c.SignCount = -1
-		if _, err := chromedp.Call(ctx, webauthn.AddCredential, webauthn.AddCredentialParams{AuthenticatorID: auth, Credential: &c}); err != nil {
-			t.Fatal(err)
-		}
+		putBackCredential(t, ctx, auth, &securityKey, -1)
 		before := lastUsed()
 		click(t, ctx, "sign-out")
 		waitText(t, ctx, "passkey-error", "This passkey's counter went backwards, as a copy's would: it was refused. Sign in another way, then remove it and add it again.", 10*time.Second)
