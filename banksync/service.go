@@ -268,12 +268,13 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 					return err
 				}
 			case "new":
-				balance := decimal.Zero
+				in := models.AccountInput{Name: ba.Name, AccountableType: ch.Type, Subtype: ch.Subtype, Currency: ba.Currency,
+					BalanceDate: s.now()}
 				if ba.Balance != nil {
-					balance = tallyBalance(ch.Type, *ba.Balance)
+					b := tallyBalance(ch.Type, *ba.Balance)
+					in.Balance = &b
 				}
-				acct, err := models.CreateAccount(ctx, tx, familyID, models.AccountInput{Name: ba.Name, AccountableType: ch.Type,
-					Subtype: ch.Subtype, Currency: ba.Currency, OpeningBalance: balance, OpeningDate: s.now()})
+				acct, err := models.CreateAccount(ctx, tx, familyID, in)
 				if err != nil {
 					return err
 				}
@@ -618,6 +619,15 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
 			stats.Updated++
+		}
+		// Each day's reported balance stays as a checkpoint, set against the walk back from
+		// today's: a transaction the provider never sent shows as a difference there.
+		day := now
+		if latest.BalanceDate != nil {
+			day = *latest.BalanceDate
+		}
+		if err := models.StateBalance(ctx, tx, acct, day.UTC().Truncate(24*time.Hour), b, Source, "Balance reported by the bank"); err != nil {
+			return err
 		}
 	}
 	if len(latest.Holdings) > 0 {

@@ -587,7 +587,7 @@ func TestTransferAcrossImportAndSync(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	savings := testkit.MustCreateAccount(t, e.db, e.family, "Savings", "Depository", "0").ID.String()
+	savings := testkit.MustCreateAccount(t, e.db, e.family, "Savings", "Depository", "").ID.String()
 	user := e.strings("SELECT id::text FROM users WHERE family_id = ?", e.family)[0]
 	publish := func(csv string) uuid.UUID {
 		t.Helper()

@@ -27,11 +27,11 @@ func TestCharts(t *testing.T) {
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	today := (&models.Family{Timezone: "UTC"}).Today()
 	checking, err := models.CreateAccount(bg, srv.DB, u.FamilyID, models.AccountInput{Name: "Checking", AccountableType: "Depository",
-		Currency: "USD", OpeningBalance: decimal.NewFromInt(2500), OpeningDate: today.AddDate(0, 0, -60)})
+		Currency: "USD", Balance: testkit.Ptr(decimal.NewFromInt(2500)), BalanceDate: today.AddDate(0, 0, -60)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Visa", "CreditCard", "0")
+	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Visa", "CreditCard", "")
 	if _, err := srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
 		VALUES (gen_random_uuid(), ?, ?, 'transaction', ?, 500, 'USD', 'Rent')`, u.FamilyID, checking.ID, today.AddDate(0, 0, -7)).Exec(bg); err != nil {
 		t.Fatal(err)

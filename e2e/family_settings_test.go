@@ -20,7 +20,7 @@ func TestFamilySettings(t *testing.T) {
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	if _, err := models.CreateAccount(context.Background(), srv.DB, u.FamilyID, models.AccountInput{
-		Name: "Girokonto", AccountableType: "Depository", Currency: "EUR", OpeningBalance: decimal.RequireFromString("1234.56"),
+		Name: "Girokonto", AccountableType: "Depository", Currency: "EUR", Balance: testkit.Ptr(decimal.RequireFromString("1234.56")),
 	}); err != nil {
 		t.Fatal(err)
 	}

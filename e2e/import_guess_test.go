@@ -23,7 +23,7 @@ func TestAGermanExportReadsWithoutOptions(t *testing.T) {
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Girokonto", "Depository", "0")
+	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Girokonto", "Depository", "")
 	content := "\"Umsätze Girokonto\";\"Zeitraum: 01.01.2026 - 31.01.2026\";\n\n" +
 		"\"Buchungstag\";\"Wertstellung\";\"Empfänger\";\"Verwendungszweck\";\"Betrag (€)\"\n" +
 		"\"02.01.2026\";\"02.01.2026\";\"Bäckerei Müller\";\"Brötchen\";\"-3,50\"\n" +

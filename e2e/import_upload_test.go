@@ -26,7 +26,7 @@ func TestUploadImportsInTheBrowser(t *testing.T) {
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Everyday checking", "Depository", "0")
+	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Everyday checking", "Depository", "")
 	dir := t.TempDir()
 	export := filepath.Join(dir, "family.ndjson")
 	content, err := os.ReadFile("../handlers/testdata/family.ndjson")

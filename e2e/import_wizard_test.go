@@ -10,7 +10,6 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/shopspring/decimal"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
@@ -26,10 +25,10 @@ func TestImportWizardReadsBankFiles(t *testing.T) {
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "0")
+	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "")
 	for _, a := range []struct{ name, currency string }{{"Compte courant", "EUR"}, {"Current account", "GBP"}} {
 		if _, err := models.CreateAccount(context.Background(), srv.DB, u.FamilyID, models.AccountInput{
-			Name: a.name, AccountableType: "Depository", Currency: a.currency, OpeningBalance: decimal.Zero,
+			Name: a.name, AccountableType: "Depository", Currency: a.currency,
 		}); err != nil {
 			t.Fatal(err)
 		}

@@ -18,7 +18,7 @@ func TestRulesPage(t *testing.T) {
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Girokonto", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Girokonto", "Depository", "")
 	bg := context.Background()
 	groceries := uuid.Must(uuid.NewV7())
 	if _, err := srv.DB.NewRaw("INSERT INTO categories (id, family_id, name) VALUES (?, ?, 'Groceries')", groceries, u.FamilyID).Exec(bg); err != nil {

@@ -26,8 +26,8 @@ func TestFindTransactions(t *testing.T) {
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	checking := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "0").ID
-	card := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Visa", "CreditCard", "0").ID
+	checking := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "").ID
+	card := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Visa", "CreditCard", "").ID
 	coffee, holiday := uuid.New(), uuid.New()
 	if _, err := srv.DB.NewRaw("INSERT INTO categories (id, family_id, name) VALUES (?, ?, 'Coffee')", coffee, u.FamilyID).Exec(bg); err != nil {
 		t.Fatal(err)
@@ -196,7 +196,9 @@ func TestFindTransactions(t *testing.T) {
 // waitCount waits until the page has n elements with data-testid id.
 func waitCount(t *testing.T, ctx context.Context, id string, n int) {
 	t.Helper()
-	js := fmt.Sprintf("document.querySelectorAll(%q).length", string(testID(id)))
+	// Counted once htmx has settled the swap that brought them, so that what the test clicks
+	// next is wired up; before, a click could follow a link's plain href instead.
+	js := fmt.Sprintf(`document.querySelector(".htmx-request, .htmx-swapping, .htmx-settling, .htmx-added") ? -1 : document.querySelectorAll(%q).length`, string(testID(id)))
 	deadline := time.Now().Add(actionTimeout)
 	got := -1
 	for time.Now().Before(deadline) {

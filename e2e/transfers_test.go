@@ -22,9 +22,9 @@ func TestTransfersPages(t *testing.T) {
 	srv := startServer(t, apptest.ServerOptions{})
 	bg := context.Background()
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	checking := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "0").ID
-	card := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Visa", "CreditCard", "0").ID
-	euro := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Euro savings", "Depository", "0").ID
+	checking := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "").ID
+	card := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Visa", "CreditCard", "").ID
+	euro := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Euro savings", "Depository", "").ID
 	txn := func(account uuid.UUID, day int, amount, currency, name string) uuid.UUID {
 		id := uuid.Must(uuid.NewV7())
 		if _, err := srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)

@@ -22,7 +22,7 @@ func TestWebhooksPage(t *testing.T) {
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"WEBHOOKS_ALLOW_INSECURE": "true"}})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Girokonto", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Girokonto", "Depository", "")
 	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
 	rcv := webhookstest.New(t)
 	var secret string

@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"time"
+
 	"fmt"
 	"net/http"
 	"strings"
@@ -13,7 +15,7 @@ import (
 	"tally/views"
 )
 
-var accountFields = []string{"name", "accountable_type", "subtype", "currency", "opening_balance"}
+var accountFields = []string{"name", "accountable_type", "subtype", "currency", "balance"}
 
 func (a *app) accountsIndex(c echo.Context) error {
 	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, currentUser(c).FamilyID)
@@ -85,19 +87,23 @@ func (a *app) accountNew(c echo.Context) error {
 }
 
 // accountInput reads the account form. Every problem, the balance's included, is reported at
-// once.
-func accountInput(form *views.Form, creating bool) (models.AccountInput, error) {
+// once. A blank balance is not known; currency is the account's own when editing.
+func accountInput(form *views.Form, currency string, today time.Time) (models.AccountInput, error) {
+	creating := currency == ""
 	in := models.AccountInput{
 		Name: form.Value("name"), AccountableType: form.Value("accountable_type"),
-		Subtype: strings.TrimSpace(form.Value("subtype")), Currency: form.Value("currency"),
+		Subtype: strings.TrimSpace(form.Value("subtype")), Currency: form.Value("currency"), BalanceDate: today,
+	}
+	if !creating {
+		in.Currency = currency
 	}
 	var v apperr.Validation
-	if raw := strings.TrimSpace(form.Value("opening_balance")); creating && raw != "" {
+	if raw := strings.TrimSpace(form.Value("balance")); raw != "" {
 		d, err := models.ParseAmount(raw, strings.ToUpper(strings.TrimSpace(in.Currency)))
 		if err != nil {
-			v.Add("opening_balance", "Current balance: "+apperr.As(err).Message)
+			v.Add("balance", "Current balance: "+apperr.As(err).Message)
 		}
-		in.OpeningBalance = d
+		in.Balance = &d
 	}
 	v.Merge(in.Validate(creating))
 	return in, v.Err()
@@ -105,7 +111,7 @@ func accountInput(form *views.Form, creating bool) (models.AccountInput, error) 
 
 func (a *app) accountCreate(c echo.Context) error {
 	form := formOf(c, accountFields...)
-	in, err := accountInput(form, true)
+	in, err := accountInput(form, "", currentUser(c).Family.Today())
 	var acct *models.Account
 	if err == nil {
 		acct, err = models.CreateAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
@@ -139,11 +145,15 @@ func (a *app) accountUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	form := formOf(c, "name", "accountable_type", "subtype")
-	in, err := accountInput(form, false)
+	form := formOf(c, "name", "accountable_type", "subtype", "balance")
+	in, err := accountInput(form, acct.Currency, currentUser(c).Family.Today())
 	var updated *models.Account
 	if err == nil {
 		updated, err = models.UpdateAccount(ctx, a.DB, famID, id, in)
+	}
+	// A balance typed anew moves the anchor (or, for a valued account, is its value from today).
+	if err == nil && in.Balance != nil && acct.Source == nil && !in.Balance.Equal(acct.Balance) {
+		_, err = models.SetBalance(ctx, a.DB, famID, id, *in.Balance, in.BalanceDate)
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {

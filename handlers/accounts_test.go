@@ -26,7 +26,7 @@ func TestAccountPages(t *testing.T) {
 	if r := c.Get("/"); !r.Has(t, "dashboard-empty") {
 		t.Fatal("no empty state on a new family's dashboard")
 	}
-	r := c.PostForm("/accounts", url.Values{"name": {""}, "accountable_type": {"Spaceship"}, "currency": {"usd"}, "opening_balance": {"lots"}})
+	r := c.PostForm("/accounts", url.Values{"name": {""}, "accountable_type": {"Spaceship"}, "currency": {"usd"}, "balance": {"lots"}})
 	if r.Status != http.StatusUnprocessableEntity {
 		t.Fatalf("invalid account: %d", r.Status)
 	}
@@ -35,11 +35,11 @@ func TestAccountPages(t *testing.T) {
 			t.Errorf("%s missing", id)
 		}
 	}
-	if r := c.PostForm("/accounts", url.Values{"name": {"Checking"}, "accountable_type": {"Depository"}, "currency": {"USD"}, "opening_balance": {"lots"}}); r.TestID(t, "error-opening_balance") == "" {
+	if r := c.PostForm("/accounts", url.Values{"name": {"Checking"}, "accountable_type": {"Depository"}, "currency": {"USD"}, "balance": {"lots"}}); r.TestID(t, "error-balance") == "" {
 		t.Errorf("a non-numeric balance was accepted: %d", r.Status)
 	}
 
-	r = c.PostForm("/accounts", url.Values{"name": {"Checking"}, "accountable_type": {"Depository"}, "subtype": {"checking"}, "currency": {"USD"}, "opening_balance": {"1,250.50"}})
+	r = c.PostForm("/accounts", url.Values{"name": {"Checking"}, "accountable_type": {"Depository"}, "subtype": {"checking"}, "currency": {"USD"}, "balance": {"1,250.50"}})
 	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), "/accounts/") {
 		t.Fatalf("create account: %d → %q\n%s", r.Status, r.Location(), r.Body)
 	}
@@ -52,7 +52,7 @@ func TestAccountPages(t *testing.T) {
 	if n := page.Doc(t).Find(`[data-testid="entry-row"]`).Length(); n != 1 {
 		t.Fatalf("%d entries on a new account, want the opening balance", n)
 	}
-	c.PostForm("/accounts", url.Values{"name": {"Visa"}, "accountable_type": {"CreditCard"}, "currency": {"USD"}, "opening_balance": {"250.50"}})
+	c.PostForm("/accounts", url.Values{"name": {"Visa"}, "accountable_type": {"CreditCard"}, "currency": {"USD"}, "balance": {"250.50"}})
 
 	dash := c.Get("/")
 	if got := dash.TestID(t, "net-worth"); got != "$1,000.00" {
@@ -92,7 +92,7 @@ func TestAccountBalancesAreReadAsTyped(t *testing.T) {
 	}
 
 	// A balance typed the European way is read as such, and shown as a balance, not money out.
-	r := c.PostForm("/accounts", url.Values{"name": {"Girokonto"}, "accountable_type": {"Depository"}, "currency": {"EUR"}, "opening_balance": {"2.345,67"}})
+	r := c.PostForm("/accounts", url.Values{"name": {"Girokonto"}, "accountable_type": {"Depository"}, "currency": {"EUR"}, "balance": {"2.345,67"}})
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("create a EUR account: %d %s", r.Status, r.Body)
 	}
@@ -104,8 +104,8 @@ func TestAccountBalancesAreReadAsTyped(t *testing.T) {
 		t.Errorf("the opening balance shows as %q", got)
 	}
 	// More decimals than the currency has are refused, not rounded.
-	r = c.PostForm("/accounts", url.Values{"name": {"Yen"}, "accountable_type": {"Depository"}, "currency": {"JPY"}, "opening_balance": {"15000.50"}})
-	if got := r.TestID(t, "error-opening_balance"); r.Status != http.StatusUnprocessableEntity || !strings.Contains(got, "JPY amounts have no decimals") {
+	r = c.PostForm("/accounts", url.Values{"name": {"Yen"}, "accountable_type": {"Depository"}, "currency": {"JPY"}, "balance": {"15000.50"}})
+	if got := r.TestID(t, "error-balance"); r.Status != http.StatusUnprocessableEntity || !strings.Contains(got, "JPY amounts have no decimals") {
 		t.Errorf("a yen balance with decimals: %d %q", r.Status, got)
 	}
 	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
@@ -119,7 +119,7 @@ func TestEntriesArePagedWithHTMX(t *testing.T) {
 	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
-	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "")
 	day := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	for i := range 30 {
 		e := &models.Entry{ID: uuid.New(), FamilyID: u.FamilyID, AccountID: acct.ID, Kind: models.EntryTransaction,

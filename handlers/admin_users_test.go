@@ -100,7 +100,7 @@ func TestAdminUserActionsAndTheirGuards(t *testing.T) {
 	}
 	// Bob's family has an uploaded import: its rows go with the family (through the imports'
 	// cascade and their statement trigger).
-	acct := testkit.MustCreateAccount(t, srv.DB, bob.FamilyID, "Bob's checking", "Depository", "0").ID.String()
+	acct := testkit.MustCreateAccount(t, srv.DB, bob.FamilyID, "Bob's checking", "Depository", "").ID.String()
 	im, err := srv.Imports.Create(t.Context(), imports.Request{FamilyID: bob.FamilyID, UserID: bob.ID, Type: "TransactionImport", AccountID: &acct,
 		Upload: imports.Upload{Content: []byte("date,amount,name\n2026-01-02,-5,Coffee\n"), Present: true}})
 	if err != nil {

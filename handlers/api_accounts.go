@@ -64,11 +64,12 @@ func (a *app) apiAccountShow(c echo.Context) error {
 
 // accountCreateRequest is the body of POST /api/v1/accounts.
 type accountCreateRequest struct {
-	Name            string          `json:"name"`
-	AccountableType string          `json:"accountable_type"`
-	Subtype         string          `json:"subtype"`
-	Currency        string          `json:"currency"`
-	Balance         decimal.Decimal `json:"balance"`
+	Name            string `json:"name"`
+	AccountableType string `json:"accountable_type"`
+	Subtype         string `json:"subtype"`
+	Currency        string `json:"currency"`
+	// Balance is what the account holds (or owes) now, its anchor; absent when not known.
+	Balance *decimal.Decimal `json:"balance"`
 }
 
 // apiAccountCreate creates a manual account in the family.
@@ -81,14 +82,16 @@ func (a *app) apiAccountCreate(c echo.Context) error {
 	if req.Currency == "" {
 		req.Currency = u.Family.Currency
 	}
-	if err := models.CheckDecimals(req.Balance, strings.ToUpper(strings.TrimSpace(req.Currency))); err != nil {
-		var v apperr.Validation
-		v.Add("balance", "Balance: "+err.Error()+"; it is never rounded")
-		return v.Err()
+	if req.Balance != nil {
+		if err := models.CheckDecimals(*req.Balance, strings.ToUpper(strings.TrimSpace(req.Currency))); err != nil {
+			var v apperr.Validation
+			v.Add("balance", "Balance: "+err.Error()+"; it is never rounded")
+			return v.Err()
+		}
 	}
 	acct, err := models.CreateAccount(c.Request().Context(), a.DB, u.FamilyID, models.AccountInput{
 		Name: req.Name, AccountableType: req.AccountableType, Subtype: req.Subtype,
-		Currency: req.Currency, OpeningBalance: req.Balance,
+		Currency: req.Currency, Balance: req.Balance, BalanceDate: u.Family.Today(),
 	})
 	if err != nil {
 		return err

@@ -64,7 +64,7 @@ func TestAccountDeleteAPI(t *testing.T) {
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
 	ctx := context.Background()
 	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "1000")
-	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "0")
+	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "")
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
 	otherKey := testkit.MustCreateAPIKey(t, e.srv.DB, other.ID, "read_write")
 	// Money from checking to savings, proposed as a transfer, and a purchase.
@@ -137,9 +137,9 @@ func TestAccountDeleteAPI(t *testing.T) {
 func TestAccountBalancesAPI(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "0")
+	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "")
 	jpy, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{Name: "Yen", AccountableType: "Depository",
-		Currency: "JPY", OpeningBalance: decimal.RequireFromString("1500"), OpeningDate: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
+		Currency: "JPY", Balance: testkit.Ptr(decimal.RequireFromString("1500")), BalanceDate: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -172,7 +172,7 @@ func TestAccountBalancesAPI(t *testing.T) {
 				}
 			}},
 		{name: "amounts in the currency's decimals", method: http.MethodGet, path: "/api/v1/accounts/" + jpy.ID.String() + "/balances?start_date=2025-12-31&end_date=2026-01-01",
-			key: e.read, status: http.StatusOK, contains: []string{`[{"date":"2025-12-31","balance":"0"},{"date":"2026-01-01","balance":"1500"}]`, `"currency":"JPY"`}},
+			key: e.read, status: http.StatusOK, contains: []string{`[{"date":"2025-12-31","balance":"1500"},{"date":"2026-01-01","balance":"1500"}]`, `"currency":"JPY"`}},
 		{name: "dates that are not dates", method: http.MethodGet, path: path + "?start_date=March&end_date=2026-02-30", key: e.read, status: http.StatusUnprocessableEntity,
 			contains: []string{`"start_date":["start_date \"March\" is not a date (YYYY-MM-DD)"]`, `"end_date":["end_date \"2026-02-30\" is not a date (YYYY-MM-DD)"]`}},
 		{name: "an end before the start", method: http.MethodGet, path: path + "?start_date=2026-03-02&end_date=2026-03-01", key: e.read, status: http.StatusUnprocessableEntity,

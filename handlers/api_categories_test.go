@@ -97,7 +97,7 @@ func TestCategoriesAPI(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
 	ctx := context.Background()
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
 	otherKey := testkit.MustCreateAPIKey(t, e.srv.DB, other.ID, "read_write")
 	theirs := e.named(t, "categories", "Theirs")

@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/google/uuid"
-	"github.com/shopspring/decimal"
 
 	"tally/imports"
 	"tally/internal/apptest"
@@ -47,7 +46,7 @@ func (e *importEnv) uploadBank(t *testing.T, file, currency string, fields map[s
 		t.Fatal(err)
 	}
 	acct, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{
-		Name: strings.TrimSuffix(file, ".csv") + " " + uuid.NewString()[:4], AccountableType: "Depository", Currency: currency, OpeningBalance: decimal.Zero,
+		Name: strings.TrimSuffix(file, ".csv") + " " + uuid.NewString()[:4], AccountableType: "Depository", Currency: currency,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -207,8 +206,8 @@ func TestRevolutExportPublishes(t *testing.T) {
 func TestImportProfileReadsTheNextFile(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Club account", "Depository", "0")
-	other := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Other", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Club account", "Depository", "")
+	other := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Other", "Depository", "")
 	file := "Wann|Wer|Wieviel|Warum\n2026.03.02|Bakery|3,50|Rolls\n2026.03.03|Club dues|-20,00|March\n"
 	var first presetBody
 	e.create(t, map[string]any{"account_id": acct.ID.String(), "raw_file_content": file, "date_col_label": "Wann",
@@ -332,7 +331,7 @@ func TestImportPresetsListedAndChosenLater(t *testing.T) {
 func TestImportAPISaysWhatIsAlreadyThere(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "")
 	file := "date,name,amount\n2024-01-02,Coffee,-3.50\n2024-01-03,Rent,-900\n"
 	body := map[string]any{"account_id": acct.ID.String(), "raw_file_content": file, "date_format": "%Y-%m-%d"}
 	type noticeBody struct {
@@ -371,8 +370,8 @@ func TestCardStatementSignsAreGuessed(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	file := "Date,Description,Amount\n01/02/2026,UBER TRIP,18.40\n01/03/2026,COFFEE,4.50\n01/05/2026,PAYMENT RECEIVED,-250.00\n01/06/2026,BOOKS,12.00\n"
-	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Card", "CreditCard", "0")
-	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Card", "CreditCard", "")
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	var b presetBody
 	e.create(t, map[string]any{"account_id": card.ID.String(), "raw_file_content": file}, http.StatusCreated).JSON(t, &b)
 	if !slices.Contains(b.Data.Configuration.Guessed, "signage_convention") {
@@ -398,7 +397,7 @@ func TestCardStatementSignsAreGuessed(t *testing.T) {
 func TestSingleQuotedFileIsRead(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	file := "'Date','Payee','Amount'\n'2026-03-02','Joe''s Diner, Main St','-1,234.50'\n'2026-03-03','Books, used','-12.00'\n"
 	var b struct {
 		Data struct {

@@ -45,8 +45,8 @@ func TestImportCreateRejections(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{Env: map[string]string{"IMPORT_MAX_ROWS": "2"}})
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
-	foreign := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Not yours", "Depository", "0")
-	own := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	foreign := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Not yours", "Depository", "")
+	own := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	good := "date,amount,name\n2024-01-02,-10.00,Coffee\n"
 
 	cases := []struct {

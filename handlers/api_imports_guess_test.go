@@ -49,7 +49,7 @@ func (e *importEnv) guessed(t *testing.T, r *testkit.Response) guessBody {
 func TestImportTakesTheNameFromADescriptionColumn(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	b := e.guessed(t, e.create(t, map[string]any{"account_id": acct.ID.String(),
 		"raw_file_content": "Date,Description,Category,Amount,Reference,Card No.\n01/02/2026,Corner Coffee,Dining,-3.50,A1,1234\n01/03/2026,Landlord,Housing,-900.00,A2,1234\n"}, http.StatusCreated))
 	c := b.Data.Configuration
@@ -81,7 +81,7 @@ func TestImportTakesTheNameFromADescriptionColumn(t *testing.T) {
 func TestImportReadsAGermanExportWithNoConfiguration(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "")
 	text := "\"Umsätze Girokonto\";\"Zeitraum: 01.01.2026 - 31.01.2026\";\n\"Kontostand vom 31.01.2026:\";\"1.234,56 EUR\";\n\n" +
 		"\"Buchungstag\";\"Wertstellung\";\"Empfänger\";\"Verwendungszweck\";\"Betrag (€)\"\n" +
 		"\"02.01.2026\";\"02.01.2026\";\"Bäckerei Müller\";\"Brötchen\";\"-3,50\"\n" +
@@ -128,7 +128,7 @@ func TestImportReadsAGermanExportWithNoConfiguration(t *testing.T) {
 func TestImportDoesNotGuessAnAmbiguousDateFormat(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	b := e.guessed(t, e.create(t, map[string]any{"account_id": acct.ID.String(),
 		"raw_file_content": "date,name,amount\n03-04-2026,Coffee,-3.50\n05-06-2026,Rent,-900\n"}, http.StatusCreated))
 	if c := b.Data.Configuration; c.DateFormat != nil || slices.Contains(c.Guessed, "date_format") {
@@ -149,7 +149,7 @@ func TestImportDoesNotGuessAnAmbiguousDateFormat(t *testing.T) {
 func TestImportKeepsTheLabelsItIsGiven(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	b := e.guessed(t, e.create(t, map[string]any{"account_id": acct.ID.String(), "name_col_label": "Memo", "col_sep": "comma",
 		"raw_file_content": "Date,Description,Memo,Amount\n01/02/2026,CARD 1234,Coffee,-3.50\n"}, http.StatusCreated))
 	c := b.Data.Configuration
@@ -176,7 +176,7 @@ func TestMissingColumnsNameTheColumnsFound(t *testing.T) {
 func TestImportConfigurationChangesWithoutAnotherUpload(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	b := e.guessed(t, e.create(t, map[string]any{"account_id": acct.ID.String(), "date_format": "%d-%m-%Y",
 		"raw_file_content": "date,Description,Memo,amount\n03-04-2026,CARD 1234,Coffee,-3.50\n05-06-2026,CARD 1234,Rent,-900\n"}, http.StatusCreated))
 	id := b.Data.ID
@@ -248,7 +248,7 @@ func TestImportConfigurationChangesWithoutAnotherUpload(t *testing.T) {
 func TestImportReadsDebitAndCreditColumns(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Card", "CreditCard", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Card", "CreditCard", "")
 	done := e.publish(t, map[string]any{"account_id": acct.ID.String(),
 		"raw_file_content": "Transaction Date,Posted Date,Card No.,Description,Category,Debit,Credit\n" +
 			"2026-01-02,2026-01-03,1234,COFFEE SHOP,Dining,3.50,\n2026-01-04,2026-01-05,1234,PAYMENT THANK YOU,Payment,,100.00\n" +

@@ -17,7 +17,7 @@ import (
 func TestPublishRevertPublishGivesTheSameResult(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	csv := "date,amount,name,category,tags\n2024-01-02,-12.50,Coffee,Food:Coffee,morning\n2024-01-03,2500,Salary,Income,\n"
 	b := e.publish(t, map[string]any{"raw_file_content": csv, "date_format": "%Y-%m-%d", "account_id": acct.ID.String()})
 	snapshot := func() string {
@@ -60,7 +60,7 @@ func TestPublishRevertPublishGivesTheSameResult(t *testing.T) {
 func TestImportsOfAnotherFamilyAreNotFound(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	var b importBody
 	e.create(t, map[string]any{"raw_file_content": "date,amount\n01/02/2024,1\n", "account_id": acct.ID.String()}, http.StatusCreated).JSON(t, &b)
 
@@ -88,7 +88,7 @@ func TestImportsOfAnotherFamilyAreNotFound(t *testing.T) {
 func TestImportList(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	e.publish(t, map[string]any{"raw_file_content": "date,amount\n01/02/2024,1\n", "account_id": acct.ID.String()})
 	e.create(t, map[string]any{"raw_file_content": "date,amount\n01/03/2024,2\n", "account_id": acct.ID.String()}, http.StatusCreated)
 	e.create(t, map[string]any{"type": "CategoryImport", "raw_file_content": "name\nFood\n"}, http.StatusCreated)
@@ -131,7 +131,7 @@ func TestImportList(t *testing.T) {
 func TestReaperFailsImportsWhoseJobIsGone(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	var lost, running importBody
 	e.create(t, map[string]any{"raw_file_content": "date,amount\n01/02/2024,1\n", "account_id": acct.ID.String(), "publish": "true"}, http.StatusCreated).JSON(t, &lost)
 	e.create(t, map[string]any{"raw_file_content": "date,amount\n01/03/2024,2\n", "account_id": acct.ID.String(), "publish": "true"}, http.StatusCreated).JSON(t, &running)

@@ -29,9 +29,9 @@ type preflightBody struct {
 func TestPreflight(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
-	foreign := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "0")
+	foreign := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "")
 	cases := []struct {
 		name       string
 		body       map[string]any
@@ -114,7 +114,7 @@ func TestPreflight(t *testing.T) {
 func TestEnqueueFailureKeepsTheUpload(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	mustExecDB(t, e, "ALTER TABLE river_job RENAME TO river_job_away")
 	r := e.c.API(http.MethodPost, "/api/v1/imports", e.write, map[string]any{"raw_file_content": "date,amount\n01/02/2024,1\n", "account_id": acct.ID.String(), "publish": "true"})
 	mustExecDB(t, e, "ALTER TABLE river_job_away RENAME TO river_job")

@@ -16,7 +16,7 @@ import (
 func TestYNABAmountsInDecimalCommaFormat(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "YNAB", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "YNAB", "Depository", "")
 	csv := "Account;Date;Payee;Memo;Outflow;Inflow\n" +
 		"x;03/01/2024;Landlord;;1.500,00;0,00\n" +
 		"x;03/02/2024;Tiny;;0,125;\n" +
@@ -121,7 +121,7 @@ func TestRevertKeepsUsedAccountsAndRepublishes(t *testing.T) {
 func TestDuplicatesCompareCurrencies(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	mustExecDB(t, e, "INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name) VALUES (gen_random_uuid(), ?, ?, 'transaction', '2024-01-01', 100, 'USD', 'Hotel')", e.user.FamilyID, acct.ID)
 	b := e.publish(t, map[string]any{"raw_file_content": "date,amount,name,currency\n2024-01-01,-100,Hotel,EUR\n2024-01-01,-100,Hotel,USD\n",
 		"date_format": "%Y-%m-%d", "account_id": acct.ID.String()})

@@ -62,7 +62,7 @@ func TestRowTyping(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			// An account per case, so that no case's rows look like duplicates of another's.
-			acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, tc.name, "Depository", "0")
+			acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, tc.name, "Depository", "")
 			var r *testkit.Response
 			if tc.content != nil {
 				body, ct := multipartBody(t, map[string]string{"account_id": acct.ID.String(), "date_format": "%Y-%m-%d", "publish": "true"}, "export.csv", "text/csv", tc.content)
@@ -104,7 +104,7 @@ func mustEncode(t *testing.T, cm *charmap.Charmap, s string) []byte {
 func TestRowDiagnosticsAndMappings(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	e.srv.DB.NewRaw("INSERT INTO categories (id, family_id, name) VALUES (gen_random_uuid(), ?, 'Diagnostic Groceries')", e.user.FamilyID).Exec(t.Context())
 	csv := "date,amount,name,category,tags,account,currency\n" +
 		"01/15/2024,-10.00,Grocery Run,Diagnostic Groceries,Food|Weekly,Checking,USD\n" +
@@ -167,7 +167,7 @@ func TestRowDiagnosticsAndMappings(t *testing.T) {
 func TestDuplicatesAreReportedAndSkipped(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	mustExecDB(t, e, "INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name) VALUES (gen_random_uuid(), ?, ?, 'transaction', '2024-01-01', 100, 'USD', 'Coffee  Shop')", e.user.FamilyID, acct.ID)
 	mustExecDB(t, e, "INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name) VALUES (gen_random_uuid(), ?, ?, 'transaction', '2024-01-02', 50, 'USD', 'Vending Machine')", e.user.FamilyID, acct.ID)
 	csv := "date,amount,name\n" +

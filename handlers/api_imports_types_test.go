@@ -51,7 +51,7 @@ func (e *importEnv) strings(t *testing.T, query string, args ...any) []string {
 func TestTransactionImportAcrossAccountsCreatesAndMatchesByName(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "TestAccount2", "Depository", "0")
+	testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "TestAccount2", "Depository", "")
 	csv := "date,name,amount,category,tags,account,notes\n" +
 		"01/01/2024,Coffee,-3.50,TestCategory1,TestTag1,TestAccount1,morning\n" +
 		"01/02/2024,Rent,-1200,TestCategory2,TestTag1|TestTag2,TestAccount2,\n" +
@@ -85,7 +85,7 @@ func TestTransactionImportAcrossAccountsCreatesAndMatchesByName(t *testing.T) {
 func TestTradeImport(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Brokerage", "Investment", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Brokerage", "Investment", "")
 	csv := "date,ticker,exchange_operating_mic,quantity,price,currency\n" +
 		"2024-05-15,AAPL,,10,150.00,USD\n" +
 		"2024-05-16,aapl,,-5,160.00,USD\n" +
@@ -177,7 +177,7 @@ func TestBudgetingAppExports(t *testing.T) {
 	// An explicit label wins over the app's preset.
 	r := e.c.API(http.MethodPost, "/api/v1/imports/preflight", e.read, map[string]any{"type": "ExternalAppAImport",
 		"raw_file_content": "Posted On,Value,Description\n01/05/2024,1.00,x\n", "date_col_label": "Posted On", "amount_col_label": "Value",
-		"account_id": testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Mint", "Depository", "0").ID.String()})
+		"account_id": testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Mint", "Depository", "").ID.String()})
 	if !strings.Contains(r.Body, `"valid":true`) {
 		t.Fatalf("explicit labels ignored: %s", r.Body)
 	}
@@ -233,7 +233,7 @@ func TestTaxonomyImports(t *testing.T) {
 func TestQIFImport(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "0")
+	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "")
 	qif := "!Type:CCard\nD6/ 4'20\nT-99.00\nPMerchant A\nLFees & Charges\n^\n" +
 		"D6/ 5'20\nT-25.50\nPDiner\nLFood & Dining/TRIP2025\n^\n" +
 		"D6/ 6'20\nT500.00\nPPayment\nL[Checking]\n^\n" +
@@ -255,7 +255,7 @@ func TestQIFImport(t *testing.T) {
 		t.Fatalf("QIF entries\n got %v\nwant %s", got, want)
 	}
 
-	broker := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Broker", "Investment", "0")
+	broker := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Broker", "Investment", "")
 	invst := "!Type:Security\nNAcme Corp\nSACME\nTStock\n^\n!Type:Invst\n" +
 		"D1/10/2024\nNDiv\nYAcme Corp\nT190.75\n^\n" +
 		"D1/11/2024\nNBuy\nYAcme Corp\nI66.10\nQ2.0\nT132.20\n^\n" +

@@ -485,7 +485,7 @@ func TestNativeImportMergesIntoExistingCategory(t *testing.T) {
 func TestNativeImportPreflightFindings(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	dbAccount := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "In the database", "Depository", "0")
+	dbAccount := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "In the database", "Depository", "")
 	dbCategory := uuid.New()
 	mustExecDB(t, e, "INSERT INTO categories (id, family_id, name) VALUES (?, ?, 'Food')", dbCategory, e.user.FamilyID)
 
@@ -677,7 +677,7 @@ func TestNativeImportReadbackIgnoresConcurrentWritesToTheFamily(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	fam := e.user.FamilyID
-	everyday := testkit.MustCreateAccount(t, e.srv.DB, fam, "Everyday", "Depository", "0")
+	everyday := testkit.MustCreateAccount(t, e.srv.DB, fam, "Everyday", "Depository", "")
 
 	const nCategories, nTransactions = 5, 6000 // more than one COPY batch of entries
 	var file strings.Builder
@@ -722,7 +722,7 @@ func TestNativeImportReadbackIgnoresConcurrentWritesToTheFamily(t *testing.T) {
 				return
 			}
 			if _, err := models.CreateAccount(ctx, e.srv.DB, fam, models.AccountInput{Name: name,
-				AccountableType: "Depository", Currency: "USD", OpeningBalance: decimal.NewFromInt(10)}); err != nil {
+				AccountableType: "Depository", Currency: "USD", Balance: testkit.Ptr(decimal.NewFromInt(10))}); err != nil {
 				writeErr = err
 				return
 			}

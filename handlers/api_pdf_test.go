@@ -29,7 +29,7 @@ func (e *importEnv) uploadPDF(t *testing.T, fields map[string]string, pdf []byte
 func TestPdfImportReconcilesPublishesAndReverts(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	r := e.uploadPDF(t, map[string]string{"type": "PdfImport", "account_id": acct.ID.String(), "publish": "true"}, statementPDF(t, true))
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)
@@ -81,7 +81,7 @@ func TestPdfImportReconcilesPublishesAndReverts(t *testing.T) {
 func TestPdfImportThatDoesNotReconcileIsNotPublishable(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	r := e.uploadPDF(t, map[string]string{"type": "PdfImport", "account_id": acct.ID.String(), "publish": "true"}, statementPDF(t, false))
 	var b apiError
 	r.JSON(t, &b)
@@ -153,7 +153,7 @@ func TestPdfImportWithTheLLMExtractor(t *testing.T) {
 	}))
 	t.Cleanup(llm.Close)
 	e := newImportEnv(t, apptest.ServerOptions{Env: map[string]string{"LLM_BASE_URL": llm.URL + "/v1", "LLM_API_KEY": "llm-test-key", "LLM_MODEL": "statement-reader"}})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	r := e.uploadPDF(t, map[string]string{"type": "PdfImport", "account_id": acct.ID.String(), "extractor": "llm", "publish": "true"}, statementPDF(t, true))
 	if r.Status != http.StatusCreated {
 		t.Fatalf("create: %d %s", r.Status, r.Body)

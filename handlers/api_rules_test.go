@@ -41,7 +41,7 @@ func TestRulesAPI(t *testing.T) {
 	e := newImportEnv(t, apptest.ServerOptions{})
 	groceries := e.named(t, "categories", "Groceries")
 	coffee := e.named(t, "categories", "Coffee")
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 
 	// Refusals name the condition or action at fault.
 	for _, tc := range []struct {

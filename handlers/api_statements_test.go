@@ -156,7 +156,7 @@ func TestCamtStatementsReconcileAndAnOverlappingFileAddsNothing(t *testing.T) {
 	acct := e.accountByKey(t, "iban:"+testIBAN)
 	balance, entries := e.accountState(t, acct)
 	want := []string{
-		"valuation 2026-03-01 1000.00 Opening balance (opening:2026-03-01)",
+		"valuation 2026-03-01 1000.00 Opening balance (balance:2026-03-01)",
 		"transaction 2026-03-02 -2500.00 Acme Payroll (REF1)",
 		"transaction 2026-03-03 45.60 Corner Bakery (REF2)",
 		"transaction 2026-03-04 120.00 City Power (REF3)",
@@ -198,7 +198,7 @@ func TestCamtStatementsReconcileAndAnOverlappingFileAddsNothing(t *testing.T) {
 		t.Fatalf("third matches: %+v", m)
 	}
 	balance, entries = e.accountState(t, acct)
-	if balance != "3299.40" || !contains(entries, "transaction 2026-03-05 35.00 Book Shop (REF4)") || len(entries) != 7 {
+	if balance != "3299.40" || !contains(entries, "transaction 2026-03-05 35.00 Book Shop (REF4)") || len(entries) != 8 { // the second file's opening balance is a checkpoint too
 		t.Fatalf("after the correction: balance %s\n%s", balance, strings.Join(entries, "\n"))
 	}
 	e.revert(t, third.Data.ID)
@@ -267,7 +267,7 @@ func TestIntradayReportIsBookedByTheStatement(t *testing.T) {
 		"transaction 2026-04-07 22.50 Metro Tickets (REF11)",
 		"transaction 2026-04-08 15.00 Cafe Lumen (BOOK-77)",
 		"transaction 2026-04-08 45.00 Grocer (REF12)",
-		"valuation 2026-04-08 417.50 Statement closing balance (balance:2026-04-08)",
+		"valuation 2026-04-08 417.50 Balance from the bank's statement (balance:2026-04-08)", // the account had no balance: the bank's is its anchor
 	}
 	var txns []string
 	for _, s := range entries {
@@ -328,7 +328,7 @@ func TestOFXCardStatementTwiceAddsNothing(t *testing.T) {
 func TestStatementWithoutBankIDsFallsBackToContent(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	e.publish(t, map[string]any{"raw_file_content": "date,amount,name\n2026-02-09,-7.83,City Parking\n", "date_format": "%Y-%m-%d", "account_id": acct.ID.String()})
 	noIDs := strings.NewReplacer("<FITID>FIT-001", "", "<FITID>FIT-002", "", "<FITID>FIT-003", "", "CITY PARKING", "City  parking").Replace(cardOFX)
 	b := e.statement(t, "OfxImport", noIDs, "account_id", acct.ID.String())
@@ -371,10 +371,10 @@ func TestStatementFileRefusals(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
-	theirs := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "0")
+	theirs := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "")
 	// A second statement, of another account, after the first.
 	twoAccounts := strings.Replace(camt053(testIBAN, "0", "2026-03-01", "0", "2026-03-01"), "</Stmt>", "</Stmt><Stmt><Id>S2</Id><Acct><Id><IBAN>NL91ABNA0417164300</IBAN></Id><Ccy>EUR</Ccy></Acct></Stmt>", 1)
-	mine := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Mine", "Depository", "0")
+	mine := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Mine", "Depository", "")
 	cases := []struct {
 		name string
 		body map[string]any
@@ -410,9 +410,9 @@ func TestStatementFileRefusals(t *testing.T) {
 func TestStatementAccountMapping(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Joint savings", "Depository", "0")
+	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Joint savings", "Depository", "")
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
-	theirs := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "0")
+	theirs := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "")
 	strangerKey := testkit.MustCreateAPIKey(t, e.srv.DB, other.ID, "read_write")
 
 	var created importBody

@@ -15,7 +15,7 @@ import (
 func TestTagsAPI(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
 	otherKey := testkit.MustCreateAPIKey(t, e.srv.DB, other.ID, "read_write")
 

@@ -27,7 +27,7 @@ func seedTransactions(tb testing.TB, srv *apptest.Server, familyID uuid.UUID, n 
 	ctx := context.Background()
 	var accts []uuid.UUID
 	for i, typ := range []string{"Depository", "Depository", "CreditCard", "Investment"} {
-		accts = append(accts, testkit.MustCreateAccount(tb, srv.DB, familyID, fmt.Sprintf("Account %d", i), typ, "0").ID)
+		accts = append(accts, testkit.MustCreateAccount(tb, srv.DB, familyID, fmt.Sprintf("Account %d", i), typ, "").ID)
 	}
 	_, err := srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, source)
 		SELECT gen_random_uuid(), ?, (?::uuid[])[1 + i % 4], 'transaction', date '2026-11-01' - (i % 1100),

@@ -76,8 +76,8 @@ func (e *importEnv) addTransaction(t *testing.T, body map[string]any) string {
 func TestTransactionListWalksByCursor(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
-	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "0").ID.String()
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
+	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "").ID.String()
 	// Three on one day, so the id decides their order within it.
 	for i, d := range []string{"2026-01-05", "2026-01-03", "2026-01-03", "2026-01-03", "2026-01-01", "2026-02-01", "2025-12-31"} {
 		acct := checking
@@ -87,7 +87,7 @@ func TestTransactionListWalksByCursor(t *testing.T) {
 		e.addTransaction(t, map[string]any{"account_id": acct, "date": d, "amount": fmt.Sprint(i + 1), "name": fmt.Sprintf("t%d", i)})
 	}
 	other := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
-	otherAcct := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "0")
+	otherAcct := testkit.MustCreateAccount(t, e.srv.DB, other.FamilyID, "Theirs", "Depository", "")
 	otherKey := testkit.MustCreateAPIKey(t, e.srv.DB, other.ID, models.ScopeReadWrite)
 	if r := e.c.API(http.MethodPost, "/api/v1/transactions", otherKey, map[string]any{"account_id": otherAcct.ID.String(),
 		"date": "2026-01-04", "amount": "1", "name": "not yours"}); r.Status != http.StatusCreated {
@@ -131,9 +131,9 @@ func TestTransactionListWalksByCursor(t *testing.T) {
 func TestTransactionListFilters(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
-	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "0").ID.String()
-	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "0").ID.String()
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
+	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "").ID.String()
+	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "").ID.String()
 	food, tag, shop := e.named(t, "categories", "Food"), e.named(t, "tags", "Holiday"), e.named(t, "merchants", "Corner Shop")
 	e.addTransaction(t, map[string]any{"account_id": checking, "date": "2026-03-01", "amount": "12.50", "name": "Corner shop", "category_id": food, "merchant_id": shop})
 	e.addTransaction(t, map[string]any{"account_id": checking, "date": "2026-03-02", "amount": "-2500", "name": "Salary", "notes": "March PAY"})
@@ -147,7 +147,7 @@ func TestTransactionListFilters(t *testing.T) {
 	}
 	// Another family's category, on a transaction of theirs.
 	stranger := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
-	theirAccount := testkit.MustCreateAccount(t, e.srv.DB, stranger.FamilyID, "Theirs", "Depository", "0")
+	theirAccount := testkit.MustCreateAccount(t, e.srv.DB, stranger.FamilyID, "Theirs", "Depository", "")
 	theirFood := uuid.NewString()
 	if _, err := e.srv.DB.NewRaw(`INSERT INTO categories (id, family_id, name) VALUES (?, ?, 'Food');
 		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, category_id)
@@ -208,8 +208,8 @@ func TestTransactionListFilters(t *testing.T) {
 func TestTransactionChanges(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
-	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "0")
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	savings := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "")
 	food, fun := e.named(t, "categories", "Food"), e.named(t, "categories", "Fun")
 	tag := e.named(t, "tags", "Holiday")
 	manual := e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": "2026-03-01", "amount": "10", "name": "Lunch"})

@@ -53,8 +53,8 @@ type transferList struct {
 func TestTransactionsAPIRunsRulesAndMatchesTransfers(t *testing.T) {
 	e := newImportEnv(t, apptest.ServerOptions{})
 	coffee, treats := e.named(t, "categories", "Coffee"), e.named(t, "categories", "Treats")
-	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
-	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "0").ID.String()
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
+	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "").ID.String()
 	if r := e.c.API(http.MethodPost, "/api/v1/rules", e.write, map[string]any{"name": "Coffee",
 		"conditions": []any{map[string]any{"condition_type": "transaction_name", "operator": "like", "value": "coffee"}},
 		"actions": []any{map[string]any{"action_type": "set_transaction_category", "value": coffee},

@@ -252,7 +252,7 @@ func TestWebhooksDeliverImportEvents(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{Env: map[string]string{"WEBHOOKS_ALLOW_INSECURE": "true"},
 		WebhookRetry: &webhooks.RetryPolicy{Delays: []time.Duration{200 * time.Millisecond}, Window: 2 * time.Second}})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	completed, reverted, down := webhookstest.New(t), webhookstest.New(t), webhookstest.New(t)
 	hook := func(r *webhookstest.Receiver, events ...string) string {
 		b := e.createWebhook(t, map[string]any{"url": r.URL, "events": events})

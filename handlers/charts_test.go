@@ -51,11 +51,11 @@ func TestBalanceCharts(t *testing.T) {
 	day := func(n int) time.Time { return today.AddDate(0, 0, n) }
 	date := func(n int) string { return day(n).Format(time.DateOnly) }
 
-	checking, err := models.CreateAccount(ctx, srv.DB, u.FamilyID, models.AccountInput{Name: "Checking", AccountableType: "Depository", Currency: "USD", OpeningBalance: decimal.NewFromInt(1000), OpeningDate: day(-40)})
+	checking, err := models.CreateAccount(ctx, srv.DB, u.FamilyID, models.AccountInput{Name: "Checking", AccountableType: "Depository", Currency: "USD", Balance: testkit.Ptr(decimal.NewFromInt(1000)), BalanceDate: day(-40)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	visa, err := models.CreateAccount(ctx, srv.DB, u.FamilyID, models.AccountInput{Name: "Visa", AccountableType: "CreditCard", Currency: "USD", OpeningBalance: decimal.NewFromInt(200), OpeningDate: day(-20)})
+	visa, err := models.CreateAccount(ctx, srv.DB, u.FamilyID, models.AccountInput{Name: "Visa", AccountableType: "CreditCard", Currency: "USD", Balance: testkit.Ptr(decimal.NewFromInt(200)), BalanceDate: day(-20)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,8 +68,9 @@ func TestBalanceCharts(t *testing.T) {
 	c := apptest.NewClient(t, srv)
 	c.SignIn(u.Email, testkit.Password)
 
-	// Checking holds 1000 from day -40, 900 from day -10 and 950 from day -3; the card owes
-	// 200 from day -20 and 230 from day -5.
+	// Checking's 1000 was typed on day -40, before any transaction, and its history walks back
+	// from it: 1000 up to day -10, 900 from then and 950 from day -3. The card owed 200 on day
+	// -20, so before it too, and 230 from day -5.
 	netWorth := func(n int) string {
 		switch {
 		case n >= -3:
@@ -78,12 +79,8 @@ func TestBalanceCharts(t *testing.T) {
 			return "$670.00"
 		case n >= -10:
 			return "$700.00"
-		case n >= -20:
-			return "$800.00"
-		case n >= -40:
-			return "$1,000.00"
 		}
-		return "$0.00"
+		return "$800.00"
 	}
 	wantRows := func(from int) []string {
 		var rows []string
@@ -143,7 +140,7 @@ func TestBalanceCharts(t *testing.T) {
 		r := c.Get("/accounts/" + checking.ID.String())
 		card := r.Doc(t).Find(`[data-testid="balance-history"]`)
 		rows := chartRows(card)
-		if len(rows) != 90 || rows[0] != date(-89)+" $0.00" || rows[49] != date(-40)+" $1,000.00" || rows[89] != date(0)+" $950.00" {
+		if len(rows) != 90 || rows[0] != date(-89)+" $1,000.00" || rows[79] != date(-10)+" $900.00" || rows[89] != date(0)+" $950.00" {
 			t.Fatalf("%d rows: %q … %q", len(rows), rows[:1], rows[len(rows)-1:])
 		}
 		if href, _ := card.Find(`[data-testid="range-all"]`).Attr("href"); href != "/accounts/"+checking.ID.String()+"?range=all" {
@@ -164,7 +161,7 @@ func TestSpendingReport(t *testing.T) {
 	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	ctx := context.Background()
-	checking := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "0")
+	checking := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "")
 	name := "Groceries"
 	groceries, err := models.CreateCategory(ctx, srv.DB, u.FamilyID, models.CategoryInput{Name: &name})
 	if err != nil {

@@ -50,7 +50,7 @@ func importID(t *testing.T, r *testkit.Response) string {
 func TestIdempotentImportCreate(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
 	csv := "date,amount,name\n2026-03-01,-12.50,Coffee\n"
 	body := map[string]any{"raw_file_content": csv, "date_format": "%Y-%m-%d", "account_id": acct}
 	imports := func() int { return e.count(t, "SELECT count(*) FROM imports WHERE family_id = ?", e.user.FamilyID) }
@@ -154,7 +154,7 @@ func TestIdempotentImportCreate(t *testing.T) {
 func TestIdempotentTransactionCreate(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
 	b, _ := json.Marshal(map[string]any{"account_id": acct, "date": "2026-03-01", "amount": "4.50", "name": "Coffee"})
 	var ids []string
 	for range 3 {

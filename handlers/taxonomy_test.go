@@ -23,7 +23,7 @@ func newListPages(t *testing.T, table string) *listPages {
 	t.Helper()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
 	p := &listPages{importEnv: e, table: table, c: apptest.NewClient(t, e.srv), other: apptest.NewClient(t, e.srv),
-		acct: testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0")}
+		acct: testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")}
 	p.c.SignIn(e.user.Email, testkit.Password)
 	stranger := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
 	p.other.SignIn(stranger.Email, testkit.Password)

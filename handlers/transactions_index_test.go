@@ -20,7 +20,7 @@ import (
 func TestTransactionsPage(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
 	csv := "date,amount,name\n"
 	for i := 1; i <= 60; i++ {
 		csv += fmt.Sprintf("2026-01-%02d,-1,Imported %02d\n", i%28+1, i)
@@ -84,7 +84,7 @@ func TestTransactionsPage(t *testing.T) {
 func TestTransactionsBulkEdit(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "0").ID.String()
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
 	food := e.named(t, "categories", "Food")
 	a := e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-01", "amount": "5", "name": "Lunch"})
 	b := e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-02", "amount": "6", "name": "Dinner"})

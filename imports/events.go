@@ -7,6 +7,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/db"
+	"tally/models"
 )
 
 // The events an import's end sends to whoever listens (the family's webhooks).
@@ -89,9 +90,22 @@ func (s *Service) notify(ctx context.Context, tx db.Tx, im *Import, event string
 			return err
 		}
 	}
-	return s.Events.Emit(ctx, tx, im.FamilyID, event, EventData{
+	if err := s.Events.Emit(ctx, tx, im.FamilyID, event, EventData{
 		ImportID: im.ID, Type: im.Type, Status: eventStatus[event], AccountID: im.AccountID, RowsCount: im.RowsCount,
 		ValidRowsCount: im.ValidRowsCount, DuplicateRowsCount: duplicates, TransactionsCount: f.Transactions,
 		AccountIDs: f.Accounts, Error: errMsg,
-	})
+	}); err != nil || event != EventCompleted {
+		return err
+	}
+	// The balances it brought that the ledger does not meet, one event an account.
+	diffs, err := models.NewDifferences(ctx, tx, im.FamilyID, im.ID)
+	if err != nil {
+		return err
+	}
+	for _, d := range diffs {
+		if err := s.Events.Emit(ctx, tx, im.FamilyID, models.EventBalanceDiffers, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }

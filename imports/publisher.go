@@ -312,7 +312,8 @@ func (p *publisher) tradeBatch(ctx context.Context, lo, hi int) error {
 	return nil
 }
 
-// openingBalance writes a QIF file's "Opening Balance" record as the account's opening anchor.
+// openingBalance writes a QIF file's "Opening Balance" record: the account's anchor when its
+// balance is not known yet, else a checkpoint set against the balance it has.
 func (p *publisher) openingBalance(ctx context.Context) error {
 	_, err := p.tx.NewRaw(`
 		WITH e AS (
@@ -320,8 +321,12 @@ func (p *publisher) openingBalance(ctx context.Context) error {
 			SELECT r.record_id, a.family_id, a.id, 'valuation', r.date, r.amount, a.currency, 'Opening balance', r.import_id, 'import'
 			FROM import_rows r JOIN accounts a ON a.id = ?
 			WHERE `+validRows+` AND (r.extra->>'opening_balance') IS NOT NULL
-			RETURNING id)
-		INSERT INTO valuations (entry_id, kind) SELECT id, 'opening_anchor' FROM e`, p.im.AccountID, p.im.ID).Exec(ctx)
+			RETURNING id, account_id)
+		INSERT INTO valuations (entry_id, kind)
+		SELECT e.id, CASE WHEN EXISTS (SELECT 1 FROM entries x JOIN valuations v ON v.entry_id = x.id
+				WHERE x.account_id = e.account_id AND x.kind = 'valuation' AND v.kind IN ('opening_anchor', 'current_anchor'))
+			THEN 'checkpoint' ELSE 'opening_anchor' END
+		FROM e`, p.im.AccountID, p.im.ID).Exec(ctx)
 	return err
 }
 

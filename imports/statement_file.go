@@ -56,9 +56,12 @@ type StatementSummary struct {
 	Difference     *decimal.Decimal `json:"difference,omitempty"`
 	Notes          []string         `json:"notes,omitempty"`
 	// LedgerCheck is set by publish for a statement with a closing balance: what the family's
-	// ledger said the balance was on that day, once the statement's entries were in, before the
-	// bank's balance was recorded.
+	// ledger says the balance was on that day, walked from the account's anchor once the
+	// statement's entries are in (models.ReconcileAccounts).
 	LedgerCheck *LedgerCheck `json:"ledger_check,omitempty"`
+	// OpeningCheck is the same for its opening balance, at the end of the day before the
+	// statement begins.
+	OpeningCheck *LedgerCheck `json:"opening_check,omitempty"`
 }
 
 // StatementAccount is the account a statement names, and what a new account for it would be.
@@ -83,8 +86,8 @@ type BalanceAt struct {
 
 // LedgerCheck compares the bank's closing balance with the family's ledger.
 type LedgerCheck struct {
-	// Status is "matched", "difference", or "unknown" when the account had no balance
-	// before this import to start from.
+	// Status is "matched", "difference", or "unknown" when the account's balance is not
+	// known (no anchor to walk from).
 	Status     string           `json:"status"`
 	Ledger     *decimal.Decimal `json:"ledger_balance,omitempty"`
 	Bank       decimal.Decimal  `json:"bank_balance"`

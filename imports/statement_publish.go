@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
@@ -280,37 +281,51 @@ func (p *publisher) correct(ctx context.Context, c corrections) error {
 	return nil
 }
 
-// recordBalances checks each statement's closing balance against the ledger, then records it
-// as a valuation (one per account and day: the file's last for that day), and gives an account
-// this publish created the opening balance of its first statement.
+// recordBalances records the balances each statement states as checkpoints of its account,
+// one per account and day (a closing balance before an opening one of the same day's end, the
+// file's last of each), after giving an account this publish created the opening balance of
+// its first statement as its anchor. Then it sets each statement's checks against the ledger
+// from the reconciliation of its accounts.
 func (p *publisher) recordBalances(ctx context.Context, accounts map[string]statementAccount, m *MatchCounts) error {
-	type day struct {
-		account uuid.UUID
-		date    string
+	anchored, err := p.openingAnchors(ctx, accounts)
+	if err != nil {
+		return err
 	}
-	closing := map[day]decimal.Decimal{}
-	var days []day
+	if err := p.closingAnchors(ctx, accounts, anchored); err != nil {
+		return err
+	}
+	stated := map[accountDay]decimal.Decimal{}
+	closing := map[accountDay]bool{}
+	var days []accountDay
+	state := func(d accountDay, amount decimal.Decimal, isClosing bool) {
+		if anchored[d] || closing[d] && !isClosing {
+			return
+		}
+		if _, seen := stated[d]; !seen {
+			days = append(days, d)
+		}
+		stated[d], closing[d] = amount, closing[d] || isClosing
+	}
 	stmts := p.im.Statements.Statements
 	for i := range stmts {
 		st := &stmts[i]
 		acct, ok := accounts[st.Account.Key]
-		if !ok || st.Intraday || st.Closing == nil {
+		if !ok || st.Intraday {
 			continue
 		}
-		bank := st.Closing.Amount
-		check, err := p.ledgerCheck(ctx, acct, st.Closing.Date, bank)
-		if err != nil {
-			return err
+		if st.Opening != nil {
+			state(accountDay{acct.ID, openingDay(st, p.im.Statements.Format)}, tallyBalance(acct, st.Opening.Amount), false)
 		}
-		st.LedgerCheck = check
-		d := day{acct.ID, st.Closing.Date}
-		if _, seen := closing[d]; !seen {
-			days = append(days, d)
+		if st.Closing != nil {
+			state(accountDay{acct.ID, st.Closing.Date}, tallyBalance(acct, st.Closing.Amount), true)
 		}
-		closing[d] = tallyBalance(acct, bank)
 	}
 	for _, d := range days {
-		wrote, err := p.valuation(ctx, d.account, d.date, closing[d], "reconciliation", "balance:"+d.date, "Statement closing balance")
+		name := "Statement opening balance"
+		if closing[d] {
+			name = "Statement closing balance"
+		}
+		wrote, err := p.valuation(ctx, d.account, d.date, stated[d], models.ValuationCheckpoint, "balance:"+d.date, name)
 		if err != nil {
 			return err
 		}
@@ -318,7 +333,88 @@ func (p *publisher) recordBalances(ctx context.Context, accounts map[string]stat
 			m.Balances++
 		}
 	}
-	return p.openingAnchors(ctx, accounts)
+	return p.ledgerChecks(ctx, accounts)
+}
+
+// accountDay is an account's balance at the end of a day (date as YYYY-MM-DD).
+type accountDay struct {
+	account uuid.UUID
+	date    string
+}
+
+// openingDay is the day whose end a statement's opening balance is the balance of. A camt
+// opening balance (OPBD) is dated the first day it covers, so it is the end of the day
+// before; MT940's :60F: is dated the close of the statement before. Either way it is before
+// the first day the statement covers, when the file says which.
+func openingDay(st *StatementSummary, format string) string {
+	d, err := time.Parse(time.DateOnly, st.Opening.Date)
+	if err != nil {
+		return st.Opening.Date
+	}
+	if format == "camt" {
+		d = d.AddDate(0, 0, -1)
+	}
+	if st.From != nil {
+		if from, err := time.Parse(time.DateOnly, *st.From); err == nil && !d.Before(from) {
+			d = from.AddDate(0, 0, -1)
+		}
+	}
+	return d.Format(time.DateOnly)
+}
+
+// ledgerChecks sets each statement's opening and closing checks from the reconciliation of the
+// accounts, now that the file's entries and balances are in.
+func (p *publisher) ledgerChecks(ctx context.Context, accounts map[string]statementAccount) error {
+	ids := make([]uuid.UUID, 0, len(accounts))
+	for _, a := range accounts {
+		ids = append(ids, a.ID)
+	}
+	recs, err := models.ReconcileAccounts(ctx, p.tx, p.im.FamilyID, ids)
+	if err != nil {
+		return err
+	}
+	byAccount := map[uuid.UUID]*models.Reconciliation{}
+	for i := range recs {
+		byAccount[recs[i].Account.ID] = &recs[i]
+	}
+	check := func(acct statementAccount, b *BalanceAt, date string) (*LedgerCheck, error) {
+		c := &LedgerCheck{Status: "unknown", Bank: b.Amount}
+		day, err := time.Parse(time.DateOnly, date)
+		if r := byAccount[acct.ID]; err != nil || r == nil || !r.BalanceKnown() {
+			return c, nil
+		}
+		walk, err := models.DailyBalances(ctx, p.tx, p.im.FamilyID, acct.ID, day, day)
+		if err != nil || len(walk) != 1 {
+			return c, err
+		}
+		ledger := tallyBalance(acct, walk[0].Balance) // back to the statement's sign
+		c.Ledger = &ledger
+		if ledger.Equal(b.Amount) {
+			c.Status = "matched"
+		} else {
+			diff := b.Amount.Sub(ledger)
+			c.Status, c.Difference = "difference", &diff
+		}
+		return c, nil
+	}
+	for i := range p.im.Statements.Statements {
+		st := &p.im.Statements.Statements[i]
+		acct, ok := accounts[st.Account.Key]
+		if !ok || st.Intraday {
+			continue
+		}
+		if st.Opening != nil {
+			if st.OpeningCheck, err = check(acct, st.Opening, openingDay(st, p.im.Statements.Format)); err != nil {
+				return err
+			}
+		}
+		if st.Closing != nil {
+			if st.LedgerCheck, err = check(acct, st.Closing, st.Closing.Date); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
 }
 
 // valuation records a balance of account on date, once: a balance the account already has
@@ -359,9 +455,11 @@ func (p *publisher) valuation(ctx context.Context, account uuid.UUID, date strin
 }
 
 // openingAnchors gives each account this publish created the opening balance of its earliest
-// statement, dated the day before its first entry (the balance before that day's bookings),
-// so that its history starts where the bank's does.
-func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]statementAccount) error {
+// statement as its anchor, dated the day before its first entry (the balance before that
+// day's bookings), so that its history starts where the bank's does. It returns the days it
+// anchored.
+func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]statementAccount) (map[accountDay]bool, error) {
+	anchored := map[accountDay]bool{}
 	type first struct {
 		opening *BalanceAt
 		from    string
@@ -388,55 +486,23 @@ func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]stat
 		f := firsts[key]
 		date, err := time.Parse(time.DateOnly, f.opening.Date)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		var firstEntry *time.Time
 		if err := p.tx.NewRaw(`SELECT min(date) FROM entries WHERE account_id = ? AND import_id = ? AND kind = 'transaction'`,
 			acct.ID, p.im.ID).Scan(ctx, &firstEntry); err != nil {
-			return err
+			return nil, err
 		}
 		if firstEntry != nil && !date.Before(*firstEntry) {
 			date = firstEntry.AddDate(0, 0, -1)
 		}
 		d := date.Format(time.DateOnly)
-		if _, err := p.valuation(ctx, acct.ID, d, tallyBalance(acct, f.opening.Amount), "opening_anchor", "opening:"+d, "Opening balance"); err != nil {
-			return err
+		if _, err := p.valuation(ctx, acct.ID, d, tallyBalance(acct, f.opening.Amount), models.ValuationOpeningAnchor, "balance:"+d, "Opening balance"); err != nil {
+			return nil, err
 		}
+		anchored[accountDay{acct.ID, d}] = true
 	}
-	return nil
-}
-
-// ledgerCheck is what the ledger says account held on date, once this publish's entries are
-// in and before its balances are: the latest valuation before that day plus the transactions
-// after it. A valuation of the day itself is used only when there is none before: it may be
-// the bank's own balance of an earlier file for the day, which would only echo itself. With
-// no valuation at all there is nothing to start from.
-func (p *publisher) ledgerCheck(ctx context.Context, acct statementAccount, date string, bank decimal.Decimal) (*LedgerCheck, error) {
-	var ledger *decimal.Decimal
-	err := p.tx.NewRaw(`
-		SELECT v.amount + CASE WHEN ? THEN 1 ELSE -1 END * coalesce((
-			SELECT sum(e.amount) FROM entries e
-			WHERE e.account_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL AND e.date > v.date AND e.date <= ?::date), 0)
-		FROM (SELECT date, amount FROM entries
-			WHERE account_id = ? AND kind = 'valuation' AND date <= ?::date AND import_id IS DISTINCT FROM ?
-			ORDER BY date < ?::date DESC, date DESC, created_at DESC LIMIT 1) v`,
-		acct.Liability, acct.ID, date, acct.ID, date, p.im.ID, date).Scan(ctx, &ledger)
-	if err != nil && !db.IsNoRows(err) {
-		return nil, err
-	}
-	check := &LedgerCheck{Status: "unknown", Bank: bank}
-	if ledger == nil {
-		return check, nil
-	}
-	l := tallyBalance(acct, *ledger) // back to the statement's sign
-	check.Ledger = &l
-	if l.Equal(bank) {
-		check.Status = "matched"
-	} else {
-		diff := bank.Sub(l)
-		check.Status, check.Difference = "difference", &diff
-	}
-	return check, nil
+	return anchored, nil
 }
 
 // tallyBalance turns a balance between the statement's sign (what the holder has: a debt is
@@ -447,6 +513,50 @@ func tallyBalance(acct statementAccount, amount decimal.Decimal) decimal.Decimal
 		return amount.Neg()
 	}
 	return amount
+}
+
+// closingAnchors gives each manual account of the file whose balance is not known (it has no
+// anchor yet) the latest closing balance the file states for it as its anchor: the bank's word
+// is the best there is. It adds the days it anchored to anchored.
+func (p *publisher) closingAnchors(ctx context.Context, accounts map[string]statementAccount, anchored map[accountDay]bool) error {
+	latest := map[string]*BalanceAt{}
+	for _, st := range p.im.Statements.Statements {
+		if st.Closing == nil || st.Intraday {
+			continue
+		}
+		if l := latest[st.Account.Key]; l == nil || st.Closing.Date >= l.Date {
+			latest[st.Account.Key] = st.Closing
+		}
+	}
+	keys := make([]string, 0, len(latest))
+	for k := range latest {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, key := range keys {
+		acct, ok := accounts[key]
+		if !ok {
+			continue
+		}
+		var unknown bool
+		if err := p.tx.NewRaw(`SELECT a.source IS NULL AND a.accountable_type NOT IN (?) AND NOT EXISTS (
+				SELECT 1 FROM entries e JOIN valuations v ON v.entry_id = e.id
+				WHERE e.account_id = a.id AND e.kind = 'valuation' AND v.kind IN (?, ?))
+			FROM accounts a WHERE a.id = ?`, bun.In(models.ValuedTypes()), models.ValuationOpeningAnchor, models.ValuationCurrentAnchor, acct.ID).
+			Scan(ctx, &unknown); err != nil {
+			return err
+		}
+		if !unknown {
+			continue
+		}
+		b := latest[key]
+		if _, err := p.valuation(ctx, acct.ID, b.Date, tallyBalance(acct, b.Amount), models.ValuationCurrentAnchor, "balance:"+b.Date,
+			"Balance from the bank's statement"); err != nil {
+			return err
+		}
+		anchored[accountDay{acct.ID, b.Date}] = true
+	}
+	return nil
 }
 
 // linkIdentifiers remembers which account each of the file's account identifiers went to, so

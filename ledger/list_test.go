@@ -27,7 +27,7 @@ func TestListPageIsReadOffTheIndex(t *testing.T) {
 	for i := range families {
 		u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 		families[i].id = u.FamilyID.String()
-		families[i].acct = testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0").ID.String()
+		families[i].acct = testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "").ID.String()
 		if _, err := d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
 			SELECT gen_random_uuid(), ?, ?, 'transaction', date '2026-11-01' - (i % 700), i % 300, 'USD', 'Shop ' || i
 			FROM generate_series(1, 30000) AS i`, families[i].id, families[i].acct).Exec(ctx); err != nil {
@@ -85,7 +85,7 @@ func TestSearchUsesIndexes(t *testing.T) {
 		u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 		var mine []uuid.UUID
 		for j := range 4 {
-			mine = append(mine, testkit.MustCreateAccount(t, d, u.FamilyID, "Account "+string(rune('A'+j)), "Depository", "0").ID)
+			mine = append(mine, testkit.MustCreateAccount(t, d, u.FamilyID, "Account "+string(rune('A'+j)), "Depository", "").ID)
 		}
 		if _, err := d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
 			SELECT gen_random_uuid(), ?, (?::uuid[])[1 + i % 4], 'transaction', date '2026-11-01' - (i % 1100), i % 300, 'USD', 'Merchant ' || (i % 997)

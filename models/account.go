@@ -15,23 +15,38 @@ import (
 
 // AccountType describes one of the nine kinds of account a family can hold.
 type AccountType struct {
-	Name      string   // the accountable type, as stored: "Depository"
-	Label     string   // as a person reads it: "Cash and bank"
-	Liability bool     // what the family owes rather than owns
-	Subtypes  []string // the subtypes offered for it, if any
+	Name      string // the accountable type, as stored: "Depository"
+	Label     string // as a person reads it: "Cash and bank"
+	Liability bool   // what the family owes rather than owns
+	// Valued accounts change value without transactions (a market, an appraisal): each
+	// valuation is their value from its day on. Every other account's history is walked from
+	// its one anchor, and the balances its bank states are checkpoints (balancePoints).
+	Valued   bool
+	Subtypes []string // the subtypes offered for it, if any
 }
 
 // AccountTypes lists the account types in the order pages show them.
 var AccountTypes = []AccountType{
 	{Name: "Depository", Label: "Cash and bank", Subtypes: []string{"checking", "savings", "hsa", "cd", "money_market"}},
-	{Name: "Investment", Label: "Investments", Subtypes: []string{"brokerage", "pension", "retirement", "401k", "roth_401k", "403b", "tsp", "529_plan", "hsa", "mutual_fund", "ira", "roth_ira", "angel"}},
-	{Name: "Crypto", Label: "Crypto"},
-	{Name: "Property", Label: "Property", Subtypes: []string{"single_family_home", "multi_family_home", "condominium", "townhouse", "investment_property", "second_home"}},
-	{Name: "Vehicle", Label: "Vehicles"},
-	{Name: "OtherAsset", Label: "Other assets"},
+	{Name: "Investment", Label: "Investments", Valued: true, Subtypes: []string{"brokerage", "pension", "retirement", "401k", "roth_401k", "403b", "tsp", "529_plan", "hsa", "mutual_fund", "ira", "roth_ira", "angel"}},
+	{Name: "Crypto", Label: "Crypto", Valued: true},
+	{Name: "Property", Label: "Property", Valued: true, Subtypes: []string{"single_family_home", "multi_family_home", "condominium", "townhouse", "investment_property", "second_home"}},
+	{Name: "Vehicle", Label: "Vehicles", Valued: true},
+	{Name: "OtherAsset", Label: "Other assets", Valued: true},
 	{Name: "CreditCard", Label: "Credit cards", Liability: true, Subtypes: []string{"credit_card"}},
 	{Name: "Loan", Label: "Loans", Liability: true, Subtypes: []string{"mortgage", "student", "auto", "other"}},
 	{Name: "OtherLiability", Label: "Other liabilities", Liability: true},
+}
+
+// ValuedTypes lists the names of the Valued account types.
+func ValuedTypes() []string {
+	var names []string
+	for _, t := range AccountTypes {
+		if t.Valued {
+			names = append(names, t.Name)
+		}
+	}
+	return names
 }
 
 // AccountTypeByName returns the account type called name (case-sensitive, as stored).
@@ -95,9 +110,13 @@ type AccountInput struct {
 	AccountableType string
 	Subtype         string
 	Currency        string
-	// OpeningBalance is used on create only; editing the balance is a valuation.
-	OpeningBalance decimal.Decimal
-	OpeningDate    time.Time
+	// Balance is what the account holds (or owes) when it is created, its anchor; nil when
+	// not known, and the history then starts from zero at the first entry. Editing the
+	// balance later is SetBalance.
+	Balance *decimal.Decimal
+	// BalanceDate is the day Balance is known for; today (UTC) when zero. A balance of today
+	// is the balance at this moment: the day's entries added later move it.
+	BalanceDate time.Time
 }
 
 // Validate normalises the input and reports every problem with it. Creating also checks the
@@ -121,30 +140,36 @@ func (in *AccountInput) Validate(creating bool) error {
 	return v.Err()
 }
 
-// CreateAccount creates a manual account in the family. A non-zero opening balance is recorded
-// as an opening-anchor valuation on OpeningDate (today when zero), so the account's history
-// explains its balance.
+// CreateAccount creates a manual account in the family. A known balance becomes the account's
+// anchor, dated BalanceDate: its history is walked from it, backwards through the transactions
+// dated before it and forwards through the rest.
 func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in AccountInput) (*Account, error) {
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
+	balance := decimal.Zero
+	if in.Balance != nil {
+		balance = *in.Balance
+	}
 	a := &Account{
 		ID: newID(), FamilyID: familyID, Name: in.Name, AccountableType: in.AccountableType,
-		Subtype: in.Subtype, Currency: in.Currency, Balance: in.OpeningBalance, CashBalance: in.OpeningBalance,
+		Subtype: in.Subtype, Currency: in.Currency, Balance: balance, CashBalance: balance,
 		Status: AccountActive, LockedAttributes: map[string]any{},
 	}
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(a).Exec(ctx); err != nil {
 			return err
 		}
-		if in.OpeningBalance.IsZero() {
+		if in.Balance == nil {
 			return nil
 		}
-		date := in.OpeningDate
+		date := in.BalanceDate
 		if date.IsZero() {
 			date = time.Now().UTC()
 		}
-		return insertValuation(ctx, tx, a, date, in.OpeningBalance, "Opening balance", "opening_anchor")
+		_, err := insertValuation(ctx, tx, a, Valuation{Date: date, Amount: balance, Name: "Balance when the account was created",
+			Kind: ValuationOpeningAnchor, AsOf: true})
+		return err
 	})
 	if err != nil {
 		return nil, err
@@ -307,16 +332,39 @@ func AccountsForFamily(ctx context.Context, db bun.IDB, familyID uuid.UUID) ([]A
 	return accts, err
 }
 
-func insertValuation(ctx context.Context, db bun.IDB, a *Account, date time.Time, amount decimal.Decimal, name, kind string) error {
+// Valuation kinds (valuations.kind). The two anchor kinds are Sure's names for a balance an
+// account's history is walked from; Tally walks from the one written last, whichever it is.
+const (
+	ValuationOpeningAnchor = "opening_anchor"
+	ValuationCurrentAnchor = "current_anchor"
+	// ValuationValue is a value from its day on, on a Valued account (Sure's
+	// "reconciliation"); on any other account it is only compared, as a checkpoint is.
+	ValuationValue      = "reconciliation"
+	ValuationCheckpoint = "checkpoint" // a balance a bank stated: compared, never a reset
+)
+
+// Valuation is a balance of an account to write: an anchor, a value or a checkpoint.
+type Valuation struct {
+	Date   time.Time
+	Amount decimal.Decimal // in the account's terms: what an asset holds, what a liability owes
+	Name   string
+	Kind   string
+	// AsOf makes it the balance at this moment rather than at its day's end: the day's
+	// entries added later move it.
+	AsOf   bool
+	Source *string // who stated it: a format, a provider, reconciliation; nil when typed
+}
+
+func insertValuation(ctx context.Context, db bun.IDB, a *Account, v Valuation) (*Entry, error) {
 	e := &Entry{
-		ID: newID(), FamilyID: a.FamilyID, AccountID: a.ID, Kind: EntryValuation, Date: date,
-		Amount: amount, Currency: a.Currency, Name: name, TransactionKind: "standard",
+		ID: newID(), FamilyID: a.FamilyID, AccountID: a.ID, Kind: EntryValuation, Date: v.Date,
+		Amount: v.Amount, Currency: a.Currency, Name: v.Name, TransactionKind: "standard", Source: v.Source,
 	}
 	if _, err := db.NewInsert().Model(e).Exec(ctx); err != nil {
-		return err
+		return nil, err
 	}
-	_, err := db.NewRaw("INSERT INTO valuations (entry_id, kind) VALUES (?, ?)", e.ID, kind).Exec(ctx)
-	return err
+	_, err := db.NewRaw("INSERT INTO valuations (entry_id, kind, as_of) VALUES (?, ?, CASE WHEN ? THEN now() END)", e.ID, v.Kind, v.AsOf).Exec(ctx)
+	return e, err
 }
 
 func contains(list []string, s string) bool {
@@ -328,29 +376,29 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// RecomputeBalances sets the balance of the given manual accounts from their ledger: the
-// latest valuation, plus the transactions dated after it (all of them when there is none).
-// An outflow lowers an asset and raises what a liability owes. Accounts fed by a provider
-// (source set) keep the balance the provider reports.
+// RecomputeBalances sets the balance of the given manual accounts from their ledger: the walk
+// of balancePoints taken past the last entry, so every transaction counts, future-dated ones
+// too. Accounts fed by a provider (source set) keep the balance the provider reports.
 func RecomputeBalances(ctx context.Context, db bun.IDB, accountIDs []uuid.UUID) error {
 	if len(accountIDs) == 0 {
 		return nil
 	}
-	_, err := db.NewRaw(`
-		UPDATE accounts a SET balance = x.balance, cash_balance = x.balance, updated_at = now()
+	var accts []Account
+	if err := db.NewSelect().Model(&accts).Where("id IN (?) AND source IS NULL", bun.In(accountIDs)).Scan(ctx); err != nil {
+		return err
+	}
+	if len(accts) == 0 {
+		return nil
+	}
+	_, err := db.NewRaw(balancePoints+`
+		UPDATE accounts t SET balance = x.balance, cash_balance = x.balance, updated_at = now()
 		FROM (
-			SELECT a.id,
-				coalesce(v.amount, 0) + CASE WHEN a.accountable_type IN ('CreditCard', 'Loan', 'OtherLiability') THEN 1 ELSE -1 END *
-					coalesce((SELECT sum(e.amount) FROM entries e
-						WHERE e.account_id = a.id AND e.kind = 'transaction' AND e.parent_id IS NULL
-							AND (v.date IS NULL OR e.date > v.date)), 0) AS balance
-			FROM accounts a
-			LEFT JOIN LATERAL (
-				SELECT date, amount FROM entries
-				WHERE account_id = a.id AND kind = 'valuation' ORDER BY date DESC, created_at DESC LIMIT 1
-			) v ON true
-			WHERE a.id IN (?)
+			SELECT a.account, coalesce(
+				(SELECT off FROM offsets o WHERE o.account = a.account ORDER BY o.date DESC LIMIT 1), 0)
+				+ a.sign * `+flowSQL("a.account", "'-infinity'", "'infinity'", "false")+` AS balance
+			FROM accts a
 		) x
-		WHERE a.id = x.id AND a.source IS NULL`, bun.In(accountIDs)).Exec(ctx)
+		WHERE t.id = x.account AND (t.balance, t.cash_balance) IS DISTINCT FROM (x.balance, x.balance)`,
+		newBalanceArgs(accts, time.Time{}, time.Time{})).Exec(ctx)
 	return err
 }

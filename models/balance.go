@@ -34,20 +34,9 @@ func checkBalanceRange(start, end time.Time) error {
 	return v.Err()
 }
 
-// DailyBalances returns the family's account's balance on every day from start to end, from
-// its ledger (the balances table is written by native imports only). Transactions count, split
-// parts and trades do not; an outflow lowers an asset and raises what a liability owes.
-//
-// A manual account's balance on a day is its latest valuation on or before that day plus the
-// transactions dated after the valuation up to the day (all of them up to the day when there
-// is no valuation): on the day of its latest entry and after, it is what RecomputeBalances
-// stores. A provider's account starts from the balance the provider reports and walks back
-// through the posted transactions dated after each day (a pending one is not in that balance
-// yet).
-//
-// It is one query over the account's entries from the first day on (from the last valuation
-// before it, for a manual account), through entries_account_date_idx: grouped daily sums
-// walked with window sums over generate_series (balanceWalk, which DailyNetWorth shares).
+// DailyBalances returns the family's account's balance at the end of every day from start to
+// end, walked from its anchor through its ledger (balanceWalk): transactions count, split parts
+// and trades do not; an outflow lowers an asset and raises what a liability owes.
 func DailyBalances(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUID, start, end time.Time) ([]DailyBalance, error) {
 	if err := checkBalanceRange(start, end); err != nil {
 		return nil, err
@@ -140,13 +129,14 @@ func HistoryStart(ctx context.Context, db bun.IDB, familyID uuid.UUID, accountID
 	return first.UTC(), nil
 }
 
-// balanceArgs are the named arguments of balanceWalk: the accounts, as parallel arrays, and
-// the range.
+// balanceArgs are the named arguments of balancePoints and balanceWalk: the accounts, as
+// parallel arrays, and the range.
 type balanceArgs struct {
 	Accounts  []uuid.UUID `bun:"accounts,array"`
 	Signs     []int       `bun:"signs,array"`
 	Balances  []string    `bun:"balances,array"`
 	Providers []bool      `bun:"providers,array"`
+	Valued    []bool      `bun:"valued,array"`
 	Ccys      []string    `bun:"currencies,array"`
 	Start     string      `bun:"start"`
 	End       string      `bun:"end"`
@@ -155,91 +145,132 @@ type balanceArgs struct {
 func newBalanceArgs(accts []Account, start, end time.Time) *balanceArgs {
 	args := &balanceArgs{Start: start.Format(time.DateOnly), End: end.Format(time.DateOnly)}
 	for _, a := range accts {
-		sign := -1 // an outflow (a positive amount) lowers an asset
-		if a.Type().Liability {
-			sign = 1
-		}
 		args.Accounts = append(args.Accounts, a.ID)
-		args.Signs = append(args.Signs, sign)
+		args.Signs = append(args.Signs, a.flowSign())
 		args.Balances = append(args.Balances, a.Balance.String())
 		args.Providers = append(args.Providers, a.Source != nil)
+		args.Valued = append(args.Valued, a.Type().Valued)
 		args.Ccys = append(args.Ccys, a.Currency)
 	}
 	return args
 }
 
+// flowSign turns a transaction's amount into the change of the account's balance: an outflow
+// (a positive amount) lowers an asset (-1) and raises what a liability owes (1).
+func (a *Account) flowSign() int {
+	if a.Type().Liability {
+		return 1
+	}
+	return -1
+}
+
+// flowSQL is an SQL expression of the sum of the transactions of account acct (split parts
+// left out) dated from lo to hi, both included, leaving pending ones out where posted holds.
+// Each argument is an SQL expression; lo and hi may be '-infinity' and 'infinity'. Whole
+// months come from account_month_totals and the ragged ends from entries, so its cost is the
+// months spanned plus at most two months of entries, however long the account's history.
+func flowSQL(acct, lo, hi, posted string) string {
+	entries := `coalesce((SELECT sum(fe.amount) FROM entries fe
+			WHERE fe.account_id = ` + acct + ` AND fe.kind = 'transaction' AND fe.parent_id IS NULL AND NOT ((` + posted + `) AND fe.pending)
+				AND %s), 0)`
+	return `(CASE WHEN (` + lo + `)::date > (` + hi + `)::date THEN 0 ELSE
+		coalesce((SELECT sum(CASE WHEN ` + posted + ` THEN ft.posted ELSE ft.amount END) FROM account_month_totals ft
+			WHERE ft.account_id = ` + acct + ` AND ft.month >= date_trunc('month', (` + lo + `)::date) AND ft.month <= (` + hi + `)::date), 0)
+		- ` + fmt.Sprintf(entries, `fe.date >= date_trunc('month', (`+lo+`)::date) AND fe.date < (`+lo+`)::date`) + `
+		- ` + fmt.Sprintf(entries, `fe.date > (`+hi+`)::date AND fe.date < date_trunc('month', (`+hi+`)::date) + interval '1 month'`) + `
+	END)`
+}
+
+// balancePoints is the one rule of which balances an account's history is walked from, as CTEs
+// ending in offsets(account, date, off): for each of the account's governing points, the
+// constant that, added to the account's sign times its transactions dated up to a day (its
+// cumulative flow), gives the day's balance while the point governs.
+//
+//   - A bank-fed account (provider) has one point, its reported balance, which takes in every
+//     posted transaction (pending ones are not in a bank's balance yet); it has no row here,
+//     as its constant needs no entry: balanceWalk and balancesAt derive it.
+//   - Any other account's point is its anchor, the anchor valuation written last (a balance a
+//     person typed, or the first one an import gave the account), which takes in the
+//     transactions dated before its day and those of its day added up to its as_of (all of
+//     them when as_of is null).
+//   - An account whose value moves without transactions (AccountType.Valued) takes each
+//     valuation that is not a checkpoint as its value from its day on, the latest of a day.
+//
+// A point governs the days from its own to the next point's; the days before the first point
+// are walked back from it. Every other valuation is a checkpoint, compared with the walk and
+// never a reset, so the history moves only where an entry moves it.
+//
+// A point's constant is its amount less the sign times the flow it takes in: the flow up to
+// the day before it (summed by flowSQL between consecutive points, so a point's cost is
+// the months since the one before) plus what it takes in of its own day.
+var balancePoints = `
+WITH accts AS (
+	SELECT * FROM unnest(?accounts::uuid[], ?signs::int[], ?balances::numeric[], ?providers::boolean[], ?valued::boolean[], ?currencies::text[])
+		AS a(account, sign, balance, provider, valued, currency)
+), points AS (
+	SELECT a.account, a.sign, p.entry, p.date, p.amount,
+		lag(p.date) OVER (PARTITION BY a.account ORDER BY p.date) AS prev,
+		(SELECT coalesce(sum(e.amount), 0) FROM entries e
+			WHERE e.account_id = a.account AND e.kind = 'transaction' AND e.parent_id IS NULL AND e.date = p.date
+				AND (p.as_of IS NULL OR e.created_at <= p.as_of)) AS own_day
+	FROM accts a
+	CROSS JOIN LATERAL (
+		SELECT * FROM (
+			SELECT e.id AS entry, e.date, e.amount, v.as_of FROM entries e JOIN valuations v ON v.entry_id = e.id
+			WHERE e.account_id = a.account AND e.kind = 'valuation' AND v.kind IN ('opening_anchor', 'current_anchor')
+			ORDER BY e.created_at DESC, e.date DESC, e.id DESC LIMIT 1
+		) anchor WHERE NOT a.valued
+		UNION ALL
+		(SELECT DISTINCT ON (e.date) e.id, e.date, e.amount, v.as_of FROM entries e JOIN valuations v ON v.entry_id = e.id
+		WHERE a.valued AND e.account_id = a.account AND e.kind = 'valuation' AND v.kind <> 'checkpoint'
+		ORDER BY e.date, e.created_at DESC)
+	) p
+	WHERE NOT a.provider
+), offsets AS (
+	SELECT p.account, p.date, p.amount - p.sign * (p.own_day
+		+ sum(`+flowSQL("p.account", "coalesce(p.prev, '-infinity'::date)", "p.date - 1", "false")+`) OVER (PARTITION BY p.account ORDER BY p.date)) AS off
+	FROM points p
+), governing AS (
+	-- The constant of each account on a day ?start: its latest point on or before that day,
+	-- else its first point, else (no balance known) 0; a provider's from its reported balance.
+	SELECT a.account, a.sign, a.provider, a.currency,
+		CASE WHEN a.provider THEN a.balance - a.sign * `+flowSQL("a.account", "'-infinity'", "'infinity'", "true")+`
+		ELSE coalesce(
+			(SELECT off FROM offsets o WHERE o.account = a.account AND o.date <= ?start::date ORDER BY o.date DESC LIMIT 1),
+			(SELECT off FROM offsets o WHERE o.account = a.account ORDER BY o.date LIMIT 1),
+			0) END AS off
+	FROM accts a
+)`
+
 // balanceWalk is the one rule of daily balances, as CTEs ending in balances(account, day,
 // balance) for every account of accts on every day from ?start to ?end; the statement that
-// follows it selects from them. Each account's entries are read through
-// entries_account_date_idx, by LATERAL subqueries so that the planner probes the index per
-// account rather than scanning every family's entries.
-//
-// A day's balance is the account's opening balance plus its sign times the transactions from
-// the first day up to the day. A manual account opens on its latest valuation on or before the
-// first day (the anchor) plus the transactions after it and before the first day (summed from
-// account_month_totals and at most two months of entries, so an account's long history is
-// never added up row by row), counts only
-// transactions after the anchor, and each later valuation starts a segment: the day's balance
-// is then the segment's valuation plus the transactions after the valuation's day. A
-// provider's account opens on its reported balance less the posted transactions from the
-// first day on (those after the last day included), and counts posted transactions only.
-const balanceWalk = `
-WITH accts AS (
-	SELECT * FROM unnest(?accounts::uuid[], ?signs::int[], ?balances::numeric[], ?providers::boolean[], ?currencies::text[])
-		AS a(account, sign, balance, provider, currency)
-), anchors AS (
-	SELECT a.account, a.sign, a.provider, coalesce(v.date, '-infinity'::date) AS since,
-		CASE WHEN a.provider
-		THEN a.balance - a.sign * (SELECT coalesce(sum(amount), 0) FROM entries
-			WHERE account_id = a.account AND kind = 'transaction' AND parent_id IS NULL AND NOT pending
-				AND date >= ?start::date)
-		-- The transactions from the day after the valuation (lo) to the day before the first:
-		-- whole months from account_month_totals, the two ragged ends from entries.
-		ELSE coalesce(v.amount, 0) + a.sign * (
-			(SELECT coalesce(sum(t.amount), 0) FROM account_month_totals t WHERE t.account_id = a.account
-				AND t.month >= date_trunc('month', r.lo)::date AND t.month < date_trunc('month', ?start::date)::date)
-			+ (SELECT coalesce(sum(amount), 0) FROM entries WHERE account_id = a.account AND kind = 'transaction' AND parent_id IS NULL
-				AND date >= date_trunc('month', ?start::date)::date AND date < ?start::date)
-			- (SELECT coalesce(sum(amount), 0) FROM entries WHERE account_id = a.account AND kind = 'transaction' AND parent_id IS NULL
-				AND date >= date_trunc('month', r.lo)::date AND date < r.lo))
-		END AS opening
-	FROM accts a
-	LEFT JOIN LATERAL (
-		SELECT date, amount FROM entries
-		WHERE account_id = a.account AND kind = 'valuation' AND date <= ?start::date AND NOT a.provider
-		ORDER BY date DESC, created_at DESC LIMIT 1
-	) v ON true
-	CROSS JOIN LATERAL (SELECT least(coalesce(v.date, '-infinity'::date) + 1, ?start::date) AS lo) r
+// follows it selects from them. A day's balance is its governing point's constant
+// (balancePoints) plus the account's sign times its cumulative flow: the flow before ?start
+// (flowSQL) and the running sum of the days' flows from ?start, read per account through
+// entries_account_date_idx by LATERAL subqueries, so that the planner probes the index per
+// account rather than scanning every family's entries. A point inside the range starts a
+// segment with its own constant.
+var balanceWalk = balancePoints + `, starts AS (
+	SELECT g.*, `+flowSQL("g.account", "'-infinity'", "?start::date - 1", "g.provider")+` AS before FROM governing g
 ), flows AS (
-	SELECT an.account, f.day, f.amount FROM anchors an
+	SELECT s.account, f.day, f.amount FROM starts s
 	CROSS JOIN LATERAL (
 		SELECT date AS day, sum(amount) AS amount FROM entries
-		WHERE account_id = an.account AND kind = 'transaction' AND parent_id IS NULL
-			AND date > an.since AND date >= ?start::date AND date <= ?end::date
-			AND NOT (an.provider AND pending)
+		WHERE account_id = s.account AND kind = 'transaction' AND parent_id IS NULL
+			AND date >= ?start::date AND date <= ?end::date AND NOT (s.provider AND pending)
 		GROUP BY date
 	) f
-), resets AS (
-	SELECT an.account, r.day, r.amount FROM anchors an
-	CROSS JOIN LATERAL (
-		SELECT DISTINCT ON (date) date AS day, amount FROM entries
-		WHERE account_id = an.account AND kind = 'valuation' AND date > ?start::date AND date <= ?end::date
-		ORDER BY date, created_at DESC
-	) r
-	WHERE NOT an.provider
 ), walk AS (
-	SELECT an.account, an.sign, an.opening, d.day::date AS day, r.amount AS reset,
+	SELECT s.account, s.sign, s.off, s.before, d.day::date AS day, o.off AS reset,
 		sum(coalesce(f.amount, 0)) OVER w AS flow,
-		count(r.amount) OVER w AS segment
-	FROM anchors an
+		count(o.off) OVER w AS segment
+	FROM starts s
 	CROSS JOIN generate_series(?start::date, ?end::date, interval '1 day') AS d(day)
-	LEFT JOIN flows f ON f.account = an.account AND f.day = d.day
-	LEFT JOIN resets r ON r.account = an.account AND r.day = d.day
-	WINDOW w AS (PARTITION BY an.account ORDER BY d.day)
+	LEFT JOIN flows f ON f.account = s.account AND f.day = d.day
+	LEFT JOIN offsets o ON o.account = s.account AND o.date = d.day AND o.date > ?start::date
+	WINDOW w AS (PARTITION BY s.account ORDER BY d.day)
 ), balances AS (
-	SELECT account, day, CASE WHEN segment = 0
-		THEN opening + sign * flow
-		ELSE first_value(reset) OVER s + sign * (flow - first_value(flow) OVER s) END AS balance
+	SELECT account, day, coalesce(first_value(reset) OVER s, off) + sign * (before + flow) AS balance
 	FROM walk
 	WINDOW s AS (PARTITION BY account, segment ORDER BY day)
 )

@@ -19,13 +19,17 @@ import (
 // ledgerEntry is a row of an account's ledger for a test.
 type ledgerEntry struct {
 	day     int    // days after the base date
-	kind    string // transaction, valuation or trade
+	kind    string // transaction or trade; or a valuation: anchor, typed (an anchor as of its writing), value or checkpoint
 	amount  string
 	split   bool // a split part of the transaction before it
 	pending bool
 }
 
-// mustWriteLedger writes entries into the account, days counted from base.
+// valuationKinds maps a ledgerEntry's valuation kinds to valuations.kind.
+var valuationKinds = map[string]string{"anchor": "opening_anchor", "typed": "current_anchor", "value": "reconciliation", "checkpoint": "checkpoint"}
+
+// mustWriteLedger writes entries into the account, days counted from base, each written a
+// millisecond after the one before.
 func mustWriteLedger(t testing.TB, d *db.DB, a *models.Account, base time.Time, entries []ledgerEntry) {
 	t.Helper()
 	ctx := context.Background()
@@ -38,13 +42,18 @@ func mustWriteLedger(t testing.TB, d *db.DB, a *models.Account, base time.Time, 
 		} else {
 			parent = id
 		}
+		kind, valuation := e.kind, valuationKinds[e.kind]
+		if valuation != "" {
+			kind = "valuation"
+		}
 		if _, err := d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, parent_id, pending, created_at)
-			VALUES (?, ?, ?, ?, ?, ?, 'USD', ?, ?, ?, now() + ? * interval '1 ms')`, id, a.FamilyID, a.ID, e.kind, base.AddDate(0, 0, e.day),
+			VALUES (?, ?, ?, ?, ?, ?, 'USD', ?, ?, ?, now() + ? * interval '1 ms')`, id, a.FamilyID, a.ID, kind, base.AddDate(0, 0, e.day),
 			e.amount, fmt.Sprintf("entry %d", i), parentID, e.pending, i).Exec(ctx); err != nil {
 			t.Fatal(err)
 		}
-		if e.kind == "valuation" {
-			if _, err := d.NewRaw("INSERT INTO valuations (entry_id, kind) VALUES (?, 'reconciliation')", id).Exec(ctx); err != nil {
+		if valuation != "" {
+			if _, err := d.NewRaw(`INSERT INTO valuations (entry_id, kind, as_of)
+				SELECT id, ?, CASE WHEN ? THEN created_at END FROM entries WHERE id = ?`, valuation, e.kind == "typed", id).Exec(ctx); err != nil {
 				t.Fatal(err)
 			}
 		}
@@ -60,9 +69,10 @@ func balancesOf(series []models.DailyBalance, base time.Time) string {
 	return strings.Join(parts, " ")
 }
 
-// TestDailyBalancesFollowTheLedger checks the series of a manual asset with a valuation in the
-// middle, a credit card and a provider's account against what the ledger says each day, and
-// the manual ones' last day against RecomputeBalances.
+// TestDailyBalancesFollowTheLedger checks the series of accounts against what their ledgers
+// say each day: walked from the anchor both ways, checkpoints never a reset, a balance typed
+// during a day, a valued account's values, a credit card, an account whose balance is not
+// known and a provider's account; and the manual ones' last day against RecomputeBalances.
 func TestDailyBalancesFollowTheLedger(t *testing.T) {
 	ctx := context.Background()
 	d := testkit.MustOpenDB(t)
@@ -70,35 +80,56 @@ func TestDailyBalancesFollowTheLedger(t *testing.T) {
 	other := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	base := time.Date(2026, 3, 10, 0, 0, 0, 0, time.UTC)
 
-	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
+	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
 	mustWriteLedger(t, d, checking, base, []ledgerEntry{
-		{day: 0, kind: "valuation", amount: "1000"},
+		{day: 0, kind: "anchor", amount: "1000"},
 		{day: 1, kind: "transaction", amount: "50"},
 		{day: 1, kind: "transaction", amount: "20", split: true}, // a part of the 50: not counted again
 		{day: 3, kind: "transaction", amount: "-200"},
 		{day: 4, kind: "trade", amount: "5000"}, // trades are not in the cash balance
 		{day: 5, kind: "transaction", amount: "30"},
-		{day: 5, kind: "valuation", amount: "800"},
-		{day: 5, kind: "valuation", amount: "900"}, // the later of one day's valuations counts
+		{day: 5, kind: "checkpoint", amount: "800"}, // a bank's figure is compared, never a reset
 		{day: 7, kind: "transaction", amount: "10.25", pending: true},
 	})
-	card := testkit.MustCreateAccount(t, d, u.FamilyID, "Visa", "CreditCard", "0")
+	savings := testkit.MustCreateAccount(t, d, u.FamilyID, "Savings", "Depository", "")
+	mustWriteLedger(t, d, savings, base, []ledgerEntry{
+		{day: 1, kind: "transaction", amount: "100"},
+		{day: 2, kind: "transaction", amount: "-50"},
+		{day: 5, kind: "anchor", amount: "999"},     // replaced by the balance typed after it
+		{day: 3, kind: "transaction", amount: "20"}, // written before the balance was typed: in it
+		{day: 3, kind: "typed", amount: "500"},
+		{day: 3, kind: "transaction", amount: "7"}, // written after: moves it
+	})
+	house := testkit.MustCreateAccount(t, d, u.FamilyID, "House", "Property", "")
+	mustWriteLedger(t, d, house, base, []ledgerEntry{
+		{day: 0, kind: "value", amount: "300000"},
+		{day: 2, kind: "transaction", amount: "-1000"}, // an improvement paid into it
+		{day: 4, kind: "value", amount: "320000"},      // a new appraisal: its value from then on
+		{day: 4, kind: "checkpoint", amount: "1"},      // a checkpoint is no value
+	})
+	card := testkit.MustCreateAccount(t, d, u.FamilyID, "Visa", "CreditCard", "")
 	mustWriteLedger(t, d, card, base, []ledgerEntry{
-		{day: 0, kind: "valuation", amount: "300"},
+		{day: 0, kind: "anchor", amount: "300"},
 		{day: 1, kind: "transaction", amount: "100"},
 		{day: 2, kind: "transaction", amount: "-50"},
 	})
-	if err := models.RecomputeBalances(ctx, d, []uuid.UUID{checking.ID, card.ID}); err != nil {
+	unknown := testkit.MustCreateAccount(t, d, u.FamilyID, "Cash", "Depository", "")
+	mustWriteLedger(t, d, unknown, base, []ledgerEntry{
+		{day: 1, kind: "transaction", amount: "-40"},
+		{day: 2, kind: "checkpoint", amount: "75"},
+		{day: 3, kind: "transaction", amount: "15"},
+	})
+	if err := models.RecomputeBalances(ctx, d, []uuid.UUID{checking.ID, savings.ID, house.ID, card.ID, unknown.ID}); err != nil {
 		t.Fatal(err)
 	}
-	bank := testkit.MustCreateAccount(t, d, u.FamilyID, "Bank", "Depository", "0")
+	bank := testkit.MustCreateAccount(t, d, u.FamilyID, "Bank", "Depository", "")
 	if _, err := d.NewRaw("UPDATE accounts SET source = 'simplefin', balance = 500 WHERE id = ?", bank.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	mustWriteLedger(t, d, bank, base, []ledgerEntry{
 		{day: 1, kind: "transaction", amount: "20"},
 		{day: 3, kind: "transaction", amount: "-100"},
-		{day: 4, kind: "valuation", amount: "12345"}, // a provider's balance is the provider's
+		{day: 4, kind: "anchor", amount: "12345"}, // a provider's balance is the provider's
 		{day: 4, kind: "transaction", amount: "5", pending: true},
 	})
 
@@ -108,15 +139,19 @@ func TestDailyBalancesFollowTheLedger(t *testing.T) {
 		start, end int
 		want       string
 	}{
-		{"an asset: nothing before its first valuation, then each day's transactions, reset by the later valuation",
-			checking, -2, 8, "-2:0.00 -1:0.00 0:1000.00 1:950.00 2:950.00 3:1150.00 4:1150.00 5:900.00 6:900.00 7:889.75 8:889.75"},
-		{"a range starting after a transaction counts it from the valuation before",
-			checking, 2, 3, "2:950.00 3:1150.00"},
-		{"a range starting after the later valuation starts from it",
-			checking, 6, 7, "6:900.00 7:889.75"},
-		{"one day", checking, 5, 5, "5:900.00"},
+		{"an asset walks back from its anchor and on through each day's transactions, past a checkpoint",
+			checking, -2, 8, "-2:1000.00 -1:1000.00 0:1000.00 1:950.00 2:950.00 3:1150.00 4:1150.00 5:1120.00 6:1120.00 7:1109.75 8:1109.75"},
+		{"a range starting after a transaction counts it", checking, 2, 3, "2:950.00 3:1150.00"},
+		{"one day", checking, 5, 5, "5:1120.00"},
+		{"a balance typed during a day takes in what was written before it, and what came after moves it",
+			savings, 0, 4, "0:570.00 1:470.00 2:520.00 3:493.00 4:493.00"},
+		{"a valued account is each value from its day on, and walks back from the first",
+			house, -1, 5, "-1:300000.00 0:300000.00 1:300000.00 2:301000.00 3:301000.00 4:320000.00 5:320000.00"},
+		{"a range starting after a value starts from it", house, 5, 5, "5:320000.00"},
 		{"a credit card owes more after a purchase and less after a payment",
-			card, 0, 3, "0:300.00 1:400.00 2:350.00 3:350.00"},
+			card, -1, 3, "-1:300.00 0:300.00 1:400.00 2:350.00 3:350.00"},
+		{"an account whose balance is not known starts from zero",
+			unknown, 0, 4, "0:0.00 1:40.00 2:40.00 3:25.00 4:25.00"},
 		{"a provider's account walks back from its balance through posted transactions",
 			bank, 0, 5, "0:420.00 1:400.00 2:400.00 3:500.00 4:500.00 5:500.00"},
 	} {
@@ -133,7 +168,7 @@ func TestDailyBalancesFollowTheLedger(t *testing.T) {
 
 	// On the day of the latest entry and after, a manual account's series ends on what
 	// RecomputeBalances stored.
-	for _, a := range []*models.Account{checking, card} {
+	for _, a := range []*models.Account{checking, savings, house, card, unknown} {
 		stored, err := models.AccountByID(ctx, d, u.FamilyID, a.ID)
 		if err != nil {
 			t.Fatal(err)
@@ -178,7 +213,7 @@ func BenchmarkDailyBalances(b *testing.B) {
 	ctx := context.Background()
 	d := testkit.MustOpenDB(b)
 	u := testkit.MustCreateUser(b, d, testkit.UserOpts{})
-	a := testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "0")
+	a := testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "")
 	end := time.Date(2026, 11, 20, 0, 0, 0, 0, time.UTC)
 	start := end.AddDate(-10, 0, 0)
 	if _, err := d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
@@ -186,7 +221,7 @@ func BenchmarkDailyBalances(b *testing.B) {
 		FROM generate_series(1, 100000) i`, u.FamilyID, a.ID, start).Exec(ctx); err != nil {
 		b.Fatal(err)
 	}
-	mustWriteLedger(b, d, a, start, []ledgerEntry{{day: 0, kind: "valuation", amount: "1000"}})
+	mustWriteLedger(b, d, a, start, []ledgerEntry{{day: 0, kind: "anchor", amount: "1000"}})
 	if _, err := d.NewRaw("ANALYZE entries").Exec(ctx); err != nil {
 		b.Fatal(err)
 	}

@@ -17,8 +17,8 @@ func TestMonthTotalsFollowEntries(t *testing.T) {
 	ctx := context.Background()
 	d := testkit.MustOpenDB(t)
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
-	a := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
-	b := testkit.MustCreateAccount(t, d, u.FamilyID, "Savings", "Depository", "0")
+	a := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
+	b := testkit.MustCreateAccount(t, d, u.FamilyID, "Savings", "Depository", "")
 	check := func(step string) {
 		t.Helper()
 		var kept, summed []string

@@ -24,22 +24,22 @@ func TestDailyNetWorthSumsTheAccountsBalances(t *testing.T) {
 	other := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	base := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 
-	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
+	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
 	mustWriteLedger(t, d, checking, base, []ledgerEntry{
-		{day: -10, kind: "valuation", amount: "1000"},
+		{day: -10, kind: "anchor", amount: "1000"},
 		{day: -3, kind: "transaction", amount: "100"}, // before the range: in the opening balance
 		{day: 2, kind: "transaction", amount: "50"},
 		{day: 2, kind: "transaction", amount: "20", split: true},
-		{day: 4, kind: "valuation", amount: "2000"}, // mid-range: the balance starts again
+		{day: 4, kind: "checkpoint", amount: "2000"}, // mid-range: compared, never a reset
 		{day: 6, kind: "transaction", amount: "-300"},
 	})
-	card := testkit.MustCreateAccount(t, d, u.FamilyID, "Visa", "CreditCard", "0")
+	card := testkit.MustCreateAccount(t, d, u.FamilyID, "Visa", "CreditCard", "")
 	mustWriteLedger(t, d, card, base, []ledgerEntry{
-		{day: -1, kind: "valuation", amount: "400"},
+		{day: -1, kind: "anchor", amount: "400"},
 		{day: 1, kind: "transaction", amount: "60"},
 		{day: 5, kind: "transaction", amount: "-400", pending: true},
 	})
-	bank := testkit.MustCreateAccount(t, d, u.FamilyID, "Bank", "Depository", "0")
+	bank := testkit.MustCreateAccount(t, d, u.FamilyID, "Bank", "Depository", "")
 	if _, err := d.NewRaw("UPDATE accounts SET source = 'simplefin', balance = 700 WHERE id = ?", bank.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestDailyNetWorthSumsTheAccountsBalances(t *testing.T) {
 	if err := models.SetAccountStatus(ctx, d, u.FamilyID, closed.ID, models.AccountDisabled); err != nil {
 		t.Fatal(err)
 	}
-	euro, err := models.CreateAccount(ctx, d, u.FamilyID, models.AccountInput{Name: "Girokonto", AccountableType: "Depository", Currency: "EUR", OpeningBalance: decimal.RequireFromString("80"), OpeningDate: base.AddDate(0, 0, 3)})
+	euro, err := models.CreateAccount(ctx, d, u.FamilyID, models.AccountInput{Name: "Girokonto", AccountableType: "Depository", Currency: "EUR", Balance: testkit.Ptr(decimal.RequireFromString("80")), BalanceDate: base.AddDate(0, 0, 3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,14 +101,14 @@ func TestDailyNetWorthSumsTheAccountsBalances(t *testing.T) {
 		}
 	}
 	// And what the ledger says, so that the sum is not merely equal to itself: checking 900,
-	// then 850 from day 2, 2000 from day 4 and 2300 from day 6; the card owes 400, then 460
-	// from day 1 and 60 from day 5; the bank is 700 less the 40 that comes in on day 9, and
-	// 25 more before it spent 25 on day 3.
-	usd := "0:1185.00 1:1125.00 2:1075.00 3:1050.00 4:2200.00 5:2600.00 6:2900.00 7:2900.00"
+	// then 850 from day 2 and 1150 from day 6; the card owes 400, then 460 from day 1 and 60
+	// from day 5; the bank is 700 less the 40 that comes in on day 9, and 25 more before it
+	// spent 25 on day 3. The euro account's balance, typed on day 3, is its balance before.
+	usd := "0:1185.00 1:1125.00 2:1075.00 3:1050.00 4:1050.00 5:1450.00 6:1750.00 7:1750.00"
 	if s := balancesOf(got[1].Points, base); s != usd {
 		t.Errorf("USD net worth\n got %s\nwant %s", s, usd)
 	}
-	if s := balancesOf(got[0].Points, base); s != "0:0.00 1:0.00 2:0.00 3:80.00 4:80.00 5:80.00 6:80.00 7:80.00" {
+	if s := balancesOf(got[0].Points, base); s != "0:80.00 1:80.00 2:80.00 3:80.00 4:80.00 5:80.00 6:80.00 7:80.00" {
 		t.Errorf("EUR net worth %s", s)
 	}
 
@@ -138,9 +138,9 @@ func TestHistoryStart(t *testing.T) {
 	if got, err := models.HistoryStart(ctx, d, u.FamilyID, nil, end); err != nil || !got.Equal(end) {
 		t.Fatalf("a family without entries starts on %s (%v), want the last day", got, err)
 	}
-	old := testkit.MustCreateAccount(t, d, u.FamilyID, "Old", "Depository", "0")
+	old := testkit.MustCreateAccount(t, d, u.FamilyID, "Old", "Depository", "")
 	mustWriteLedger(t, d, old, end, []ledgerEntry{{day: -40, kind: "transaction", amount: "1"}})
-	recent := testkit.MustCreateAccount(t, d, u.FamilyID, "Recent", "Depository", "0")
+	recent := testkit.MustCreateAccount(t, d, u.FamilyID, "Recent", "Depository", "")
 	mustWriteLedger(t, d, recent, end, []ledgerEntry{{day: -5, kind: "transaction", amount: "1"}})
 
 	for _, tc := range []struct {

@@ -18,7 +18,7 @@ func TestDeleteTagTakesItOffEntries(t *testing.T) {
 	d := testkit.MustOpenDB(t)
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	other := testkit.MustCreateUser(t, d, testkit.UserOpts{})
-	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
 	keep, drop := uuid.New(), uuid.New()
 	for _, id := range []uuid.UUID{keep, drop} {
 		if _, err := d.NewRaw("INSERT INTO tags (id, family_id, name) VALUES (?, ?, ?)", id, u.FamilyID, id.String()).Exec(ctx); err != nil {

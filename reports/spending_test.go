@@ -91,13 +91,13 @@ func TestMonthSpending(t *testing.T) {
 	d := testkit.MustOpenDB(t)
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	other := testkit.MustCreateUser(t, d, testkit.UserOpts{})
-	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
-	card := testkit.MustCreateAccount(t, d, u.FamilyID, "Visa", "CreditCard", "0")
-	old := testkit.MustCreateAccount(t, d, u.FamilyID, "Old account", "Depository", "0")
+	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
+	card := testkit.MustCreateAccount(t, d, u.FamilyID, "Visa", "CreditCard", "")
+	old := testkit.MustCreateAccount(t, d, u.FamilyID, "Old account", "Depository", "")
 	if err := models.SetAccountStatus(ctx, d, u.FamilyID, old.ID, models.AccountDisabled); err != nil {
 		t.Fatal(err)
 	}
-	theirs := testkit.MustCreateAccount(t, d, other.FamilyID, "Theirs", "Depository", "0")
+	theirs := testkit.MustCreateAccount(t, d, other.FamilyID, "Theirs", "Depository", "")
 
 	groceries := mustCategory(t, d, u.FamilyID, "Groceries", models.CategoryExpense, nil)
 	food := mustCategory(t, d, u.FamilyID, "Food", models.CategoryExpense, nil)

@@ -64,7 +64,7 @@ func (f *family) publish(csv string) uuid.UUID {
 	f.t.Helper()
 	ctx := context.Background()
 	if f.account == "" {
-		f.account = testkit.MustCreateAccount(f.t, f.d, f.u.FamilyID, "Checking", "Depository", "0").ID.String()
+		f.account = testkit.MustCreateAccount(f.t, f.d, f.u.FamilyID, "Checking", "Depository", "").ID.String()
 	}
 	df := "%Y-%m-%d"
 	det, err := f.svc.Create(ctx, imports.Request{FamilyID: f.u.FamilyID, UserID: f.u.ID, DateFormat: &df, Publish: true, AccountID: &f.account,
@@ -249,7 +249,7 @@ func ptr(s string) *string { return &s }
 func TestMarkAsTransfer(t *testing.T) {
 	ctx := context.Background()
 	f := newFamily(t)
-	card := testkit.MustCreateAccount(t, f.d, f.u.FamilyID, "Visa", "CreditCard", "0").ID
+	card := testkit.MustCreateAccount(t, f.d, f.u.FamilyID, "Visa", "CreditCard", "").ID
 	f.rule(1, "Card payments", true, []rules.Condition{{Type: "transaction_name", Operator: "starts_with", Value: "visa autopay"}},
 		[]rules.Action{{Type: "mark_as_transfer", Value: card.String()}})
 	f.publish("date,amount,name\n2026-03-01,-250,VISA AUTOPAY 0311\n2026-03-03,-250,GROCERIES\n")

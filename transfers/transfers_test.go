@@ -28,7 +28,7 @@ func newFamily(t *testing.T, d *db.DB) *family {
 }
 
 func (f *family) account(name, typ string) uuid.UUID {
-	return testkit.MustCreateAccount(f.t, f.d, f.id, name, typ, "0").ID
+	return testkit.MustCreateAccount(f.t, f.d, f.id, name, typ, "").ID
 }
 
 // txn writes a transaction: amount positive for money out, dated 2026-03-<day>.

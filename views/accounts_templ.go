@@ -1606,7 +1606,14 @@ func accountFields(p AccountForm, action string) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "opening_balance", Label: "Current balance", Type: "text", Value: "0.00", Help: "What the account holds (or owes) today. Use a dot for decimals."}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: "Current balance", Type: "text", Placeholder: "Not known",
+					Help: "What the account holds (or owes) right now. Its history is worked out backwards from it as you import older transactions. Leave it blank if you don't know it: the history then starts from zero."}).Render(ctx, templ_7745c5c3_Buffer)
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+			} else if p.Account.Source == nil {
+				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: "Current balance", Type: "text", Value: p.Account.Balance.StringFixed(2),
+					Help: balanceEditHelp(p.Account)}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -1635,6 +1642,14 @@ func accountFields(p AccountForm, action string) templ.Component {
 		}
 		return nil
 	})
+}
+
+// balanceEditHelp says what typing a new balance does to the account.
+func balanceEditHelp(a *models.Account) string {
+	if a.Type().Valued {
+		return "Its value from today on. Earlier values stay in its history."
+	}
+	return "What the account holds (or owes) right now. A new figure becomes the balance its history is worked out from; the old one stays as a checkpoint to compare against."
 }
 
 func cancelURL(a *models.Account) string {

@@ -23,11 +23,12 @@ import (
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/secrets"
+	"tally/models"
 )
 
 // EventTypes are the events an endpoint can subscribe to, in the order they are offered.
 var EventTypes = []string{imports.EventCompleted, imports.EventFailed, imports.EventReverted,
-	banksync.EventCompleted, banksync.EventFailed}
+	banksync.EventCompleted, banksync.EventFailed, models.EventBalanceDiffers}
 
 // Endpoint statuses, as the API and the page show them.
 const (

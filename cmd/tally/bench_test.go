@@ -158,7 +158,7 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 	}
 	request := map[string]any{"raw_file_content": csv, "date_format": dateFormat, "publish": "true"}
 	if !strings.Contains(shape.header, "account") {
-		request["account_id"] = testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "0").ID.String()
+		request["account_id"] = testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "").ID.String()
 	}
 	body, _ := json.Marshal(request)
 	bare := newBareCopy(b, url, u.FamilyID, shape)
@@ -378,7 +378,7 @@ func BenchmarkPublishWithRules(b *testing.B) {
 	u := testkit.MustCreateUser(b, d, testkit.UserOpts{})
 	key := testkit.MustCreateAPIKey(b, d, u.ID, models.ScopeReadWrite)
 	_, m := startProcess(b, bin, url, regexp.MustCompile(`listening on (http://\S+)`), "serve")
-	acct := testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "")
 	body, _ := json.Marshal(map[string]any{"raw_file_content": shape.csv(), "date_format": "%Y-%m-%d", "publish": "true", "account_id": acct.ID.String()})
 
 	var categories, tags []string

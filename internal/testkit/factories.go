@@ -56,12 +56,16 @@ func MustSuspend(tb testing.TB, d *db.DB, userID uuid.UUID) {
 	must(tb, err, "suspend user")
 }
 
-// MustCreateAccount creates a manual account with balance in the family.
+// MustCreateAccount creates a manual USD account in the family whose balance now is balance,
+// or not known when balance is "" (as a blank form leaves it).
 func MustCreateAccount(tb testing.TB, d *db.DB, familyID uuid.UUID, name, typ, balance string) *models.Account {
 	tb.Helper()
-	a, err := models.CreateAccount(context.Background(), d, familyID, models.AccountInput{
-		Name: name, AccountableType: typ, Currency: "USD", OpeningBalance: decimal.RequireFromString(balance),
-	})
+	in := models.AccountInput{Name: name, AccountableType: typ, Currency: "USD"}
+	if balance != "" {
+		b := decimal.RequireFromString(balance)
+		in.Balance = &b
+	}
+	a, err := models.CreateAccount(context.Background(), d, familyID, in)
 	must(tb, err, "create account %s", name)
 	return a
 }
@@ -73,3 +77,6 @@ func MustCreateAPIKey(tb testing.TB, d *db.DB, userID uuid.UUID, scope string) s
 	must(tb, err, "create API key")
 	return key
 }
+
+// Ptr returns a pointer to v, for the optional fields of an input.
+func Ptr[T any](v T) *T { return &v }
