@@ -155,10 +155,16 @@ func TestFirstSyncWindowsAndSignsAndIdempotence(t *testing.T) {
 		t.Fatalf("%d windowed requests, want 2 for 90 days", windows)
 	}
 	got := e.strings(`SELECT a.name || ':' || a.balance || ':' || e.name || ':' || e.amount FROM entries e JOIN accounts a ON a.id = e.account_id
-		WHERE e.source = 'simplefin' ORDER BY e.date`)
+		WHERE e.source = 'simplefin' AND e.kind = 'transaction' ORDER BY e.date`)
 	want := []string{"Everyday Checking:1000.0000:Coffee:12.5000", "Everyday Checking:1000.0000:Payroll:-2500.0000", "Rewards Visa:250.0000:Groceries:40.0000"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("entries %v", got)
+	}
+	// Each account's reported balance of the day stays as a checkpoint, set against the walk.
+	got = e.strings(`SELECT a.name || ':' || e.amount || ':' || v.kind FROM entries e JOIN accounts a ON a.id = e.account_id
+		JOIN valuations v ON v.entry_id = e.id WHERE e.source = 'simplefin' ORDER BY a.name`)
+	if want := []string{"Everyday Checking:1000.0000:checkpoint", "Rewards Visa:250.0000:checkpoint"}; strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Fatalf("balances recorded %v", got)
 	}
 	// Nothing changed at the provider: the next sync writes no row, in one request that
 	// reaches back a week before the last sync.
@@ -186,12 +192,12 @@ func TestPendingPostsIntoTheSameEntry(t *testing.T) {
 	}
 	e.tx("ACT-CHK", "P1", 2, "-30.00", "Hardware store", true)
 	e.sync(c)
-	if got := e.strings("SELECT pending::text FROM entries WHERE source = 'simplefin'"); strings.Join(got, ",") != "true" {
+	if got := e.strings("SELECT pending::text FROM entries WHERE source = 'simplefin' AND kind = 'transaction'"); strings.Join(got, ",") != "true" {
 		t.Fatalf("pending entry %v", got)
 	}
 	posted := e.fake.Post("P1", e.now)
 	st := e.sync(c)
-	got := e.strings("SELECT external_id || ':' || pending || ':' || date FROM entries WHERE source = 'simplefin'")
+	got := e.strings("SELECT external_id || ':' || pending || ':' || date FROM entries WHERE source = 'simplefin' AND kind = 'transaction'")
 	if len(got) != 1 || got[0] != posted+":false:"+e.now.Add(-2*day).Format("2006-01-02") || st.PendingPosted != 1 {
 		t.Fatalf("after posting: %v %+v", got, st)
 	}
@@ -207,7 +213,7 @@ func TestRotatedIDsAndDroppedPending(t *testing.T) {
 	e.fake.RotateID("R1")
 	e.fake.DeleteTransaction("P9")
 	st := e.sync(c)
-	if got := e.strings("SELECT name FROM entries WHERE source = 'simplefin' ORDER BY name"); strings.Join(got, ",") != "Lunch" || st.Removed != 1 {
+	if got := e.strings("SELECT name FROM entries WHERE source = 'simplefin' AND kind = 'transaction' ORDER BY name"); strings.Join(got, ",") != "Lunch" || st.Removed != 1 {
 		t.Fatalf("after a rotation and a dropped pending: %v %+v", got, st)
 	}
 }
@@ -279,7 +285,7 @@ func TestProviderFailures(t *testing.T) {
 			if n := len(e.fake.Requests()) - calls; n != 3 {
 				t.Fatalf("%d attempts, want 3", n)
 			}
-			got := e.strings("SELECT status || ':' || last_error || ':' || (SELECT count(*) FROM entries WHERE source = 'simplefin') FROM bank_connections")
+			got := e.strings("SELECT status || ':' || last_error || ':' || (SELECT count(*) FROM entries WHERE source = 'simplefin' AND kind = 'transaction') FROM bank_connections")
 			if !strings.HasPrefix(got[0], "good:The provider could not be reached") || !strings.HasSuffix(got[0], ":0") || strings.Contains(got[0], c.AccessURL) {
 				t.Fatalf("after the failures: %v", got)
 			}
@@ -307,7 +313,7 @@ func TestProviderFailures(t *testing.T) {
 		if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || !strings.HasSuffix(got[2], ":-:false") {
 			t.Fatalf("after the card's id changed: %v", got)
 		}
-		if n := e.strings("SELECT count(*)::text FROM entries WHERE source = 'simplefin'"); n[0] != "1" {
+		if n := e.strings("SELECT count(*)::text FROM entries WHERE source = 'simplefin' AND kind = 'transaction'"); n[0] != "1" {
 			t.Fatalf("entries %v", n)
 		}
 	})
@@ -331,7 +337,7 @@ func TestProviderFailures(t *testing.T) {
 		if _, err := e.svc.Sync(context.Background(), c.ID); err == nil {
 			t.Fatal("a sync with a malformed answer succeeded")
 		}
-		if n := e.strings("SELECT id::text FROM entries WHERE source = 'simplefin'"); len(n) != 0 {
+		if n := e.strings("SELECT id::text FROM entries WHERE source = 'simplefin' AND kind = 'transaction'"); len(n) != 0 {
 			t.Fatalf("%d entries written by a failed sync", len(n))
 		}
 	})
@@ -442,7 +448,7 @@ func TestACrashMidSyncWritesNothingAndTheNextSyncCompletes(t *testing.T) {
 	}
 
 	st := e.sync(c)
-	if got := e.strings("SELECT name FROM entries WHERE source = 'simplefin' ORDER BY name"); strings.Join(got, ",") != "Cinema,Groceries" || st.Created != 2 {
+	if got := e.strings("SELECT name FROM entries WHERE source = 'simplefin' AND kind = 'transaction' ORDER BY name"); strings.Join(got, ",") != "Cinema,Groceries" || st.Created != 2 {
 		t.Fatalf("the next sync wrote %v %+v", got, st)
 	}
 	if got := e.strings("SELECT balance::text FROM accounts WHERE name = 'Everyday Checking'"); got[0] != "900.0000" {
@@ -531,7 +537,7 @@ func TestDisconnectDuringASync(t *testing.T) {
 	if err := <-done; !errors.Is(err, banksync.ErrConnectionGone) {
 		t.Fatalf("the sync of a disconnected connection: %v", err)
 	}
-	if got := e.strings("SELECT count(*)::text FROM entries WHERE source = 'simplefin'"); got[0] != "0" {
+	if got := e.strings("SELECT count(*)::text FROM entries WHERE source = 'simplefin' AND kind = 'transaction'"); got[0] != "0" {
 		t.Fatalf("entries written after the disconnect: %v", got)
 	}
 	if got := e.strings("SELECT count(*)::text FROM accounts WHERE source IS NOT NULL"); got[0] != "0" {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"tally/auditlog"
+	"tally/fx"
 )
 
 // Config is everything Tally reads from the environment.
@@ -96,6 +97,10 @@ type Config struct {
 	// issues to API clients (OAUTH_ACCESS_TOKEN_TTL, default 1h; OAUTH_REFRESH_TOKEN_TTL,
 	// default 2160h, 90 days).
 	OAuthAccessTokenTTL, OAuthRefreshTokenTTL time.Duration
+	// ExchangeRatesURL is the ECB's daily feed of reference rates, fetched once a day with
+	// its history beside it (EXCHANGE_RATES_URL, default fx.DefaultURL); fx.Off ("none")
+	// fetches none.
+	ExchangeRatesURL string
 	// Getenv is the environment the configuration was read from, for what reads more of it
 	// (the auth file's ${NAME} references, the encryption keys).
 	Getenv func(string) string
@@ -288,6 +293,12 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if _, err := auditlog.Open(c.AuditArchiveURL); err != nil {
 		errs = append(errs, fmt.Errorf("AUDIT_ARCHIVE_URL %q: %v", c.AuditArchiveURL, err))
+	}
+	if c.ExchangeRatesURL = strings.TrimSpace(getenv("EXCHANGE_RATES_URL")); c.ExchangeRatesURL == "" {
+		c.ExchangeRatesURL = fx.DefaultURL
+	}
+	if err := fx.CheckURL(c.ExchangeRatesURL); err != nil {
+		errs = append(errs, fmt.Errorf("EXCHANGE_RATES_URL %q %v", c.ExchangeRatesURL, err))
 	}
 	return c, errors.Join(errs...)
 }

@@ -4,6 +4,8 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+
+	"tally/fx"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -13,7 +15,8 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ListenAddr != "127.0.0.1:3000" || !c.LocalLoginEnabled || c.LocalAdminOverrideEnabled || c.LogLevel != slog.LevelInfo {
+	if c.ListenAddr != "127.0.0.1:3000" || !c.LocalLoginEnabled || c.LocalAdminOverrideEnabled || c.LogLevel != slog.LevelInfo ||
+		c.ExchangeRatesURL != fx.DefaultURL {
 		t.Fatalf("defaults wrong: %+v", c)
 	}
 }
@@ -30,6 +33,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"LOG_FORMAT":                        {"LOG_FORMAT": "xml"},
 		"TRUSTED_PROXIES":                   {"TRUSTED_PROXIES": "10.0.0.0/8, proxy.local"},
 		"AUTH_REQUIRE_MFA":                  {"AUTH_REQUIRE_MFA": "everyone"},
+		"EXCHANGE_RATES_URL":                {"EXCHANGE_RATES_URL": "off"},
 	}
 	for name, vars := range cases {
 		t.Run(name, func(t *testing.T) {

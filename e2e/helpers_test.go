@@ -78,6 +78,13 @@ func fill(t *testing.T, ctx context.Context, id, value string) {
 	run(t, ctx, "type into "+id, chromedp.SendKeys(testID(id), value))
 }
 
+// refill replaces the value of the input with data-testid id with value, typed.
+func refill(t *testing.T, ctx context.Context, id, value string) {
+	t.Helper()
+	run(t, ctx, "clear "+id, chromedp.Clear(testID(id)))
+	fill(t, ctx, id, value)
+}
+
 // choose picks the option with value in the select with data-testid id.
 func choose(t *testing.T, ctx context.Context, id, value string) {
 	t.Helper()

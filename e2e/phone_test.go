@@ -37,7 +37,7 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
 		"/categories", "/tags", "/merchants", "/reports/spending",
 		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
-		"/settings/export", "/settings/family", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
+		"/settings/export", "/settings/family", "/settings/exchange_rates", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
 	}
 	return ctx, srv, pages
 }

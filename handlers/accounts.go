@@ -1,28 +1,35 @@
 package handlers
 
 import (
-	"time"
-
 	"fmt"
 	"net/http"
 	"strings"
+	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/imports"
 	"tally/internal/apperr"
 	"tally/models"
+	"tally/reports"
 	"tally/views"
 )
 
 var accountFields = []string{"name", "accountable_type", "subtype", "currency", "balance"}
 
 func (a *app) accountsIndex(c echo.Context) error {
-	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	ctx, u := c.Request().Context(), currentUser(c)
+	accts, err := models.AccountsForFamily(ctx, a.DB, u.FamilyID)
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AccountsPage(groupAccounts(accts)))
+	today := u.Family.Today()
+	nw, err := reports.FamilyNetWorth(ctx, a.DB, u.FamilyID, u.Family.Currency, today, today)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AccountsPage(groupAccounts(accts, u.Family.Currency, todayRates(nw), today)))
 }
 
 // pathAccount is the family's account of :id; another family's is not found.
@@ -51,7 +58,11 @@ func (a *app) accountShow(c echo.Context) error {
 		return err
 	}
 	list := views.EntryList{Rows: rows}
-	history, err := a.accountHistory(c, acct)
+	rec, err := models.ReconcileAccount(c.Request().Context(), a.DB, u.FamilyID, acct.ID)
+	if err != nil {
+		return err
+	}
+	history, err := a.accountHistory(c, acct, rec)
 	if err != nil {
 		return err
 	}
@@ -62,7 +73,56 @@ func (a *app) accountShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AccountPage(acct, history, list, profiles))
+	return a.render(c, http.StatusOK, views.AccountPage(acct, history, views.ReconciliationView{R: rec, Return: accountURL(acct.ID)}, list, profiles))
+}
+
+// accountURL is an account's page, at its reconciliation.
+func accountURL(id uuid.UUID) string { return "/accounts/" + id.String() + "#reconciliation" }
+
+// checkpointFix is POST /accounts/:id/checkpoints/:checkpoint/fix, from a reconciliation card:
+// fix is adjust or trust (models.FixCheckpoint), return the page to go back to.
+func (a *app) checkpointFix(c echo.Context) error {
+	acct, err := a.pathAccount(c)
+	if err != nil {
+		return err
+	}
+	cp, err := uuid.Parse(c.Param("checkpoint"))
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	form := formOf(c, "fix", "return")
+	e, err := models.FixCheckpoint(c.Request().Context(), a.DB, acct.FamilyID, acct.ID, cp, form.Value("fix"))
+	if err != nil {
+		return err
+	}
+	msg := "A balance adjustment of " + views.FormatMoney(e.Amount.Abs(), e.Currency) + " was added on " + views.FormatDate(e.Date) +
+		", left out of spending. Undo it under “Fixes you made”."
+	if e.Kind == models.EntryValuation {
+		msg = "The bank's balance of " + views.FormatDate(e.Date) + " is now the one the history is walked from. Undo it under “Fixes you made”."
+	}
+	a.flash(c, "success", msg)
+	back := form.Value("return")
+	if !strings.HasPrefix(back, "/accounts/") && !strings.HasPrefix(back, "/imports/") {
+		back = accountURL(acct.ID) // never another site
+	}
+	return redirect(c, back)
+}
+
+// reconciliationFixUndo is POST /accounts/:id/reconciliation_fixes/:entry/undo.
+func (a *app) reconciliationFixUndo(c echo.Context) error {
+	acct, err := a.pathAccount(c)
+	if err != nil {
+		return err
+	}
+	entry, err := uuid.Parse(c.Param("entry"))
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	if err := models.UndoReconciliationFix(c.Request().Context(), a.DB, acct.FamilyID, acct.ID, entry); err != nil {
+		return err
+	}
+	a.flash(c, "success", "The fix was undone.")
+	return redirect(c, accountURL(acct.ID))
 }
 
 // importProfileDelete is POST /import_profiles/:id/delete, from the account page.

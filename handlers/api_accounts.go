@@ -1,7 +1,9 @@
 package handlers
 
 import (
+	"cmp"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -12,6 +14,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/models"
+	"tally/reports"
 )
 
 // AccountJSON is an account in the API.
@@ -99,23 +102,26 @@ func (a *app) apiAccountCreate(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]any{"data": accountJSON(acct)})
 }
 
-// apiAccountUpdate is PATCH /api/v1/accounts/{id}: name, subtype and status (active or
-// disabled), each only when given, checked as the account's form checks them.
+// apiAccountUpdate is PATCH /api/v1/accounts/{id}: name, subtype, status (active or disabled)
+// and balance (the account's new anchor), each only when given, checked as the account's form
+// checks them.
 func (a *app) apiAccountUpdate(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
 	var req struct {
-		Name    *string `json:"name"`
-		Subtype *string `json:"subtype"`
-		Status  *string `json:"status"`
+		Name    *string          `json:"name"`
+		Subtype *string          `json:"subtype"`
+		Status  *string          `json:"status"`
+		Balance *decimal.Decimal `json:"balance"`
 	}
 	if err := decodeStrict(c, &req, "the account's fields to change"); err != nil {
 		return err
 	}
-	acct, err := models.ChangeAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, id,
-		models.AccountChanges{Name: req.Name, Subtype: req.Subtype, Status: req.Status})
+	u := currentUser(c)
+	acct, err := models.ChangeAccount(c.Request().Context(), a.DB, u.FamilyID, id,
+		models.AccountChanges{Name: req.Name, Subtype: req.Subtype, Status: req.Status, Balance: req.Balance, Today: u.Family.Today()})
 	if err != nil {
 		return err
 	}
@@ -193,4 +199,115 @@ func (a *app) apiAccountBalances(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": map[string]any{
 		"account_id": acct.ID.String(), "currency": acct.Currency,
 		"start_date": start.Format(time.DateOnly), "end_date": end.Format(time.DateOnly)}})
+}
+
+// CheckpointJSON is a checkpoint in the OpenAPI document: amounts in the account's terms.
+type CheckpointJSON struct {
+	ID           string  `json:"id"`
+	Date         string  `json:"date"`
+	Source       string  `json:"source"`
+	Name         string  `json:"name"`
+	ImportID     *string `json:"import_id"`
+	BankBalance  string  `json:"bank_balance"`
+	TallyBalance string  `json:"tally_balance"`
+	Difference   string  `json:"difference"`
+	Status       string  `json:"status"`
+	// The days whose entries explain a difference: after gap_after, through gap_through;
+	// null where the gap reaches the start of the history or today.
+	GapAfter   *string `json:"gap_after"`
+	GapThrough *string `json:"gap_through"`
+}
+
+// apiAccountReconciliation is GET /api/v1/accounts/{id}/reconciliation: the account's anchor
+// and the balances its bank stated, newest first, each set against Tally's.
+func (a *app) apiAccountReconciliation(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	r, err := models.ReconcileAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	ccy := r.Account.Currency
+	day := func(t time.Time) *string {
+		if t.IsZero() {
+			return nil
+		}
+		s := t.Format(time.DateOnly)
+		return &s
+	}
+	out := make([]CheckpointJSON, len(r.Checkpoints))
+	for i, cp := range r.Checkpoints {
+		out[i] = CheckpointJSON{ID: cp.EntryID.String(), Date: cp.Date.Format(time.DateOnly), Source: cp.Source, Name: cp.Name,
+			BankBalance: amountString(cp.Bank, ccy), TallyBalance: amountString(cp.Tally, ccy), Difference: amountString(cp.Difference, ccy),
+			Status: cp.Status, GapAfter: day(cp.GapAfter), GapThrough: day(cp.GapThrough)}
+		if cp.ImportID != nil {
+			s := cp.ImportID.String()
+			out[i].ImportID = &s
+		}
+	}
+	var anchor any
+	if r.Anchor != nil {
+		anchor = map[string]any{"id": r.Anchor.EntryID.String(), "date": r.Anchor.Date.Format(time.DateOnly),
+			"balance": amountString(r.Anchor.Amount, ccy), "source": r.Anchor.Source, "name": r.Anchor.Name}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": map[string]any{
+		"account_id": r.Account.ID.String(), "currency": ccy, "anchor": anchor, "balance_known": r.BalanceKnown(),
+		"differences": r.Differences()}})
+}
+
+// NetWorthPartJSON is one currency's part of a net worth in the OpenAPI document.
+type NetWorthPartJSON struct {
+	Currency  string `json:"currency"`
+	Balance   string `json:"balance"`
+	Converted string `json:"converted"`
+	Rate      string `json:"rate"`
+	// RateDate is the date of the rate used, and RateAgeDays how many days before date it is
+	// (negative for a rate dated after it, the first there was).
+	RateDate    string `json:"rate_date"`
+	RateAgeDays int    `json:"rate_age_days"`
+	RateSource  string `json:"rate_source"`
+}
+
+// apiNetWorth is GET /api/v1/net_worth?currency=XXX&date=YYYY-MM-DD: the family's net worth on
+// the day (today by default) in the currency (the family's by default), each currency's part
+// with the rate that converted it; currencies no rate converts apart, in their own money.
+func (a *app) apiNetWorth(c echo.Context) error {
+	u := currentUser(c)
+	var v apperr.Validation
+	currency := strings.ToUpper(strings.TrimSpace(c.QueryParam("currency")))
+	if currency == "" {
+		currency = u.Family.Currency
+	} else if !models.ValidCurrency(currency) {
+		v.Add("currency", fmt.Sprintf("currency %q is not a three-letter ISO code such as EUR", c.QueryParam("currency")))
+	}
+	day := u.Family.Today()
+	if s := c.QueryParam("date"); s != "" {
+		d, err := time.Parse(time.DateOnly, s)
+		if err != nil {
+			v.Add("date", "date "+strconv.Quote(s)+" is not a date (YYYY-MM-DD)")
+		}
+		day = d
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	nw, err := reports.FamilyNetWorth(c.Request().Context(), a.DB, u.FamilyID, currency, day, day)
+	if err != nil {
+		return err
+	}
+	parts := []NetWorthPartJSON{}
+	for _, p := range nw.Parts {
+		parts = append(parts, NetWorthPartJSON{Currency: p.Currency, Balance: amountString(p.Amount, p.Currency),
+			Converted: amountString(p.Converted, currency), Rate: p.Rate.Rate.String(), RateDate: p.Rate.Date.Format(time.DateOnly),
+			RateAgeDays: int(day.Sub(p.Rate.Date).Hours() / 24), RateSource: cmp.Or(p.Rate.Source, "identity")})
+	}
+	unconverted := []map[string]string{}
+	for _, s := range nw.Unconverted {
+		unconverted = append(unconverted, map[string]string{"currency": s.Currency, "balance": amountString(s.Points[len(s.Points)-1].Balance, s.Currency)})
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": map[string]any{
+		"date": day.Format(time.DateOnly), "currency": currency, "net_worth": amountString(nw.Last(), currency),
+		"parts": parts, "unconverted": unconverted}})
 }

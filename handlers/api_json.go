@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/url"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -56,4 +57,19 @@ func queryID(v *apperr.Validation, query url.Values, name string) *uuid.UUID {
 		return nil
 	}
 	return &id
+}
+
+// queryDate reads an optional date (YYYY-MM-DD) from the query parameter name, recording a
+// problem on it.
+func queryDate(v *apperr.Validation, query url.Values, name string) *time.Time {
+	s := query.Get(name)
+	if s == "" {
+		return nil
+	}
+	d, err := time.Parse(time.DateOnly, s)
+	if err != nil {
+		v.Add(name, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD)", name, s))
+		return nil
+	}
+	return &d
 }

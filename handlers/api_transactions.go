@@ -345,18 +345,6 @@ func (a *app) apiTransactions(c echo.Context) error {
 func transactionFilter(query url.Values) (ledger.Filter, error) {
 	var f ledger.Filter
 	var v apperr.Validation
-	date := func(key string) *time.Time {
-		s := query.Get(key)
-		if s == "" {
-			return nil
-		}
-		d, err := time.Parse(time.DateOnly, s)
-		if err != nil {
-			v.Add(key, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD)", key, s))
-			return nil
-		}
-		return &d
-	}
 	amount := func(key string) *decimal.Decimal {
 		s := query.Get(key)
 		if s == "" {
@@ -380,7 +368,7 @@ func transactionFilter(query url.Values) (ledger.Filter, error) {
 		}
 		f.AccountIDs = append(f.AccountIDs, id)
 	}
-	f.Start, f.End = date("start_date"), date("end_date")
+	f.Start, f.End = queryDate(&v, query, "start_date"), queryDate(&v, query, "end_date")
 	if f.Start != nil && f.End != nil && f.End.Before(*f.Start) {
 		v.Add("end_date", "end_date is before start_date")
 	}

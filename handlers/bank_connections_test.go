@@ -35,7 +35,7 @@ func waitForEntries(t *testing.T, srv *apptest.Server, n int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		got := testkitStrings(t, srv, "SELECT name FROM entries WHERE source = 'simplefin'")
+		got := testkitStrings(t, srv, "SELECT name FROM entries WHERE source = 'simplefin' AND kind = 'transaction'")
 		if len(got) == n {
 			return
 		}

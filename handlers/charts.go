@@ -1,13 +1,13 @@
 package handlers
 
 import (
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/models"
+	"tally/reports"
 	"tally/views"
 )
 
@@ -34,30 +34,30 @@ func (a *app) chartDays(c echo.Context, def string, account *uuid.UUID) (views.C
 	return r, r.Start(end, first), end, nil
 }
 
-// netWorthHistory is the dashboard's chart of net worth, the family's currency first.
-func (a *app) netWorthHistory(c echo.Context) (views.BalanceHistory, error) {
+// netWorthHistory is the dashboard's chart of net worth in the family's currency, each
+// currency converted at each day's rate, with the currencies no rate converts drawn apart.
+func (a *app) netWorthHistory(c echo.Context) (views.BalanceHistory, *reports.NetWorth, error) {
 	u := currentUser(c)
 	r, start, end, err := a.chartDays(c, "30d", nil)
 	if err != nil {
-		return views.BalanceHistory{}, err
+		return views.BalanceHistory{}, nil, err
 	}
-	series, err := models.DailyNetWorth(c.Request().Context(), a.DB, u.FamilyID, start, end)
+	nw, err := reports.FamilyNetWorth(c.Request().Context(), a.DB, u.FamilyID, u.Family.Currency, start, end)
 	if err != nil {
-		return views.BalanceHistory{}, err
+		return views.BalanceHistory{}, nil, err
 	}
-	rank := func(s models.BalanceSeries) int {
-		if s.Currency == u.Family.Currency {
-			return 0
-		}
-		return 1
+	h := views.BalanceHistory{ID: netWorthHistoryID, Title: "Net worth", Path: "/", Range: r,
+		Empty: "No open accounts: net worth is what your open accounts hold less what they owe."}
+	if nw.Points != nil {
+		h.Series = append(h.Series, models.BalanceSeries{Currency: nw.Currency, Points: nw.Points})
 	}
-	slices.SortStableFunc(series, func(x, y models.BalanceSeries) int { return rank(x) - rank(y) })
-	return views.BalanceHistory{ID: netWorthHistoryID, Title: "Net worth", Path: "/", Range: r, Series: series,
-		Empty: "No open accounts: net worth is what your open accounts hold less what they owe."}, nil
+	h.Series = append(h.Series, nw.Unconverted...)
+	return h, nw, nil
 }
 
-// accountHistory is an account page's chart of its balance.
-func (a *app) accountHistory(c echo.Context, acct *models.Account) (views.BalanceHistory, error) {
+// accountHistory is an account page's chart of its balance, marking the days a bank's balance
+// differs from it.
+func (a *app) accountHistory(c echo.Context, acct *models.Account, rec *models.Reconciliation) (views.BalanceHistory, error) {
 	r, start, end, err := a.chartDays(c, "90d", &acct.ID)
 	if err != nil {
 		return views.BalanceHistory{}, err
@@ -66,6 +66,14 @@ func (a *app) accountHistory(c echo.Context, acct *models.Account) (views.Balanc
 	if err != nil {
 		return views.BalanceHistory{}, err
 	}
-	return views.BalanceHistory{ID: balanceHistoryID, Title: "Balance", Path: "/accounts/" + acct.ID.String(), Range: r,
-		Series: []models.BalanceSeries{{Currency: acct.Currency, Points: points}}}, nil
+	h := views.BalanceHistory{ID: balanceHistoryID, Title: "Balance", Path: "/accounts/" + acct.ID.String(), Range: r,
+		Series: []models.BalanceSeries{{Currency: acct.Currency, Points: points}}}
+	for _, cp := range rec.Checkpoints {
+		if cp.Differs() {
+			h.Marks = append(h.Marks, views.ChartMark{Date: cp.Date, Label: "The bank says " +
+				views.UserMoney(c.Request().Context(), cp.Bank, acct.Currency) + " on " + views.UserDate(c.Request().Context(), cp.Date) +
+				": " + views.UserMoney(c.Request().Context(), cp.Difference, acct.Currency) + " from Tally's balance"})
+		}
+	}
+	return h, nil
 }

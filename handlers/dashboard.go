@@ -1,15 +1,20 @@
 package handlers
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/shopspring/decimal"
 
+	"tally/fx"
 	"tally/models"
+	"tally/reports"
 	"tally/views"
 )
 
@@ -28,7 +33,7 @@ func (a *app) dashboard(c echo.Context) error {
 	if isFragment(c, "entries") {
 		return a.render(c, http.StatusOK, views.EntriesTable(list))
 	}
-	history, err := a.netWorthHistory(c)
+	history, nw, err := a.netWorthHistory(c)
 	if err != nil {
 		return err
 	}
@@ -39,8 +44,9 @@ func (a *app) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	groups := groupAccounts(accts)
-	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorth(accts), History: history, Entries: list}))
+	rates := todayRates(nw)
+	groups := groupAccounts(accts, u.Family.Currency, rates, lastDay(nw))
+	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list}))
 }
 
 // entryList loads the page of entries the request asks for (?page=N).
@@ -77,8 +83,8 @@ func isFragment(c echo.Context, id string) bool {
 }
 
 // groupAccounts groups accounts by type, in the order of models.AccountTypes, with each
-// group's total of open accounts per currency.
-func groupAccounts(accts []models.Account) []views.AccountGroup {
+// group's total of open accounts in currency at today's rates.
+func groupAccounts(accts []models.Account, currency string, rates map[string]fx.Conversion, today time.Time) []views.AccountGroup {
 	byType := map[string][]models.Account{}
 	for _, a := range accts {
 		byType[a.AccountableType] = append(byType[a.AccountableType], a)
@@ -89,17 +95,13 @@ func groupAccounts(accts []models.Account) []views.AccountGroup {
 		if len(list) == 0 {
 			continue
 		}
-		groups = append(groups, views.AccountGroup{Type: t, Accounts: list, Totals: totals(list, false)})
+		groups = append(groups, views.AccountGroup{Type: t, Accounts: list, Total: convert(totals(list), currency, rates, today)})
 	}
 	return groups
 }
 
-// netWorth is assets minus liabilities of the open accounts, per currency.
-func netWorth(accts []models.Account) []views.Total {
-	return totals(accts, true)
-}
-
-func totals(accts []models.Account, signed bool) []views.Total {
+// totals sums the open accounts per currency, in the order the currencies first appear.
+func totals(accts []models.Account) []views.Total {
 	sums := map[string]decimal.Decimal{}
 	var order []string
 	for _, a := range accts {
@@ -109,20 +111,86 @@ func totals(accts []models.Account, signed bool) []views.Total {
 		if _, ok := sums[a.Currency]; !ok {
 			order = append(order, a.Currency)
 		}
-		amt := a.Balance
-		if signed && a.Type().Liability {
-			amt = amt.Neg()
-		}
-		sums[a.Currency] = sums[a.Currency].Add(amt)
+		sums[a.Currency] = sums[a.Currency].Add(a.Balance)
 	}
 	out := make([]views.Total, 0, len(order))
 	for _, cur := range order {
 		out = append(out, views.Total{Currency: cur, Amount: sums[cur]})
 	}
-	if len(out) == 0 && signed {
-		out = append(out, views.Total{Currency: "USD", Amount: decimal.Zero})
-	}
 	return out
+}
+
+// convert sums amounts into currency at the rates given, each currency's own amount kept as a
+// part with its rate; one without a rate is a part the total leaves out.
+func convert(amounts []views.Total, currency string, rates map[string]fx.Conversion, on time.Time) views.Converted {
+	c := views.Converted{Total: views.Total{Currency: currency}}
+	places := int32(models.CurrencyDecimals(currency))
+	foreign := false
+	for _, t := range amounts {
+		part := views.ConvertedPart{Total: t, On: on}
+		switch r, ok := rates[t.Currency]; {
+		case t.Currency == currency:
+			c.Total.Amount = c.Total.Amount.Add(t.Amount)
+		case ok:
+			part.Rate = &r
+			c.Total.Amount = c.Total.Amount.Add(t.Amount.Mul(r.Rate).Round(places))
+			foreign = true
+		default:
+			part.Missing, foreign = true, true
+		}
+		c.Parts = append(c.Parts, part)
+	}
+	// The family's currency first.
+	slices.SortStableFunc(c.Parts, func(x, y views.ConvertedPart) int {
+		first := func(p views.ConvertedPart) int { return map[bool]int{true: 0, false: 1}[p.Currency == currency] }
+		return cmp.Compare(first(x), first(y))
+	})
+	if !foreign {
+		c.Parts = nil // one currency: the total says it all
+	}
+	return c
+}
+
+// todayRates are the rates of a net worth's last day, by currency.
+func todayRates(nw *reports.NetWorth) map[string]fx.Conversion {
+	rates := map[string]fx.Conversion{}
+	for _, p := range nw.Parts {
+		rates[p.Currency] = p.Rate
+	}
+	return rates
+}
+
+// netWorthToday is a net worth's last day as a converted total: assets less liabilities in
+// each currency, the parts the daily walk found.
+func netWorthToday(nw *reports.NetWorth) views.Converted {
+	c := views.Converted{Total: views.Total{Currency: nw.Currency, Amount: nw.Last()}}
+	if len(nw.Parts) <= 1 && len(nw.Unconverted) == 0 {
+		return c
+	}
+	for _, p := range nw.Parts {
+		part := views.ConvertedPart{Total: views.Total{Currency: p.Currency, Amount: p.Amount}, On: p.Rate.Date}
+		if p.Currency != nw.Currency {
+			r := p.Rate
+			part.Rate, part.On = &r, lastDay(nw)
+		}
+		c.Parts = append(c.Parts, part)
+	}
+	for _, s := range nw.Unconverted {
+		c.Parts = append(c.Parts, views.ConvertedPart{Total: views.Total{Currency: s.Currency, Amount: s.Points[len(s.Points)-1].Balance}, Missing: true})
+	}
+	return c
+}
+
+// lastDay is the last day of a net worth's range.
+func lastDay(nw *reports.NetWorth) time.Time {
+	if len(nw.Points) > 0 {
+		return nw.Points[len(nw.Points)-1].Date
+	}
+	if len(nw.Unconverted) > 0 {
+		s := nw.Unconverted[0].Points
+		return s[len(s)-1].Date
+	}
+	return time.Time{}
 }
 
 // pathID parses the :id route parameter. A malformed id is simply not found.

@@ -13,6 +13,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
+	"tally/internal/db"
 	"tally/models"
 	"tally/views"
 )
@@ -113,6 +114,9 @@ func (a *app) importShow(c echo.Context) error {
 	}
 	if im.Statements != nil {
 		if v.Accounts, err = models.AccountsForFamily(ctx, a.DB, im.FamilyID); err != nil {
+			return err
+		}
+		if v.Reconciliations, err = a.importReconciliations(c, im); err != nil {
 			return err
 		}
 	}
@@ -398,4 +402,26 @@ func (a *app) importCreate(c echo.Context) error {
 		form.Message = ""
 	}
 	return a.renderNewImport(c, statusOf(e.Code), form)
+}
+
+// importReconciliations are the reconciliations of the accounts a statement file's balances
+// went into, each keeping the checkpoints the import wrote.
+func (a *app) importReconciliations(c echo.Context, im *imports.Import) ([]views.ReconciliationView, error) {
+	var ids []uuid.UUID
+	if err := a.DB.NewRaw("SELECT DISTINCT account_id FROM entries WHERE family_id = ? AND import_id = ? AND kind = 'valuation'",
+		im.FamilyID, im.ID).Scan(c.Request().Context(), &ids); err != nil && !db.IsNoRows(err) {
+		return nil, err
+	}
+	recs, err := models.ReconcileAccounts(c.Request().Context(), a.DB, im.FamilyID, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.ReconciliationView, 0, len(recs))
+	for i := range recs {
+		v := views.ReconciliationView{R: &recs[i], ImportID: im.ID.String(), Return: "/imports/" + im.ID.String()}
+		if len(v.Checkpoints()) > 0 {
+			out = append(out, v)
+		}
+	}
+	return out, nil
 }

@@ -65,7 +65,7 @@ func navFor(path string) string {
 		return "profile"
 	case strings.HasPrefix(path, "/settings/export"):
 		return "export"
-	case strings.HasPrefix(path, "/settings/family"):
+	case strings.HasPrefix(path, "/settings/family"), strings.HasPrefix(path, "/settings/exchange_rates"):
 		return "family"
 	case strings.HasPrefix(path, "/admin/sso_providers"):
 		return "admin_providers"

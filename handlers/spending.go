@@ -25,5 +25,9 @@ func (a *app) spendingReport(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.SpendingPage(views.Spending{Month: month, Current: current, Reports: list}))
+	list, parts, err := reports.InCurrency(c.Request().Context(), a.DB, u.FamilyID, u.Family.Currency, list, u.Family.Today())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.SpendingPage(views.Spending{Month: month, Current: current, Reports: list, Parts: parts}))
 }

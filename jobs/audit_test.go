@@ -4,7 +4,6 @@ import (
 	"context"
 	"strings"
 	"testing"
-	"time"
 
 	"tally/auditlog"
 	"tally/internal/testkit"
@@ -12,35 +11,14 @@ import (
 
 func TestClientRunsTheAuditRetentionJobOnStart(t *testing.T) {
 	d := testkit.MustOpenDB(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
+	ctx := context.Background()
 	if _, err := d.NewRaw(`INSERT INTO sso_audit_logs (id, event_type, created_at)
 		VALUES (gen_random_uuid(), 'login', now() - interval '200 days'), (gen_random_uuid(), 'login', now())`).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	c, err := New(d, testkit.DiscardLogger(), Options{Work: true, AuditRetention: auditlog.Extended, AuditArchiveURL: "file://" + dir})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Start(ctx); err != nil {
-		t.Fatal(err)
-	}
-	defer c.Stop(context.Background())
-	for {
-		var n int
-		if err := d.NewRaw("SELECT count(*) FROM sso_audit_logs").Scan(ctx, &n); err != nil {
-			t.Fatal(err)
-		}
-		if n == 1 {
-			break
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the audit retention job did not run on start")
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+	startWorking(t, d, Options{Work: true, AuditRetention: auditlog.Extended, AuditArchiveURL: "file://" + dir})
+	eventually(t, "the audit retention job runs on start", func() bool { return count(t, d, "SELECT count(*) FROM sso_audit_logs") == 1 })
 	archive, _ := auditlog.Open("file://" + dir)
 	if keys, err := archive.List(ctx, ""); err != nil || len(keys) != 1 {
 		t.Errorf("archive holds %v, %v; want the old entry's day", keys, err)

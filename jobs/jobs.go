@@ -51,6 +51,9 @@ type Options struct {
 	// Webhooks delivers the families' events; nil leaves out the deliveries. New gives it the
 	// client to queue them with, and NewImports tells it of imports and bank syncs.
 	Webhooks *webhooks.Service
+	// ExchangeRatesURL is the ECB's daily feed (config ExchangeRatesURL), fetched once a day
+	// and when the client starts; "" or fx.Off ("none") leaves out the fetch.
+	ExchangeRatesURL string
 }
 
 // New returns a River client over d with every worker and periodic job registered.
@@ -91,6 +94,7 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 		}
 		cfg.PeriodicJobs = append(cfg.PeriodicJobs, audit...)
 		cfg.PeriodicJobs = append(cfg.PeriodicJobs, bankJobs(workers, log, opts.Bank, func() *Client { return client })...)
+		cfg.PeriodicJobs = append(cfg.PeriodicJobs, exchangeRatesJobs(workers, d, log, opts.ExchangeRatesURL)...)
 		if opts.Webhooks != nil {
 			river.AddWorker(workers, &webhookWorker{svc: opts.Webhooks})
 		}

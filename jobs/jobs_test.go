@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"tally/internal/db"
 	"tally/internal/testkit"
 )
 
@@ -48,32 +49,43 @@ func TestCleanupDeletesOnlyWhatExpired(t *testing.T) {
 
 func TestClientStartsAndRunsTheCleanupJob(t *testing.T) {
 	d := testkit.MustOpenDB(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := d.NewRaw("INSERT INTO rate_limits (key, window_start, count) VALUES ('stale', now() - interval '3 days', 1)").Exec(ctx); err != nil {
+	if _, err := d.NewRaw("INSERT INTO rate_limits (key, window_start, count) VALUES ('stale', now() - interval '3 days', 1)").Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	c, err := New(d, testkit.DiscardLogger(), Options{Work: true})
+	startWorking(t, d, Options{Work: true})
+	eventually(t, "the cleanup job runs on start", func() bool { return count(t, d, "SELECT count(*) FROM rate_limits") == 0 })
+}
+
+// startWorking starts a client over d with opts, stopped when the test ends.
+func startWorking(t *testing.T, d *db.DB, opts Options) {
+	t.Helper()
+	c, err := New(d, testkit.DiscardLogger(), opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Start(ctx); err != nil {
+	if err := c.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Stop(context.Background())
-	// The periodic cleanup runs on start.
-	for {
-		var n int
-		if err := d.NewRaw("SELECT count(*) FROM rate_limits").Scan(ctx, &n); err != nil {
-			t.Fatal(err)
-		}
-		if n == 0 {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("the cleanup job did not run on start")
-		case <-time.After(100 * time.Millisecond):
+	t.Cleanup(func() { c.Stop(context.Background()) })
+}
+
+// eventually waits until done, asking every 100 ms for 20 seconds before it fails t with what
+// did not happen.
+func eventually(t *testing.T, what string, done func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); !done(); time.Sleep(100 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("after 20s, not yet: %s", what)
 		}
 	}
+}
+
+// count is the number query counts.
+func count(t *testing.T, d *db.DB, query string, args ...any) int {
+	t.Helper()
+	var n int
+	if err := d.NewRaw(query, args...).Scan(context.Background(), &n); err != nil {
+		t.Fatal(err)
+	}
+	return n
 }

@@ -208,6 +208,9 @@ type AccountChanges struct {
 	Name    *string
 	Subtype *string
 	Status  *string // active or disabled (closed)
+	// Balance is what the account holds (or owes) now, on Today: its new anchor (SetBalance).
+	Balance *decimal.Decimal
+	Today   time.Time
 }
 
 // Validate reports the problems of the changes that need no account: a status other than
@@ -245,6 +248,11 @@ func ChangeAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, ch A
 		status := a.Status
 		if ch.Status != nil {
 			status = *ch.Status
+		}
+		if ch.Balance != nil && !ch.Balance.Equal(a.Balance) {
+			if _, err := setBalance(ctx, tx, a, *ch.Balance, ch.Today); err != nil {
+				return err
+			}
 		}
 		return tx.NewUpdate().Model(a).Set("name = ?", in.Name).Set("subtype = ?", in.Subtype).Set("status = ?", status).
 			Set("updated_at = now()").WherePK().Returning("*").Scan(ctx)

@@ -228,13 +228,13 @@ WITH accts AS (
 	WHERE NOT a.provider
 ), offsets AS (
 	SELECT p.account, p.date, p.amount - p.sign * (p.own_day
-		+ sum(`+flowSQL("p.account", "coalesce(p.prev, '-infinity'::date)", "p.date - 1", "false")+`) OVER (PARTITION BY p.account ORDER BY p.date)) AS off
+		+ sum(` + flowSQL("p.account", "coalesce(p.prev, '-infinity'::date)", "p.date - 1", "false") + `) OVER (PARTITION BY p.account ORDER BY p.date)) AS off
 	FROM points p
 ), governing AS (
 	-- The constant of each account on a day ?start: its latest point on or before that day,
 	-- else its first point, else (no balance known) 0; a provider's from its reported balance.
 	SELECT a.account, a.sign, a.provider, a.currency,
-		CASE WHEN a.provider THEN a.balance - a.sign * `+flowSQL("a.account", "'-infinity'", "'infinity'", "true")+`
+		CASE WHEN a.provider THEN a.balance - a.sign * ` + flowSQL("a.account", "'-infinity'", "'infinity'", "true") + `
 		ELSE coalesce(
 			(SELECT off FROM offsets o WHERE o.account = a.account AND o.date <= ?start::date ORDER BY o.date DESC LIMIT 1),
 			(SELECT off FROM offsets o WHERE o.account = a.account ORDER BY o.date LIMIT 1),
@@ -251,7 +251,7 @@ WITH accts AS (
 // account rather than scanning every family's entries. A point inside the range starts a
 // segment with its own constant.
 var balanceWalk = balancePoints + `, starts AS (
-	SELECT g.*, `+flowSQL("g.account", "'-infinity'", "?start::date - 1", "g.provider")+` AS before FROM governing g
+	SELECT g.*, ` + flowSQL("g.account", "'-infinity'", "?start::date - 1", "g.provider") + ` AS before FROM governing g
 ), flows AS (
 	SELECT s.account, f.day, f.amount FROM starts s
 	CROSS JOIN LATERAL (

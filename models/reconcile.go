@@ -93,6 +93,9 @@ type Reconciliation struct {
 	// account whose balance is not known: its history starts from zero.
 	Anchor      *Anchor
 	Checkpoints []Checkpoint // newest first
+	// Fixes are the entries reconciliation fixes wrote into the account, newest first, each
+	// of which can be undone; ReconcileAccount reads them.
+	Fixes []Entry
 }
 
 // Differences counts the checkpoints that differ.
@@ -127,7 +130,7 @@ SELECT a.account, e.id, e.date, e.name, coalesce(e.source, 'manual') AS source, 
 		(SELECT off FROM offsets o WHERE o.account = a.account ORDER BY o.date LIMIT 1),
 		(SELECT off FROM governing g WHERE g.account = a.account AND g.provider),
 		0)
-	+ a.sign * (`+flowSQL("a.account", "'-infinity'", "e.date - 1", "a.provider")+`
+	+ a.sign * (` + flowSQL("a.account", "'-infinity'", "e.date - 1", "a.provider") + `
 		+ (SELECT coalesce(sum(t.amount), 0) FROM entries t
 			WHERE t.account_id = a.account AND t.kind = 'transaction' AND t.parent_id IS NULL AND t.date = e.date
 				AND NOT (a.provider AND t.pending) AND (v.as_of IS NULL OR t.created_at <= v.as_of))) AS tally,
@@ -165,7 +168,10 @@ func ReconcileAccount(ctx context.Context, db bun.IDB, familyID, accountID uuid.
 	if err != nil {
 		return nil, err
 	}
-	return &all[0], nil
+	r := &all[0]
+	err = db.NewSelect().Model(&r.Fixes).Where("account_id = ? AND family_id = ? AND source = ?", a.ID, familyID, SourceReconciliation).
+		OrderExpr("created_at DESC, id DESC").Limit(20).Scan(ctx)
+	return r, err
 }
 
 // ReconcileAccounts returns the reconciliation of each of the family's accounts among ids, in
@@ -348,27 +354,34 @@ func SetBalance(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUID, 
 		if err := tx.NewSelect().Model(a).Where("id = ? AND family_id = ?", accountID, familyID).For("UPDATE").Scan(ctx); err != nil {
 			return notFound(err, "account")
 		}
-		if a.Source != nil {
-			var v apperr.Validation
-			v.Add("balance", "This account's balance comes from its bank connection and cannot be set by hand")
-			return v.Err()
-		}
-		if err := CheckDecimals(amount, a.Currency); err != nil {
-			var v apperr.Validation
-			v.Add("balance", "Balance: "+err.Error()+"; it is never rounded")
-			return v.Err()
-		}
-		val := Valuation{Date: today, Amount: amount, Name: "Balance set by hand", Kind: ValuationCurrentAnchor, AsOf: true}
-		if a.Type().Valued {
-			val.Kind, val.Name = ValuationValue, "Value updated"
-		}
 		var err error
-		if e, err = insertValuation(ctx, tx, a, val); err != nil {
-			return err
-		}
-		return RecomputeBalances(ctx, tx, []uuid.UUID{a.ID})
+		e, err = setBalance(ctx, tx, a, amount, today)
+		return err
 	})
 	return e, err
+}
+
+// setBalance is SetBalance on the account a, locked in tx.
+func setBalance(ctx context.Context, tx bun.Tx, a *Account, amount decimal.Decimal, today time.Time) (*Entry, error) {
+	if a.Source != nil {
+		var v apperr.Validation
+		v.Add("balance", "This account's balance comes from its bank connection and cannot be set by hand")
+		return nil, v.Err()
+	}
+	if err := CheckDecimals(amount, a.Currency); err != nil {
+		var v apperr.Validation
+		v.Add("balance", "Balance: "+err.Error()+"; it is never rounded")
+		return nil, v.Err()
+	}
+	val := Valuation{Date: today, Amount: amount, Name: "Balance set by hand", Kind: ValuationCurrentAnchor, AsOf: true}
+	if a.Type().Valued {
+		val.Kind, val.Name = ValuationValue, "Value updated"
+	}
+	e, err := insertValuation(ctx, tx, a, val)
+	if err != nil {
+		return nil, err
+	}
+	return e, RecomputeBalances(ctx, tx, []uuid.UUID{a.ID})
 }
 
 // Reconciliation fixes of a checkpoint that differs.

@@ -7,12 +7,15 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
+	"tally/fx"
 	"tally/internal/apperr"
 	"tally/models"
 )
@@ -124,4 +127,91 @@ func MonthSpending(ctx context.Context, db bun.IDB, familyID uuid.UUID, month Mo
 		s.PreviousTotal = s.PreviousTotal.Add(r.Previous)
 	}
 	return out, nil
+}
+
+// SpendingPart is one currency's spending in a month, in its own money and converted.
+type SpendingPart struct {
+	Currency  string
+	Amount    decimal.Decimal
+	Converted decimal.Decimal
+	Rate      fx.Conversion // the rate of the month's last day (today's for this month)
+}
+
+// InCurrency merges a month's spending in several currencies (MonthSpending) into one in
+// currency, each currency's category amounts converted at the rate of its month's last day
+// (today, for a month not over yet), the same category's amounts added. It returns the merged
+// spending first, then those of the currencies no rate converts, which are never summed as if
+// one to one; and each converted currency's part of this month, when there is more than one.
+func InCurrency(ctx context.Context, db bun.IDB, familyID uuid.UUID, currency string, list []Spending, today time.Time) ([]Spending, []SpendingPart, error) {
+	if len(list) == 0 || len(list) == 1 && list[0].Currency == currency {
+		return list, nil, nil
+	}
+	month := list[0].Month
+	last, prevLast := month.Last(), month.Prev().Last()
+	if last.After(today) {
+		last = today
+	}
+	var others []string
+	for _, s := range list {
+		if s.Currency != currency {
+			others = append(others, s.Currency)
+		}
+	}
+	rates, err := fx.DailyRates(ctx, db, familyID, others, currency, prevLast, last)
+	if err != nil {
+		return nil, nil, err
+	}
+	places := int32(models.CurrencyDecimals(currency))
+	merged := Spending{Currency: currency, Month: month}
+	byCategory := map[string]int{} // by category id, "" for none
+	var parts []SpendingPart
+	var apart []Spending
+	for _, s := range list {
+		now, before := decimal.NewFromInt(1), decimal.NewFromInt(1)
+		part := SpendingPart{Currency: s.Currency, Amount: s.Total, Converted: s.Total,
+			Rate: fx.Conversion{From: currency, To: currency, Rate: now, Date: last}}
+		if s.Currency != currency {
+			days := rates[s.Currency]
+			if len(days) == 0 || !days[len(days)-1].Found {
+				apart = append(apart, s)
+				continue
+			}
+			part.Rate, now, before = days[len(days)-1].Conversion, days[len(days)-1].Rate, days[0].Rate
+			part.Converted = s.Total.Mul(now).Round(places)
+		}
+		parts = append(parts, part)
+		for _, c := range s.Categories {
+			c.Amount, c.Previous = c.Amount.Mul(now).Round(places), c.Previous.Mul(before).Round(places)
+			key := ""
+			if c.CategoryID != nil {
+				key = c.CategoryID.String()
+			}
+			i, ok := byCategory[key]
+			if !ok {
+				i = len(merged.Categories)
+				byCategory[key] = i
+				merged.Categories = append(merged.Categories, CategorySpending{CategoryID: c.CategoryID, Name: c.Name, Color: c.Color})
+			}
+			m := &merged.Categories[i]
+			m.Amount, m.Previous = m.Amount.Add(c.Amount), m.Previous.Add(c.Previous)
+			merged.Total, merged.PreviousTotal = merged.Total.Add(c.Amount), merged.PreviousTotal.Add(c.Previous)
+		}
+	}
+	slices.SortStableFunc(merged.Categories, func(x, y CategorySpending) int {
+		if c := y.Amount.Cmp(x.Amount); c != 0 {
+			return c
+		}
+		if c := y.Previous.Cmp(x.Previous); c != 0 {
+			return c
+		}
+		return strings.Compare(x.Name, y.Name)
+	})
+	out := []Spending{merged}
+	if len(parts) == 0 {
+		out = nil
+	}
+	if len(parts) < 2 {
+		parts = nil
+	}
+	return append(out, apart...), parts, nil
 }

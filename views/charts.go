@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -78,6 +79,20 @@ type BalanceHistory struct {
 	// Empty is the sentence shown when there is no series.
 	Empty  string
 	Series []models.BalanceSeries
+	// Marks are days the chart points out on its line: a balance the bank stated that differs
+	// from the ledger's.
+	Marks []ChartMark
+}
+
+// ChartMark is a day a line chart points out, with what it says there.
+type ChartMark struct {
+	Date  time.Time
+	Label string
+}
+
+// markDot is a ChartMark placed on the drawn line.
+type markDot struct {
+	X, Y, Label string
 }
 
 // RangeURL is the page showing the range with key.
@@ -94,6 +109,7 @@ type lineChart struct {
 	Line     string                // the plot's path of the line
 	Area     string                // the plot's path of the area between the line and zero
 	Dates    []dateLabel
+	Marks    []markDot
 }
 
 // tick is one value of an axis and the height it is drawn at, in pixels from the chart's top.
@@ -114,7 +130,7 @@ type dateLabel struct {
 
 // newLineChart lays out a balance series: its points (month ends beyond maxPoints), its ticks
 // and paths, and its dates written as the person reads them.
-func newLineChart(ctx context.Context, title string, s models.BalanceSeries) lineChart {
+func newLineChart(ctx context.Context, title string, s models.BalanceSeries, marks []ChartMark) lineChart {
 	points, monthly := monthEnds(s.Points, maxPoints)
 	c := lineChart{Name: title, Title: title + " (" + s.Currency + ")", Currency: s.Currency, Points: points, Monthly: monthly}
 	if len(points) == 0 {
@@ -138,6 +154,18 @@ func newLineChart(ctx context.Context, title string, s models.BalanceSeries) lin
 	c.Line = linePath(ys)
 	c.Area = areaPath(ys, sc.y(decimal.Zero))
 	n := len(points)
+	for _, m := range marks {
+		// The first point drawn on or after the day: the day itself, or its month's end.
+		i, _ := slices.BinarySearchFunc(points, m.Date, func(p models.DailyBalance, d time.Time) int { return p.Date.Compare(d) })
+		if i == n || m.Date.Before(points[0].Date) {
+			continue
+		}
+		x := "50%"
+		if n > 1 {
+			x = coord(float64(i)*100/float64(n-1)) + "%"
+		}
+		c.Marks = append(c.Marks, markDot{X: x, Y: coord(plotTop + ys[i]), Label: m.Label})
+	}
 	at := labelIndexes(n, dateLabels)
 	for j, i := range at {
 		d := dateLabel{X: "50%", Anchor: "middle", Text: UserDate(ctx, points[i].Date), Narrow: j%2 == 0 || len(at) < dateLabels}

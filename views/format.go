@@ -89,6 +89,17 @@ func formatFigure(amount decimal.Decimal, symbol string, places int32, unit stri
 	return out
 }
 
+// rateSignificant is how many significant digits a computed rate shows: enough for any
+// amount a person converts by eye, where the twelve decimals stored would only be noise.
+const rateSignificant = 6
+
+// FormatRate writes an exchange rate with rateSignificant significant digits and no trailing
+// zeros: 1.284829721362 is "1.28483", 0.0000570633 stays, 17524.69 is "17524.7".
+func FormatRate(r decimal.Decimal) string {
+	whole := r.NumDigits() + int(r.Exponent()) // digits before the point; 0 or less below 1
+	return r.Round(int32(max(0, rateSignificant-whole))).String()
+}
+
 // UserDate formats a date as the signed-in person writes dates (their date format, else
 // their family's); the default is 2026-01-31.
 func UserDate(ctx context.Context, t time.Time) string {

@@ -27,3 +27,12 @@ func TestFormatMoney(t *testing.T) {
 		}
 	}
 }
+
+func TestFormatRate(t *testing.T) {
+	for in, want := range map[string]string{"1.284829721362": "1.28483", "1.080000000000": "1.08", "0.000057063300": "0.0000570633",
+		"17524.69": "17524.7", "1561.2345": "1561.23", "162.41": "162.41", "1234567.5": "1234568", "0.8": "0.8"} {
+		if got := FormatRate(decimal.RequireFromString(in)); got != want {
+			t.Errorf("FormatRate(%s) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func TestKilledWorkerMidSyncSyncsOnce(t *testing.T) {
 		t.Fatalf("queue the sync: %v (queued %v)", err, queued)
 	}
 	env := []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + url, "SECRET_KEY_BASE=" + secret,
-		"LOG_LEVEL=warn", "BANKSYNC_ALLOW_INSECURE=true"}
+		"LOG_LEVEL=warn", "BANKSYNC_ALLOW_INSECURE=true", noRates}
 	entries := func() int {
 		var n int
 		if err := d.NewRaw("SELECT count(*) FROM entries e JOIN accounts a ON a.id = e.account_id WHERE a.family_id = ?", u.FamilyID).Scan(ctx, &n); err != nil {

@@ -31,7 +31,7 @@ func startProcess(tb testing.TB, bin, databaseURL string, ready *regexp.Regexp, 
 	tb.Helper()
 	cmd := exec.Command(bin, args...)
 	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + databaseURL,
-		"SECRET_KEY_BASE=" + strings.Repeat("s", 64), "LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=warn"}
+		"SECRET_KEY_BASE=" + strings.Repeat("s", 64), "LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=warn", noRates}
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {

@@ -31,6 +31,10 @@ func buildBinary(t testing.TB) string {
 	return bin
 }
 
+// noRates keeps a tally process a test runs from fetching exchange rates: tests reach no
+// server but their own.
+const noRates = "EXCHANGE_RATES_URL=none"
+
 // startDev runs `tally dev` in dir with no DATABASE_URL, as `make run` does, and the
 // environment env. It returns the URL it prints, what it printed until then, and a function
 // that stops it with ^C and waits for it.
@@ -38,7 +42,7 @@ func startDev(t *testing.T, bin, dir string, env ...string) (string, string, fun
 	t.Helper()
 	cmd := exec.Command(bin, "dev")
 	cmd.Dir = dir
-	cmd.Env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LISTEN_ADDR=127.0.0.1:0"}, networkEnv()...), env...)
+	cmd.Env = append(append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + dir, "LISTEN_ADDR=127.0.0.1:0", noRates}, networkEnv()...), env...)
 	stdout, _ := cmd.StdoutPipe()
 	var stderr strings.Builder
 	cmd.Stderr = &stderr

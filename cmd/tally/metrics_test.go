@@ -28,10 +28,10 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 	defer d.Close()
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	key := testkit.MustCreateAPIKey(t, d, u.ID, models.ScopeReadWrite)
-	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
 	app, logs := startServe(t, bin, []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + url,
 		"SECRET_KEY_BASE=" + strings.Repeat("s", 64), "LISTEN_ADDR=127.0.0.1:0", "METRICS_ADDR=127.0.0.1:0",
-		"LOG_LEVEL=info", "LOG_FORMAT=text"})
+		"LOG_LEVEL=info", "LOG_FORMAT=text", noRates})
 	var metricsURL string
 	waitFor(t, 10*time.Second, "the metrics address in the log", func() bool {
 		metricsURL = logs.find(regexp.MustCompile(`serving metrics" url=(\S+)`))

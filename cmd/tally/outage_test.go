@@ -122,7 +122,7 @@ func TestServerRidesOutADatabaseRestart(t *testing.T) {
 	}
 	url := cluster.URL("tally")
 	env := []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + url, "SECRET_KEY_BASE=" + strings.Repeat("s", 64),
-		"LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=info", "LOG_FORMAT=text"}
+		"LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=info", "LOG_FORMAT=text", noRates}
 	migrate := exec.Command(bin, "migrate", "up")
 	migrate.Env = env
 	if out, err := migrate.CombinedOutput(); err != nil {
@@ -135,7 +135,7 @@ func TestServerRidesOutADatabaseRestart(t *testing.T) {
 	defer d.Close()
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	key := testkit.MustCreateAPIKey(t, d, u.ID, models.ScopeReadWrite)
-	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
+	acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
 
 	app, logs := startServe(t, bin, env)
 	get := func(path string, header ...string) (int, http.Header, string) {

@@ -38,7 +38,7 @@ func TestSeveralWebAndWorkerProcesses(t *testing.T) {
 	const limit = 10
 	env := func(extra ...string) []string {
 		return append([]string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + url, "SECRET_KEY_BASE=" + strings.Repeat("s", 64),
-			"LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=info", "LOG_FORMAT=text", "API_RATE_LIMIT_PER_MINUTE=" + strconv.Itoa(limit)}, extra...)
+			"LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=info", "LOG_FORMAT=text", "API_RATE_LIMIT_PER_MINUTE=" + strconv.Itoa(limit), noRates}, extra...)
 	}
 	webs := []string{}
 	for range 2 {
@@ -104,7 +104,7 @@ func TestSeveralWebAndWorkerProcesses(t *testing.T) {
 	t.Run("publish once", func(t *testing.T) {
 		u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 		key := testkit.MustCreateAPIKey(t, d, u.ID, models.ScopeReadWrite)
-		acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "0")
+		acct := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
 		const files, rows = 6, 400
 		var ids []uuid.UUID
 		for f := range files {

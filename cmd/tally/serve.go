@@ -316,7 +316,7 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 }
 
 // jobOptions are the job client's settings for cfg: every worker, the audit retention, the
-// bank syncs and the webhook deliveries.
+// bank syncs, the webhook deliveries and the exchange rates' fetch.
 func jobOptions(cfg config.Config, d *db.DB, log *slog.Logger) (jobs.Options, error) {
 	bank, err := handlers.NewBank(cfg, d, log)
 	if err != nil {
@@ -327,5 +327,5 @@ func jobOptions(cfg config.Config, d *db.DB, log *slog.Logger) (jobs.Options, er
 		return jobs.Options{}, err
 	}
 	return jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank,
-		Webhooks: hooks}, nil
+		Webhooks: hooks, ExchangeRatesURL: cfg.ExchangeRatesURL}, nil
 }

@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"golang.org/x/text/encoding/charmap"
+
+	"tally/internal/xmlguard"
 )
 
 // XMLDecoder is an encoding/xml decoder that refuses what a bank file never needs and an
-// attacker would use: a DTD (and so any entity it would declare), entities other than XML's
-// five and numeric character references, nesting deeper than MaxDepth and more than
-// MaxElements elements. encoding/xml itself never fetches or expands external entities; the
-// DTD is refused so that nothing depends on that.
+// attacker would use: a DTD (and so any entity it would declare; see package xmlguard),
+// entities other than XML's five and numeric character references, nesting deeper than
+// MaxDepth and more than MaxElements elements.
 //
 // Use Token (not RawToken) through it, or hand it to xml.NewTokenDecoder so that Decode and
 // DecodeElement go through the checks.
@@ -50,11 +51,7 @@ func (x *XMLDecoder) Token() (xml.Token, error) {
 	}
 	switch t := tok.(type) {
 	case xml.Directive:
-		if d := strings.TrimSpace(string(t)); len(d) >= 7 && strings.EqualFold(d[:7], "DOCTYPE") {
-			x.err = x.fail("the file declares a DTD (<!DOCTYPE>); bank statement files have none, so it is refused")
-		} else {
-			x.err = x.fail("the file holds a <!" + firstWord(d) + "> declaration, which bank statement files never have")
-		}
+		x.err = x.fail(xmlguard.Refusal(t, "bank statement files"))
 		return nil, x.err
 	case xml.StartElement:
 		x.depth++
@@ -83,13 +80,8 @@ func (x *XMLDecoder) fail(msg string) error { return &Error{Line: x.Line(), Msg:
 
 // wrap turns encoding/xml's syntax errors into an *Error with the line.
 func (x *XMLDecoder) wrap(err error) error {
-	var se *xml.SyntaxError
-	if errors.As(err, &se) {
-		msg := se.Msg
-		if strings.HasPrefix(msg, "invalid character entity") {
-			msg += " (only XML's own entities and character references are allowed)"
-		}
-		return &Error{Line: se.Line, Msg: "the XML is not well formed: " + msg}
+	if line, msg, ok := xmlguard.Syntax(err); ok {
+		return &Error{Line: line, Msg: msg}
 	}
 	var ue xml.UnmarshalError
 	if errors.As(err, &ue) {
@@ -117,14 +109,4 @@ func charsetReader(label string, input io.Reader) (io.Reader, error) {
 func DecodeLatin1(b []byte) string {
 	out, _ := charmap.Windows1252.NewDecoder().Bytes(b)
 	return string(out)
-}
-
-func firstWord(s string) string {
-	if i := strings.IndexAny(s, " \t\r\n"); i >= 0 {
-		s = s[:i]
-	}
-	if len(s) > 20 {
-		s = s[:20]
-	}
-	return s
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"tally/config"
+	"tally/fx"
 	"tally/handlers"
 	"tally/imports"
 	"tally/internal/db"
@@ -61,9 +62,9 @@ type ServerOptions struct {
 func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	tb.Helper()
 	// The API's per-key limit is off unless a test sets it: tests poll the API faster than
-	// any client would.
+	// any client would. Exchange rates are fetched only from a fake a test names.
 	env := map[string]string{"SECRET_KEY_BASE": strings.Repeat("test-secret-", 6), "API_RATE_LIMIT_PER_MINUTE": "0",
-		"API_IMPORT_RATE_LIMIT_PER_MINUTE": "0"}
+		"API_IMPORT_RATE_LIMIT_PER_MINUTE": "0", "EXCHANGE_RATES_URL": fx.Off}
 	for k, v := range opts.Env {
 		env[k] = v
 	}
@@ -98,7 +99,8 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if opts.WebhookRetry != nil {
 		hooks.Retry = *opts.WebhookRetry
 	}
-	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), jobs.Options{Work: true, Bank: bank, Webhooks: hooks})
+	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), jobs.Options{Work: true, Bank: bank, Webhooks: hooks,
+		ExchangeRatesURL: cfg.ExchangeRatesURL})
 	if err != nil {
 		tb.Fatalf("job client: %v", err)
 	}

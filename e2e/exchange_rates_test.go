@@ -1,0 +1,98 @@
+package e2e
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"tally/fx/fakeecb"
+	"tally/internal/apptest"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// TestExchangeRatesPage is a family admin with a pound account in a dollar family: the ECB's
+// rate, fetched by the job when Tally starts, is shown on Settings › Family › Exchange rates;
+// a rate of the family's own is refused on its fields until it is right, then saved, used by
+// the API in place of the bank's, and deleted through its confirmation.
+func TestExchangeRatesPage(t *testing.T) {
+	ctx := newTab(t)
+	ecb := fakeecb.NewTest(t)
+	ecb.SetDay("2026-02-27", map[string]string{"USD": "1.0790", "GBP": "0.8398"})
+	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"EXCHANGE_RATES_URL": ecb.URL}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	for _, cur := range []string{"USD", "GBP"} {
+		if _, err := srv.DB.NewRaw(`INSERT INTO accounts (id, family_id, name, accountable_type, currency)
+			VALUES (gen_random_uuid(), ?, ?, 'Depository', ?)`, u.FamilyID, "Current account in "+cur, cur).Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	}
+
+	step(t, "from the family's settings to the exchange rates", func(t *testing.T) {
+		signInAs(t, ctx, srv, u.Email)
+		click(t, ctx, "nav-family")
+		click(t, ctx, "family-exchange-rates")
+		visible(t, ctx, "exchange-rates-empty")
+		wantPath(t, ctx, "/settings/exchange_rates")
+	})
+	step(t, "the ECB's rate of the pound, fetched on start", func(t *testing.T) {
+		// The job may still be running when the page first loads.
+		for deadline := time.Now().Add(20 * time.Second); count(t, ctx, "fetched-rate-GBP") == 0; {
+			if time.Now().After(deadline) {
+				t.Fatalf("no fetched rate after 20s; files read %v", ecb.Requests())
+			}
+			time.Sleep(200 * time.Millisecond)
+			visit(t, ctx, srv.URL+"/settings/exchange_rates")
+		}
+		wantText(t, ctx, "fetched-rate-GBP", "1 GBP = 1.28483 USD")
+		wantText(t, ctx, "fetched-date-GBP", "2026-02-27")
+		shot(t, ctx, "exchange-rates")
+	})
+	step(t, "a rate of a currency into itself, not a number, is refused on its fields", func(t *testing.T) {
+		choose(t, ctx, "field-date", "2026-03-01")
+		fill(t, ctx, "field-base", "GBP")
+		refill(t, ctx, "field-quote", "GBP")
+		fill(t, ctx, "field-rate", "one point three")
+		click(t, ctx, "exchange-rate-save")
+		visible(t, ctx, "error-quote")
+		if got := text(t, ctx, "error-rate"); !strings.Contains(got, "such as 1.0823") {
+			t.Errorf("the rate's error says %q", got)
+		}
+		if got := inputValue(t, ctx, "field-base"); got != "GBP" {
+			t.Errorf("the typed base was lost: %q", got)
+		}
+		shot(t, ctx, "exchange-rates-error")
+	})
+	step(t, "saved, it is listed and wins over the bank's", func(t *testing.T) {
+		refill(t, ctx, "field-quote", "USD")
+		refill(t, ctx, "field-rate", "1.30")
+		click(t, ctx, "exchange-rate-save")
+		waitText(t, ctx, "flash-success", "Saved: on 2026-03-01, 1 GBP buys 1.3 USD.", 10*time.Second)
+		if n := count(t, ctx, "exchange-rate-row"); n != 1 {
+			t.Fatalf("%d rates listed", n)
+		}
+		if !pageContains(t, ctx, "1 GBP = 1.3 USD") {
+			t.Error("the rate is not listed as 1 GBP = 1.3 USD")
+		}
+		status, body := apiGet(t, srv.URL+"/api/v1/exchange_rates?base=USD&quote=GBP&date=2026-03-02", key)
+		var q struct {
+			Data struct{ Rate, Date, Source string }
+		}
+		if err := json.Unmarshal(body, &q); err != nil || status != http.StatusOK || q.Data.Rate != "0.769230769231" ||
+			q.Data.Date != "2026-03-01" || q.Data.Source != "family" {
+			t.Errorf("the API converts USD to GBP with %d %s", status, body)
+		}
+	})
+	step(t, "deleted through its confirmation", func(t *testing.T) {
+		id := attr(t, ctx, "exchange-rate-row", "data-id")
+		click(t, ctx, "exchange-rate-delete-"+id)
+		visible(t, ctx, "confirm-delete-rate-"+id)
+		click(t, ctx, "confirm-delete-rate-"+id+"-submit")
+		waitText(t, ctx, "flash-success", "The rate is deleted.", 10*time.Second)
+		visible(t, ctx, "exchange-rates-empty")
+	})
+}

@@ -1,0 +1,10 @@
+package fx
+
+import (
+	"os"
+	"testing"
+
+	"tally/internal/testkit"
+)
+
+func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

@@ -1,0 +1,1 @@
+DROP TABLE exchange_rates;

@@ -1,0 +1,111 @@
+package reports
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+
+	"tally/fx"
+	"tally/models"
+)
+
+// NetWorth is a family's net worth in one currency on each day of a range: each currency's
+// part converted at that day's rate (fx.DailyRates), summed. A currency no stored rate
+// converts is never summed as if one to one: it stays apart, in its own money.
+type NetWorth struct {
+	Currency string
+	// Points are the total in Currency, of the parts that convert; none when the family has
+	// no open account.
+	Points []models.DailyBalance
+	// Parts are each currency's part on the last day, Currency's first, then by code.
+	Parts []NetWorthPart
+	// Unconverted are the currencies no rate converts, each in its own money.
+	Unconverted []models.BalanceSeries
+}
+
+// NetWorthPart is one currency's part of a net worth on the last day of its range.
+type NetWorthPart struct {
+	Currency  string
+	Amount    decimal.Decimal // in its own money
+	Converted decimal.Decimal // in the net worth's currency
+	// Rate is the rate used; its Date may be days before the day (the latest there was) or,
+	// for a rate entered after it, days after.
+	Rate fx.Conversion
+}
+
+// Last is the total on the last day, zero when there are no points.
+func (n *NetWorth) Last() decimal.Decimal {
+	if len(n.Points) == 0 {
+		return decimal.Zero
+	}
+	return n.Points[len(n.Points)-1].Balance
+}
+
+// FamilyNetWorth returns the family's net worth in currency from start to end: the daily
+// balances of its open accounts per currency (models.DailyNetWorth, one query), and the rates
+// of each day (fx.DailyRates, one query), multiplied and rounded to the currency's decimals.
+func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currency string, start, end time.Time) (*NetWorth, error) {
+	series, err := models.DailyNetWorth(ctx, db, familyID, start, end)
+	if err != nil {
+		return nil, err
+	}
+	out := &NetWorth{Currency: currency}
+	if len(series) == 0 {
+		return out, nil
+	}
+	var others []string
+	for _, s := range series {
+		if s.Currency != currency {
+			others = append(others, s.Currency)
+		}
+	}
+	rates, err := fx.DailyRates(ctx, db, familyID, others, currency, start, end)
+	if err != nil {
+		return nil, err
+	}
+	places := int32(models.CurrencyDecimals(currency))
+	var parts []NetWorthPart
+	for _, s := range series {
+		days := rates[s.Currency]
+		if s.Currency != currency && (len(days) == 0 || !days[len(days)-1].Found) {
+			out.Unconverted = append(out.Unconverted, s)
+			continue
+		}
+		if out.Points == nil {
+			out.Points = make([]models.DailyBalance, len(s.Points))
+			for i, p := range s.Points {
+				out.Points[i] = models.DailyBalance{Date: p.Date}
+			}
+		}
+		for i, p := range s.Points {
+			v := p.Balance
+			if s.Currency != currency {
+				v = v.Mul(days[i].Rate).Round(places)
+			}
+			out.Points[i].Balance = out.Points[i].Balance.Add(v)
+		}
+		last := s.Points[len(s.Points)-1]
+		part := NetWorthPart{Currency: s.Currency, Amount: last.Balance, Converted: last.Balance,
+			Rate: fx.Conversion{From: currency, To: currency, Rate: decimal.NewFromInt(1), Date: last.Date}}
+		if s.Currency != currency {
+			part.Rate = days[len(days)-1].Conversion
+			part.Converted = last.Balance.Mul(part.Rate.Rate).Round(places)
+		}
+		parts = append(parts, part)
+	}
+	// The family's currency first; DailyNetWorth orders the rest by code.
+	for _, p := range parts {
+		if p.Currency == currency {
+			out.Parts = append(out.Parts, p)
+		}
+	}
+	for _, p := range parts {
+		if p.Currency != currency {
+			out.Parts = append(out.Parts, p)
+		}
+	}
+	return out, nil
+}
