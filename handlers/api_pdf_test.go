@@ -57,12 +57,14 @@ func TestPdfImportReconcilesPublishesAndReverts(t *testing.T) {
 	if got := e.waitFor(t, b.Data.ID); got.Data.Status != "complete" {
 		t.Fatalf("publish: %s %v", got.Data.Status, deref(got.Data.Error))
 	}
-	// Money out is an outflow: positive in the ledger.
-	want := []string{"-2500.00", "1200.00", "120.25", "60.00"}
+	// Money out is an outflow: positive in the ledger. Around the lines, the statement's opening
+	// balance the day before its period and its closing balance on its last day: checkpoints,
+	// the closing one the account's anchor, as its balance was not known.
+	want := []string{"1000.00", "-2500.00", "1200.00", "120.25", "60.00", "2119.75"}
 	if got := e.amounts(t, b.Data.ID); !slices.Equal(got, want) {
 		t.Fatalf("entries %v, want %v", got, want)
 	}
-	names := e.strings(t, "SELECT name FROM entries WHERE import_id = ? ORDER BY date", uuid.MustParse(b.Data.ID))
+	names := e.strings(t, "SELECT name FROM entries WHERE import_id = ? AND kind = 'transaction' ORDER BY date", uuid.MustParse(b.Data.ID))
 	if strings.Join(names, ",") != "PAYROLL ACME CORP,RENT JANUARY,ELECTRIC COMPANY,ATM WITHDRAWAL" {
 		t.Fatalf("names %v", names)
 	}
@@ -75,6 +77,9 @@ func TestPdfImportReconcilesPublishesAndReverts(t *testing.T) {
 	}
 	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction'", acct.ID); n != 4 {
 		t.Fatalf("%d transactions after importing the statement twice", n)
+	}
+	if balance := e.strings(t, "SELECT balance::numeric(19,2)::text FROM accounts WHERE id = ?", acct.ID); balance[0] != "2119.75" {
+		t.Fatalf("balance %s, want the statement's closing balance", balance[0])
 	}
 }
 
@@ -174,7 +179,7 @@ func TestPdfImportWithTheLLMExtractor(t *testing.T) {
 	if got := e.waitFor(t, b.Data.ID); got.Data.Status != "complete" {
 		t.Fatalf("publish: %s %v", got.Data.Status, deref(got.Data.Error))
 	}
-	if got := e.amounts(t, b.Data.ID); !slices.Equal(got, []string{"-2500.00", "1200.00", "120.25", "60.00"}) {
+	if got := e.amounts(t, b.Data.ID); !slices.Equal(got, []string{"1000.00", "-2500.00", "1200.00", "120.25", "60.00", "2119.75"}) {
 		t.Fatalf("entries %v", got)
 	}
 	if strings.Contains(e.srv.Logs.String(), "llm-test-key") {

@@ -50,6 +50,10 @@ func (p *publisher) run(ctx context.Context) error {
 		err = p.publishTaxonomy(ctx)
 	case OfxImport, CamtImport, Mt940Import:
 		err = p.publishStatement(ctx)
+	case PdfImport:
+		if err = p.publishEntries(ctx); err == nil {
+			err = p.pdfBalances(ctx)
+		}
 	default:
 		err = p.publishEntries(ctx)
 	}

@@ -421,7 +421,10 @@ func (p *publisher) ledgerChecks(ctx context.Context, accounts map[string]statem
 // from this format for the day is left alone when equal, and corrected (with its old value
 // kept for revert) when not.
 func (p *publisher) valuation(ctx context.Context, account uuid.UUID, date string, amount decimal.Decimal, kind, externalID, name string) (wrote bool, err error) {
-	source := p.im.Statements.Format
+	source := "pdf"
+	if p.im.Statements != nil {
+		source = p.im.Statements.Format
+	}
 	var existing struct {
 		ID     uuid.UUID       `bun:"id"`
 		Amount decimal.Decimal `bun:"amount"`
@@ -538,12 +541,8 @@ func (p *publisher) closingAnchors(ctx context.Context, accounts map[string]stat
 		if !ok {
 			continue
 		}
-		var unknown bool
-		if err := p.tx.NewRaw(`SELECT a.source IS NULL AND a.accountable_type NOT IN (?) AND NOT EXISTS (
-				SELECT 1 FROM entries e JOIN valuations v ON v.entry_id = e.id
-				WHERE e.account_id = a.id AND e.kind = 'valuation' AND v.kind IN (?, ?))
-			FROM accounts a WHERE a.id = ?`, bun.In(models.ValuedTypes()), models.ValuationOpeningAnchor, models.ValuationCurrentAnchor, acct.ID).
-			Scan(ctx, &unknown); err != nil {
+		unknown, err := p.balanceUnknown(ctx, acct.ID)
+		if err != nil {
 			return err
 		}
 		if !unknown {
@@ -557,6 +556,47 @@ func (p *publisher) closingAnchors(ctx context.Context, accounts map[string]stat
 		anchored[accountDay{acct.ID, b.Date}] = true
 	}
 	return nil
+}
+
+// balanceUnknown reports whether account is a manual one whose balance is not known: it has
+// no anchor, and its value is not set by valuations.
+func (p *publisher) balanceUnknown(ctx context.Context, account uuid.UUID) (bool, error) {
+	var unknown bool
+	err := p.tx.NewRaw(`SELECT a.source IS NULL AND a.accountable_type NOT IN (?) AND NOT EXISTS (
+			SELECT 1 FROM entries e JOIN valuations v ON v.entry_id = e.id
+			WHERE e.account_id = a.id AND e.kind = 'valuation' AND v.kind IN (?, ?))
+		FROM accounts a WHERE a.id = ?`, bun.In(models.ValuedTypes()), models.ValuationOpeningAnchor, models.ValuationCurrentAnchor, account).
+		Scan(ctx, &unknown)
+	return unknown, err
+}
+
+// pdfBalances records the opening and closing balances of a PDF statement whose lines add up
+// to them as checkpoints of the import's account, the day before its period and its last day;
+// an account whose balance is not known takes the closing one as its anchor. A statement's
+// balances are as printed: what a bank account holds, what a card owes.
+func (p *publisher) pdfBalances(ctx context.Context) error {
+	st := p.im.Statement
+	if st == nil || !st.Reconciled || p.im.AccountID == nil || st.Closing == nil || st.PeriodEnd == nil {
+		return nil
+	}
+	account := *p.im.AccountID
+	unknown, err := p.balanceUnknown(ctx, account)
+	if err != nil {
+		return err
+	}
+	if st.Opening != nil && st.PeriodStart != nil {
+		d := st.PeriodStart.AddDate(0, 0, -1).Format(time.DateOnly)
+		if _, err := p.valuation(ctx, account, d, *st.Opening, models.ValuationCheckpoint, "balance:"+d, "Statement opening balance"); err != nil {
+			return err
+		}
+	}
+	kind, name := models.ValuationCheckpoint, "Statement closing balance"
+	if unknown {
+		kind, name = models.ValuationCurrentAnchor, "Balance from the bank's statement"
+	}
+	d := st.PeriodEnd.Format(time.DateOnly)
+	_, err = p.valuation(ctx, account, d, *st.Closing, kind, "balance:"+d, name)
+	return err
 }
 
 // linkIdentifiers remembers which account each of the file's account identifiers went to, so

@@ -239,7 +239,7 @@ func TestExportCommand(t *testing.T) {
 		}
 		got = append(got, fmt.Sprintf("%s %v %v", rec.Type, rec.Data["name"], rec.Data["amount"]))
 	}
-	if strings.Join(got, "; ") != "Account Checking <nil>; Valuation Opening balance 250.0000" {
+	if strings.Join(got, "; ") != "Account Checking <nil>; Valuation Balance when the account was created 250.0000" {
 		t.Fatalf("export: %v", got)
 	}
 	if err := run(context.Background(), []string{"tally", "export", "--family", "Nobody"}, env, io.Discard, io.Discard); err == nil || !strings.Contains(err.Error(), "not found") {
