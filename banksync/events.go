@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 
 	"tally/internal/db"
+	"tally/models"
 )
 
 // The events a sync's end sends to whoever listens (the family's webhooks).
@@ -50,4 +51,32 @@ func (s *Service) notify(ctx context.Context, tx db.Tx, c *Connection, event, st
 		data.Stats = *stats
 	}
 	return s.Events.Emit(ctx, tx, c.FamilyID, event, data)
+}
+
+// differing is the set of the accounts' checkpoints that differ before the sync writes, when
+// someone listens for the differences it brings.
+func (s *Service) differing(ctx context.Context, tx db.Tx, familyID uuid.UUID, accounts []uuid.UUID) (map[uuid.UUID]bool, error) {
+	if s.Events == nil || len(accounts) == 0 {
+		return nil, nil
+	}
+	return models.DifferingCheckpoints(ctx, tx, familyID, accounts)
+}
+
+// notifyDifferences tells the Notifier, if any, of the checkpoints the sync made differ (a
+// transaction the provider never sent shows at an earlier day's reported balance), one
+// balance.differs event per account, in tx.
+func (s *Service) notifyDifferences(ctx context.Context, tx db.Tx, familyID uuid.UUID, accounts []uuid.UUID, before map[uuid.UUID]bool) error {
+	if s.Events == nil || len(accounts) == 0 {
+		return nil
+	}
+	diffs, err := models.DifferencesSince(ctx, tx, familyID, accounts, before)
+	if err != nil {
+		return err
+	}
+	for _, d := range diffs {
+		if err := s.Events.Emit(ctx, tx, familyID, models.EventBalanceDiffers, d); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -268,13 +268,10 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 					return err
 				}
 			case "new":
-				in := models.AccountInput{Name: ba.Name, AccountableType: ch.Type, Subtype: ch.Subtype, Currency: ba.Currency,
-					BalanceDate: s.now()}
-				if ba.Balance != nil {
-					b := tallyBalance(ch.Type, *ba.Balance)
-					in.Balance = &b
-				}
-				acct, err := models.CreateAccount(ctx, tx, familyID, in)
+				// No balance of its own: link sets the provider's, which the account's history
+				// walks back from, and each sync records it as a checkpoint.
+				acct, err := models.CreateAccount(ctx, tx, familyID, models.AccountInput{Name: ba.Name, AccountableType: ch.Type,
+					Subtype: ch.Subtype, Currency: ba.Currency})
 				if err != nil {
 					return err
 				}
@@ -417,6 +414,16 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 				return err
 			}
 		}
+		var linked []uuid.UUID
+		for _, ba := range accounts {
+			if ba.AccountID != nil {
+				linked = append(linked, *ba.AccountID)
+			}
+		}
+		differed, err := s.differing(ctx, tx, c.FamilyID, linked)
+		if err != nil {
+			return err
+		}
 		for _, ba := range accounts {
 			if ba.AccountID == nil {
 				continue
@@ -433,12 +440,15 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		if _, err := transfers.Match(ctx, tx, c.FamilyID, transfers.Scope{EntryIDs: stats.written}); err != nil {
 			return err
 		}
-		_, err := tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,
+		_, err = tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,
 			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, general, stats, c.ID).Exec(ctx)
 		if err != nil {
 			return err
 		}
-		return s.notify(ctx, tx, c, EventCompleted, c.Status, stats, nil)
+		if err := s.notify(ctx, tx, c, EventCompleted, c.Status, stats, nil); err != nil {
+			return err
+		}
+		return s.notifyDifferences(ctx, tx, c.FamilyID, linked, differed)
 	})
 	if err != nil && !retried(err) && !errors.Is(err, ErrConnectionGone) {
 		msg := msgWriteFailed

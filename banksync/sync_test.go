@@ -23,6 +23,7 @@ import (
 	"tally/internal/secrets"
 	"tally/internal/testkit"
 	"tally/jobs"
+	"tally/models"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
@@ -650,5 +651,59 @@ func TestTransferAcrossImportAndSync(t *testing.T) {
 	}
 	if got := e.strings(`SELECT DISTINCT transaction_kind FROM entries WHERE family_id = ? AND kind = 'transaction'`, e.family); strings.Join(got, ",") != "standard" {
 		t.Errorf("kinds after the revert: %q", got)
+	}
+}
+
+// recorder is a Notifier that keeps the events it hears.
+type recorder struct{ events []recordedEvent }
+
+type recordedEvent struct {
+	Type string
+	Data any
+}
+
+func (r *recorder) Emit(_ context.Context, _ db.Tx, _ uuid.UUID, eventType string, data any) error {
+	r.events = append(r.events, recordedEvent{eventType, data})
+	return nil
+}
+
+// TestASyncThatMakesABalanceDifferSaysSo is a bank that reports a higher balance the next day
+// without sending the transaction that explains it: the earlier day's reported balance, walked
+// back from the new one, now differs, and one balance.differs event says so, once.
+func TestASyncThatMakesABalanceDifferSaysSo(t *testing.T) {
+	e := newEnv(t)
+	clock := e.now
+	e.svc.Now = func() time.Time { return clock }
+	rec := &recorder{}
+	e.svc.Events = rec
+	c := e.connect()
+	differences := func() []models.DifferenceEvent {
+		var out []models.DifferenceEvent
+		for _, ev := range rec.events {
+			if ev.Type == models.EventBalanceDiffers {
+				out = append(out, ev.Data.(models.DifferenceEvent))
+			}
+		}
+		return out
+	}
+	e.sync(c)
+	if d := differences(); len(d) != 0 {
+		t.Fatalf("differences after the first sync: %+v", d)
+	}
+	clock = clock.Add(24 * time.Hour)
+	e.fake.SetNow(clock)
+	e.fake.SetBalance("ACT-CHK", "1100.00", "")
+	e.sync(c)
+	d := differences()
+	if len(d) != 1 || len(d[0].Checkpoints) != 1 {
+		t.Fatalf("differences after the second sync: %+v", d)
+	}
+	if cp := d[0].Checkpoints[0]; cp.Date != "2026-11-20" || cp.BankBalance.String() != "1000" || cp.TallyBalance.String() != "1100" ||
+		cp.Difference.String() != "-100" || cp.Source != banksync.Source || d[0].ImportID != nil {
+		t.Errorf("the checkpoint %+v", cp)
+	}
+	e.sync(c)
+	if n := len(differences()); n != 1 {
+		t.Errorf("%d difference events after a third sync that changed nothing, want the one", n)
 	}
 }

@@ -26,11 +26,12 @@ const SourceReconciliation = "reconciliation"
 const BalanceAdjustmentCategory = "Balance adjustment"
 
 // EventBalanceDiffers is the event that tells whoever listens (the family's webhooks) that
-// balances a bank stated for an account differ from the ledger: once an import brings them.
+// balances a bank stated for an account differ from the ledger: once an import brings them, or
+// a bank sync makes one differ.
 const EventBalanceDiffers = "balance.differs"
 
 // DifferenceEvent is what a balance.differs event says: the account, the import that brought
-// the balances, and the checkpoints that differ, newest first.
+// the balances (nil after a bank sync), and the checkpoints that differ, newest first.
 type DifferenceEvent struct {
 	AccountID   uuid.UUID         `json:"account_id"`
 	ImportID    *uuid.UUID        `json:"import_id"`
@@ -341,6 +342,47 @@ func StateBalance(ctx context.Context, db bun.IDB, a *Account, date time.Time, a
 	}
 	_, err = db.NewRaw("INSERT INTO valuations (entry_id, kind) VALUES (?, ?)", e.ID, ValuationCheckpoint).Exec(ctx)
 	return err
+}
+
+// DifferingCheckpoints returns the checkpoints of the family's accounts among ids that differ
+// now, as a set of their entry ids: what DifferencesSince compares with after a change.
+func DifferingCheckpoints(ctx context.Context, db bun.IDB, familyID uuid.UUID, ids []uuid.UUID) (map[uuid.UUID]bool, error) {
+	recs, err := ReconcileAccounts(ctx, db, familyID, ids)
+	if err != nil {
+		return nil, err
+	}
+	set := map[uuid.UUID]bool{}
+	for _, r := range recs {
+		for _, c := range r.Checkpoints {
+			if c.Differs() {
+				set[c.EntryID] = true
+			}
+		}
+	}
+	return set, nil
+}
+
+// DifferencesSince returns, per account among ids, the checkpoints that differ now and were
+// not among before (DifferingCheckpoints taken before a change): the differences the change
+// brought, as a balance.differs event says them.
+func DifferencesSince(ctx context.Context, db bun.IDB, familyID uuid.UUID, ids []uuid.UUID, before map[uuid.UUID]bool) ([]DifferenceEvent, error) {
+	recs, err := ReconcileAccounts(ctx, db, familyID, ids)
+	if err != nil {
+		return nil, err
+	}
+	var out []DifferenceEvent
+	for _, r := range recs {
+		ev := DifferenceEvent{AccountID: r.Account.ID}
+		for _, c := range r.Checkpoints {
+			if c.Differs() && !before[c.EntryID] {
+				ev.Checkpoints = append(ev.Checkpoints, c.Event())
+			}
+		}
+		if len(ev.Checkpoints) > 0 {
+			out = append(out, ev)
+		}
+	}
+	return out, nil
 }
 
 // SetBalance records that the family's account holds (or owes) amount now, on today, the
