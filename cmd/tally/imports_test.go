@@ -205,6 +205,51 @@ func TestKilledWorkerLeavesNothingAndTheWorkEndsOnce(t *testing.T) {
 	}
 }
 
+// TestTerminatedWorkerFinishesItsPublish sends SIGTERM to a real worker process in the middle
+// of a publish, as a deploy does: the publish finishes in the time the README promises (20
+// seconds) before the process exits, and is not done again by anyone.
+func TestTerminatedWorkerFinishesItsPublish(t *testing.T) {
+	bin := buildBinary(t)
+	url := testkit.DatabaseURL(t)
+	d, err := db.Open(context.Background(), url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	ctx := context.Background()
+	const rows = 20_000
+	_, _, id := queuedImport(t, d, rows)
+	worker, _ := startProcess(t, bin, url, nil, "worker")
+	waitFor(t, 60*time.Second, "the worker midway through the publish", func() bool {
+		var done int
+		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(ctx, &done)
+		if done >= rows {
+			t.Fatalf("the publish ended before it could be caught (%d rows)", done)
+		}
+		return done > 0
+	})
+	if err := worker.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- worker.Wait() }()
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("the worker exited with %v", err)
+		}
+	case <-time.After(40 * time.Second):
+		t.Fatal("the worker did not exit within 40 seconds of SIGTERM")
+	}
+	if status, entries := importStatus(t, d, id); status != imports.StatusComplete || entries != rows {
+		t.Fatalf("after SIGTERM: status %s with %d entries, want the publish complete with %d", status, entries, rows)
+	}
+	var attempts int
+	if err := d.NewRaw("SELECT attempt FROM river_job WHERE kind = 'import_publish' AND args->>'import_id' = ?", id.String()).Scan(ctx, &attempts); err != nil || attempts != 1 {
+		t.Errorf("the publish ran %d times (%v), want once", attempts, err)
+	}
+}
+
 // TestExportCommand writes a family's data to a file, and only that family's.
 func TestExportCommand(t *testing.T) {
 	url := testkit.DatabaseURL(t)

@@ -221,7 +221,9 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		return err
 	}
 	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
-	if err := river.Start(ctx); err != nil {
+	// River takes the end of Start's context for a hard stop, cancelling running jobs at once:
+	// the signal's context ends only the wait below, and stopJobs stops softly first.
+	if err := river.Start(context.WithoutCancel(ctx)); err != nil {
 		return fmt.Errorf("start job worker: %w", err)
 	}
 	stopWatch := jobs.WatchDurations(river)
@@ -301,7 +303,7 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 	if err != nil {
 		return err
 	}
-	if err := river.Start(ctx); err != nil {
+	if err := river.Start(context.WithoutCancel(ctx)); err != nil { // see serve: stopJobs stops it
 		return err
 	}
 	stopWatch := jobs.WatchDurations(river)
