@@ -97,6 +97,14 @@ type Config struct {
 	// issues to API clients (OAUTH_ACCESS_TOKEN_TTL, default 1h; OAUTH_REFRESH_TOKEN_TTL,
 	// default 2160h, 90 days).
 	OAuthAccessTokenTTL, OAuthRefreshTokenTTL time.Duration
+	// RequestTimeout bounds the work of one web or API request (REQUEST_TIMEOUT, default
+	// 30s): its database statements are cancelled past it, nothing is written, and it answers
+	// 503. Streams (the export) are left out.
+	RequestTimeout time.Duration
+	// BodyTimeout is how long a request body may go without a byte arriving before the
+	// connection is cut (REQUEST_BODY_TIMEOUT, default 60s); a slow upload that keeps coming
+	// is never cut.
+	BodyTimeout time.Duration
 	// ExchangeRatesURL is the ECB's daily feed of reference rates, fetched once a day with
 	// its history beside it (EXCHANGE_RATES_URL, default fx.DefaultURL); fx.Off ("none")
 	// fetches none.
@@ -244,15 +252,21 @@ func Load(getenv func(string) string) (Config, error) {
 		}
 	}
 	for _, d := range []struct {
-		name string
-		dst  *time.Duration
-		def  time.Duration
-	}{{"OAUTH_ACCESS_TOKEN_TTL", &c.OAuthAccessTokenTTL, time.Hour}, {"OAUTH_REFRESH_TOKEN_TTL", &c.OAuthRefreshTokenTTL, 90 * 24 * time.Hour}} {
+		name     string
+		dst      *time.Duration
+		def, min time.Duration
+		least    string // the minimum and examples, as the error says them
+	}{
+		{"OAUTH_ACCESS_TOKEN_TTL", &c.OAuthAccessTokenTTL, time.Hour, time.Minute, "at least a minute, such as 1h or 2160h"},
+		{"OAUTH_REFRESH_TOKEN_TTL", &c.OAuthRefreshTokenTTL, 90 * 24 * time.Hour, time.Minute, "at least a minute, such as 1h or 2160h"},
+		{"REQUEST_TIMEOUT", &c.RequestTimeout, 30 * time.Second, time.Second, "at least a second, such as 30s or 2m"},
+		{"REQUEST_BODY_TIMEOUT", &c.BodyTimeout, time.Minute, time.Second, "at least a second, such as 60s"},
+	} {
 		*d.dst = d.def
 		if v := strings.TrimSpace(getenv(d.name)); v != "" {
 			t, err := time.ParseDuration(v)
-			if err != nil || t < time.Minute {
-				errs = append(errs, fmt.Errorf("%s %q must be a duration of at least a minute, such as 1h or 2160h", d.name, v))
+			if err != nil || t < d.min {
+				errs = append(errs, fmt.Errorf("%s %q must be a duration of %s", d.name, v, d.least))
 			} else {
 				*d.dst = t
 			}

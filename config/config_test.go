@@ -34,6 +34,8 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"TRUSTED_PROXIES":                   {"TRUSTED_PROXIES": "10.0.0.0/8, proxy.local"},
 		"AUTH_REQUIRE_MFA":                  {"AUTH_REQUIRE_MFA": "everyone"},
 		"EXCHANGE_RATES_URL":                {"EXCHANGE_RATES_URL": "off"},
+		"REQUEST_TIMEOUT":                   {"REQUEST_TIMEOUT": "10ms"},
+		"REQUEST_BODY_TIMEOUT":              {"REQUEST_BODY_TIMEOUT": "soon"},
 	}
 	for name, vars := range cases {
 		t.Run(name, func(t *testing.T) {

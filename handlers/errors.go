@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -93,11 +94,17 @@ func toAppError(err error) *apperr.Error {
 			return &apperr.Error{Code: apperr.Forbidden, Message: msg, Err: err}
 		}
 	}
+	if errors.Is(err, context.DeadlineExceeded) {
+		return &apperr.Error{Code: apperr.Unavailable, Slug: "request_timeout", Err: err, Message: msgTooLong}
+	}
 	if db.Unreachable(err) {
 		return &apperr.Error{Code: apperr.Unavailable, Slug: "service_unavailable", Err: err, Message: msgDatabaseDown}
 	}
 	return &apperr.Error{Code: apperr.Internal, Message: "Something went wrong on our side. It has been logged; please try again.", Err: err}
 }
+
+// msgTooLong is the answer to a request that ran past REQUEST_TIMEOUT.
+const msgTooLong = "This took too long and was stopped, so nothing was changed. Please try again; if it keeps happening, ask for less at once."
 
 // msgDatabaseDown is the answer to every request while the database cannot be reached.
 const msgDatabaseDown = "Tally can't reach its database right now. Nothing was changed; please try again in a moment."

@@ -6,9 +6,11 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -41,6 +43,9 @@ const (
 
 // requestID gives each request an id, from a trusted proxy's X-Request-Id when it is sane,
 // and sends it back in X-Request-Id.
+// requestIDPattern is what a trusted proxy's X-Request-Id may hold to be kept.
+var requestIDPattern = regexp.MustCompile(`^[A-Za-z0-9._-]{1,64}$`)
+
 func (a *app) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		// A request id sent by a trusted proxy is kept, so that its log and Tally's match;
@@ -49,7 +54,7 @@ func (a *app) requestID(next echo.HandlerFunc) echo.HandlerFunc {
 		if a.fromTrustedProxy(c.Request()) {
 			id = c.Request().Header.Get(echo.HeaderXRequestID)
 		}
-		if len(id) == 0 || len(id) > 64 || strings.ContainsAny(id, " \t\r\n") {
+		if !requestIDPattern.MatchString(id) { // it goes into logs, headers and error bodies
 			id = uuid.NewString()
 		}
 		c.Response().Header().Set(echo.HeaderXRequestID, id)
@@ -105,8 +110,12 @@ func (a *app) logRequests(next echo.HandlerFunc) echo.HandlerFunc {
 			if route == "" {
 				route = "unmatched" // no route: never the raw path, which would make a series per URL
 			}
-			metrics.HTTPRequests.WithLabelValues(route, req.Method, strconv.Itoa(c.Response().Status)).Inc()
-			metrics.HTTPDuration.WithLabelValues(route, req.Method).Observe(time.Since(start).Seconds())
+			method := req.Method
+			if !knownMethods[method] {
+				method = "other" // a made-up method would be a new series each time
+			}
+			metrics.HTTPRequests.WithLabelValues(route, method, strconv.Itoa(c.Response().Status)).Inc()
+			metrics.HTTPDuration.WithLabelValues(route, method).Observe(time.Since(start).Seconds())
 		}()
 		return next(c)
 	}
@@ -322,6 +331,54 @@ func (a *app) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 			return apperr.Errorf(apperr.TooLarge, "The upload is too large: files may be at most %d MB.", a.Imports.Limits.MaxBytes>>20)
 		}
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+		return next(c)
+	}
+}
+
+// knownMethods are the HTTP methods metrics label by name; any other is "other".
+var knownMethods = map[string]bool{http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,
+	http.MethodPatch: true, http.MethodDelete: true, http.MethodOptions: true}
+
+// bodyDeadline cuts a request whose body stops arriving: before every read of the body the
+// connection's read deadline moves to BodyTimeout from now, so a slow upload that keeps
+// coming goes on, and one that stalls is cut within BodyTimeout.
+func (a *app) bodyDeadline(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		r := c.Request()
+		if r.Body != nil && r.Body != http.NoBody {
+			rc := http.NewResponseController(c.Response().Writer)
+			// Also bounds what the server reads of a body the handler left unread.
+			_ = rc.SetReadDeadline(time.Now().Add(a.Config.BodyTimeout))
+			r.Body = &stallingBody{ReadCloser: r.Body, rc: rc, timeout: a.Config.BodyTimeout}
+		}
+		return next(c)
+	}
+}
+
+// stallingBody is a request body whose every read must start arriving within timeout.
+type stallingBody struct {
+	io.ReadCloser
+	rc      *http.ResponseController
+	timeout time.Duration
+}
+
+func (b *stallingBody) Read(p []byte) (int, error) {
+	_ = b.rc.SetReadDeadline(time.Now().Add(b.timeout)) // unsupported only by test recorders
+	return b.ReadCloser.Read(p)
+}
+
+// requestTimeout bounds a request's work to RequestTimeout: its context ends then, which
+// cancels its database statement and rolls its transaction back, and it answers 503
+// (toAppError). The export streams for as long as it takes, and is left out.
+func (a *app) requestTimeout(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		switch c.Path() {
+		case "/api/v1/export", "/settings/export/download":
+			return next(c)
+		}
+		ctx, cancel := context.WithTimeout(c.Request().Context(), a.Config.RequestTimeout)
+		defer cancel()
+		c.SetRequest(c.Request().WithContext(ctx))
 		return next(c)
 	}
 }

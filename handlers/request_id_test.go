@@ -31,4 +31,12 @@ func TestRequestIDs(t *testing.T) {
 	if got := r.Header.Get("X-Request-Id"); got != "proxy-4711" || !strings.Contains(r.Body, `"request_id":"proxy-4711"`) {
 		t.Errorf("trusted proxy's id: header %q, body %s", got, r.Body)
 	}
+	// Even a trusted proxy's id is kept only when it is letters, digits, dots, dashes and
+	// underscores, at most 64: it goes into logs, headers and error bodies.
+	for _, bad := range []string{"<script>alert(1)</script>", "a/b", "id with spaces", strings.Repeat("x", 65), "ünïcode"} {
+		r = apptest.NewClient(t, proxied).Do(http.MethodGet, "/api/v1/accounts", nil, map[string]string{"X-Request-Id": bad})
+		if got := r.Header.Get("X-Request-Id"); got == bad || len(got) != 36 {
+			t.Errorf("a proxy's id %q came back as %q", bad, got)
+		}
+	}
 }

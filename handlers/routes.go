@@ -19,7 +19,7 @@ var loginRule = ratelimit.Rule{Limit: 10, Window: time.Minute}
 // routes registers every route of Tally. It is the one place to look for what the server
 // answers.
 func (a *app) routes(e *echo.Echo) {
-	e.Use(a.requestID, a.logRequests, a.secureHeaders)
+	e.Use(a.requestID, a.logRequests, a.secureHeaders, a.bodyDeadline, a.requestTimeout)
 
 	e.GET("/healthz", a.healthz)
 	e.GET("/readyz", a.readyz)

@@ -1,0 +1,105 @@
+package handlers_test
+
+import (
+	"bufio"
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	dto "github.com/prometheus/client_model/go"
+
+	"tally/internal/apptest"
+	"tally/internal/metrics"
+	"tally/internal/testkit"
+	"tally/models"
+)
+
+// TestARequestPastItsTimeIsStoppedAndWritesNothing holds a lock on an account so that a
+// rename through the API waits for it past REQUEST_TIMEOUT: the request answers 503 with
+// Retry-After and a message that says nothing was changed, and the name is unchanged once the
+// lock goes.
+func TestARequestPastItsTimeIsStoppedAndWritesNothing(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"REQUEST_TIMEOUT": "1s"}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "")
+	ctx := context.Background()
+	tx, err := srv.DB.BeginTx(ctx, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tx.NewRaw("SELECT 1 FROM accounts WHERE id = ? FOR UPDATE", acct.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	r := apptest.NewClient(t, srv).API(http.MethodPatch, "/api/v1/accounts/"+acct.ID.String(), key, map[string]any{"name": "Renamed"})
+	took := time.Since(started)
+	if err := tx.Rollback(); err != nil {
+		t.Fatal(err)
+	}
+	if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" || !strings.Contains(r.Body, `"error":"request_timeout"`) ||
+		!strings.Contains(r.Body, "nothing was changed") {
+		t.Fatalf("after %s: %d %s", took, r.Status, r.Body)
+	}
+	if a, err := models.AccountByID(ctx, srv.DB, u.FamilyID, acct.ID); err != nil || a.Name != "Checking" {
+		t.Errorf("the account is now %q (%v): a stopped request wrote", a.Name, err)
+	}
+}
+
+// TestAStalledBodyIsCut sends a request whose body stops arriving: the server closes the
+// connection once REQUEST_BODY_TIMEOUT passes with no byte, instead of holding it forever.
+func TestAStalledBodyIsCut(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"REQUEST_BODY_TIMEOUT": "1s"}})
+	conn, err := net.Dial("tcp", strings.TrimPrefix(srv.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	if _, err := io.WriteString(conn, "POST /api/v1/imports HTTP/1.1\r\nHost: tally\r\nX-Api-Key: whatever\r\n"+
+		"Content-Type: application/json\r\nContent-Length: 1000\r\n\r\n{\"type\": \"Transac"); err != nil {
+		t.Fatal(err)
+	}
+	started := time.Now()
+	_ = conn.SetReadDeadline(time.Now().Add(20 * time.Second))
+	// Whatever the server answers, it must end the connection: reading to the end returns.
+	_, err = io.Copy(io.Discard, bufio.NewReader(conn))
+	if took := time.Since(started); err != nil || took > 10*time.Second {
+		t.Fatalf("the connection was still open after %s (%v)", took.Round(time.Millisecond), err)
+	}
+}
+
+// TestMadeUpMethodsShareOneMetricsSeries sends requests with methods nobody defined: they are
+// counted under "other", so that a stranger cannot grow /metrics at will.
+func TestMadeUpMethodsShareOneMetricsSeries(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	c := apptest.NewClient(t, srv)
+	for _, m := range []string{"BREW", "WHEN", "FOO"} {
+		c.Do(m, "/nowhere-"+m, nil, nil)
+	}
+	methods := map[string]bool{}
+	ch := make(chan prometheus.Metric, 10_000)
+	metrics.HTTPRequests.Collect(ch)
+	close(ch)
+	for m := range ch {
+		var pb dto.Metric
+		if err := m.Write(&pb); err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range pb.GetLabel() {
+			if l.GetName() == "method" {
+				methods[l.GetValue()] = true
+			}
+		}
+	}
+	if methods["BREW"] || methods["WHEN"] || methods["FOO"] || !methods["other"] {
+		t.Errorf("methods labelled: %v", methods)
+	}
+}
