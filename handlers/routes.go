@@ -51,6 +51,7 @@ func (a *app) routes(e *echo.Echo) {
 		web.GET("/auth/saml/:key/logout", a.samlLogout)
 		e.POST("/auth/saml/:key/callback", a.samlACS, a.limitBody)
 		web.GET("/auth/:provider", a.ssoStart)
+		web.POST("/auth/:provider/link", a.ssoLinkStart, a.requireUser, a.requireEnrolment, a.stepUp("connect a sign-in provider", nil))
 		web.GET("/auth/:provider/callback", a.ssoCallback)
 		web.GET("/sso/link", a.ssoLinkPage)
 		web.POST("/sso/link", a.ssoLinkConfirm, a.rateLimit("login", loginRule))

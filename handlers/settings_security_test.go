@@ -11,6 +11,7 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 	"github.com/oauth2-proxy/mockoidc"
+	"github.com/pquerna/otp/totp"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
@@ -132,8 +133,8 @@ func TestSecurityPageListsConnectedAccounts(t *testing.T) {
 	if n := doc.Find(`[data-testid="disconnect-identity"]`).Length(); n != 2 {
 		t.Errorf("%d disconnect buttons, want 2: the password is another way in", n)
 	}
-	if href, _ := doc.Find(`[data-testid="connect-forge"]`).Attr("href"); href != "/auth/forge?link=1" {
-		t.Errorf("connect forge links to %q", href)
+	if action, _ := doc.Find(`[data-testid="connect-forge"]`).Closest("form").Attr("action"); action != "/auth/forge/link" {
+		t.Errorf("connect forge posts to %q", action)
 	}
 	for _, name := range []string{"corp", "retired"} {
 		if r.Has(t, "connect-"+name) {
@@ -357,12 +358,12 @@ func TestSecurityConnectAnotherProviderComesBackHere(t *testing.T) {
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := testkit.NewClient(t, srv.URL)
 	c.SignIn(u.Email, testkit.Password)
-	href, _ := c.Get("/settings/security").Doc(t).Find(`[data-testid="connect-corp"]`).Attr("href")
+	action, _ := c.Get("/settings/security").Doc(t).Find(`[data-testid="connect-corp"]`).Closest("form").Attr("action")
 
 	m.QueueUser(&mockoidc.MockUser{Subject: "ada-link", Email: "ada@corp.example", EmailVerified: true})
-	start := c.Get(href)
+	start := c.PostForm(action, nil)
 	if start.Status != http.StatusSeeOther {
-		t.Fatalf("start %s: %d %s", href, start.Status, start.Body)
+		t.Fatalf("start %s: %d %s", action, start.Status, start.Body)
 	}
 	noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 	resp, err := noFollow.Get(start.Location())
@@ -387,6 +388,37 @@ func TestSecurityConnectAnotherProviderComesBackHere(t *testing.T) {
 	}
 	if page.Has(t, "connect-corp") {
 		t.Error("corp is still offered for connecting")
+	}
+}
+
+// TestLinkingAProviderAsksForTheSecondFactor is a session whose second factor is not fresh
+// (a stolen cookie, say) trying to connect a provider to a user with an authenticator app:
+// the old GET ?link=1 starts nothing, the form asks for a code before it goes to the
+// provider, and a right code lets it through.
+func TestLinkingAProviderAsksForTheSecondFactor(t *testing.T) {
+	t.Parallel()
+	srv, m := securityServer(t, nil)
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := testkit.NewClient(t, srv.URL)
+	c.SignIn(u.Email, testkit.Password)
+	secret := apptest.MustEnrolTOTP(t, srv, u)
+	m.QueueUser(&mockoidc.MockUser{Subject: "mallory", Email: "mallory@corp.example", EmailVerified: true})
+
+	if r := c.Get("/auth/corp?link=1"); r.Status != http.StatusSeeOther || r.Location() != "/settings/security" {
+		t.Fatalf("GET ?link=1: %d to %q, want back to the security page", r.Status, r.Location())
+	}
+	c.Get("/settings/security")
+	r := c.PostForm("/auth/corp/link", nil)
+	if r.Status != http.StatusOK || !r.Has(t, "step-up-form") {
+		t.Fatalf("connecting without a code: %d %q, want the step-up form", r.Status, r.Location())
+	}
+	if r := c.PostForm("/auth/corp/link", url.Values{"step_up_code": {"000000"}}); r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("with a wrong code: %d", r.Status)
+	}
+	code, _ := totp.GenerateCode(secret, time.Now())
+	r = c.PostForm("/auth/corp/link", url.Values{"step_up_code": {code}})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), m.Config().Issuer) {
+		t.Fatalf("with a right code: %d to %q, want the provider", r.Status, r.Location())
 	}
 }
 

@@ -117,20 +117,33 @@ func (a *app) ssoButtons(c echo.Context) []views.SSOButton {
 	return out
 }
 
-// ssoStart is GET /auth/:provider: the browser goes to the provider. ?link=1 connects the
-// provider to the signed-in user instead of signing in.
+// ssoStart is GET /auth/:provider: the browser goes to the provider to sign in. Connecting a
+// provider to the signed-in user is ssoLinkStart's, behind a step-up: the old ?link=1 of this
+// route only leads back to the security page, so that no link can skip it.
 func (a *app) ssoStart(c echo.Context) error {
-	ctx := c.Request().Context()
-	p, err := sso.ByName(ctx, a.SSO.Registry, c.Param("provider"))
-	if err != nil {
-		return err
-	}
-	purpose := sso.PurposeLogin
 	if c.QueryParam("link") != "" {
 		if currentUser(c) == nil {
 			return redirect(c, "/sessions/new")
 		}
-		purpose = sso.PurposeLink
+		return redirect(c, "/settings/security")
+	}
+	return a.ssoBegin(c, sso.PurposeLogin)
+}
+
+// ssoLinkStart is POST /auth/:provider/link, from the security page: the browser goes to the
+// provider, and the identity it comes back with is connected to the signed-in user. A user
+// with a second factor gives it again first (stepUp): a stolen session alone must not plant
+// a way in that outlives it.
+func (a *app) ssoLinkStart(c echo.Context) error {
+	return a.ssoBegin(c, sso.PurposeLink)
+}
+
+// ssoBegin sends the browser to the provider of :provider for purpose.
+func (a *app) ssoBegin(c echo.Context, purpose string) error {
+	ctx := c.Request().Context()
+	p, err := sso.ByName(ctx, a.SSO.Registry, c.Param("provider"))
+	if err != nil {
+		return err
 	}
 	to, f, err := a.SSO.Strategies[p.Strategy].Begin(ctx, p, a.SSO.Env, purpose)
 	if err != nil {
