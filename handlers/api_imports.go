@@ -84,6 +84,7 @@ type ConfigurationJSON struct {
 	DebitColLabel     *string `json:"debit_col_label"`
 	CreditColLabel    *string `json:"credit_col_label"`
 	FeeColLabel       *string `json:"fee_col_label"`
+	BalanceColLabel   *string `json:"balance_col_label"`
 	DateFormat        *string `json:"date_format"`
 	NumberFormat      *string `json:"number_format"`
 	SignageConvention *string `json:"signage_convention"`
@@ -138,7 +139,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 			AccountColLabel: im.AccountColLabel, DebitColLabel: im.DebitColLabel, CreditColLabel: im.CreditColLabel, DateFormat: im.DateFormat,
 			NumberFormat: &im.NumberFormat, SignageConvention: &im.SignageConvention,
 			ColSep: colSepName(im.ColSep), QuoteChar: quoteName(im), RowsToSkip: im.RowsToSkip, Guessed: nonNil(im.Guessed),
-			FeeColLabel: im.FeeColLabel, Preset: optional(im.Preset), ProfileID: uuidString(im.ProfileID),
+			FeeColLabel: im.FeeColLabel, BalanceColLabel: im.BalanceColLabel, Preset: optional(im.Preset), ProfileID: uuidString(im.ProfileID),
 			DateFormatChoices: nonNil(im.DateChoices),
 		},
 		UnmappedColumns: nonNil(im.UnmappedColumns),
@@ -293,7 +294,7 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 			v.Add("publish", `publish must be true or false`)
 		}
 	}
-	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic", "debit", "credit", "fee"} {
+	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic", "debit", "credit", "fee", "balance"} {
 		if l := str(key + "_col_label"); l != nil {
 			req.Labels[key] = l
 		}

@@ -49,7 +49,7 @@ func (a *app) netWorthHistory(c echo.Context) (views.BalanceHistory, *reports.Ne
 	h := views.BalanceHistory{ID: netWorthHistoryID, Title: "Net worth", Path: "/", Range: r,
 		Empty: "No open accounts: net worth is what your open accounts hold less what they owe."}
 	if nw.Points != nil {
-		h.Series = append(h.Series, models.BalanceSeries{Currency: nw.Currency, Points: nw.Points})
+		h.Series = append(h.Series, models.BalanceSeries{Currency: nw.Currency, Points: nw.Points, Monthly: nw.Monthly})
 	}
 	h.Series = append(h.Series, nw.Unconverted...)
 	return h, nw, nil

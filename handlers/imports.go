@@ -241,7 +241,7 @@ func (a *app) importConfigure(c echo.Context) error {
 		_, err = a.Imports.Reconfigure(c.Request().Context(), im.FamilyID, im.ID, req)
 		return a.backToImport(c, im, err, "The file was read again.")
 	}
-	for _, key := range []string{"date", "amount", "debit", "credit", "fee", "name", "notes", "category", "tags", "currency"} {
+	for _, key := range []string{"date", "amount", "debit", "credit", "fee", "balance", "name", "notes", "category", "tags", "currency"} {
 		if l := field(key + "_col_label"); l != nil {
 			req.Labels[key] = l
 		}

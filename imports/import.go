@@ -105,6 +105,7 @@ type Config struct {
 	DebitColLabel                *string `bun:"debit_col_label"`
 	CreditColLabel               *string `bun:"credit_col_label"`
 	FeeColLabel                  *string `bun:"fee_col_label"`
+	BalanceColLabel              *string `bun:"balance_col_label"`
 	DateFormat                   *string `bun:"date_format"`
 	NumberFormat                 string  `bun:"number_format"`
 	SignageConvention            string  `bun:"signage_convention"`
@@ -140,6 +141,7 @@ func (c *Config) labelField(col int) **string {
 		ColCurrency: &c.CurrencyColLabel, ColName: &c.NameColLabel, ColCategory: &c.CategoryColLabel,
 		ColTags: &c.TagsColLabel, ColEntityType: &c.EntityTypeColLabel, ColNotes: &c.NotesColLabel,
 		ColDebit: &c.DebitColLabel, ColCredit: &c.CreditColLabel, ColFee: &c.FeeColLabel,
+		ColBalance: &c.BalanceColLabel,
 	}[col]
 }
 

@@ -54,6 +54,10 @@ func (p *publisher) run(ctx context.Context) error {
 		if err = p.publishEntries(ctx); err == nil {
 			err = p.pdfBalances(ctx)
 		}
+	case TransactionImport:
+		if err = p.publishEntries(ctx); err == nil {
+			err = p.csvBalances(ctx)
+		}
 	default:
 		err = p.publishEntries(ctx)
 	}

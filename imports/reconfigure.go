@@ -92,7 +92,7 @@ func configurable(im *Import) error {
 // configColumns are the imports columns that hold its Config.
 var configColumns = []string{"date_col_label", "amount_col_label", "name_col_label", "category_col_label", "tags_col_label",
 	"notes_col_label", "account_col_label", "entity_type_col_label", "currency_col_label", "qty_col_label", "ticker_col_label",
-	"price_col_label", "exchange_operating_mic_col_label", "debit_col_label", "credit_col_label", "fee_col_label", "date_format", "number_format", "signage_convention", "col_sep",
+	"price_col_label", "exchange_operating_mic_col_label", "debit_col_label", "credit_col_label", "fee_col_label", "balance_col_label", "date_format", "number_format", "signage_convention", "col_sep",
 	"amount_type_strategy", "amount_type_inflow_value", "rows_to_skip", "quote_char", "preset", "profile_id"}
 
 // requestFrom is req completed by the import's configuration: each field req leaves out keeps

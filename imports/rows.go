@@ -299,6 +299,14 @@ func (rc *rowContext) typeTransaction(r *Row) {
 	if r.inflowName != "" && r.Amount != nil && r.Amount.IsNegative() {
 		r.Name = r.inflowName
 	}
+	// The running balance is kept as the file prints it; publish turns it into the account's
+	// terms. A blank cell is no balance: some banks print it on a day's last line only.
+	if b := rc.number(r, ColBalance, "Balance"); b != nil {
+		if r.Extra == nil {
+			r.Extra = map[string]any{}
+		}
+		r.Extra["balance"] = b.String()
+	}
 }
 
 // debitCredit reads the amount of a row whose file has a column for each direction: money

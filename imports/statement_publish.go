@@ -421,9 +421,12 @@ func (p *publisher) ledgerChecks(ctx context.Context, accounts map[string]statem
 // from this format for the day is left alone when equal, and corrected (with its old value
 // kept for revert) when not.
 func (p *publisher) valuation(ctx context.Context, account uuid.UUID, date string, amount decimal.Decimal, kind, externalID, name string) (wrote bool, err error) {
-	source := "pdf"
-	if p.im.Statements != nil {
+	source := "csv" // a transaction file's running balance
+	switch {
+	case p.im.Statements != nil:
 		source = p.im.Statements.Format
+	case p.im.Type == PdfImport:
+		source = "pdf"
 	}
 	var existing struct {
 		ID     uuid.UUID       `bun:"id"`

@@ -83,6 +83,9 @@ const (
 	// ColFee is a fee charged on top of a row's amount (Revolut's Fee): it is added to the
 	// money out, whatever its sign.
 	ColFee
+	// ColBalance is the account's running balance after the row, as the bank prints it: the
+	// file's balances become checkpoints of the account when published (csvBalances).
+	ColBalance
 	numCols
 )
 
@@ -90,7 +93,7 @@ const (
 // keys of a row's fields.
 var columnKeys = [numCols]string{
 	"account", "date", "qty", "ticker", "exchange_operating_mic", "price", "amount", "currency",
-	"name", "category", "tags", "entity_type", "notes", "debit", "credit", "fee",
+	"name", "category", "tags", "entity_type", "notes", "debit", "credit", "fee", "balance",
 }
 
 // columnAliases are headers tried after a column's label, in order.
@@ -111,6 +114,7 @@ var columnAliases = [numCols][]string{
 	ColDebit:      {"debit", "debit_amount", "money_out", "paid_out", "withdrawal", "withdrawals"},
 	ColCredit:     {"credit", "credit_amount", "money_in", "paid_in", "deposit", "deposits"},
 	ColFee:        nil, // never read unless labelled: a "fee" column may already be in the amount
+	ColBalance:    nil, // never read unless labelled: a bank's balance is not a row's amount
 }
 
 // spec describes what a CSV-path type reads and needs.
@@ -121,7 +125,7 @@ type spec struct {
 }
 
 var specs = map[Type]spec{
-	TransactionImport:  {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType, ColDebit, ColCredit, ColFee}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
+	TransactionImport:  {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType, ColDebit, ColCredit, ColFee, ColBalance}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},
 	TradeImport:        {columns: []int{ColAccount, ColDate, ColTicker, ColMIC, ColCurrency, ColQty, ColPrice, ColName}, required: []int{ColDate, ColTicker, ColQty, ColPrice}, mappings: []string{MapAccount}},
 	AccountImport:      {columns: []int{ColEntityType, ColName, ColAmount, ColCurrency, ColDate}, required: []int{ColName, ColAmount}, mappings: []string{MapAccountType}},
 	ExternalAppAImport: {columns: []int{ColAccount, ColDate, ColAmount, ColName, ColCurrency, ColCategory, ColTags, ColNotes, ColEntityType}, required: []int{ColDate, ColAmount}, mappings: []string{MapAccount, MapCategory, MapTag}},

@@ -57,16 +57,25 @@ func DailyBalances(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUI
 type BalanceSeries struct {
 	Currency string
 	Points   []DailyBalance
+	// Monthly says the points are the range's month ends and its last day, not every day: a
+	// range of more than ChartDays days (DailyNetWorth).
+	Monthly bool
 }
 
+// ChartDays is the most days a chart draws one by one; a longer range is drawn at its month
+// ends, and DailyNetWorth reads only those.
+const ChartDays = 400
+
 // DailyNetWorth returns the family's net worth on every day from start to end, one series per
-// currency (Tally converts none), in the order of the currencies' codes: on each day, the sum
-// of DailyBalances over the family's open accounts, assets added and liabilities taken away.
-// A family without open accounts has no series.
+// currency (reports.FamilyNetWorth converts them), in the order of the currencies' codes: on
+// each day, the sum of DailyBalances over the family's open accounts, assets added and
+// liabilities taken away. A family without open accounts has no series. A range of more than
+// ChartDays days gives only its month ends and its last day (Monthly), as its chart draws it.
 //
 // It is one query for every account at once, the walk of DailyBalances partitioned by
 // account and summed per currency and day, so its cost grows with the entries read and the
-// days drawn, never with a query per account or per day.
+// days drawn, never with a query per account or per day; the monthly walk reads no entry but
+// those of the last day's month, whatever the history's length.
 func DailyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, start, end time.Time) ([]BalanceSeries, error) {
 	if err := checkBalanceRange(start, end); err != nil {
 		return nil, err
@@ -90,7 +99,11 @@ func DailyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, start, e
 	}
 	// An account's sign turns an outflow into its balance's change (-1 for an asset); its
 	// balance counts towards net worth with the opposite sign, so a liability's is taken away.
-	err = db.NewRaw(balanceWalk+`SELECT a.currency, b.day, sum(-a.sign * b.balance) AS balance
+	walk, monthly := balanceWalk, end.Sub(start) >= ChartDays*24*time.Hour
+	if monthly {
+		walk = monthEndWalk
+	}
+	err = db.NewRaw(walk+`SELECT a.currency, b.day, sum(-a.sign * b.balance) AS balance
 		FROM balances b JOIN accts a USING (account)
 		GROUP BY a.currency, b.day ORDER BY a.currency, b.day`, newBalanceArgs(open, start, end)).Scan(ctx, &rows)
 	if err != nil && !isNoRows(err) {
@@ -99,7 +112,7 @@ func DailyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, start, e
 	var out []BalanceSeries
 	for _, r := range rows {
 		if len(out) == 0 || out[len(out)-1].Currency != r.Currency {
-			out = append(out, BalanceSeries{Currency: r.Currency})
+			out = append(out, BalanceSeries{Currency: r.Currency, Monthly: monthly})
 		}
 		s := &out[len(out)-1]
 		s.Points = append(s.Points, r.DailyBalance)
@@ -273,5 +286,29 @@ var balanceWalk = balancePoints + `, starts AS (
 	SELECT account, day, coalesce(first_value(reset) OVER s, off) + sign * (before + flow) AS balance
 	FROM walk
 	WINDOW s AS (PARTITION BY account, segment ORDER BY day)
+)
+`
+
+// monthEndWalk is balanceWalk at the month ends of the range and its last day only, as CTEs
+// ending in balances(account, day, balance). A month end's cumulative flow is the running sum
+// of account_month_totals, so it reads no entry; the last day, inside its month, takes away
+// the entries dated after it in that month. Each day's constant is its governing point's, as
+// in balancePoints.
+var monthEndWalk = balancePoints + `, days AS (
+	SELECT least((date_trunc('month', m) + interval '1 month - 1 day')::date, ?end::date) AS day
+	FROM generate_series(date_trunc('month', ?start::date), date_trunc('month', ?end::date), interval '1 month') AS m
+), totals AS (
+	SELECT g.account, t.month,
+		sum(CASE WHEN g.provider THEN t.posted ELSE t.amount END) OVER (PARTITION BY g.account ORDER BY t.month) AS cum
+	FROM governing g JOIN account_month_totals t ON t.account_id = g.account
+), balances AS (
+	SELECT g.account, d.day,
+		coalesce((SELECT off FROM offsets o WHERE o.account = g.account AND o.date <= d.day ORDER BY o.date DESC LIMIT 1), g.off)
+		+ g.sign * (
+			coalesce((SELECT x.cum FROM totals x WHERE x.account = g.account AND x.month <= d.day ORDER BY x.month DESC LIMIT 1), 0)
+			- coalesce((SELECT sum(e.amount) FROM entries e
+				WHERE e.account_id = g.account AND e.kind = 'transaction' AND e.parent_id IS NULL AND NOT (g.provider AND e.pending)
+					AND e.date > d.day AND e.date < date_trunc('month', d.day) + interval '1 month'), 0)) AS balance
+	FROM governing g CROSS JOIN days d
 )
 `

@@ -2,6 +2,7 @@ package models_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 	"time"
 
@@ -161,5 +162,65 @@ func TestHistoryStart(t *testing.T) {
 	mustWriteLedger(t, d, old, end, []ledgerEntry{{day: -365 * 12, kind: "transaction", amount: "1"}})
 	if got, _ := models.HistoryStart(ctx, d, u.FamilyID, nil, end); !got.Equal(end.AddDate(-10, 0, 0)) {
 		t.Errorf("twelve years of history start on %s, want ten years back", got)
+	}
+}
+
+// TestALongRangeIsWalkedAtMonthEnds checks the net worth of a range longer than ChartDays:
+// only its month ends and its last day, each equal to what the daily walk says that day, for
+// an anchored account, a valued one whose value changes mid-range, a bank-fed one with a
+// pending entry, and entries dated after the last day in its month.
+func TestALongRangeIsWalkedAtMonthEnds(t *testing.T) {
+	ctx := context.Background()
+	d := testkit.MustOpenDB(t)
+	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	base := time.Date(2025, 1, 10, 0, 0, 0, 0, time.UTC)
+	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
+	var ledger []ledgerEntry
+	for i := 0; i < 500; i += 7 {
+		ledger = append(ledger, ledgerEntry{day: i, kind: "transaction", amount: fmt.Sprintf("%d.25", i%90-40)})
+	}
+	ledger = append(ledger, ledgerEntry{day: 300, kind: "typed", amount: "5000"}, ledgerEntry{day: 460, kind: "transaction", amount: "77"})
+	mustWriteLedger(t, d, checking, base, ledger)
+	house := testkit.MustCreateAccount(t, d, u.FamilyID, "House", "Property", "")
+	mustWriteLedger(t, d, house, base, []ledgerEntry{{day: 20, kind: "value", amount: "300000"}, {day: 250, kind: "value", amount: "310000"}})
+	bank := testkit.MustCreateAccount(t, d, u.FamilyID, "Bank", "CreditCard", "")
+	if _, err := d.NewRaw("UPDATE accounts SET source = 'simplefin', balance = 900 WHERE id = ?", bank.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	mustWriteLedger(t, d, bank, base, []ledgerEntry{{day: 40, kind: "transaction", amount: "120"}, {day: 430, kind: "transaction", amount: "33", pending: true},
+		{day: 443, kind: "transaction", amount: "-50"}})
+	if err := models.RecomputeBalances(ctx, d, []uuid.UUID{checking.ID, house.ID}); err != nil {
+		t.Fatal(err)
+	}
+	start, end := base, base.AddDate(0, 0, 440) // 2026-03-26: before the entries of days 443 (its month) and 460
+	got, err := models.DailyNetWorth(ctx, d, u.FamilyID, start, end)
+	if err != nil || len(got) != 1 || !got[0].Monthly {
+		t.Fatalf("net worth %+v, %v: want one monthly series", got, err)
+	}
+	want := map[time.Time]decimal.Decimal{}
+	for _, a := range []*models.Account{checking, house, bank} {
+		daily, err := models.DailyBalances(ctx, d, u.FamilyID, a.ID, start, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range daily {
+			if a.Type().Liability {
+				want[p.Date] = want[p.Date].Sub(p.Balance)
+			} else {
+				want[p.Date] = want[p.Date].Add(p.Balance)
+			}
+		}
+	}
+	points := got[0].Points
+	if len(points) != 15 || !points[0].Date.Equal(time.Date(2025, 1, 31, 0, 0, 0, 0, time.UTC)) || !points[14].Date.Equal(end) {
+		t.Fatalf("%d points from %s to %s: want each month end from January 2025, then %s", len(points), points[0].Date, points[len(points)-1].Date, end)
+	}
+	for _, p := range points {
+		if next := p.Date.AddDate(0, 0, 1); next.Day() != 1 && !p.Date.Equal(end) {
+			t.Errorf("%s is neither a month end nor the last day", p.Date.Format(time.DateOnly))
+		}
+		if !p.Balance.Equal(want[p.Date]) {
+			t.Errorf("%s: %s at month ends, %s day by day", p.Date.Format(time.DateOnly), p.Balance, want[p.Date])
+		}
 	}
 }

@@ -18,8 +18,9 @@ import (
 type NetWorth struct {
 	Currency string
 	// Points are the total in Currency, of the parts that convert; none when the family has
-	// no open account.
-	Points []models.DailyBalance
+	// no open account. Monthly as models.DailyNetWorth says.
+	Points  []models.DailyBalance
+	Monthly bool
 	// Parts are each currency's part on the last day, Currency's first, then by code.
 	Parts []NetWorthPart
 	// Unconverted are the currencies no rate converts, each in its own money.
@@ -53,6 +54,7 @@ func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currenc
 		return nil, err
 	}
 	out := &NetWorth{Currency: currency}
+	start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, time.UTC)
 	if len(series) == 0 {
 		return out, nil
 	}
@@ -75,6 +77,7 @@ func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currenc
 			continue
 		}
 		if out.Points == nil {
+			out.Monthly = s.Monthly
 			out.Points = make([]models.DailyBalance, len(s.Points))
 			for i, p := range s.Points {
 				out.Points[i] = models.DailyBalance{Date: p.Date}
@@ -83,7 +86,8 @@ func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currenc
 		for i, p := range s.Points {
 			v := p.Balance
 			if s.Currency != currency {
-				v = v.Mul(days[i].Rate).Round(places)
+				// Each point at its own day's rate: the points may be month ends.
+				v = v.Mul(days[int(p.Date.Sub(start).Hours()/24)].Rate).Round(places)
 			}
 			out.Points[i].Balance = out.Points[i].Balance.Add(v)
 		}

@@ -26,10 +26,10 @@ const (
 	plotHeight      = 160
 	lineChartHeight = 210 // the plot, then the dates under it
 	dateLabelY      = 200
-	dateLabels      = 5   // at most, the first and the last day among them; 3 on a phone
-	maxPoints       = 400 // a longer series is drawn (and tabled) at its month ends
-	barRowHeight    = 44  // a category's name, its bar, the previous month's thin bar
-	barLabelLength  = 28  // characters of a category's name before it is cut short
+	dateLabels      = 5                // at most, the first and the last day among them; 3 on a phone
+	maxPoints       = models.ChartDays // a longer series is drawn (and tabled) at its month ends
+	barRowHeight    = 44               // a category's name, its bar, the previous month's thin bar
+	barLabelLength  = 28               // characters of a category's name before it is cut short
 )
 
 // ChartRange is one of the spans of days a balance chart offers.
@@ -132,6 +132,7 @@ type dateLabel struct {
 // and paths, and its dates written as the person reads them.
 func newLineChart(ctx context.Context, title string, s models.BalanceSeries, marks []ChartMark) lineChart {
 	points, monthly := monthEnds(s.Points, maxPoints)
+	monthly = monthly || s.Monthly
 	c := lineChart{Name: title, Title: title + " (" + s.Currency + ")", Currency: s.Currency, Points: points, Monthly: monthly}
 	if len(points) == 0 {
 		return c
