@@ -132,27 +132,37 @@ const recoveryBound = 60 * time.Second
 // TestKilledWorkerLeavesNothingAndTheWorkEndsOnce kills a real worker process (SIGKILL) in the
 // middle of a publish and then of a revert: nothing it did survives, and a new worker process,
 // with the default settings, finishes each within a minute, exactly once.
-func TestKilledWorkerLeavesNothingAndTheWorkEndsOnce(t *testing.T) {
-	bin := buildBinary(t)
-	url := testkit.DatabaseURL(t)
+// midPublishRows is how many rows a publish caught midway has: four batches, enough to catch
+// the worker between two.
+const midPublishRows = 20_000
+
+// workerMidPublish starts a real worker process on a queued publish of midPublishRows rows and
+// returns once it is midway through, with the database, the import and the process.
+func workerMidPublish(t *testing.T) (bin, url string, d *db.DB, svc *imports.Service, u *models.User, id uuid.UUID, worker *exec.Cmd) {
+	t.Helper()
+	bin, url = buildBinary(t), testkit.DatabaseURL(t)
 	d, err := db.Open(context.Background(), url)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.Close()
-	ctx := context.Background()
-	const rows = 20_000 // four batches: enough to catch the worker between two
-	svc, u, id := queuedImport(t, d, rows)
-
-	worker, _ := startProcess(t, bin, url, nil, "worker")
+	t.Cleanup(d.Close)
+	svc, u, id = queuedImport(t, d, midPublishRows)
+	worker, _ = startProcess(t, bin, url, nil, "worker")
 	waitFor(t, 60*time.Second, "the worker midway through the publish", func() bool {
 		var done int
-		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(ctx, &done)
-		if done >= rows {
+		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(context.Background(), &done)
+		if done >= midPublishRows {
 			t.Fatalf("the publish ended before it could be caught (%d rows)", done)
 		}
 		return done > 0
 	})
+	return bin, url, d, svc, u, id, worker
+}
+
+func TestKilledWorkerLeavesNothingAndTheWorkEndsOnce(t *testing.T) {
+	ctx := context.Background()
+	const rows = midPublishRows
+	bin, url, d, svc, u, id, worker := workerMidPublish(t)
 	kill(t, worker)
 	if status, entries := importStatus(t, d, id); status != imports.StatusImporting || entries != 0 {
 		t.Fatalf("after the kill: status %s with %d entries, want importing with none", status, entries)
@@ -209,25 +219,9 @@ func TestKilledWorkerLeavesNothingAndTheWorkEndsOnce(t *testing.T) {
 // of a publish, as a deploy does: the publish finishes in the time the README promises (20
 // seconds) before the process exits, and is not done again by anyone.
 func TestTerminatedWorkerFinishesItsPublish(t *testing.T) {
-	bin := buildBinary(t)
-	url := testkit.DatabaseURL(t)
-	d, err := db.Open(context.Background(), url)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer d.Close()
 	ctx := context.Background()
-	const rows = 20_000
-	_, _, id := queuedImport(t, d, rows)
-	worker, _ := startProcess(t, bin, url, nil, "worker")
-	waitFor(t, 60*time.Second, "the worker midway through the publish", func() bool {
-		var done int
-		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(ctx, &done)
-		if done >= rows {
-			t.Fatalf("the publish ended before it could be caught (%d rows)", done)
-		}
-		return done > 0
-	})
+	const rows = midPublishRows
+	_, _, d, _, _, id, worker := workerMidPublish(t)
 	if err := worker.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}

@@ -36,6 +36,12 @@ func Open(ctx context.Context, url string) (*DB, error) {
 		return nil, fmt.Errorf("parse database url: %w", err)
 	}
 	cfg.ConnConfig.RuntimeParams["application_name"] = ProcessName
+	// No JIT compilation: Tally's queries are short, and the planner's cost estimates of the
+	// balance walks (correlated subqueries over entries) are high enough to have PostgreSQL
+	// spend a second compiling a query that runs in milliseconds. A URL may still turn it on.
+	if _, set := cfg.ConnConfig.RuntimeParams["jit"]; !set {
+		cfg.ConnConfig.RuntimeParams["jit"] = "off"
+	}
 	if !strings.Contains(url, "pool_max_conns") {
 		cfg.MaxConns = DefaultMaxConns
 	}
