@@ -252,12 +252,22 @@ func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpo
 		a.Sessions.Put(ctx, sessSSOPending, string(raw))
 		return redirect(c, "/sso/link")
 	}
-	if err := a.signIn(c, out.User); err != nil {
-		return err
-	}
 	a.Sessions.Put(ctx, sessSSOProvider, p.Name)
 	if id.IDToken != "" {
 		a.Sessions.Put(ctx, sessSSOIDToken, id.IDToken)
+	}
+	// A user with a second factor gives it here too: the provider's sign-in alone is not
+	// known to have asked for one, and a provider identity planted with a stolen session
+	// must not be a way in without it.
+	st, err := a.MFA.StatusOf(ctx, out.User.ID)
+	if err != nil {
+		return err
+	}
+	if st.Any() {
+		return a.beginMFA(c, out.User, false)
+	}
+	if err := a.signIn(c, out.User); err != nil {
+		return err
 	}
 	if out.Created {
 		a.flash(c, "success", "Welcome! Your account has been created.")

@@ -8,8 +8,10 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/oauth2-proxy/mockoidc"
+	"github.com/pquerna/otp/totp"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/handlers"
@@ -509,3 +511,31 @@ func TestTamperedOIDCAnswersAreRefusedAndAudited(t *testing.T) {
 
 // ssotestProvider starts an in-process OIDC provider.
 func ssotestProvider(t *testing.T) *ssotest.OIDCProvider { return ssotest.NewOIDCProvider(t) }
+
+// TestAProviderSignInAsksForTheSecondFactor is a user with an authenticator app signing in
+// through a connected provider, as a thief who planted their own identity would: the provider
+// alone does not sign them in; Tally's code does.
+func TestAProviderSignInAsksForTheSecondFactor(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op))}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "bob@example.com"})
+	secret := apptest.MustEnrolTOTP(t, srv, u)
+	mustAddIdentity(t, srv, u.ID, "corp", "planted", "mallory@example.com", nil)
+	op.SetUser(map[string]any{"sub": "planted", "email": "mallory@example.com", "email_verified": true})
+	c := testkit.NewClient(t, srv.URL)
+	if r := opLogin(t, c, op); r.Status != http.StatusSeeOther || r.Location() != "/sessions/mfa" {
+		t.Fatalf("a provider sign-in of a user with a second factor: %d to %q, want the code", r.Status, r.Location())
+	}
+	if r := c.Get("/settings/security"); r.Status != http.StatusSeeOther {
+		t.Fatalf("signed in before the code: %d", r.Status)
+	}
+	c.Get("/sessions/mfa")
+	code, _ := totp.GenerateCode(secret, time.Now())
+	if r := c.PostForm("/sessions/mfa", url.Values{"code": {code}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("the code: %d %s", r.Status, r.Body)
+	}
+	if r := c.Get("/settings/security"); r.Status != http.StatusOK {
+		t.Fatalf("after the code: %d", r.Status)
+	}
+}
