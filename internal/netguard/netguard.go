@@ -10,6 +10,7 @@ package netguard
 import (
 	"errors"
 	"net"
+	"net/netip"
 	"strings"
 	"syscall"
 )
@@ -17,11 +18,68 @@ import (
 // ErrPrivate is a connection refused because its address is not public.
 var ErrPrivate = errors.New("refusing to connect to a private address")
 
-// Public reports whether ip is on the public internet: not loopback, private, link-local,
-// unspecified or multicast.
+// special are the address blocks that are not the public internet, from IANA's IPv4 and IPv6
+// Special-Purpose Address Registries (RFC 6890 and its updates), whole: a block some of whose
+// addresses are globally reachable (192.0.0.0/24, 2001::/23) is refused all the same, as no
+// webhook or bank provider lives there. IPv6 blocks that carry an IPv4 address (NAT64, 6to4,
+// IPv4-compatible) are refused too, since they reach whatever IPv4 address they carry; an
+// IPv4-mapped address is judged by its IPv4 address.
+var special = func() []netip.Prefix {
+	var out []netip.Prefix
+	for _, s := range []string{
+		// IPv4
+		"0.0.0.0/8",       // "this network"
+		"10.0.0.0/8",      // private
+		"100.64.0.0/10",   // shared address space: carrier-grade NAT, tailnets, cloud metadata
+		"127.0.0.0/8",     // loopback
+		"169.254.0.0/16",  // link-local, cloud metadata
+		"172.16.0.0/12",   // private
+		"192.0.0.0/24",    // IETF protocol assignments
+		"192.0.2.0/24",    // documentation (TEST-NET-1)
+		"192.31.196.0/24", // AS112-v4
+		"192.52.193.0/24", // AMT
+		"192.88.99.0/24",  // 6to4 relay anycast (deprecated)
+		"192.168.0.0/16",  // private
+		"192.175.48.0/24", // direct delegation AS112
+		"198.18.0.0/15",   // benchmarking
+		"198.51.100.0/24", // documentation (TEST-NET-2)
+		"203.0.113.0/24",  // documentation (TEST-NET-3)
+		"224.0.0.0/4",     // multicast
+		"240.0.0.0/4",     // reserved, and the limited broadcast 255.255.255.255
+		// IPv6
+		"::/128",         // unspecified
+		"::1/128",        // loopback
+		"::/96",          // IPv4-compatible (deprecated)
+		"64:ff9b::/96",   // NAT64
+		"64:ff9b:1::/48", // local-use NAT64
+		"100::/64",       // discard-only
+		"2001::/23",      // IETF protocol assignments, Teredo among them
+		"2001:db8::/32",  // documentation
+		"2002::/16",      // 6to4
+		"3fff::/20",      // documentation
+		"5f00::/16",      // segment routing SIDs
+		"fc00::/7",       // unique local
+		"fe80::/10",      // link-local
+		"ff00::/8",       // multicast
+	} {
+		out = append(out, netip.MustParsePrefix(s))
+	}
+	return out
+}()
+
+// Public reports whether ip is on the public internet: in none of the special-purpose blocks.
 func Public(ip net.IP) bool {
-	return !(ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast())
+	addr, ok := netip.AddrFromSlice(ip)
+	if !ok {
+		return false
+	}
+	addr = addr.Unmap() // ::ffff:a.b.c.d is a.b.c.d
+	for _, p := range special {
+		if p.Contains(addr) {
+			return false
+		}
+	}
+	return true
 }
 
 // Loopback reports whether host (a URL's host name, without port) is this machine: a loopback

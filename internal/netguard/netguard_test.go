@@ -25,6 +25,32 @@ func TestHostsAndAddresses(t *testing.T) {
 		{"::ffff:10.0.0.1", false, true, ErrPrivate, ErrPrivate},
 		{"0.0.0.0", false, true, ErrPrivate, ErrPrivate},
 		{"224.0.0.1", false, true, ErrPrivate, ErrPrivate},
+		// Every special-purpose block: carrier-grade NAT and a cloud's metadata address in it,
+		// "this network", IETF assignments, benchmarking, reserved, and IPv6 forms that carry
+		// an IPv4 address.
+		{"100.64.0.1", false, true, ErrPrivate, ErrPrivate},
+		{"100.100.100.200", false, true, ErrPrivate, ErrPrivate},
+		{"0.1.2.3", false, true, ErrPrivate, ErrPrivate},
+		{"192.0.0.170", false, true, ErrPrivate, ErrPrivate},
+		{"192.0.2.10", false, true, ErrPrivate, ErrPrivate},
+		{"198.18.0.1", false, true, ErrPrivate, ErrPrivate},
+		{"198.19.255.254", false, true, ErrPrivate, ErrPrivate},
+		{"198.51.100.7", false, true, ErrPrivate, ErrPrivate},
+		{"203.0.113.9", false, true, ErrPrivate, ErrPrivate},
+		{"240.0.0.1", false, true, ErrPrivate, ErrPrivate},
+		{"255.255.255.255", false, true, ErrPrivate, ErrPrivate},
+		{"64:ff9b::a9fe:a9fe", false, true, ErrPrivate, ErrPrivate}, // NAT64 of 169.254.169.254
+		{"64:ff9b:1::1", false, true, ErrPrivate, ErrPrivate},
+		{"2002:a9fe:a9fe::1", false, true, ErrPrivate, ErrPrivate},   // 6to4 of 169.254.169.254
+		{"::7f00:1", false, true, ErrPrivate, ErrPrivate},            // IPv4-compatible 127.0.0.1
+		{"2001:0:4136:e378::1", false, true, ErrPrivate, ErrPrivate}, // Teredo
+		{"2001:db8::1", false, true, ErrPrivate, ErrPrivate},
+		{"100::1", false, true, ErrPrivate, ErrPrivate},
+		{"ff02::1", false, true, ErrPrivate, ErrPrivate},
+		{"::ffff:100.64.0.1", false, true, ErrPrivate, ErrPrivate},
+		{"::ffff:93.184.215.14", false, false, nil, nil}, // IPv4-mapped public: judged as IPv4
+		{"100.128.0.1", false, false, nil, nil},          // just past 100.64.0.0/10
+		{"198.20.0.1", false, false, nil, nil},           // just past 198.18.0.0/15
 		{"localhost", true, true, ErrPrivate, ErrPrivate},
 		{"api.localhost.", true, true, ErrPrivate, ErrPrivate},
 		{"example.com", false, false, ErrPrivate, ErrPrivate}, // a dialer only ever sees addresses
