@@ -9,6 +9,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 
 	"tally/auth"
 	"tally/config"
@@ -85,16 +87,30 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintln(stdout, "applied", n)
 		}
 	case "down":
-		names, err := db.MigrateDown(ctx, d)
+		// One migration at a time; dropping tables that hold rows takes --yes or CONFIRM=1.
+		confirm := slices.Contains(args[1:], "--yes") || getenv("CONFIRM") == "1"
+		rb, err := db.MigrateDown(ctx, d, confirm)
+		if errors.Is(err, db.ErrRowsWouldGo) {
+			var held []string
+			for _, t := range rb.Drops {
+				if t.Rows > 0 {
+					held = append(held, fmt.Sprintf("%s (%d rows)", t.Name, t.Rows))
+				}
+			}
+			return fmt.Errorf("rolling back %s would drop %s and everything in them; nothing was changed. Run `tally migrate down --yes` (or CONFIRM=1) to roll it back all the same",
+				rb.Migration, strings.Join(held, ", "))
+		}
 		if err != nil {
 			return err
 		}
-		if len(names) == 0 {
+		if rb.Migration == "" {
 			fmt.Fprintln(stdout, "Nothing to roll back.")
+			return nil
 		}
-		for _, n := range names {
-			fmt.Fprintln(stdout, "rolled back", n)
+		for _, t := range rb.Drops {
+			fmt.Fprintf(stdout, "dropped %s (%d rows)\n", t.Name, t.Rows)
 		}
+		fmt.Fprintln(stdout, "rolled back", rb.Migration)
 	case "status":
 		st, err := db.Status(ctx, d)
 		if err != nil {

@@ -4,13 +4,17 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"regexp"
 	"sort"
+	"strings"
 
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
+	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 
 	"tally/migrations"
@@ -61,8 +65,29 @@ func MigrateUp(ctx context.Context, d *DB) ([]string, error) {
 	return applied, nil
 }
 
-// MigrateDown rolls back the last group of Tally's migrations. River's tables stay.
-func MigrateDown(ctx context.Context, d *DB) ([]string, error) {
+// Rollback is what MigrateDown rolled back, or would: one migration, and the tables it drops
+// with the rows each holds.
+type Rollback struct {
+	Migration string // name_comment; "" when nothing is applied
+	Drops     []DroppedTable
+}
+
+// DroppedTable is a table a migration's rollback drops.
+type DroppedTable struct {
+	Name string
+	Rows int64
+}
+
+// ErrRowsWouldGo is MigrateDown's refusal to drop tables that hold rows without confirm.
+var ErrRowsWouldGo = errors.New("the rollback would drop tables that hold rows")
+
+// dropTable finds the tables a down migration drops.
+var dropTable = regexp.MustCompile(`(?i)\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?([a-z_][a-z0-9_]*)`)
+
+// MigrateDown rolls back the last of Tally's migrations applied, one at a time (River's tables
+// stay). It says what the rollback drops, and when a table it drops holds rows, it refuses
+// (ErrRowsWouldGo, with the Rollback filled in) unless confirm.
+func MigrateDown(ctx context.Context, d *DB, confirm bool) (*Rollback, error) {
 	m, err := migrator(d)
 	if err != nil {
 		return nil, err
@@ -74,15 +99,60 @@ func MigrateDown(ctx context.Context, d *DB) ([]string, error) {
 		return nil, err
 	}
 	defer m.Unlock(context.WithoutCancel(ctx)) //nolint:errcheck
-	group, err := m.Rollback(ctx)
+	all, err := m.MigrationsWithStatus(ctx)
 	if err != nil {
-		return nil, fmt.Errorf("rollback: %w", err)
+		return nil, err
 	}
-	var names []string
-	for _, mig := range group.Migrations {
-		names = append(names, mig.Name+"_"+mig.Comment)
+	applied := all.Applied() // newest first
+	if len(applied) == 0 {
+		return &Rollback{}, nil
 	}
-	return names, nil
+	last := applied[0]
+	rb := &Rollback{Migration: last.Name + "_" + last.Comment}
+	down, err := downSQL(last.Name)
+	if err != nil {
+		return nil, err
+	}
+	for _, match := range dropTable.FindAllStringSubmatch(down, -1) {
+		var exists bool
+		if err := d.NewRaw("SELECT to_regclass(?) IS NOT NULL", match[1]).Scan(ctx, &exists); err != nil {
+			return nil, err
+		}
+		var rows int64
+		if exists {
+			if err := d.NewRaw("SELECT count(*) FROM ?", bun.Ident(match[1])).Scan(ctx, &rows); err != nil {
+				return nil, fmt.Errorf("count the rows of %s: %w", match[1], err)
+			}
+		}
+		rb.Drops = append(rb.Drops, DroppedTable{Name: match[1], Rows: rows})
+	}
+	for _, t := range rb.Drops {
+		if t.Rows > 0 && !confirm {
+			return rb, ErrRowsWouldGo
+		}
+	}
+	if err := last.Down(ctx, m, &last); err != nil {
+		return nil, fmt.Errorf("%s: down: %w", last.Name, err)
+	}
+	if err := m.MarkUnapplied(ctx, &last); err != nil {
+		return nil, err
+	}
+	return rb, nil
+}
+
+// downSQL is the text of the down migration of the migration named name.
+func downSQL(name string) (string, error) {
+	entries, err := fs.ReadDir(migrations.Files, ".")
+	if err != nil {
+		return "", err
+	}
+	for _, e := range entries {
+		if strings.HasPrefix(e.Name(), name+"_") && strings.HasSuffix(e.Name(), ".down.sql") {
+			b, err := fs.ReadFile(migrations.Files, e.Name())
+			return string(b), err
+		}
+	}
+	return "", nil
 }
 
 // MigrationStatus is one of Tally's migrations and whether it has been applied.
