@@ -281,7 +281,7 @@ func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction
 	if notes := strings.TrimSpace(form.Value("notes")); notes != t.Notes {
 		p.Notes = &notes
 	}
-	if excluded := form.Value("excluded") == "on"; excluded != t.Excluded {
+	if excluded := form.Value("excluded") != ""; excluded != t.Excluded { // a ticked box sends its value, whatever it is
 		p.Excluded = &excluded
 	}
 	if t.Manual() {

@@ -1,16 +1,20 @@
 package handlers_test
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
+	"tally/models"
 )
 
 // TestTransactionsPage reads /transactions as a browser without JavaScript and as htmx: an
@@ -126,5 +130,75 @@ func TestTransactionsBulkEdit(t *testing.T) {
 	}
 	if r := c.PostForm("/transactions/bulk", url.Values{"return": {"https://evil.example/"}, "category_id": {food}}); r.Location() != "/transactions" {
 		t.Errorf("an outside return address was followed: %q", r.Location())
+	}
+}
+
+// TestLeaveOutOfReportsSaves ticks "Leave out of budgets and reports" on a transaction's form,
+// as the browser sends it (the box's value), and untick it: each is saved, and locked against
+// rules.
+func TestLeaveOutOfReportsSaves(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "")
+	var id string
+	if err := srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, source)
+		VALUES (gen_random_uuid(), ?, ?, 'transaction', current_date, 12.5, 'USD', 'Gift for Ana', 'manual') RETURNING id::text`,
+		u.FamilyID, acct.ID).Scan(context.Background(), &id); err != nil {
+		t.Fatal(err)
+	}
+	c := apptest.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	excluded := func() (bool, []string) {
+		var e models.Entry
+		if err := srv.DB.NewSelect().Model(&e).Where("id = ?", id).Scan(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		return e.Excluded, e.LockedFields
+	}
+	// The form as the browser would send it: every field as the page fills it.
+	form := func() url.Values {
+		v := url.Values{}
+		doc := c.Get("/transactions/" + id).Doc(t)
+		doc.Find(`form[data-testid="tx-edit-form"] input, form[data-testid="tx-edit-form"] select, form[data-testid="tx-edit-form"] textarea`).
+			Each(func(_ int, s *goquery.Selection) {
+				name, _ := s.Attr("name")
+				typ, _ := s.Attr("type")
+				switch {
+				case name == "" || name == "_csrf" || typ == "checkbox" && !s.Is("[checked]"):
+				case s.Is("select"):
+					val, _ := s.Find("option[selected]").Attr("value")
+					v.Add(name, val)
+				case s.Is("textarea"):
+					v.Add(name, s.Text())
+				default:
+					val, _ := s.Attr("value")
+					v.Add(name, val)
+				}
+			})
+		return v
+	}
+	page := c.Get("/transactions/" + id)
+	box := page.Doc(t).Find(`input[name="excluded"]`)
+	value, _ := box.Attr("value")
+	if box.Length() != 1 || value == "" {
+		t.Fatalf("the form's box: %d, value %q", box.Length(), value)
+	}
+	ticked := form()
+	ticked.Set("excluded", value)
+	r := c.PostForm("/transactions/"+id, ticked)
+	if got, locked := excluded(); r.Status != http.StatusSeeOther || !got || !slices.Contains(locked, "excluded") {
+		t.Fatalf("ticked: %d, excluded %v, locked %v", r.Status, got, locked)
+	}
+	if !c.Get("/transactions/" + id).Doc(t).Find(`input[name="excluded"]`).Is("[checked]") {
+		t.Error("the form does not show the box ticked")
+	}
+	unticked := form()
+	unticked.Del("excluded")
+	if r := c.PostForm("/transactions/"+id, unticked); r.Status != http.StatusSeeOther {
+		t.Fatalf("unticked: %d", r.Status)
+	}
+	if got, _ := excluded(); got {
+		t.Error("unticking did not save")
 	}
 }

@@ -401,7 +401,7 @@ func TransactionEditPanel(e TransactionEdit) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Checkbox(e.Form, "excluded", "Leave out of budgets and reports", "An excluded transaction still moves the account's balance.", e.Form.Value("excluded") == "on").Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Checkbox(e.Form, "excluded", "Leave out of budgets and reports", "An excluded transaction still moves the account's balance.", e.Form.Value("excluded") != "").Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
