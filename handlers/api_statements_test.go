@@ -548,3 +548,33 @@ func TestCamtZipUpload(t *testing.T) {
 		t.Errorf("matches %+v, want 9 new entries (6 + 2 + 1)", m)
 	}
 }
+
+// TestMT942IsPendingUntilTheMT940BooksIt imports the project's MT942 sample, whose currency is
+// only in :34F: and :90D:/:90C:, as pending entries, then the day's MT940, which books both
+// under the same bank references: they are booked in place, not doubled.
+func TestMT942IsPendingUntilTheMT940BooksIt(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	intraday, err := os.ReadFile("../imports/mt940/testdata/mt942_intraday.942")
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := e.statement(t, "auto", string(intraday))
+	if st := first.Data.Statements.Statements; first.Data.Type != "Mt940Import" || len(st) != 1 || st[0].PendingCount != 2 || st[0].Account.Currency != "EUR" {
+		t.Fatalf("the MT942: %s %+v", first.Data.Type, first.Data.Statements)
+	}
+	acct := e.accountByKey(t, "iban:DE89370400440532013000")
+	if _, entries := e.accountState(t, acct); len(entries) != 2 || !strings.Contains(entries[0], "[pending]") || !strings.Contains(entries[1], "[pending]") {
+		t.Fatalf("after the MT942:\n%s", strings.Join(entries, "\n"))
+	}
+	booked := "{1:F01COBADEFFAXXX0000000000}{2:I940COBADEFFXXXXN}{4:\n:20:END0407\n:25:DE89370400440532013000\n:28C:00001/001\n" +
+		":60F:C260406EUR500,00\n:61:2604070407DR22,50NDDTNONREF//I1\n:86:105?00LASTSCHRIFT?20SVWZ+Fahrkarte?32VERKEHRSBETRIEBE\n" +
+		":61:2604070407CR100,00NTRFNONREF//I2\n:86:166?00GUTSCHRIFT?20SVWZ+Rueckerstattung?32ONLINE SHOP\n:62F:C260407EUR577,50\n-}\n"
+	second := e.statement(t, "Mt940Import", booked)
+	if m := second.Data.Statements.Matches; m == nil || m.PendingBooked != 2 || m.New != 0 {
+		t.Fatalf("the MT940's matches: %+v", m)
+	}
+	if _, entries := e.accountState(t, acct); len(entries) < 2 || strings.Contains(strings.Join(entries, "\n"), "[pending]") {
+		t.Fatalf("after the MT940:\n%s", strings.Join(entries, "\n"))
+	}
+}

@@ -198,6 +198,7 @@ func fieldStart(l string) (tag, value string, ok bool) {
 func statement(m message) (*bankfile.Statement, error) {
 	st := &bankfile.Statement{Line: m.fields[0].line, Intraday: m.intraday}
 	var counts []field
+	stated := "" // the currency an MT942 names outside balances
 	haveAccount := false
 	last := ""
 	for _, f := range m.fields {
@@ -230,10 +231,19 @@ func statement(m message) (*bankfile.Statement, error) {
 			}
 			st.Intraday, st.From, st.To = true, &d, &d
 		case "34F":
+			// An MT942 has no balances: its currency is in the floor limit (EURD0,) and the
+			// counts (1EUR22,50).
 			st.Intraday = true
+			if v := strings.TrimSpace(value); len(v) >= 3 && isUpper(v[:3]) && stated == "" {
+				stated = v[:3]
+			}
 		case "90D", "90C":
 			st.Intraday = true
 			counts = append(counts, f)
+			v := strings.TrimLeft(strings.TrimSpace(value), "0123456789")
+			if len(v) >= 3 && isUpper(v[:3]) && stated == "" {
+				stated = v[:3]
+			}
 		case "61":
 			if !haveAccount {
 				return nil, bankfile.Errorf(f.line, tag, "a statement line comes before the account (:25:)")
@@ -263,6 +273,9 @@ func statement(m message) (*bankfile.Statement, error) {
 				break
 			}
 		}
+	}
+	if st.Currency == "" {
+		st.Currency = stated
 	}
 	if st.Account.Currency == "" {
 		st.Account.Currency = st.Currency

@@ -67,7 +67,7 @@ func TestStatementsReconcile(t *testing.T) {
 		}},
 		{"year_turn.940", "MT940", []stmt{{"YEAR/1/1", "iban:DE89370400440532013000", "EUR", 2, "100.00", "-5.00", "95.00", false, false}}},
 		{"latin1.sta", "MT940", []stmt{{"L1/1/1", "acct:37040044/0532013000", "EUR", 1, "10.00", "-2.50", "7.50", false, false}}},
-		{"mt942_intraday.942", "MT942", []stmt{{"INTRADAY1/00001/001", "iban:DE89370400440532013000", "", 2, "", "77.50", "", false, true}}},
+		{"mt942_intraday.942", "MT942", []stmt{{"INTRADAY1/00001/001", "iban:DE89370400440532013000", "EUR", 2, "", "77.50", "", false, true}}}, // the currency of :34F: and :90D:
 	}
 	for _, c := range cases {
 		t.Run(c.file, func(t *testing.T) {
