@@ -26,11 +26,14 @@ const oauthAppsPath = "/oauth/applications"
 
 // oauthAppRoutes registers /oauth/applications: the OAuth clients, for super admins.
 func (a *app) oauthAppRoutes(g *echo.Group) {
+	// An application with client credentials acts as its owner without anyone signing in: a
+	// way in that outlives a session, so setting one up takes the second factor again.
+	credentials := a.stepUp("let an application act as you", func(c echo.Context) bool { return c.FormValue("client_credentials") != "" })
 	g.GET("", a.oauthAppsIndex)
 	g.GET("/new", a.oauthAppNew)
-	g.POST("", a.oauthAppCreate)
+	g.POST("", a.oauthAppCreate, credentials)
 	g.GET("/:id/edit", a.oauthAppEdit)
-	g.POST("/:id", a.oauthAppUpdate)
+	g.POST("/:id", a.oauthAppUpdate, credentials)
 	g.POST("/:id/delete", a.oauthAppDelete)
 }
 
@@ -107,6 +110,11 @@ func (a *app) oauthAppInput(c echo.Context) (in oauth.ClientInput, form *views.F
 		return in, form, "No user has the email address " + email, nil
 	case err != nil:
 		return in, form, "", err
+	case owner.ID != currentUser(c).ID:
+		// Client credentials act as their owner with nobody signing in: a super admin may not
+		// mint that for someone else, whose data it would read and change without their say.
+		return in, form, "Client credentials act for the administrator who sets them up: use your own email, " + currentUser(c).Email +
+			". Someone else's application is theirs to set up, or to allow through the sign-in flow.", nil
 	}
 	in.OwnerUserID = &owner.ID
 	return in, form, "", nil

@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/pquerna/otp/totp"
 	"golang.org/x/crypto/bcrypt"
 
 	"tally/internal/apptest"
@@ -199,11 +201,16 @@ func TestOAuthAppFormShowsEveryProblem(t *testing.T) {
 	}
 }
 
-// tokenFor asks for a client credentials token with HTTP Basic authentication.
-func tokenFor(t *testing.T, srv *apptest.Server, id, secret string) (int, map[string]any) {
+// tokenFor asks for a client credentials token with HTTP Basic authentication, for the
+// scopes given, if any.
+func tokenFor(t *testing.T, srv *apptest.Server, id, secret string, scope ...string) (int, map[string]any) {
 	t.Helper()
 	basic := base64.StdEncoding.EncodeToString([]byte(url.QueryEscape(id) + ":" + url.QueryEscape(secret)))
-	r := testkit.NewClient(t, srv.URL).Do(http.MethodPost, "/oauth/token", strings.NewReader("grant_type=client_credentials"),
+	req := "grant_type=client_credentials"
+	if len(scope) > 0 {
+		req += "&scope=" + url.QueryEscape(strings.Join(scope, " "))
+	}
+	r := testkit.NewClient(t, srv.URL).Do(http.MethodPost, "/oauth/token", strings.NewReader(req),
 		map[string]string{"Content-Type": "application/x-www-form-urlencoded", "Authorization": "Basic " + basic})
 	var body map[string]any
 	_ = json.Unmarshal([]byte(r.Body), &body)
@@ -212,11 +219,24 @@ func tokenFor(t *testing.T, srv *apptest.Server, id, secret string) (int, map[st
 
 func TestOAuthAppClientCredentialsActForTheOwner(t *testing.T) {
 	t.Parallel()
-	srv, c, _ := oauthAppsEnv(t)
-	owner := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "robot-owner@example.com", Role: models.RoleMember})
+	srv, c, root := oauthAppsEnv(t)
+	owner := root
 	testkit.MustCreateAccount(t, srv.DB, owner.FamilyID, "Owner's wallet", "Depository", "10")
+
+	// Someone else, of another family, cannot be made the owner: the token would read and
+	// change their data without their say.
+	other := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "robot-owner@example.com", Role: models.RoleMember})
 	form := appForm("Nightly sync", "", "confidential", "client_credentials")
 	form.Set("owner", "Robot-Owner@example.com ")
+	if r := c.PostForm("/oauth/applications", form); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.TestID(t, "error-owner"), "act for the administrator who sets them up") {
+		t.Fatalf("another user as the owner: %d %q", r.Status, r.TestID(t, "error-owner"))
+	}
+	if n := testkitStrings(t, srv, "SELECT id::text FROM oauth_clients WHERE owner_user_id = ?", other.ID); len(n) != 0 {
+		t.Fatalf("an application acting for %s was made", other.Email)
+	}
+	c.Get("/oauth/applications/new")
+	form.Set("owner", strings.ToUpper(owner.Email)+" ")
 	id, secret := createdApp(t, c, form)
 	if r := c.Get("/oauth/applications"); r.TestID(t, "oauth-app-owner") != owner.Email {
 		t.Errorf("the list says the client acts for %q", r.TestID(t, "oauth-app-owner"))
@@ -308,5 +328,37 @@ func TestOAuthAppsListDynamicRegistrations(t *testing.T) {
 		if got := strings.TrimSpace(row.Find(`[data-testid="` + id + `"]`).Text()); got != want {
 			t.Errorf("%s shows %q, want %q", id, got, want)
 		}
+	}
+}
+
+// TestOAuthAppClientCredentialsTakeTheSecondFactorAndGetTheirScope is a super admin with an
+// authenticator app whose session gave no code lately: setting up client credentials asks
+// for it, and the token then gets the read_write scope it asks for, and can write.
+func TestOAuthAppClientCredentialsTakeTheSecondFactorAndGetTheirScope(t *testing.T) {
+	t.Parallel()
+	srv, c, root := oauthAppsEnv(t)
+	secret := apptest.MustEnrolTOTP(t, srv, root)
+	c.Get("/oauth/applications/new")
+	form := appForm("Writer", "", "confidential", "client_credentials", "read_write")
+	form.Set("owner", root.Email)
+	if r := c.PostForm("/oauth/applications", form); r.Status != http.StatusOK || !r.Has(t, "step-up-form") {
+		t.Fatalf("client credentials without the code: %d, step-up %v", r.Status, r.Has(t, "step-up-form"))
+	}
+	if n := testkitStrings(t, srv, "SELECT id::text FROM oauth_clients"); len(n) != 0 {
+		t.Fatal("the application was made before the code")
+	}
+	code, _ := totp.GenerateCode(secret, time.Now())
+	form.Set("step_up_code", code)
+	id, clientSecret := createdApp(t, c, form)
+
+	status, body := tokenFor(t, srv, id, clientSecret, "read_write")
+	token, _ := body["access_token"].(string)
+	if status != http.StatusOK || token == "" || body["scope"] != "read_write" {
+		t.Fatalf("a read_write token: %d %v", status, body)
+	}
+	r := testkit.NewClient(t, srv.URL).Do(http.MethodPost, "/api/v1/tags", strings.NewReader(`{"name": "From the robot"}`),
+		map[string]string{"Authorization": "Bearer " + token, "Content-Type": "application/json"})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("writing with the read_write token: %d %s", r.Status, r.Body)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -215,7 +216,13 @@ func (s *Server) actForOwner(ctx context.Context, ar fosite.AccessRequester) err
 	ar.GetSession().(*fosite.DefaultSession).Subject = client.OwnerUserID.String()
 	if len(ar.GetRequestedScopes()) == 0 {
 		ar.SetRequestedScopes(fosite.Arguments{ScopeRead})
-		ar.GrantScope(ScopeRead)
+	}
+	// Nobody consents to a client credentials token: it gets what it asked for, within what
+	// the client may have (fosite refused anything beyond that already).
+	for _, scope := range ar.GetRequestedScopes() {
+		if slices.Contains(client.Scopes, scope) {
+			ar.GrantScope(scope)
+		}
 	}
 	return nil
 }

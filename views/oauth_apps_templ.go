@@ -770,7 +770,7 @@ func OAuthAppFormPage(f OAuthAppForm) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						templ_7745c5c3_Err = Field(f.Form, FieldOpts{Name: "owner", Label: "Owner's email", Type: "email", Autocomplete: "off",
-							Help: "The user whose accounts client credentials tokens read and change, as if they had signed in."}).Render(ctx, templ_7745c5c3_Buffer)
+							Help: "Yours: client credentials tokens read and change your family's data as if you had signed in. Setting them up asks for your second factor again."}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
