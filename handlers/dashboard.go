@@ -164,6 +164,12 @@ func todayRates(nw *reports.NetWorth) map[string]fx.Conversion {
 // each currency, the parts the daily walk found.
 func netWorthToday(nw *reports.NetWorth) views.Converted {
 	c := views.Converted{Total: views.Total{Currency: nw.Currency, Amount: nw.Last()}}
+	if len(nw.Parts) == 0 && len(nw.Unconverted) == 1 {
+		// Everything is in one currency no rate converts: that is the net worth, in its own
+		// money, with the note that it is not in the family's.
+		s := nw.Unconverted[0]
+		c.Total = views.Total{Currency: s.Currency, Amount: s.Points[len(s.Points)-1].Balance}
+	}
 	if len(nw.Parts) <= 1 && len(nw.Unconverted) == 0 {
 		return c
 	}
