@@ -30,16 +30,19 @@ type lines struct {
 	all []string
 }
 
-func (l *lines) count(substr string) int {
+func (l *lines) count(substr string) int { return len(l.matching(substr)) }
+
+// matching returns the lines that contain substr.
+func (l *lines) matching(substr string) []string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	n := 0
+	var out []string
 	for _, s := range l.all {
 		if strings.Contains(s, substr) {
-			n++
+			out = append(out, s)
 		}
 	}
-	return n
+	return out
 }
 
 // launch runs the tally binary with env and args and returns it with its standard output's
@@ -210,7 +213,7 @@ func TestServerRidesOutADatabaseRestart(t *testing.T) {
 	if n := logs.count("database unreachable"); n != 1 {
 		t.Errorf("%d warnings of the outage, want 1", n)
 	}
-	if n := logs.count("internal error"); n != 0 {
-		t.Errorf("%d internal errors logged during the outage", n)
+	if errs := logs.matching("internal error"); len(errs) != 0 {
+		t.Errorf("%d internal errors logged during the outage:\n%s", len(errs), strings.Join(errs, "\n"))
 	}
 }

@@ -41,7 +41,9 @@ func Unreachable(err error) bool {
 	}
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error
+	// ErrConnClosed is a pooled connection the driver closed as its socket went away: a
+	// request that took it just as the server went down gets it.
 	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		pgconn.Timeout(err)
+		errors.Is(err, pgconn.ErrConnClosed) || pgconn.Timeout(err)
 }
