@@ -159,6 +159,11 @@ func (p *publisher) statementAccounts(ctx context.Context) (map[string]statement
 }
 
 // matchBankIDs finds the rows whose bank id the account already has (rule 2).
+//
+// Like bookPending's, its look at the account's entries is a LATERAL subquery the planner
+// cannot flatten (OFFSET 0), one probe per row with all of the row's values. As a join it was
+// planned as a nested loop probing entries_source_external_id_key by the account alone, which
+// read every entry of the account for each row of a statement uploaded again.
 func (p *publisher) matchBankIDs(ctx context.Context, m *MatchCounts) error {
 	var found []struct {
 		Row        int       `bun:"row_number"`
@@ -174,8 +179,9 @@ func (p *publisher) matchBankIDs(ctx context.Context, m *MatchCounts) error {
 				AND e.pending = (r.extra->>'pending')::boolean)) AS same
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
-		JOIN entries e ON e.account_id = a.id AND e.kind IN ('transaction', 'trade')
-			AND e.source = r.extra->>'source' AND e.external_id = r.extra->>'external_id'
+		CROSS JOIN LATERAL (SELECT e.id, e.pending, e.date, e.amount, e.currency FROM entries e
+			WHERE e.account_id = a.id AND e.source = r.extra->>'source' AND e.external_id = r.extra->>'external_id'
+				AND e.kind IN ('transaction', 'trade') OFFSET 0) e
 		WHERE `+validRows+` AND r.extra ? 'external_id'`, p.im.AccountID, p.im.ID).Scan(ctx, &found)
 	if err != nil {
 		return fmt.Errorf("match bank ids: %w", err)
@@ -216,10 +222,11 @@ func (p *publisher) bookPending(ctx context.Context, m *MatchCounts) error {
 	err := p.tx.NewRaw(`
 		SELECT r.row_number, e.id AS entry_id, abs(e.date - r.date) AS dist
 		FROM import_rows r `+p.accountJoin()+`
-		JOIN entries e ON e.account_id = coalesce(?::uuid, am.target_id) AND e.pending AND e.kind = 'transaction'
-			AND e.source = r.extra->>'source' AND e.amount = r.amount AND abs(e.date - r.date) <= ?
+		CROSS JOIN LATERAL (SELECT e.id, e.date FROM entries e
+			WHERE e.account_id = coalesce(?::uuid, am.target_id) AND e.pending AND e.date BETWEEN r.date - ?::int AND r.date + ?::int
+				AND e.kind = 'transaction' AND e.source = r.extra->>'source' AND e.amount = r.amount OFFSET 0) e
 		WHERE `+validRows+` AND NOT (r.extra->>'pending')::boolean AND r.ticker IS NULL
-		ORDER BY dist, r.row_number, e.date, e.id`, p.im.AccountID, pendingMatchDays, p.im.ID).Scan(ctx, &cands)
+		ORDER BY dist, r.row_number, e.date, e.id`, p.im.AccountID, pendingMatchDays, pendingMatchDays, p.im.ID).Scan(ctx, &cands)
 	if err != nil {
 		return fmt.Errorf("match pending entries: %w", err)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -138,20 +139,34 @@ func BenchmarkImportPublish(b *testing.B) {
 // machine moves neither.
 const publishRounds = 3
 
-func benchPublish(b *testing.B, bin string, shape csvShape) {
+// benchServer is what a benchmark through the real server needs: a fresh database, a
+// family's user with an API key that can write, and `tally serve` on that database.
+type benchServer struct {
+	url, base, key string
+	d              *db.DB
+	user           *models.User
+	process        *exec.Cmd
+}
+
+func newBenchServer(b *testing.B, bin string) *benchServer {
 	url := testkit.DatabaseURL(b)
 	d, err := db.Open(context.Background(), url)
 	if err != nil {
 		b.Fatal(err)
 	}
-	defer d.Close()
+	b.Cleanup(d.Close)
 	u := testkit.MustCreateUser(b, d, testkit.UserOpts{})
-	key := testkit.MustCreateAPIKey(b, d, u.ID, models.ScopeReadWrite)
+	process, m := startProcess(b, bin, url, regexp.MustCompile(`listening on (http://\S+)`), "serve")
+	return &benchServer{url: url, base: m[1], key: testkit.MustCreateAPIKey(b, d, u.ID, models.ScopeReadWrite), d: d, user: u, process: process}
+}
+
+func benchPublish(b *testing.B, bin string, shape csvShape) {
 	csv := shape.csv()
 	if len(csv) > 10*1024*1024 {
 		b.Fatalf("the %s file is %d bytes, over the 10 MB limit", shape.name, len(csv))
 	}
-	server, m := startProcess(b, bin, url, regexp.MustCompile(`listening on (http://\S+)`), "serve")
+	srv := newBenchServer(b, bin)
+	d, u := srv.d, srv.user
 	dateFormat := shape.dateFormat
 	if dateFormat == "" {
 		dateFormat = "%Y-%m-%d"
@@ -161,7 +176,7 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 		request["account_id"] = testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "").ID.String()
 	}
 	body, _ := json.Marshal(request)
-	bare := newBareCopy(b, url, u.FamilyID, shape)
+	bare := newBareCopy(b, srv.url, u.FamilyID, shape)
 	defer bare.close()
 
 	b.ResetTimer()
@@ -169,7 +184,7 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 	for range b.N {
 		for range publishRounds {
 			copies = append(copies, bare.run(b))
-			publishes = append(publishes, publishOnceThen(b, d, m[1], key, body, shape, func(id uuid.UUID) {
+			publishes = append(publishes, publishOnceThen(b, d, srv.base, srv.key, body, shape, func(id uuid.UUID) {
 				var n int
 				if err := d.NewRaw(`SELECT count(*) FROM transfers t JOIN entries e ON e.id = t.inflow_entry_id WHERE e.import_id = ?`, id).Scan(context.Background(), &n); err != nil {
 					b.Fatal(err)
@@ -182,7 +197,7 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 	}
 	b.StopTimer()
 	per, copyTime := median(publishes), median(copies)
-	peak := peakRSS(b, server.Process.Pid)
+	peak := peakRSS(b, srv.process.Process.Pid)
 	b.ReportMetric(float64(shape.rows)/per.Seconds(), "rows/s")
 	b.ReportMetric(per.Seconds()/copyTime.Seconds(), "x-copy")
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
@@ -200,9 +215,23 @@ func publishOnce(b *testing.B, d *db.DB, base, key string, body []byte, shape cs
 // publishOnceThen is publishOnce, with a look at the published import (inspect) before it is
 // taken away.
 func publishOnceThen(b *testing.B, d *db.DB, base, key string, body []byte, shape csvShape, inspect func(uuid.UUID)) time.Duration {
-	ctx := context.Background()
 	testkit.Checkpoint(b)
 	start := time.Now()
+	id := postImport(b, base, key, body)
+	waitComplete(b, d, id)
+	elapsed := time.Since(start)
+	if _, n := importStatus(b, d, id); n != shape.rows {
+		b.Fatalf("%d entries, want %d", n, shape.rows)
+	}
+	if inspect != nil {
+		inspect(id)
+	}
+	removeImport(b, d, id)
+	return elapsed
+}
+
+// postImport sends an import request to the server and returns the new import's id.
+func postImport(b *testing.B, base, key string, body []byte) uuid.UUID {
 	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/imports", bytes.NewReader(body))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("X-Api-Key", key)
@@ -219,37 +248,37 @@ func publishOnceThen(b *testing.B, d *db.DB, base, key string, body []byte, shap
 	if resp.StatusCode != http.StatusCreated {
 		b.Fatalf("create: %d %s", resp.StatusCode, created.Error)
 	}
-	id := uuid.MustParse(created.Data.ID)
+	return uuid.MustParse(created.Data.ID)
+}
+
+// waitComplete waits until the import's publish is complete, as a client does.
+func waitComplete(b *testing.B, d *db.DB, id uuid.UUID) {
 	// Poll the status alone: counting the import's entries while the publish writes them
 	// would scan every uncommitted row, and load the machine the publish runs on.
 	for {
 		var status string
-		if err := d.NewRaw("SELECT status FROM imports WHERE id = ?", id).Scan(ctx, &status); err != nil {
+		if err := d.NewRaw("SELECT status FROM imports WHERE id = ?", id).Scan(context.Background(), &status); err != nil {
 			b.Fatal(err)
 		}
 		if status == "complete" {
-			break
+			return
 		}
 		if status != "importing" {
 			b.Fatalf("import ended %s", status)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	elapsed := time.Since(start)
-	if _, n := importStatus(b, d, id); n != shape.rows {
-		b.Fatalf("%d entries, want %d", n, shape.rows)
-	}
-	if inspect != nil {
-		inspect(id)
-	}
+}
+
+// removeImport takes the import and its entries away again, outside the measurement.
+func removeImport(b *testing.B, d *db.DB, id uuid.UUID) {
 	// Gone for the next round, with the space they took made free again, as the bare COPY's
 	// table is new each round.
 	for _, q := range []string{"DELETE FROM entries WHERE import_id = ?", "DELETE FROM imports WHERE id = ?", "VACUUM entries, import_rows, imports"} {
-		if _, err := d.NewRaw(q, id).Exec(ctx); err != nil {
+		if _, err := d.NewRaw(q, id).Exec(context.Background()); err != nil {
 			b.Fatalf("%s: %v", q, err)
 		}
 	}
-	return elapsed
 }
 
 // bareCopy is the physical limit of a publish: COPY of the shape's rows into a table with
@@ -368,16 +397,9 @@ func peakRSS(b *testing.B, pid int) int {
 func BenchmarkPublishWithRules(b *testing.B) {
 	bin := buildBinary(b)
 	shape := csvShapes[1]
-	url := testkit.DatabaseURL(b)
 	ctx := context.Background()
-	d, err := db.Open(ctx, url)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer d.Close()
-	u := testkit.MustCreateUser(b, d, testkit.UserOpts{})
-	key := testkit.MustCreateAPIKey(b, d, u.ID, models.ScopeReadWrite)
-	_, m := startProcess(b, bin, url, regexp.MustCompile(`listening on (http://\S+)`), "serve")
+	srv := newBenchServer(b, bin)
+	d, u := srv.d, srv.user
 	acct := testkit.MustCreateAccount(b, d, u.FamilyID, "Checking", "Depository", "")
 	body, _ := json.Marshal(map[string]any{"raw_file_content": shape.csv(), "date_format": "%Y-%m-%d", "publish": "true", "account_id": acct.ID.String()})
 
@@ -437,9 +459,9 @@ func BenchmarkPublishWithRules(b *testing.B) {
 			if _, err := d.NewRaw("DELETE FROM rules WHERE family_id = ?", u.FamilyID).Exec(ctx); err != nil {
 				b.Fatal(err)
 			}
-			plain = append(plain, publishOnce(b, d, m[1], key, body, shape))
+			plain = append(plain, publishOnce(b, d, srv.base, srv.key, body, shape))
 			addRules()
-			ruled = append(ruled, publishOnceThen(b, d, m[1], key, body, shape, func(id uuid.UUID) { categorised = changedBy(id) }))
+			ruled = append(ruled, publishOnceThen(b, d, srv.base, srv.key, body, shape, func(id uuid.UUID) { categorised = changedBy(id) }))
 		}
 	}
 	b.StopTimer()

@@ -59,6 +59,7 @@ type PlanNode struct {
 	Index      string     `json:"Index Name"`
 	IndexCond  string     `json:"Index Cond"`
 	ActualRows float64    `json:"Actual Rows"`
+	Loops      float64    `json:"Actual Loops"` // how often it ran: once per row of another in a row-by-row join
 	Plans      []PlanNode `json:"Plans"`
 }
 
@@ -71,8 +72,9 @@ func (n PlanNode) Walk(fn func(PlanNode)) {
 }
 
 // Explain runs query under EXPLAIN (ANALYZE, FORMAT JSON) and returns its plan, and the JSON
-// to print when a test fails.
-func Explain(tb testing.TB, d *db.DB, query string) (PlanNode, string) {
+// to print when a test fails. d is a database or a transaction: a statement that writes is
+// run, so explain it in a transaction that is rolled back.
+func Explain(tb testing.TB, d bun.IDB, query string) (PlanNode, string) {
 	tb.Helper()
 	var raw string
 	if err := d.NewRaw("EXPLAIN (ANALYZE, FORMAT JSON) "+query).Scan(context.Background(), &raw); err != nil {
