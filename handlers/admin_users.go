@@ -30,7 +30,9 @@ func (a *app) adminUserRoutes(g *echo.Group) {
 	g.POST("/users/:id/reactivate", a.userReactivate)
 	g.POST("/users/:id/delete", a.userDelete)
 	g.POST("/users/:id/sync_roles", a.userSyncRoles)
-	g.POST("/users/:id/reset_mfa", a.userResetMFA)
+	// Removing someone's second factor opens their account to a password alone: the admin
+	// who does it gives their own second factor again.
+	g.POST("/users/:id/reset_mfa", a.userResetMFA, a.stepUp("reset a user's second factor", nil))
 }
 
 // usersIndex is GET /admin/users: every user of the instance, filtered by role, provider

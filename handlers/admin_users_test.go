@@ -1,10 +1,14 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
 
 	"tally/imports"
 	"tally/internal/apptest"
@@ -168,5 +172,32 @@ func TestAdminRateLimitIsSharedAcrossInstances(t *testing.T) {
 	// Pages outside /admin are not counted.
 	if r := a.Get("/"); r.Status != http.StatusOK {
 		t.Fatalf("dashboard after the admin limit: %d", r.Status)
+	}
+}
+
+// TestResettingASecondFactorTakesTheAdminsOwn is a super admin with an authenticator app whose
+// session gave no code lately, as a stolen one would be: removing another user's second
+// factor asks for the admin's code first, and removes nothing until it is right.
+func TestResettingASecondFactorTakesTheAdminsOwn(t *testing.T) {
+	t.Parallel()
+	srv, c, root := adminEnv(t)
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember})
+	apptest.MustEnrolTOTP(t, srv, member)
+	secret := apptest.MustEnrolTOTP(t, srv, root)
+	has := func() bool {
+		var n int
+		if err := srv.DB.NewRaw("SELECT count(*) FROM user_totp WHERE user_id = ?", member.ID).Scan(context.Background(), &n); err != nil {
+			t.Fatal(err)
+		}
+		return n > 0
+	}
+	path := "/admin/users/" + member.ID.String() + "/reset_mfa"
+	c.Get("/admin/users/" + member.ID.String())
+	if r := c.PostForm(path, url.Values{"reason": {"Lost phone"}}); r.Status != http.StatusOK || !r.Has(t, "step-up-form") || !has() {
+		t.Fatalf("without the admin's code: %d, step-up %v, member's factor kept %v", r.Status, r.Has(t, "step-up-form"), has())
+	}
+	code, _ := totp.GenerateCode(secret, time.Now())
+	if r := c.PostForm(path, url.Values{"reason": {"Lost phone"}, "step_up_code": {code}}); r.Status != http.StatusSeeOther || has() {
+		t.Fatalf("with the admin's code: %d, member's factor kept %v", r.Status, has())
 	}
 }
