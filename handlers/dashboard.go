@@ -142,13 +142,20 @@ func convert(amounts []views.Total, currency string, rates map[string]fx.Convers
 	}
 	// The family's currency first.
 	slices.SortStableFunc(c.Parts, func(x, y views.ConvertedPart) int {
-		first := func(p views.ConvertedPart) int { return map[bool]int{true: 0, false: 1}[p.Currency == currency] }
-		return cmp.Compare(first(x), first(y))
+		return cmp.Compare(ownFirst(x.Currency, currency), ownFirst(y.Currency, currency))
 	})
 	if !foreign {
 		c.Parts = nil // one currency: the total says it all
 	}
 	return c
+}
+
+// ownFirst orders the currency own before any other.
+func ownFirst(c, own string) int {
+	if c == own {
+		return 0
+	}
+	return 1
 }
 
 // todayRates are the rates of a net worth's last day, by currency.

@@ -13,7 +13,6 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
-	"tally/internal/db"
 	"tally/models"
 	"tally/views"
 )
@@ -407,12 +406,7 @@ func (a *app) importCreate(c echo.Context) error {
 // importReconciliations are the reconciliations of the accounts a statement file's balances
 // went into, each keeping the checkpoints the import wrote.
 func (a *app) importReconciliations(c echo.Context, im *imports.Import) ([]views.ReconciliationView, error) {
-	var ids []uuid.UUID
-	if err := a.DB.NewRaw("SELECT DISTINCT account_id FROM entries WHERE family_id = ? AND import_id = ? AND kind = 'valuation'",
-		im.FamilyID, im.ID).Scan(c.Request().Context(), &ids); err != nil && !db.IsNoRows(err) {
-		return nil, err
-	}
-	recs, err := models.ReconcileAccounts(c.Request().Context(), a.DB, im.FamilyID, ids)
+	recs, err := models.ImportReconciliations(c.Request().Context(), a.DB, im.FamilyID, im.ID)
 	if err != nil {
 		return nil, err
 	}

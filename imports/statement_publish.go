@@ -369,26 +369,17 @@ func openingDay(st *StatementSummary, format string) string {
 	return d.Format(time.DateOnly)
 }
 
-// ledgerChecks sets each statement's opening and closing checks from the reconciliation of the
-// accounts, now that the file's entries and balances are in.
+// ledgerChecks sets each statement's opening and closing checks: the account's walk on the
+// day, now that the file's entries and balances are in (unknown without a balance to walk from).
 func (p *publisher) ledgerChecks(ctx context.Context, accounts map[string]statementAccount) error {
-	ids := make([]uuid.UUID, 0, len(accounts))
-	for _, a := range accounts {
-		ids = append(ids, a.ID)
-	}
-	recs, err := models.ReconcileAccounts(ctx, p.tx, p.im.FamilyID, ids)
-	if err != nil {
-		return err
-	}
-	byAccount := map[uuid.UUID]*models.Reconciliation{}
-	for i := range recs {
-		byAccount[recs[i].Account.ID] = &recs[i]
-	}
 	check := func(acct statementAccount, b *BalanceAt, date string) (*LedgerCheck, error) {
 		c := &LedgerCheck{Status: "unknown", Bank: b.Amount}
 		day, err := time.Parse(time.DateOnly, date)
-		if r := byAccount[acct.ID]; err != nil || r == nil || !r.BalanceKnown() {
+		if err != nil {
 			return c, nil
+		}
+		if unknown, err := p.balanceUnknown(ctx, acct.ID); err != nil || unknown {
+			return c, err
 		}
 		walk, err := models.DailyBalances(ctx, p.tx, p.im.FamilyID, acct.ID, day, day)
 		if err != nil || len(walk) != 1 {
@@ -404,6 +395,7 @@ func (p *publisher) ledgerChecks(ctx context.Context, accounts map[string]statem
 		}
 		return c, nil
 	}
+	var err error
 	for i := range p.im.Statements.Statements {
 		st := &p.im.Statements.Statements[i]
 		acct, ok := accounts[st.Account.Key]

@@ -195,16 +195,6 @@ func (r *Reconciliation) BalanceKnown() bool {
 	return r.Anchor != nil || r.Account.Source != nil || r.Account.Type().Valued
 }
 
-// CheckpointOn returns the latest checkpoint of the day date (YYYY-MM-DD), or nil.
-func (r *Reconciliation) CheckpointOn(date string) *Checkpoint {
-	for i := range r.Checkpoints {
-		if r.Checkpoints[i].Date.Format(time.DateOnly) == date {
-			return &r.Checkpoints[i]
-		}
-	}
-	return nil
-}
-
 // reconcile reads the reconciliation of each account, in the order given.
 func reconcile(ctx context.Context, db bun.IDB, accts []Account) ([]Reconciliation, error) {
 	out := make([]Reconciliation, len(accts))
@@ -290,15 +280,21 @@ func (r *Reconciliation) findGaps(rows []checkpointRow) {
 	}
 }
 
-// NewDifferences returns, per account, the checkpoints the import wrote that differ from the
-// ledger: what a webhook tells a client once the import is published.
-func NewDifferences(ctx context.Context, db bun.IDB, familyID uuid.UUID, importID uuid.UUID) ([]DifferenceEvent, error) {
+// ImportReconciliations returns the reconciliation of each of the family's accounts the
+// import wrote balances into (statements, PDF statements, running balances), by account id.
+func ImportReconciliations(ctx context.Context, db bun.IDB, familyID, importID uuid.UUID) ([]Reconciliation, error) {
 	var ids []uuid.UUID
 	if err := db.NewRaw("SELECT DISTINCT account_id FROM entries WHERE family_id = ? AND import_id = ? AND kind = 'valuation'",
 		familyID, importID).Scan(ctx, &ids); err != nil && !isNoRows(err) {
 		return nil, err
 	}
-	recs, err := ReconcileAccounts(ctx, db, familyID, ids)
+	return ReconcileAccounts(ctx, db, familyID, ids)
+}
+
+// NewDifferences returns, per account, the checkpoints the import wrote that differ from the
+// ledger: what a webhook tells a client once the import is published.
+func NewDifferences(ctx context.Context, db bun.IDB, familyID uuid.UUID, importID uuid.UUID) ([]DifferenceEvent, error) {
+	recs, err := ImportReconciliations(ctx, db, familyID, importID)
 	if err != nil {
 		return nil, err
 	}
