@@ -61,6 +61,10 @@ type Config struct {
 	// ImportMaxRecords is the most records one NativeImport (a file or a session) may
 	// publish (IMPORT_MAX_RECORDS); 0 is the imports package's default.
 	ImportMaxRecords int
+	// MaxConcurrentUploads is how many uploaded files one process reads at once
+	// (MAX_CONCURRENT_UPLOADS); 0 is the imports package's default. Past it an upload waits a
+	// moment, then gets 429 with Retry-After.
+	MaxConcurrentUploads int
 
 	// AuthProvidersSource is "db" (SSO providers in the database, managed in the admin pages)
 	// or "yaml" (AUTH_CONFIG_FILE, read at start): AUTH_PROVIDERS_SOURCE.
@@ -225,6 +229,7 @@ func Load(getenv func(string) string) (Config, error) {
 		dst  *int
 		def  int
 	}{{"IMPORT_MAX_ROWS", &c.ImportMaxRows, 0}, {"IMPORT_MAX_RECORDS", &c.ImportMaxRecords, 0},
+		{"MAX_CONCURRENT_UPLOADS", &c.MaxConcurrentUploads, 0},
 		{"ADMIN_RATE_LIMIT_PER_MINUTE", &c.AdminRateLimit, 10}} {
 		*l.dst = l.def
 		if v := strings.TrimSpace(getenv(l.name)); v != "" {

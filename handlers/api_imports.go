@@ -633,7 +633,7 @@ func contains(list []string, s string) bool {
 // nativePreflight answers a NativeImport preflight: the file's record counts, and every
 // finding with its line, record type and field.
 func (a *app) nativePreflight(c echo.Context, req imports.Request) error {
-	res, err := a.Imports.PreflightNative(req)
+	res, err := a.Imports.PreflightNative(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}

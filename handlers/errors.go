@@ -112,6 +112,14 @@ const msgDatabaseDown = "Tally can't reach its database right now. Nothing was c
 // retryAfterSeconds is how long a client is asked to wait when the service is unavailable.
 const retryAfterSeconds = "5"
 
+// askToWait sets Retry-After on a 503, and on a 429 that has not said its own wait (a rate
+// limit's does; busy upload readers do not).
+func askToWait(c echo.Context, status int) {
+	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests && c.Response().Header().Get("Retry-After") == "" {
+		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+	}
+}
+
 // handleError is Echo's error handler: JSON under /api, an htmx fragment for htmx requests, a
 // page otherwise. Only internal errors are logged, and their text never reaches the client.
 func (a *app) handleError(err error, c echo.Context) {
@@ -129,9 +137,7 @@ func (a *app) handleError(err error, c echo.Context) {
 		a.Log.ErrorContext(c.Request().Context(), "internal error", slog.String("error", err.Error()),
 			slog.Any("request_id", c.Get(echo.HeaderXRequestID)), slog.String("path", c.Request().URL.Path))
 	}
-	if status == http.StatusServiceUnavailable {
-		c.Response().Header().Set("Retry-After", retryAfterSeconds)
-	}
+	askToWait(c, status)
 	var renderErr error
 	switch {
 	case isAPI(c):

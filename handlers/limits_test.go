@@ -10,10 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
 	"tally/internal/apptest"
+	"tally/internal/db"
 	"tally/internal/metrics"
 	"tally/internal/testkit"
 	"tally/models"
@@ -101,5 +103,77 @@ func TestMadeUpMethodsShareOneMetricsSeries(t *testing.T) {
 	}
 	if methods["BREW"] || methods["WHEN"] || methods["FOO"] || !methods["other"] {
 		t.Errorf("methods labelled: %v", methods)
+	}
+}
+
+// TestAReadOnlyDatabaseAnswers503 sets the test's database read-only, as a standby or a
+// maintenance window would, and drops the server's connections so that new ones see it: API
+// reads and writes answer 503 with Retry-After (not 500), nothing is written, and once the
+// database takes writes again the same requests work.
+func TestAReadOnlyDatabaseAnswers503(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	dbURL := testkit.DatabaseURL(t)
+	d, err := db.Open(ctx, dbURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true, DB: d})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "")
+	api := apptest.NewClient(t, srv)
+	readOnly := func(on bool) {
+		t.Helper()
+		// A connection of its own, outside the server's pool, whose every connection goes.
+		conn, err := pgx.Connect(ctx, dbURL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer conn.Close(ctx)
+		stmts := []string{"SET default_transaction_read_only = off"}
+		if on {
+			stmts = append(stmts, "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I SET default_transaction_read_only = on', current_database()); END $$")
+		} else {
+			stmts = append(stmts, "DO $$ BEGIN EXECUTE format('ALTER DATABASE %I RESET default_transaction_read_only', current_database()); END $$")
+		}
+		stmts = append(stmts, "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()")
+		for _, q := range stmts {
+			if _, err := conn.Exec(ctx, q); err != nil {
+				t.Fatalf("%s: %v", q, err)
+			}
+		}
+	}
+
+	readOnly(true)
+	for _, req := range []struct{ method, path string }{
+		{http.MethodGet, "/api/v1/accounts"}, // the key's last use is written even on a read
+		{http.MethodGet, "/api/v1/accounts"},
+		{http.MethodPatch, "/api/v1/accounts/" + acct.ID.String()},
+	} {
+		r := api.API(req.method, req.path, key, map[string]any{"name": "Renamed"})
+		if r.Status != http.StatusServiceUnavailable || r.Header.Get("Retry-After") == "" {
+			t.Errorf("%s %s on a read-only database: %d Retry-After %q %.300s", req.method, req.path, r.Status, r.Header.Get("Retry-After"), r.Body)
+		}
+	}
+	if logs := srv.Logs.String(); !strings.Contains(logs, "read-only transaction") {
+		t.Errorf("the log does not name the read-only database as the cause:\n%s", logs)
+	}
+	if a, err := models.AccountByID(ctx, srv.DB, u.FamilyID, acct.ID); err != nil || a.Name != "Checking" {
+		t.Errorf("the account is %q (%v) after a refused rename", a.Name, err)
+	}
+	readOnly(false)
+	// The first request may meet a connection that was dropped, itself a 503.
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		r := api.API(http.MethodPatch, "/api/v1/accounts/"+acct.ID.String(), key, map[string]any{"name": "Renamed"})
+		if r.Status == http.StatusOK {
+			break
+		}
+		if r.Status != http.StatusServiceUnavailable || time.Now().After(deadline) {
+			t.Fatalf("the rename once the database takes writes again: %d %.300s", r.Status, r.Body)
+		}
+		time.Sleep(200 * time.Millisecond)
 	}
 }

@@ -13,6 +13,7 @@ import (
 // render writes comp as the response with status, giving it the page state (user, CSRF token,
 // flash messages) through the context.
 func (a *app) render(c echo.Context, status int, comp templ.Component) error {
+	askToWait(c, status)
 	ctx := c.Request().Context()
 	st := &views.State{User: currentUser(c), Path: c.Request().URL.Path, Nav: navFor(c.Request().URL.Path)}
 	st.RequestID, _ = c.Get(echo.HeaderXRequestID).(string)

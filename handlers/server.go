@@ -89,7 +89,7 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 
 // ImportLimits are the 10 MB content cap and the configured row and record limits.
 func ImportLimits(cfg config.Config) imports.Limits {
-	return imports.LimitsOf(cfg.ImportMaxRows, cfg.ImportMaxRecords)
+	return imports.LimitsOf(cfg.ImportMaxRows, cfg.ImportMaxRecords, cfg.MaxConcurrentUploads)
 }
 
 // NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs.

@@ -78,6 +78,11 @@ type prepared struct {
 // mappings in one transaction. With Publish it then queues the publish; a rejected or failed
 // publish keeps the upload and says so with the import's id (see PublishError).
 func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
+	done, err := s.Reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if req.Type == AutoType {
 		t, err := detectUpload(req.Upload)
 		if err != nil {

@@ -263,7 +263,12 @@ type NativePreflight struct {
 }
 
 // PreflightNative checks a NativeImport file as its publish would.
-func (s *Service) PreflightNative(req Request) (*NativePreflight, error) {
+func (s *Service) PreflightNative(ctx context.Context, req Request) (*NativePreflight, error) {
+	done, err := s.Reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	up := req.Upload
 	if err := s.checkNativeUpload(up); err != nil {
 		// A bad first line is reported as a finding, with every other one.

@@ -38,6 +38,11 @@ const maxPreflightRowErrors = 50
 // Preflight checks a request as Create would, and reports what Create would do with it. Unlike
 // a bare header check, it types every row, so valid means the rows can be published.
 func (s *Service) Preflight(ctx context.Context, req Request) (*PreflightResult, error) {
+	done, err := s.Reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	if req.Type == AutoType {
 		t, err := detectUpload(req.Upload)
 		if err != nil {

@@ -23,6 +23,11 @@ var reconfigurable = []Type{TransactionImport, TradeImport, AccountImport, Exter
 // counts are replaced in one transaction; a configuration that cannot read the file is refused
 // and changes nothing.
 func (s *Service) Reconfigure(ctx context.Context, familyID, id uuid.UUID, req Request) (*Detail, error) {
+	done, err := s.Reading(ctx)
+	if err != nil {
+		return nil, err
+	}
+	defer done()
 	im, err := Get(ctx, s.DB, familyID, id)
 	if err != nil {
 		return nil, err

@@ -3,6 +3,7 @@ package imports
 import (
 	"context"
 	"log/slog"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -27,6 +28,9 @@ type Limits struct {
 	// MaxRecords is the most records one NativeImport (a file, or a session's chunks) may
 	// publish.
 	MaxRecords int
+	// Readers is how many files the process reads at once (MAX_CONCURRENT_UPLOADS); zero
+	// is no bound. See Service.Reading.
+	Readers int
 }
 
 // shortestRow is the fewest bytes a data row of a CSV can take: a date, a separator, an
@@ -35,14 +39,17 @@ const shortestRow = 8
 
 // DefaultLimits are the limits when none are configured. The row limit is as many rows as a
 // full-size file can hold, so that the file size is the only limit a CSV meets.
-var DefaultLimits = Limits{MaxBytes: maxBytes, MaxRows: maxBytes / shortestRow, MaxRecords: 1_000_000}
+var DefaultLimits = Limits{MaxBytes: maxBytes, MaxRows: maxBytes / shortestRow, MaxRecords: 1_000_000, Readers: 4}
 
 const maxBytes = 10 * 1024 * 1024
 
-// LimitsOf returns the default limits with the row and record limits an operator set; zero
-// keeps the default.
-func LimitsOf(maxRows, maxRecords int) Limits {
+// LimitsOf returns the default limits with the row, record and reader limits an operator set;
+// zero keeps the default.
+func LimitsOf(maxRows, maxRecords, readers int) Limits {
 	l := DefaultLimits
+	if readers > 0 {
+		l.Readers = readers
+	}
 	if maxRows > 0 {
 		l.MaxRows = maxRows
 	}
@@ -65,6 +72,9 @@ type Service struct {
 	Events Notifier
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
+
+	readersOnce sync.Once
+	readers     chan struct{}
 }
 
 func (s *Service) now() time.Time {

@@ -230,9 +230,14 @@ func (s *Service) AddChunk(ctx context.Context, req ChunkRequest) (bool, error) 
 		client = &c
 	}
 	// Read before the session is locked: a chunk is up to 10 MB.
+	done, err := s.Reading(ctx)
+	if err != nil {
+		return false, err
+	}
+	defer done()
 	f := native.ReadWith(req.Upload.Content, native.Options{Chunk: req.Sequence})
 	created := false
-	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, req.ImportID)
 		if err != nil {
 			return err

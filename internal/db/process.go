@@ -27,17 +27,24 @@ var ProcessName = func() string {
 	return "tally/" + host + "/" + strconv.Itoa(os.Getpid()) + "/" + hex.EncodeToString(b)
 }()
 
-// Unreachable reports whether err means the database could not be reached or went away: a
-// refused or dropped connection, a server shutting down or starting, a connection that timed
-// out. The work that failed can be tried again once it answers.
+// Unreachable reports whether err means the database could not be reached or cannot take
+// work now: a refused or dropped connection, a server shutting down or starting, one with no
+// connection to spare, one that is read-only (a standby, or a database set read-only for
+// maintenance), a connection that timed out. The work that failed can be tried again once it
+// answers.
 func Unreachable(err error) bool {
 	if err == nil || errors.Is(err, context.Canceled) {
 		return false
 	}
 	var pgErr *pgconn.PgError
 	if errors.As(err, &pgErr) {
-		// Class 08 is connection exceptions; 57P01-57P03 a server shutting down or starting.
-		return pgErr.Code[:2] == "08" || pgErr.Code == "57P01" || pgErr.Code == "57P02" || pgErr.Code == "57P03"
+		// Class 08 is connection exceptions; 57P01-57P03 a server shutting down or starting;
+		// 53300 too many connections; 25006 a write in a read-only transaction.
+		switch pgErr.Code {
+		case "57P01", "57P02", "57P03", "53300", "25006":
+			return true
+		}
+		return pgErr.Code[:2] == "08"
 	}
 	var connectErr *pgconn.ConnectError
 	var netErr net.Error
