@@ -5,7 +5,7 @@ TESTFLAGS ?=
 
 FUZZTIME ?= 10s
 
-.PHONY: run test bench generate assets lint build image fuzz clean
+.PHONY: run test bench bench-check generate assets lint build image fuzz clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -31,11 +31,20 @@ image: assets
 run: assets
 	$(GO) run ./cmd/tally dev
 
+# Every test, then the scale matrix at 20,000 rows, so that a path that grows faster than its
+# rows fails the run.
 test: assets
 	$(GO) test $(TESTFLAGS) -count=1 -timeout 12m $(PKGS)
+	$(MAKE) --no-print-directory bench-check
 
+# Every benchmark; the scale matrix at 1,000 to 500,000 rows (TALLY_BENCH_ROWS to choose).
 bench: assets
-	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 20m $(PKGS)
+	$(GO) test -run '^$$' -bench . -benchtime 1x -timeout 40m $(PKGS)
+
+# The scale matrix at 20,000 rows on a fresh and a used database: it fails when a path passes
+# its bound over a bare COPY of the same rows (cmd/tally/bench_scale_test.go).
+bench-check: assets
+	TALLY_BENCH_ROWS=20000 $(GO) test ./cmd/tally -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 10m
 
 # Each fuzz target for FUZZTIME (CI runs them briefly; run longer by hand).
 # Go 1.26's fuzz coordinator can report a bare "context deadline exceeded" when

@@ -119,7 +119,7 @@ func spending(n int, accounts ...string) string {
 }
 
 // checkOnePass fails unless the plan reads the import's rows once and reaches entries only
-// by probing an account's entries of one day.
+// by probing an account's entries of one day and amount.
 func checkOnePass(t *testing.T, what string, plan testkit.PlanNode, raw string) {
 	t.Helper()
 	var rows []testkit.PlanNode
@@ -131,7 +131,7 @@ func checkOnePass(t *testing.T, what string, plan testkit.PlanNode, raw string) 
 		case n.Relation == "entries" && n.Type == "Seq Scan":
 			other = true
 		case strings.HasPrefix(n.Index, "entries_"):
-			if n.Index == "entries_account_date_idx" && strings.Contains(n.IndexCond, "date =") {
+			if n.Index == "entries_account_day_amount_idx" && strings.Contains(n.IndexCond, "date =") && strings.Contains(n.IndexCond, "amount =") {
 				probes++
 			} else {
 				other = true
@@ -142,7 +142,7 @@ func checkOnePass(t *testing.T, what string, plan testkit.PlanNode, raw string) 
 		t.Errorf("%s does not read the import's rows once (%d scans of them):\n%s", what, len(rows), raw)
 	}
 	if probes == 0 || other {
-		t.Errorf("%s reads entries other than by account and day:\n%s", what, raw)
+		t.Errorf("%s reads entries other than by account, day and amount:\n%s", what, raw)
 	}
 }
 

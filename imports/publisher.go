@@ -193,7 +193,7 @@ const contentRows = validRows + ` AND r.ticker IS NULL AND (r.extra->>'opening_b
 // publisher.run) until that publish commits: an upload for review would wait for another
 // family's publish. So this is a subquery the planner cannot turn into a join (OFFSET 0): for
 // each row it finds the account by its key and the account's entries of the row's day through
-// entries_account_date_idx, and the whole is one pass over the import's rows.
+// entries_account_day_amount_idx, and the whole is one pass over the import's rows.
 const repeatsEntry = `EXISTS (
 	SELECT 1 FROM accounts a JOIN entries e ON e.account_id = a.id
 	WHERE a.id = coalesce(?::uuid, (SELECT am.target_id FROM import_mappings am

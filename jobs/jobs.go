@@ -58,7 +58,10 @@ type Options struct {
 
 // New returns a River client over d with every worker and periodic job registered.
 func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
-	cfg := &river.Config{Logger: log.With("component", "river"), ID: clientID()}
+	// Every job is bounded: the workers that may run long (publish, revert, bank sync, audit
+	// retention, exchange rates, webhook deliveries) say their own Timeout, and the rest
+	// (cleanup, reaping, rescue, scheduling) get a minute.
+	cfg := &river.Config{Logger: log.With("component", "river"), ID: clientID(), JobTimeout: time.Minute}
 	var client *Client
 	if opts.RescueAfter > 0 {
 		cfg.RescueStuckJobsAfter = opts.RescueAfter

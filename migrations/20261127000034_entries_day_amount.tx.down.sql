@@ -1,0 +1,1 @@
+DROP INDEX entries_account_day_amount_idx;
