@@ -64,6 +64,22 @@ var scaleBounds = map[string]float64{
 	"handback": 1.5, // a publish killed with SIGKILL, from its second start to complete, over the first
 }
 
+// scaleSlack multiplies every bound: 1 in `make bench`, and TALLY_BENCH_SLACK in `make
+// bench-check`, which runs in CI on a shared machine where one round can take several times
+// the next. With 2, a path that grows with the square of its rows still fails at 20,000 rows
+// (it is then tens of times the COPY), while the noise of such a machine does not.
+func scaleSlack(b *testing.B) float64 {
+	v := os.Getenv("TALLY_BENCH_SLACK")
+	if v == "" {
+		return 1
+	}
+	f, err := strconv.ParseFloat(v, 64)
+	if err != nil || f < 1 {
+		b.Fatalf("TALLY_BENCH_SLACK %q must be a number of at least 1", v)
+	}
+	return f
+}
+
 // reviewOverPublish is the most an upload for review may take as a multiple of the publish of
 // the same file: it does part of the publish's work.
 const reviewOverPublish = 1.0
@@ -213,10 +229,11 @@ func (r *scaleRun) measureFloors(shape csvShape) {
 // new one, and times the publish it does once the job is handed back (from the second
 // attempt's start to complete), to be compared with a first publish of the same import. The
 // wait for the hand-back itself (the rescuer's, by design) is not counted. Files too small to
-// be caught midway are left out.
+// be caught midway are left out, and TALLY_BENCH_HANDBACK=off leaves it out (`make
+// bench-check`: the hand-back waits for the rescuer, about 15 s, and one attempt is noisy).
 func (r *scaleRun) handback(bin, file string, shape csvShape) {
 	b, srv := r.b, r.srv
-	if shape.rows < 20_000 {
+	if shape.rows < 20_000 || os.Getenv("TALLY_BENCH_HANDBACK") == "off" {
 		return
 	}
 	ctx := context.Background()
@@ -262,6 +279,7 @@ func (r *scaleRun) handback(bin, file string, shape csvShape) {
 // report prints every path's median and its ratios, and fails past a bound.
 func (r *scaleRun) report(n int, used bool) {
 	b := r.b
+	slack := scaleSlack(b)
 	cp := median(r.times["copy"])
 	fmt.Printf("scale %d rows, %s database: bare COPY %s\n", n, map[bool]string{false: "fresh", true: "used"}[used], cp.Round(time.Millisecond))
 	for _, path := range []string{"review", "import page", "rows page", "publish", "publish+", "reimport", "export", "revert", "delete"} {
@@ -272,6 +290,7 @@ func (r *scaleRun) report(n int, used bool) {
 		m, floor := median(ds), r.floors[path]
 		ratio := (m - floor).Seconds() / cp.Seconds()
 		bound, bounded := scaleBounds[path]
+		bound *= slack
 		line := fmt.Sprintf("  %-12s %9s (floor %7s) %6.2fx the COPY", path, m.Round(time.Millisecond), floor.Round(time.Millisecond), ratio)
 		if bounded {
 			line += fmt.Sprintf(" (bound %.1fx)", bound)
@@ -285,17 +304,17 @@ func (r *scaleRun) report(n int, used bool) {
 	}
 	if ds, ok := r.times["handback"]; ok {
 		first := median(r.times["publish+"])
-		ratio := ds[0].Seconds() / first.Seconds()
-		fmt.Printf("  %-12s %9s, %.2fx the first publish of a reviewed import (%s; bound %.1fx)\n", "handback", ds[0].Round(time.Millisecond), ratio, first.Round(time.Millisecond), scaleBounds["handback"])
+		ratio, bound := ds[0].Seconds()/first.Seconds(), scaleBounds["handback"]*slack
+		fmt.Printf("  %-12s %9s, %.2fx the first publish of a reviewed import (%s; bound %.1fx)\n", "handback", ds[0].Round(time.Millisecond), ratio, first.Round(time.Millisecond), bound)
 		b.ReportMetric(ratio, "handback-x-first")
-		if ratio > scaleBounds["handback"] {
-			b.Errorf("%d rows: the handed-back publish took %s, %.2fx the first (%s); the bound is %.1fx", n, ds[0].Round(time.Millisecond), ratio, first.Round(time.Millisecond), scaleBounds["handback"])
+		if ratio > bound {
+			b.Errorf("%d rows: the handed-back publish took %s, %.2fx the first (%s); the bound is %.1fx", n, ds[0].Round(time.Millisecond), ratio, first.Round(time.Millisecond), bound)
 		}
 	}
 	review, publish := median(r.times["review"]), median(r.times["publish"])
-	if ratio := review.Seconds() / publish.Seconds(); ratio > reviewOverPublish {
+	if ratio := review.Seconds() / publish.Seconds(); ratio > reviewOverPublish*slack {
 		b.Errorf("%d rows: the upload for review took %s, %.2fx the publish of the same file (%s); the bound is %.1fx",
-			n, review.Round(time.Millisecond), ratio, publish.Round(time.Millisecond), reviewOverPublish)
+			n, review.Round(time.Millisecond), ratio, publish.Round(time.Millisecond), reviewOverPublish*slack)
 	}
 }
 
