@@ -228,7 +228,7 @@ func TestTransactionChanges(t *testing.T) {
 		var b transactionBody
 		r.JSON(t, &b)
 		if r.Status != http.StatusOK || b.Data.CategoryID == nil || *b.Data.CategoryID != food || b.Data.Amount != "12.50" ||
-			b.Data.Name != "Lunch with Sam" || strings.Join(b.Data.LockedFields, ",") != "category,name,tags" {
+			b.Data.Name != "Lunch with Sam" || strings.Join(b.Data.LockedFields, ",") != "category,name,notes,tags" {
 			t.Fatalf("patch: %d %s", r.Status, r.Body)
 		}
 		if got := balance(checking.ID); got != "-132.50" {

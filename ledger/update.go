@@ -264,6 +264,7 @@ func apply(ctx context.Context, idb bun.IDB, familyID uuid.UUID, ids []uuid.UUID
 	}
 	if p.Notes != nil {
 		q.Set("notes = ?", *p.Notes)
+		locks = append(locks, rules.FieldNotes)
 	}
 	if p.Date != nil {
 		q.Set("date = ?::date", *p.Date)
