@@ -180,9 +180,10 @@ func (p *publisher) rowAccounts(ctx context.Context) ([]uuid.UUID, error) {
 const contentRows = validRows + ` AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL`
 
 // repeatsEntry is true for a row (r) that repeats a transaction its account had before this
-// import: same date, amount and currency, and the same name ignoring case and spacing. A row
-// with the bank's own id only matches an entry without one, or from another source. Its
-// arguments are the import's own account (nil when the rows name theirs) and its family.
+// import: same date, amount and currency, and the same name ignoring case and spacing (the
+// bank's text of a transaction a rule or a person renamed). A row with the bank's own id only
+// matches an entry without one, or from another source. Its arguments are the import's own
+// account (nil when the rows name theirs) and its family.
 //
 // It is evaluated once per row, by design. The rows of a new import are in no statistics (its
 // id is new), so the planner takes them for one row, and a join of them with anything is a
@@ -202,7 +203,7 @@ const repeatsEntry = `EXISTS (
 		AND e.date = r.date AND e.amount = r.amount AND e.currency = coalesce(r.currency, a.currency)
 		AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
 		AND (r.extra->>'external_id' IS NULL OR e.external_id IS NULL OR e.source IS DISTINCT FROM r.extra->>'source')
-		AND lower(regexp_replace(btrim(e.name), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g'))
+		AND lower(regexp_replace(btrim(coalesce(e.original_name, e.name)), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g'))
 	OFFSET 0)`
 
 // PendingDuplicates counts the valid rows of a pending transaction file that repeat a
