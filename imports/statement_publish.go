@@ -31,9 +31,9 @@ const pendingMatchDays = 8
 //     place, but for a name or notes a person set, and its old values kept for revert;
 //  3. a booked row with an id the account does not know replaces a pending entry of the same
 //     amount dated within pendingMatchDays;
-//  4. the content rule every import has (account, date, amount, name), only against entries
-//     that carry no id of this format, so that two equal transactions the bank told apart
-//     are never merged.
+//  4. the content rule every import has (account, date, amount, name; see rowMatches), and
+//     its likely duplicates (another name), only against entries that carry no id of this
+//     format, so that two equal transactions the bank told apart are never merged.
 //
 // The rest become entries carrying their bank id, and the statements' closing balances become
 // valuations, so that the account's balance is the bank's.
@@ -45,7 +45,7 @@ func (p *publisher) publishStatement(ctx context.Context) error {
 		return err
 	}
 	m := &MatchCounts{}
-	n, err := p.tx.NewRaw(`UPDATE import_rows r SET duplicate = true WHERE `+validRows+` AND r.extra ? 'in_file_duplicate'`, p.im.ID).Exec(ctx)
+	n, err := p.tx.NewRaw(`UPDATE import_rows r SET duplicate = true WHERE `+validRows+` AND r.extra \? 'in_file_duplicate'`, p.im.ID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("mark repeated rows: %w", err)
 	}
@@ -60,7 +60,7 @@ func (p *publisher) publishStatement(ctx context.Context) error {
 	if err := p.markDuplicates(ctx); err != nil {
 		return err
 	}
-	m.ByContent = p.duplicates
+	m.ByContent, m.Likely = p.duplicates-p.likely, p.likely
 	p.duplicates += m.ByBankID + m.InFile
 	if err := p.createSecurities(ctx); err != nil {
 		return err
@@ -166,18 +166,12 @@ func (p *publisher) statementAccounts(ctx context.Context) (map[string]statement
 // read every entry of the account for each row of a statement uploaded again.
 func (p *publisher) matchBankIDs(ctx context.Context, m *MatchCounts) error {
 	var found []struct {
-		Row        int       `bun:"row_number"`
-		EntryID    uuid.UUID `bun:"entry_id"`
-		Same       bool      `bun:"same"`
-		WasPending bool      `bun:"was_pending"`
-		NowPending bool      `bun:"now_pending"`
+		Row     int       `bun:"row_number"`
+		EntryID uuid.UUID `bun:"entry_id"`
+		Rule    string    `bun:"rule"`
 	}
 	err := p.tx.NewRaw(`
-		SELECT r.row_number, e.id AS entry_id, e.pending AS was_pending, (r.extra->>'pending')::boolean AS now_pending,
-			-- A trade the account has is left as it is: its quantity and price are not corrected.
-			-- The bank's text is compared with the bank's, whatever a rule or a person renamed.
-			(r.ticker IS NOT NULL OR (e.date = r.date AND e.amount = r.amount AND e.currency = coalesce(r.currency, a.currency)
-				AND e.pending = (r.extra->>'pending')::boolean AND coalesce(e.original_name, e.name) = r.name)) AS same
+		SELECT r.row_number, e.id AS entry_id, `+bankIDRule+` AS rule
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
 		CROSS JOIN LATERAL (SELECT e.id, e.pending, e.date, e.amount, e.currency, e.name, e.original_name FROM entries e
@@ -190,11 +184,10 @@ func (p *publisher) matchBankIDs(ctx context.Context, m *MatchCounts) error {
 	var dups []int
 	var fix corrections
 	for _, f := range found {
-		switch {
-		case f.Same || (f.NowPending && !f.WasPending):
-			// A pending report of what is booked already says nothing new.
+		switch f.Rule {
+		case MatchBankID:
 			dups = append(dups, f.Row)
-		case f.WasPending && !f.NowPending:
+		case MatchPendingBooked:
 			fix.add(f.Row, f.EntryID, MatchPendingBooked)
 			m.PendingBooked++
 		default:
