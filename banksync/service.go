@@ -648,7 +648,8 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 	// What the provider wrote in this span before, to match pending to posted, rotated ids,
 	// and pending transactions the bank dropped.
 	var old []existing
-	if err := tx.NewRaw(`SELECT id, external_id, date, amount, name, notes, pending FROM entries
+	// Their names are the bank's text, whatever a rule or a person renamed.
+	if err := tx.NewRaw(`SELECT id, external_id, date, amount, coalesce(original_name, name) AS name, notes, pending FROM entries
 		WHERE account_id = ? AND source = ? AND kind = 'transaction' AND date >= ?`, acct.ID, Source, from.AddDate(0, 0, -pendingMatchDays)).
 		Scan(ctx, &old); err != nil {
 		return err
@@ -716,14 +717,16 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 			SELECT x.id, ?, ?, 'transaction', x.date, x.amount, ?, x.name, x.notes, x.pending, x.ext, ?
 			FROM unnest(?::uuid[], ?::text[], ?::date[], ?::numeric[], ?::text[], ?::text[], ?::boolean[]) AS x(id, ext, date, amount, name, notes, pending)
 			ON CONFLICT (account_id, source, external_id) WHERE external_id IS NOT NULL AND source IS NOT NULL
-			DO UPDATE SET amount = excluded.amount, date = excluded.date, notes = excluded.notes,
-				pending = excluded.pending, updated_at = now(),
+			DO UPDATE SET amount = excluded.amount, date = excluded.date, pending = excluded.pending, updated_at = now(),
 				-- The bank's name is compared with the bank's: a rule's clean-up (original_name
-				-- keeps what it replaced) or a hand edit is not a change, and a hand edit stays.
+				-- keeps what it replaced) or a hand edit is not a change. A name or notes a person
+				-- set stay, the bank's new text beside the name.
 				name = CASE WHEN 'name' = ANY (entries.locked_fields) THEN entries.name ELSE excluded.name END,
-				original_name = CASE WHEN 'name' = ANY (entries.locked_fields) THEN entries.original_name END
-			WHERE (entries.amount, entries.date, coalesce(entries.original_name, entries.name), entries.notes, entries.pending)
-				IS DISTINCT FROM (excluded.amount, excluded.date, excluded.name, excluded.notes, excluded.pending)
+				original_name = CASE WHEN 'name' = ANY (entries.locked_fields) THEN excluded.name END,
+				notes = CASE WHEN 'notes' = ANY (entries.locked_fields) THEN entries.notes ELSE excluded.notes END
+			WHERE (entries.amount, entries.date, coalesce(entries.original_name, entries.name), entries.pending,
+					CASE WHEN 'notes' = ANY (entries.locked_fields) THEN excluded.notes ELSE entries.notes END)
+				IS DISTINCT FROM (excluded.amount, excluded.date, excluded.name, excluded.pending, excluded.notes)
 			RETURNING id, (xmax = 0) AS inserted`,
 			acct.FamilyID, acct.ID, acct.Currency, Source, pgdialect.Array(ids), pgdialect.Array(exts), pgdialect.Array(dates),
 			pgdialect.Array(amounts), pgdialect.Array(names), pgdialect.Array(notes), pgdialect.Array(pend)).Scan(ctx, &written)

@@ -23,6 +23,7 @@ import (
 	"tally/internal/secrets"
 	"tally/internal/testkit"
 	"tally/jobs"
+	"tally/ledger"
 	"tally/models"
 )
 
@@ -580,6 +581,39 @@ func TestRulesRunOnSync(t *testing.T) {
 	}
 	if got := listing(); strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("after the second sync:\n%s", strings.Join(got, "\n"))
+	}
+}
+
+// TestSyncAppliesTheBanksCorrectedName has the bank correct the descriptions of two synced
+// transactions under their ids: the one nobody renamed takes the bank's new name, and the one
+// a person renamed keeps its name and notes, with the bank's new text beside them; the sync
+// after that changes nothing.
+func TestSyncAppliesTheBanksCorrectedName(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.tx("ACT-CHK", "T-1", 2, "-23.10", "UBER *TRIP", false)
+	e.tx("ACT-CHK", "T-2", 2, "-8.00", "LYFT *RIDE", false)
+	c := e.connect()
+	e.sync(c)
+	listing := func() string {
+		return strings.Join(e.strings(`SELECT e.external_id || ' ' || e.name || ' | ' || coalesce(e.original_name, '-') || ' | ' || e.notes
+			FROM entries e WHERE e.family_id = ? AND e.kind = 'transaction' ORDER BY e.external_id`, e.family), "\n")
+	}
+	id := uuid.MustParse(e.strings("SELECT id::text FROM entries WHERE external_id = 'T-1'")[0])
+	if _, err := ledger.Update(ctx, e.db, e.family, id, ledger.Patch{Name: new("Uber to the airport"), Notes: new("Trip to Berlin")}); err != nil {
+		t.Fatal(err)
+	}
+	e.fake.Describe("T-1", "UBER TRIP HELP.UBER.COM")
+	e.fake.Describe("T-2", "LYFT RIDE SAN FRANCISCO")
+	if st := e.sync(c); st.Updated != 2 {
+		t.Errorf("the corrections updated %d transactions, want 2", st.Updated)
+	}
+	want := "T-1 Uber to the airport | UBER TRIP HELP.UBER.COM | Trip to Berlin\nT-2 LYFT RIDE SAN FRANCISCO | - | "
+	if got := listing(); got != want {
+		t.Errorf("after the corrections:\n%s\nwant\n%s", got, want)
+	}
+	if st := e.sync(c); st.Updated != 0 {
+		t.Errorf("the sync after the corrections updated %d transactions", st.Updated)
 	}
 }
 

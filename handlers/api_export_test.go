@@ -80,7 +80,7 @@ func (e *importEnv) familySnapshot(t *testing.T, family uuid.UUID) map[string][]
 	queries := map[string]string{
 		"accounts": `SELECT concat_ws('|', name, accountable_type, subtype, currency, balance, cash_balance, status, institution_name, source, external_id)
 			FROM accounts WHERE family_id = ?0 ORDER BY 1`,
-		"entries": `SELECT concat_ws('|', a.name, e.kind, e.date, e.amount, e.currency, e.name, e.notes, e.excluded, c.name, m.name,
+		"entries": `SELECT concat_ws('|', a.name, e.kind, e.date, e.amount, e.currency, e.name, e.original_name, e.notes, e.excluded, c.name, m.name,
 				(SELECT string_agg(t.name, ';' ORDER BY t.name) FROM tags t WHERE t.id = ANY(e.tag_ids)), e.transaction_kind, p.name,
 				e.external_id, e.source, v.kind, s.ticker, tr.qty, tr.price)
 			FROM entries e JOIN accounts a ON a.id = e.account_id LEFT JOIN categories c ON c.id = e.category_id
@@ -120,10 +120,15 @@ func TestExportImportRoundTrip(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
 	// A family built every way Tally builds one: a manual account, a CSV import with
-	// categories and tags, a rule import, and a native file with every record type.
+	// categories and tags (one of its transactions renamed by hand, the bank's text kept), a
+	// rule import, and a native file with every record type.
 	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Savings", "Depository", "100")
-	e.publish(t, map[string]any{"raw_file_content": "date,amount,name,category,tags\n2024-01-02,-12.50,Coffee,Food:Coffee,morning|work\n2024-02-01,1000,Salary,Income,\n",
+	csv := e.publish(t, map[string]any{"raw_file_content": "date,amount,name,category,tags\n2024-01-02,-12.50,Coffee,Food:Coffee,morning|work\n2024-02-01,1000,Salary,Income,\n",
 		"date_format": "%Y-%m-%d", "account_id": acct.ID.String()})
+	salary := e.strings(t, "SELECT id::text FROM entries WHERE import_id = ? AND name = 'Salary'", uuid.MustParse(csv.Data.ID))[0]
+	if r := e.c.API(http.MethodPatch, "/api/v1/transactions/"+salary, e.write, map[string]any{"name": "Salary from Acme"}); r.Status != http.StatusOK {
+		t.Fatalf("rename: %d %s", r.Status, r.Body)
+	}
 	e.publish(t, map[string]any{"type": "RuleImport", "raw_file_content": "name,resource_type,active,effective_date,conditions,actions\n" +
 		`Coffee rule,transaction,true,2024-01-01,[{"condition_type":"transaction_name","operator":"like","value":"coffee"}],[{"action_type":"set_transaction_category","value":"Food:Coffee"}]` + "\n"})
 	content, err := os.ReadFile("testdata/family.ndjson")

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -39,9 +40,11 @@ type ImportJSON struct {
 	StatusDetail  StatusDetailJSON  `json:"status_detail"`
 	Configuration ConfigurationJSON `json:"configuration"`
 	Stats         StatsJSON         `json:"stats"`
-	Content       *ContentJSON      `json:"content,omitempty"`
-	Progress      *ProgressJSON     `json:"progress,omitempty"`
-	Problems      []string          `json:"problems,omitempty"`
+	// KeepLikelyDuplicates has the publish keep the likely duplicates rather than skip them.
+	KeepLikelyDuplicates bool          `json:"keep_likely_duplicates"`
+	Content              *ContentJSON  `json:"content,omitempty"`
+	Progress             *ProgressJSON `json:"progress,omitempty"`
+	Problems             []string      `json:"problems,omitempty"`
 	// UnmappedColumns are the file's columns the import reads for nothing.
 	UnmappedColumns []string `json:"unmapped_columns"`
 	// Notice says what the rows come to beside what is already in the account, on a single
@@ -111,6 +114,9 @@ type StatsJSON struct {
 	SkippedRowsCount        int `json:"skipped_rows_count"`
 	// PendingDuplicateRowsCount is sent on a single import's responses, not in lists.
 	PendingDuplicateRowsCount int `json:"pending_duplicate_rows_count"`
+	LikelyDuplicateRowsCount  int `json:"likely_duplicate_rows_count"`
+	// PendingLikelyDuplicateRowsCount is sent on a single import's responses, not in lists.
+	PendingLikelyDuplicateRowsCount int `json:"pending_likely_duplicate_rows_count"`
 }
 
 // ContentJSON describes the uploaded file.
@@ -143,7 +149,7 @@ func importJSON(d *imports.Detail) ImportJSON {
 			DateFormatChoices: nonNil(im.DateChoices),
 		},
 		UnmappedColumns: nonNil(im.UnmappedColumns),
-		Stats:           StatsJSON(d.Stats),
+		Stats:           StatsJSON(d.Stats), KeepLikelyDuplicates: im.KeepLikelyDuplicates,
 	}
 	if im.AccountID != nil {
 		s := im.AccountID.String()
@@ -285,15 +291,21 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 		}
 	}
 	req.AccountID = str("account_id")
-	if p := str("publish"); p != nil {
+	flag := func(key string) bool {
+		p := str(key)
+		if p == nil {
+			return false
+		}
 		switch strings.ToLower(strings.TrimSpace(*p)) {
 		case "true":
-			req.Publish = true
+			return true
 		case "false", "":
 		default:
-			v.Add("publish", `publish must be true or false`)
+			v.Add(key, key+" must be true or false")
 		}
+		return false
 	}
+	req.Publish, req.KeepLikelyDuplicates = flag("publish"), flag("keep_likely_duplicates")
 	for _, key := range []string{"date", "amount", "name", "category", "tags", "notes", "account", "entity_type", "currency", "qty", "ticker", "price", "exchange_operating_mic", "debit", "credit", "fee", "balance"} {
 		if l := str(key + "_col_label"); l != nil {
 			req.Labels[key] = l
@@ -473,6 +485,13 @@ func (a *app) apiImportRows(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	d, err := imports.Describe(ctx, a.DB, im)
+	if err != nil {
+		return err
+	}
+	if _, err := imports.AlreadyThere(ctx, a.DB, d, rows); err != nil {
+		return err
+	}
 	data := make([]map[string]any, 0, len(rows))
 	for i := range rows {
 		r := &rows[i]
@@ -538,13 +557,37 @@ func (a *app) apiImportMapping(c echo.Context) error {
 	return a.importDetail(c, http.StatusOK, im.ID)
 }
 
-// apiImportPublish is POST /api/v1/imports/:id/publish: 202 once queued.
+// apiImportPublish is POST /api/v1/imports/:id/publish: 202 once queued. An optional body
+// says which likely duplicates to keep, which is recorded on the import first.
 func (a *app) apiImportPublish(c echo.Context) error {
 	im, err := a.familyImport(c)
 	if err != nil {
 		return err
 	}
-	if err := a.Imports.Publish(c.Request().Context(), im.FamilyID, im.ID); err != nil {
+	var req struct {
+		KeepLikelyDuplicates *bool `json:"keep_likely_duplicates"`
+		KeepRows             []int `json:"keep_rows"`
+	}
+	if body, err := io.ReadAll(c.Request().Body); err != nil {
+		return bodyError(err, "The request body could not be read")
+	} else if len(bytes.TrimSpace(body)) > 0 {
+		dec := json.NewDecoder(bytes.NewReader(body))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&req); err != nil {
+			return apperr.Wrap(apperr.BadRequest, err, "The request body must be a JSON object: "+err.Error())
+		}
+	}
+	ctx := c.Request().Context()
+	if req.KeepLikelyDuplicates != nil || len(req.KeepRows) > 0 {
+		k := imports.KeepChoice{All: req.KeepLikelyDuplicates, Rows: map[int]bool{}}
+		for _, n := range req.KeepRows {
+			k.Rows[n] = true
+		}
+		if err := a.Imports.Keep(ctx, im.FamilyID, im.ID, k); err != nil {
+			return err
+		}
+	}
+	if err := a.Imports.Publish(ctx, im.FamilyID, im.ID); err != nil {
 		return err
 	}
 	return a.importDetail(c, http.StatusAccepted, im.ID)
@@ -682,11 +725,11 @@ func nonNil(s []string) []string {
 // pending import's rows are already in their account, and the notice that says it.
 func (a *app) oneImportJSON(ctx context.Context, d *imports.Detail) (ImportJSON, error) {
 	out := importJSON(d)
-	n, err := imports.AlreadyThere(ctx, a.DB, d)
+	m, err := imports.AlreadyThere(ctx, a.DB, d, nil)
 	if err != nil {
 		return out, err
 	}
-	out.Stats.PendingDuplicateRowsCount = n
+	out.Stats.PendingDuplicateRowsCount, out.Stats.PendingLikelyDuplicateRowsCount = m.Duplicates, m.Likely
 	where := ""
 	if d.AccountID != nil {
 		acct, err := models.AccountByID(ctx, a.DB, d.FamilyID, *d.AccountID)
@@ -695,7 +738,7 @@ func (a *app) oneImportJSON(ctx context.Context, d *imports.Detail) (ImportJSON,
 		}
 		where = acct.Name
 	}
-	out.Notice = optional(imports.DuplicatesNotice(d, n, where))
+	out.Notice = optional(imports.DuplicatesNotice(d, m, where))
 	return out, nil
 }
 

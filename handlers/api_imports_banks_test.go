@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -426,5 +427,79 @@ func TestSingleQuotedFileIsRead(t *testing.T) {
 	if r := e.c.API(http.MethodPost, "/api/v1/imports", e.write, map[string]any{"raw_file_content": file, "quote_char": "`"}); r.Status != http.StatusUnprocessableEntity ||
 		!strings.Contains(string(r.Body), "quote_char") {
 		t.Errorf("a backquote: %d %s", r.Status, r.Body)
+	}
+}
+
+// TestImportAPIKeepsLikelyDuplicates uploads again, without its names, a file already in the
+// account: the API counts its likely duplicates and names the rule on each row, keeps them all
+// when asked at upload, and keeps only the rows named on publish when asked there.
+func TestImportAPIKeepsLikelyDuplicates(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "")
+	e.publish(t, map[string]any{"account_id": acct.ID.String(), "date_format": "%Y-%m-%d",
+		"raw_file_content": "date,name,amount\n2024-01-02,Coffee,-3.50\n2024-01-03,Rent,-900\n"})
+	unnamed := map[string]any{"account_id": acct.ID.String(), "date_format": "%Y-%m-%d", "raw_file_content": "date,amount\n2024-01-02,-3.50\n2024-01-03,-900\n"}
+	type keepBody struct {
+		Data struct {
+			ID                   string  `json:"id"`
+			Status               string  `json:"status"`
+			Notice               *string `json:"notice"`
+			KeepLikelyDuplicates bool    `json:"keep_likely_duplicates"`
+			Stats                struct {
+				Duplicates        int `json:"duplicate_rows_count"`
+				Likely            int `json:"likely_duplicate_rows_count"`
+				PendingDuplicates int `json:"pending_duplicate_rows_count"`
+				PendingLikely     int `json:"pending_likely_duplicate_rows_count"`
+			} `json:"stats"`
+		} `json:"data"`
+	}
+	rules := func(id string) string {
+		t.Helper()
+		var rows rowsBody
+		e.c.API(http.MethodGet, "/api/v1/imports/"+id+"/rows", e.read, nil).JSON(t, &rows)
+		var out []string
+		for _, r := range rows.Data {
+			out = append(out, fmt.Sprintf("%d %s duplicate=%v", r.RowNumber, r.MatchedBy, r.Duplicate))
+		}
+		return strings.Join(out, ", ")
+	}
+
+	var skipped keepBody
+	e.create(t, unnamed, http.StatusCreated).JSON(t, &skipped)
+	if s := skipped.Data.Stats; s.PendingDuplicates != 2 || s.PendingLikely != 2 || skipped.Data.KeepLikelyDuplicates ||
+		deref(skipped.Data.Notice) != "2 of the 2 rows are likely duplicates of transactions in Girokonto (the same date and amount, another name): publishing will skip them unless you keep them." {
+		t.Errorf("uploaded for review: %+v, %q", s, deref(skipped.Data.Notice))
+	}
+	if got := rules(skipped.Data.ID); got != "1 likely duplicate=false, 2 likely duplicate=false" {
+		t.Errorf("rows for review: %s", got)
+	}
+
+	unnamed["keep_likely_duplicates"] = "true"
+	var all keepBody
+	e.create(t, unnamed, http.StatusCreated).JSON(t, &all)
+	if s := all.Data.Stats; !all.Data.KeepLikelyDuplicates || s.PendingDuplicates != 0 || s.PendingLikely != 0 || rules(all.Data.ID) != "1 likely_kept duplicate=false, 2 likely_kept duplicate=false" {
+		t.Errorf("kept at upload: %+v, rows %s", all.Data, rules(all.Data.ID))
+	}
+	if r := e.c.API(http.MethodDelete, "/api/v1/imports/"+all.Data.ID, e.write, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d", r.Status)
+	}
+
+	for _, bad := range []map[string]any{{"keep_rows": []int{3}}, {"keep_rows": "2"}} {
+		if r := e.c.API(http.MethodPost, "/api/v1/imports/"+skipped.Data.ID+"/publish", e.write, bad); r.Status/100 != 4 || !strings.Contains(r.Body, "keep_rows") {
+			t.Errorf("publish %v: %d %s, want a refusal naming keep_rows", bad, r.Status, r.Body)
+		}
+	}
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+skipped.Data.ID+"/publish", e.write, map[string]any{"keep_rows": []int{2}}); r.Status != http.StatusAccepted {
+		t.Fatalf("publish keeping row 2: %d %s", r.Status, r.Body)
+	}
+	e.waitFor(t, skipped.Data.ID)
+	var done keepBody
+	e.c.API(http.MethodGet, "/api/v1/imports/"+skipped.Data.ID, e.read, nil).JSON(t, &done)
+	if s := done.Data.Stats; done.Data.Status != "complete" || s.Duplicates != 1 || s.Likely != 1 || rules(skipped.Data.ID) != "1 likely duplicate=true, 2 likely_kept duplicate=false" {
+		t.Errorf("published: %+v, rows %s", done.Data, rules(skipped.Data.ID))
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND amount = 900", acct.ID); n != 2 {
+		t.Errorf("%d rents, want the kept row beside the first file's", n)
 	}
 }

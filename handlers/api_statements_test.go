@@ -578,3 +578,48 @@ func TestMT942IsPendingUntilTheMT940BooksIt(t *testing.T) {
 		t.Fatalf("after the MT940:\n%s", strings.Join(entries, "\n"))
 	}
 }
+
+// TestACorrectedNameUnderTheSameBankID uploads a card statement whose FIT-002 the bank first
+// calls by its pending descriptor and then by the name it booked, and later corrects again
+// after a person renamed it: the bank's name is applied in place (no new entry), until a person
+// renamed the transaction, whose name and notes then stay with the bank's text beside them; the
+// same text again is no correction, and a revert puts back what the correction replaced.
+func TestACorrectedNameUnderTheSameBankID(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	named := func(name string) string { return strings.Replace(cardOFX, "CITY PARKING", name, 1) }
+	e.statement(t, "OfxImport", named("UBER *TRIP"))
+	acct := e.accountByKey(t, "acct:4111222233334444")
+	state := func() string {
+		t.Helper()
+		return strings.Join(e.strings(t, `SELECT e.name || ' | ' || coalesce(e.original_name, '-') || ' | ' || split_part(e.notes, E'\n', 1)
+			FROM entries e WHERE e.account_id = ? AND e.external_id = 'FIT-002'`, acct), "\n")
+	}
+	corrections := func(b statementBody) string {
+		m := b.Data.Statements.Matches
+		return fmt.Sprintf("%d new, %d corrected, %d by bank id", m.New, m.Corrected, m.ByBankID)
+	}
+
+	booked := e.statement(t, "OfxImport", named("UBER TRIP HELP.UBER.COM"))
+	if got := corrections(booked); got != "0 new, 1 corrected, 2 by bank id" || state() != "UBER TRIP HELP.UBER.COM | - | Meter 44" {
+		t.Fatalf("the booked name: %s; %s", got, state())
+	}
+	id := e.strings(t, "SELECT id::text FROM entries WHERE account_id = ? AND external_id = 'FIT-002'", acct)[0]
+	if r := e.c.API(http.MethodPatch, "/api/v1/transactions/"+id, e.write, map[string]any{"name": "Uber to the airport", "notes": "Trip to Berlin"}); r.Status != http.StatusOK {
+		t.Fatalf("rename: %d %s", r.Status, r.Body)
+	}
+	again := e.statement(t, "OfxImport", named("UBER TRIP HELP.UBER.COM CA"))
+	if got := corrections(again); got != "0 new, 1 corrected, 2 by bank id" || state() != "Uber to the airport | UBER TRIP HELP.UBER.COM CA | Trip to Berlin" {
+		t.Fatalf("corrected after a person renamed it: %s; %s", got, state())
+	}
+	if got := corrections(e.statement(t, "OfxImport", named("UBER TRIP HELP.UBER.COM CA"))); got != "0 new, 0 corrected, 3 by bank id" {
+		t.Errorf("the same text again: %s", got)
+	}
+	e.revert(t, again.Data.ID)
+	if got := state(); got != "Uber to the airport | UBER TRIP HELP.UBER.COM | Trip to Berlin" {
+		t.Errorf("after reverting the correction: %s", got)
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction'", acct); n != 3 {
+		t.Errorf("%d transactions, want the file's 3", n)
+	}
+}

@@ -203,8 +203,8 @@ func TestTransactionListFilters(t *testing.T) {
 }
 
 // TestTransactionChanges changes transactions one at a time, many at once and deletes them:
-// what is set by hand is locked against rules, an imported transaction keeps its bank's date,
-// amount and name, a batch is all or nothing, and another family's transaction is a 404.
+// what is set by hand is locked against rules, an imported transaction keeps its bank's date
+// and amount, a batch is all or nothing, and another family's transaction is a 404.
 func TestTransactionChanges(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
@@ -228,7 +228,7 @@ func TestTransactionChanges(t *testing.T) {
 		var b transactionBody
 		r.JSON(t, &b)
 		if r.Status != http.StatusOK || b.Data.CategoryID == nil || *b.Data.CategoryID != food || b.Data.Amount != "12.50" ||
-			b.Data.Name != "Lunch with Sam" || strings.Join(b.Data.LockedFields, ",") != "category,name,tags" {
+			b.Data.Name != "Lunch with Sam" || strings.Join(b.Data.LockedFields, ",") != "category,name,notes,tags" {
 			t.Fatalf("patch: %d %s", r.Status, r.Body)
 		}
 		if got := balance(checking.ID); got != "-132.50" {
@@ -246,7 +246,7 @@ func TestTransactionChanges(t *testing.T) {
 			body  map[string]any
 			field string
 		}{
-			{importedIDs[0], map[string]any{"name": "Renamed", "notes": "kept?"}, "name"},
+			{importedIDs[0], map[string]any{"date": "2026-01-01", "notes": "kept?"}, "date"},
 			{importedIDs[0], map[string]any{"amount": "1"}, "amount"},
 			{manual, map[string]any{"amount": "1.234"}, "amount"},
 			{manual, map[string]any{"date": "yesterday"}, "date"},

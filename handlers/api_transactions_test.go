@@ -1,7 +1,10 @@
 package handlers_test
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"net/url"
 	"strings"
 	"testing"
 
@@ -47,9 +50,9 @@ type transferList struct {
 }
 
 // TestTransactionsAPIRunsRulesAndMatchesTransfers adds transactions through the API: the
-// family's rules run on them without overriding a category the client gave, and the second
-// side of a transfer is proposed as one, which the client confirms, unlinks (never proposed
-// again) and links by hand across currencies.
+// family's rules run on them without overriding the name or a category the client gave, and
+// the second side of a transfer is proposed as one, which the client confirms, unlinks (never
+// proposed again) and links by hand across currencies.
 func TestTransactionsAPIRunsRulesAndMatchesTransfers(t *testing.T) {
 	e := newImportEnv(t, apptest.ServerOptions{})
 	coffee, treats := e.named(t, "categories", "Coffee"), e.named(t, "categories", "Treats")
@@ -73,11 +76,11 @@ func TestTransactionsAPIRunsRulesAndMatchesTransfers(t *testing.T) {
 	}
 
 	ruled := create(map[string]any{"account_id": checking, "date": "2026-03-01", "amount": "4.50", "name": "BLUE BOTTLE COFFEE"})
-	if d := ruled.Data; d.CategoryID == nil || *d.CategoryID != coffee || d.Name != "Coffee" || d.OriginalName == nil || *d.OriginalName != "BLUE BOTTLE COFFEE" {
-		t.Errorf("the rule did not run on the created transaction: %+v", d)
+	if d := ruled.Data; d.CategoryID == nil || *d.CategoryID != coffee || d.Name != "BLUE BOTTLE COFFEE" || d.OriginalName != nil {
+		t.Errorf("the rule did not set the category alone on the created transaction: %+v", d)
 	}
 	byHand := create(map[string]any{"account_id": checking, "date": "2026-03-01", "amount": 6, "name": "Coffee and cake", "category_id": treats})
-	if d := byHand.Data; d.CategoryID == nil || *d.CategoryID != treats || strings.Join(d.LockedFields, ",") != "category" || d.Amount != "6.00" {
+	if d := byHand.Data; d.CategoryID == nil || *d.CategoryID != treats || strings.Join(d.LockedFields, ",") != "category,name" || d.Amount != "6.00" {
 		t.Errorf("the client's category was not kept: %+v", d)
 	}
 
@@ -190,5 +193,82 @@ func TestTransactionsAPIRunsRulesAndMatchesTransfers(t *testing.T) {
 	var n int
 	if err := e.srv.DB.NewRaw("SELECT count(*) FROM entries WHERE family_id = ? AND kind = 'transaction'", e.user.FamilyID).Scan(t.Context(), &n); err != nil || n != 7 {
 		t.Errorf("%d transactions (err %v), want the 7 created", n, err)
+	}
+}
+
+// TestRulesLeaveWhatWasSetByHand runs a rule renaming coffee to "Starbucks" and tagging it
+// over transactions added by hand, through the API and on the account's page, and over an
+// imported one: what a person or client set (the name always, the notes, category and tags
+// when given) stays as they set it, and only the bank's name is cleaned up.
+func TestRulesLeaveWhatWasSetByHand(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	caffeine, office := e.named(t, "tags", "Caffeine"), e.named(t, "tags", "Office")
+	drinks := e.named(t, "categories", "Drinks")
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	if r := e.c.API(http.MethodPost, "/api/v1/rules", e.write, map[string]any{"name": "Coffee",
+		"conditions": []any{map[string]any{"condition_type": "transaction_name", "operator": "like", "value": "coffee"}},
+		"actions": []any{map[string]any{"action_type": "set_transaction_name", "value": "Starbucks"},
+			map[string]any{"action_type": "set_transaction_category", "value": drinks},
+			map[string]any{"action_type": "set_transaction_tags", "value": []string{caffeine}}}}); r.Status != http.StatusCreated {
+		t.Fatalf("create rule: %d %s", r.Status, r.Body)
+	}
+	type entry struct {
+		Name     string   `bun:"name"`
+		Original *string  `bun:"original_name"`
+		Category string   `bun:"category"`
+		Tags     []string `bun:"tags,array"`
+		Locked   []string `bun:"locked_fields,array"`
+	}
+	read := func(t *testing.T, where string, args ...any) entry {
+		t.Helper()
+		var got entry
+		if err := e.srv.DB.NewRaw(`SELECT e.name, e.original_name, coalesce(c.name, '') AS category, e.locked_fields,
+				ARRAY(SELECT t.name FROM tags t WHERE t.id = ANY (e.tag_ids) ORDER BY t.name) AS tags
+			FROM entries e LEFT JOIN categories c ON c.id = e.category_id WHERE `+where, args...).Scan(context.Background(), &got); err != nil {
+			t.Fatalf("%s: %v", where, err)
+		}
+		return got
+	}
+	for _, tc := range []struct {
+		name string
+		add  func(t *testing.T) string // adds the transaction, and says its name
+		want entry
+	}{
+		{"a client's name, rules set the rest", func(t *testing.T) string {
+			e.addTransaction(t, map[string]any{"account_id": acct.ID.String(), "date": "2026-03-01", "amount": "4.50", "name": "Coffee with Ana at the corner cafe"})
+			return "Coffee with Ana at the corner cafe"
+		}, entry{Name: "Coffee with Ana at the corner cafe", Category: "Drinks", Tags: []string{"Caffeine"}, Locked: []string{"name"}}},
+		{"a client's notes and tags", func(t *testing.T) string {
+			e.addTransaction(t, map[string]any{"account_id": acct.ID.String(), "date": "2026-03-02", "amount": "9", "name": "Coffee beans",
+				"notes": "for the office", "tag_ids": []string{office}})
+			return "Coffee beans"
+		}, entry{Name: "Coffee beans", Category: "Drinks", Tags: []string{"Office"}, Locked: []string{"name", "notes", "tags"}}},
+		{"a person's name and notes on the account's page", func(t *testing.T) string {
+			e.c.SignIn(e.user.Email, testkit.Password)
+			e.c.Get("/accounts/" + acct.ID.String() + "/transactions/new")
+			if r := e.c.PostForm("/accounts/"+acct.ID.String()+"/transactions", url.Values{"date": {"2026-03-03"}, "name": {"Iced coffee for Ben"},
+				"amount": {"3.20"}, "direction": {"out"}, "category_id": {""}, "notes": {"his birthday"}}); r.Status != http.StatusSeeOther {
+				t.Fatalf("the form: %d %s", r.Status, r.Body)
+			}
+			return "Iced coffee for Ben"
+		}, entry{Name: "Iced coffee for Ben", Category: "Drinks", Tags: []string{"Caffeine"}, Locked: []string{"name", "notes"}}},
+		{"an imported one is cleaned up", func(t *testing.T) string {
+			e.publish(t, map[string]any{"raw_file_content": "date,amount,name\n2026-03-04,-4.80,COFFEE SHOP 123\n", "date_format": "%Y-%m-%d", "account_id": acct.ID.String()})
+			return "Starbucks"
+		}, entry{Name: "Starbucks", Original: new("COFFEE SHOP 123"), Category: "Drinks", Tags: []string{"Caffeine"}, Locked: []string{}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := read(t, "e.name = ?", tc.add(t))
+			if got.Locked == nil {
+				got.Locked = []string{}
+			}
+			show := func(e entry) string {
+				return fmt.Sprintf("%q (original %s), category %q, tags %q, locked %q", e.Name, deref(e.Original), e.Category, e.Tags, e.Locked)
+			}
+			if show(got) != show(tc.want) {
+				t.Errorf("got %s\nwant %s", show(got), show(tc.want))
+			}
+		})
 	}
 }

@@ -94,7 +94,12 @@ func (a *app) importShow(c echo.Context) error {
 			return err
 		}
 	}
-	r := views.ImportRows{ImportID: im.ID.String(), Type: im.Type, Rows: rows, Only: only, Total: total, Stats: d.Stats}
+	pending, err := imports.AlreadyThere(ctx, a.DB, d, rows)
+	if err != nil {
+		return err
+	}
+	r := views.ImportRows{ImportID: im.ID.String(), Type: im.Type, Rows: rows, Only: only, Page: page, Total: total, Stats: d.Stats,
+		Keepable: im.Unpublished() && !im.KeepLikelyDuplicates}
 	if acct != nil {
 		r.Currency = acct.Currency
 	}
@@ -107,7 +112,7 @@ func (a *app) importShow(c echo.Context) error {
 	if isFragment(c, "import-rows") {
 		return a.render(c, http.StatusOK, views.ImportRowsTable(r))
 	}
-	v := views.ImportView{Detail: d, Rows: r, RowLimit: a.Imports.Limits.MaxRows}
+	v := views.ImportView{Detail: d, Rows: r, RowLimit: a.Imports.Limits.MaxRows, Pending: pending}
 	if v.Mappings, err = imports.Mappings(ctx, a.DB, im.ID); err != nil {
 		return err
 	}
@@ -137,10 +142,43 @@ func (a *app) importShow(c echo.Context) error {
 			}
 		}
 	}
-	if v.PendingDuplicates, err = imports.AlreadyThere(ctx, a.DB, d); err != nil {
+	return a.render(c, http.StatusOK, views.ImportPage(v))
+}
+
+// importKeep is POST /imports/:id/keep: the review's choice of which likely duplicates the
+// publish keeps, all of them (all=1, or all=0 to skip them again) or one row (row with keep=1
+// or 0). It goes back to the page of rows it came from.
+func (a *app) importKeep(c echo.Context) error {
+	im, err := a.familyImport(c)
+	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.ImportPage(v))
+	var k imports.KeepChoice
+	msg := "Publishing will skip the likely duplicates you do not keep."
+	if all := c.FormValue("all"); all != "" {
+		keep := all == "1"
+		k.All = &keep
+		if keep {
+			msg = "Publishing will keep every likely duplicate."
+		}
+	}
+	if raw := c.FormValue("row"); raw != "" {
+		n, err := strconv.Atoi(raw)
+		if err != nil {
+			n = 0 // refused by the service, which names the row
+		}
+		k.Rows = map[int]bool{n: c.FormValue("keep") == "1"}
+		msg = "Publishing will skip row " + strconv.Itoa(n) + "."
+		if k.Rows[n] {
+			msg = "Publishing will keep row " + strconv.Itoa(n) + "."
+		}
+	}
+	page, _ := strconv.Atoi(c.FormValue("page"))
+	if err := a.Imports.Keep(c.Request().Context(), im.FamilyID, im.ID, k); err != nil {
+		return a.backToImport(c, im, err, "")
+	}
+	a.flash(c, "success", msg)
+	return redirect(c, views.RowsURL(im.ID.String(), "", max(page, 1)))
 }
 
 // importProgress is GET /imports/:id/progress, polled by the import page every second while a

@@ -693,3 +693,68 @@ func TestImportFileDownload(t *testing.T) {
 		t.Errorf("Content-Disposition %q", cd)
 	}
 }
+
+// TestImportPageShowsLikelyDuplicates uploads again a month whose names were not read the
+// second time: the review says how many rows are already there and how many are likely
+// duplicates, names on each row the rule that matched it, keeps a row or all of them on a
+// person's word, and the publish skips the rest.
+func TestImportPageShowsLikelyDuplicates(t *testing.T) {
+	t.Parallel()
+	e := newImportPageEnv(t, apptest.ServerOptions{})
+	first := e.createImport(t, "date,amount,name\n2024-03-01,-5.00,Bäckerei Schmidt\n2024-03-02,-42.10,REWE Markt\n2024-03-04,-9.99,Netflix\n", nil)
+	e.c.API(http.MethodPost, "/api/v1/imports/"+first+"/publish", e.write, nil)
+	if done := e.waitFor(t, first); done.Data.Status != "complete" {
+		t.Fatalf("the first file ended %s", done.Data.Status)
+	}
+	// The same month read without its names, one row of it new, and one a second purchase
+	// under the same name.
+	again := e.createImport(t, "date,amount,name\n2024-03-01,-5.00,\n2024-03-02,-42.10,REWE Markt\n2024-03-02,-42.10,REWE Markt\n"+
+		"2024-03-03,-20.00,\n2024-03-04,-9.99,\n", nil)
+	page := "/imports/" + again
+	rules := func() string {
+		t.Helper()
+		var out []string
+		e.c.Get(page).Doc(t).Find(`[data-testid="file-row"]`).Each(func(_ int, row *goquery.Selection) {
+			label := strings.Join(strings.Fields(row.Find(`[data-testid="file-row-match"]`).Text()), " ")
+			out = append(out, row.Find(`[data-testid="file-row-number"]`).Text()+": "+label)
+		})
+		return strings.Join(out, "\n")
+	}
+	want := "1: Likely duplicate: same date and amount, different name\n2: Duplicate: same date, amount and name\n3: \n4: \n" +
+		"5: Likely duplicate: same date and amount, different name"
+	if got := rules(); got != want {
+		t.Errorf("rows before publishing:\n%s\nwant\n%s", got, want)
+	}
+	notice := "1 of the 5 rows is already in Checking: publishing will skip it. 2 more are likely duplicates (the same date and amount, another name): publishing will skip them unless you keep them."
+	if got := e.c.Get(page).TestID(t, "pending-duplicates"); got != notice {
+		t.Errorf("notice %q, want %q", got, notice)
+	}
+
+	// Row 5, Netflix's, is kept; then every likely duplicate, and then none again.
+	wantRedirect(t, e.c.PostForm(page+"/keep", url.Values{"row": {"5"}, "keep": {"1"}, "page": {"1"}}), page)
+	if got := rules(); !strings.HasSuffix(got, "5: Kept: same date and amount, different name") {
+		t.Errorf("row 5 kept:\n%s", got)
+	}
+	wantRedirect(t, e.c.PostForm(page+"/keep", url.Values{"all": {"1"}}), page)
+	if got := e.c.Get(page).TestID(t, "keep-likely"); !strings.Contains(got, "Publishing keeps all 2 likely duplicates") {
+		t.Errorf("all kept: %q", got)
+	}
+	wantRedirect(t, e.c.PostForm(page+"/keep", url.Values{"all": {"0"}}), page)
+	if got := e.c.Get(page).TestID(t, "pending-duplicates"); !strings.Contains(got, "1 more is a likely duplicate") {
+		t.Errorf("after skipping them again: %q", got)
+	}
+
+	wantRedirect(t, e.c.PostForm(page+"/publish", nil), page)
+	done := e.waitFor(t, again)
+	if done.Data.Status != "complete" || done.Data.Stats.DuplicateRowsCount != 2 {
+		t.Fatalf("published: %s with %d duplicates, want 2", done.Data.Status, done.Data.Stats.DuplicateRowsCount)
+	}
+	got := e.strings(t, "SELECT date || ' ' || amount::numeric(19,2) || ' ' || name FROM entries WHERE account_id = ? AND kind = 'transaction' ORDER BY date, import_id, name", e.acct.ID)
+	if want := "2024-03-01 5.00 Bäckerei Schmidt|2024-03-02 42.10 REWE Markt|2024-03-02 42.10 REWE Markt|2024-03-03 20.00 Imported item|" +
+		"2024-03-04 9.99 Netflix|2024-03-04 9.99 Imported item"; strings.Join(got, "|") != want {
+		t.Errorf("entries:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.ReplaceAll(want, "|", "\n"))
+	}
+	if got := rules(); got != strings.Replace(want, "5: Likely duplicate: same date and amount, different name", "5: Kept: same date and amount, different name", 1) {
+		t.Errorf("rows after publishing:\n%s", got)
+	}
+}

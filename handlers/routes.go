@@ -110,6 +110,7 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/imports/:id/revert", a.importRevert)
 	signedIn.POST("/imports/:id/mappings", a.importMapping)
 	signedIn.POST("/imports/:id/configure", a.importConfigure)
+	signedIn.POST("/imports/:id/keep", a.importKeep)
 	signedIn.POST("/imports/:id/profile", a.importSaveProfile)
 	signedIn.POST("/import_profiles/:id/delete", a.importProfileDelete)
 	signedIn.POST("/imports/:id/delete", a.importDelete)

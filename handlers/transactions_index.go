@@ -284,10 +284,10 @@ func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction
 	if excluded := form.Value("excluded") != ""; excluded != t.Excluded { // a ticked box sends its value, whatever it is
 		p.Excluded = &excluded
 	}
+	if name := strings.TrimSpace(form.Value("name")); name != t.Name {
+		p.Name = &name
+	}
 	if t.Manual() {
-		if name := strings.TrimSpace(form.Value("name")); name != t.Name {
-			p.Name = &name
-		}
 		switch d, err := time.Parse(time.DateOnly, strings.TrimSpace(form.Value("date"))); {
 		case err != nil:
 			v.Add("date", "Date "+form.Value("date")+" is not a date such as 2026-11-25.")

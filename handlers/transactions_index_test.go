@@ -133,6 +133,85 @@ func TestTransactionsBulkEdit(t *testing.T) {
 	}
 }
 
+// editForm is the transaction's form as the browser would send it: every field as the page
+// fills it.
+func editForm(t *testing.T, c *testkit.Client, id string) url.Values {
+	t.Helper()
+	v := url.Values{}
+	doc := c.Get("/transactions/" + id).Doc(t)
+	doc.Find(`form[data-testid="tx-edit-form"] input, form[data-testid="tx-edit-form"] select, form[data-testid="tx-edit-form"] textarea`).
+		Each(func(_ int, s *goquery.Selection) {
+			name, _ := s.Attr("name")
+			typ, _ := s.Attr("type")
+			switch {
+			case name == "" || name == "_csrf" || typ == "checkbox" && !s.Is("[checked]"):
+			case s.Is("select"):
+				val, _ := s.Find("option[selected]").Attr("value")
+				v.Add(name, val)
+			case s.Is("textarea"):
+				v.Add(name, s.Text())
+			default:
+				val, _ := s.Attr("value")
+				v.Add(name, val)
+			}
+		})
+	return v
+}
+
+// TestRenameImportedTransaction renames a standing order imported from the bank as "Anna
+// Berger", through the API and on its page: the name changes and is locked, the bank's text
+// stays beside it (shown on the page, original_name in the API), its date and amount stay as
+// the bank said, and the same file uploaded again is still recognised by the bank's text.
+func TestRenameImportedTransaction(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "")
+	file := map[string]any{"raw_file_content": "date,amount,name\n2026-02-01,-1000,Anna Berger\n", "date_format": "%Y-%m-%d", "account_id": acct.ID.String()}
+	imp := e.publish(t, file)
+	id := e.strings(t, "SELECT id::text FROM entries WHERE import_id = ?", uuid.MustParse(imp.Data.ID))[0]
+	patch := func(body map[string]any) (*testkit.Response, transactionBody) {
+		r := e.c.API(http.MethodPatch, "/api/v1/transactions/"+id, e.write, body)
+		var b transactionBody
+		r.JSON(t, &b)
+		return r, b
+	}
+
+	r, b := patch(map[string]any{"name": "Savings (standing order)"})
+	if r.Status != http.StatusOK || b.Data.Name != "Savings (standing order)" || deref(b.Data.OriginalName) != "Anna Berger" ||
+		!slices.Contains(b.Data.LockedFields, "name") {
+		t.Fatalf("renamed through the API: %d %s", r.Status, r.Body)
+	}
+	for _, body := range []map[string]any{{"date": "2026-02-02"}, {"amount": "999"}} {
+		if r, _ := patch(body); r.Status != http.StatusUnprocessableEntity {
+			t.Errorf("%v on an imported transaction: %d %s", body, r.Status, r.Body)
+		}
+	}
+
+	c := apptest.NewClient(t, e.srv)
+	c.SignIn(e.user.Email, testkit.Password)
+	if got := c.Get("/transactions/"+id).TestID(t, "tx-bank-text"); got != "Bank's text: Anna Berger" {
+		t.Errorf("the page shows the bank's text as %q", got)
+	}
+	form := editForm(t, c, id)
+	if form.Has("date") || form.Has("amount") {
+		t.Errorf("the page offers to change an imported transaction's date or amount: %v", form)
+	}
+	form.Set("name", "Monthly savings")
+	if r := c.PostForm("/transactions/"+id, form); r.Status != http.StatusSeeOther {
+		t.Fatalf("renamed on the page: %d %s", r.Status, r.Body)
+	}
+	r, b = patch(map[string]any{"notes": "to Tagesgeld"})
+	if b.Data.Name != "Monthly savings" || deref(b.Data.OriginalName) != "Anna Berger" || b.Data.Amount != "1000.00" {
+		t.Errorf("after the page's rename: %d %s", r.Status, r.Body)
+	}
+
+	again := e.publish(t, file)
+	if again.Data.Stats.DuplicateRowsCount != 1 || e.count(t, "SELECT count(*) FROM entries WHERE account_id = ?", acct.ID) != 1 {
+		t.Errorf("the same file again: %d duplicates, %d entries", again.Data.Stats.DuplicateRowsCount,
+			e.count(t, "SELECT count(*) FROM entries WHERE account_id = ?", acct.ID))
+	}
+}
+
 // TestLeaveOutOfReportsSaves ticks "Leave out of budgets and reports" on a transaction's form,
 // as the browser sends it (the box's value), and untick it: each is saved, and locked against
 // rules.
@@ -156,28 +235,7 @@ func TestLeaveOutOfReportsSaves(t *testing.T) {
 		}
 		return e.Excluded, e.LockedFields
 	}
-	// The form as the browser would send it: every field as the page fills it.
-	form := func() url.Values {
-		v := url.Values{}
-		doc := c.Get("/transactions/" + id).Doc(t)
-		doc.Find(`form[data-testid="tx-edit-form"] input, form[data-testid="tx-edit-form"] select, form[data-testid="tx-edit-form"] textarea`).
-			Each(func(_ int, s *goquery.Selection) {
-				name, _ := s.Attr("name")
-				typ, _ := s.Attr("type")
-				switch {
-				case name == "" || name == "_csrf" || typ == "checkbox" && !s.Is("[checked]"):
-				case s.Is("select"):
-					val, _ := s.Find("option[selected]").Attr("value")
-					v.Add(name, val)
-				case s.Is("textarea"):
-					v.Add(name, s.Text())
-				default:
-					val, _ := s.Attr("value")
-					v.Add(name, val)
-				}
-			})
-		return v
-	}
+	form := func() url.Values { return editForm(t, c, id) }
 	page := c.Get("/transactions/" + id)
 	box := page.Doc(t).Find(`input[name="excluded"]`)
 	value, _ := box.Attr("value")

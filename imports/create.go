@@ -38,6 +38,8 @@ type Request struct {
 	Type      string
 	AccountID *string
 	Publish   bool
+	// KeepLikelyDuplicates has the publish keep the likely duplicates rather than skip them.
+	KeepLikelyDuplicates bool
 
 	// Labels are the "<column>_col_label" parameters by column key ("date", "amount", ...).
 	Labels                map[string]*string
@@ -176,7 +178,8 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	if !typ.Valid() {
 		return nil, apperr.Errorf(apperr.Invalid, "type must be one of: %s, or auto", TypeNames(Types)).WithSlug("invalid_import_type")
 	}
-	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending}
+	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending,
+		KeepLikelyDuplicates: req.KeepLikelyDuplicates}
 	if req.UserID != uuid.Nil {
 		im.UserID = &req.UserID
 	}

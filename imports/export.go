@@ -62,7 +62,7 @@ var exportQueries = []struct{ typ, sql string }{
 	{"Transaction", `
 		SELECT json_build_object('type', 'Transaction', 'data', json_build_object(
 			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'date', e.date, 'amount', e.amount::text,
-			'currency', e.currency, 'name', e.name, 'notes', nullif(e.notes, ''), 'excluded', e.excluded,
+			'currency', e.currency, 'name', e.name, 'original_name', e.original_name, 'notes', nullif(e.notes, ''), 'excluded', e.excluded,
 			'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids,
 			'kind', e.transaction_kind, 'external_id', e.external_id, 'source', e.source,
 			'created_at', e.created_at, 'updated_at', e.updated_at,

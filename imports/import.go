@@ -53,10 +53,14 @@ type Import struct {
 	Encoding    *string `bun:"encoding"`
 	ByteSize    int     `bun:"byte_size"`
 
-	RowsCount          int    `bun:"rows_count"`
-	ValidRowsCount     int    `bun:"valid_rows_count"`
-	DuplicateRowsCount int    `bun:"duplicate_rows_count"`
-	JobID              *int64 `bun:"job_id"`
+	RowsCount          int `bun:"rows_count"`
+	ValidRowsCount     int `bun:"valid_rows_count"`
+	DuplicateRowsCount int `bun:"duplicate_rows_count"`
+	// LikelyDuplicateRowsCount counts the duplicate rows a publish skipped as likely ones;
+	// KeepLikelyDuplicates has the publish keep them all.
+	LikelyDuplicateRowsCount int    `bun:"likely_duplicate_rows_count"`
+	KeepLikelyDuplicates     bool   `bun:"keep_likely_duplicates"`
+	JobID                    *int64 `bun:"job_id"`
 
 	// NativeImport: the file's record counts, the readback after publish, what publish did,
 	// and the preflight's findings.
@@ -174,6 +178,11 @@ type Stats struct {
 	// PendingDuplicateRowsCount counts the valid rows of a pending import already in their
 	// account (AlreadyThere); Describe leaves it 0.
 	PendingDuplicateRowsCount int
+	// LikelyDuplicateRowsCount counts, of DuplicateRowsCount, the likely duplicates.
+	LikelyDuplicateRowsCount int
+	// PendingLikelyDuplicateRowsCount counts, of PendingDuplicateRowsCount, the likely
+	// duplicates; Describe leaves it 0.
+	PendingLikelyDuplicateRowsCount int
 }
 
 // Detail is an import with what is derived from its rows and mappings.
@@ -196,6 +205,10 @@ func (i *Import) Terminal() bool {
 func (i *Import) Revertable() bool {
 	return i.Status == StatusComplete || i.Status == StatusRevertFailed
 }
+
+// Unpublished reports whether the import's rows are waiting to be published: it is pending,
+// or its publish failed.
+func (i *Import) Unpublished() bool { return i.Status == StatusPending || i.Status == StatusFailed }
 
 // Running reports whether a publish or revert is under way.
 func (i *Import) Running() bool { return i.Status == StatusImporting || i.Status == StatusReverting }
@@ -268,7 +281,7 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 	d.Stats = Stats{
 		RowsCount: im.RowsCount, ValidRowsCount: im.ValidRowsCount, InvalidRowsCount: im.RowsCount - im.ValidRowsCount,
 		MappingsCount: counts.Mappings, UnassignedMappingsCount: counts.Unassigned, DuplicateRowsCount: im.DuplicateRowsCount,
-		SkippedRowsCount: im.SkippedRows,
+		SkippedRowsCount: im.SkippedRows, LikelyDuplicateRowsCount: im.LikelyDuplicateRowsCount,
 	}
 	st := &d.StatusDetail
 	st.Uploaded = im.ByteSize > 0

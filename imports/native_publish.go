@@ -478,7 +478,8 @@ type entryBatch struct {
 }
 
 var entryCols = []string{"id", "family_id", "account_id", "kind", "date", "amount", "currency", "name", "notes",
-	"excluded", "category_id", "merchant_id", "tag_ids", "transaction_kind", "parent_id", "import_id", "external_id", "source"}
+	"excluded", "category_id", "merchant_id", "tag_ids", "transaction_kind", "parent_id", "import_id", "external_id", "source",
+	"original_name"}
 
 // flushEntries writes the collected entries, then what hangs off them.
 func (w *nativeWriter) flushEntries(ctx context.Context) error {
@@ -511,7 +512,14 @@ func (w *nativeWriter) entry(id, acct uuid.UUID, kind string, date time.Time, am
 	}
 	w.entries.entries = append(w.entries.entries, []any{pgUUID(id), pgUUID(w.im.FamilyID), pgUUID(acct), kind, pgDate(date),
 		numeric(&amount), cur, name, notes, excluded, category, merchant, tags, txKind, parent, pgUUID(w.im.ID),
-		nullString(ext), nullString(src)})
+		nullString(ext), nullString(src), pgtype.Text{}})
+}
+
+// renamed gives the entry collected last the bank's text its export kept beside its name
+// (original_name), for the next import or sync to compare with the bank's.
+func (w *nativeWriter) renamed(original string) {
+	row := w.entries.entries[len(w.entries.entries)-1]
+	row[len(row)-1] = nullString(original)
 }
 
 // tagIDs translates a tag_ids array; tags that do not resolve are left out.
@@ -561,6 +569,7 @@ func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Rec
 		w.entry(id, acct, "transaction", date, amount, cur, orDefault(r.String("name"), "Imported transaction"), r.String("notes"),
 			r.Bool("excluded"), w.optional("Category", r.ID("category_id")), w.optional("Merchant", r.ID("merchant_id")),
 			tags, kindOr(r.String("kind")), pgtype.UUID{}, r.String("external_id"), r.String("source"))
+		w.renamed(r.String("original_name"))
 		for _, s := range r.SplitLines() {
 			part := uuid.Must(uuid.NewV7())
 			w.mapID("Transaction", native.IDOf(s, "id"), part)

@@ -167,7 +167,7 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		}
 		_, err = tx.NewUpdate().Model((*Import)(nil)).Where("id = ?", id).
 			Set("status = ?", StatusComplete).Set("error = NULL").
-			Set("duplicate_rows_count = ?", p.duplicates).
+			Set("duplicate_rows_count = ?", p.duplicates).Set("likely_duplicate_rows_count = ?", p.likely).
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
 		if err != nil {
 			return err

@@ -19,11 +19,12 @@ import (
 // checked when the file was uploaded, so publishing is set-based SQL over import_rows: a
 // statement per batch, not a round trip per row.
 type publisher struct {
-	svc        *Service
-	tx         db.Tx
-	im         *Import
-	duplicates int
-	accounts   []uuid.UUID // accounts whose balance the publish changes
+	svc *Service
+	tx  db.Tx
+	im  *Import
+	// duplicates counts the rows skipped as duplicates, likely the likely duplicates of them.
+	duplicates, likely int
+	accounts           []uuid.UUID // accounts whose balance the publish changes
 	// rulesRan says the family's rules already ran over the rows (stageRules), and
 	// ruleResults that they changed some, which rule_results holds.
 	rulesRan, ruleResults bool
@@ -131,38 +132,6 @@ func (p *publisher) checkAccounts(ctx context.Context) error {
 	return nil
 }
 
-// markDuplicates flags rows that match a transaction that existed before this import: same
-// account, date and amount, and the same name ignoring case and spacing (DECISIONS 6).
-// Duplicates are reported and skipped, never claimed.
-func (p *publisher) markDuplicates(ctx context.Context) error {
-	accounts, err := p.rowAccounts(ctx)
-	if err != nil {
-		return err
-	}
-	// A family importing into new or empty accounts has nothing to match: skip the work. The
-	// check is one probe per account the rows go to, not a join of the rows with the entries:
-	// a publish handed back after a crash finds the accounts full of the dead entries of its
-	// first attempt, and a join of every row with them took a minute for 40,000 rows.
-	var any bool
-	if err := p.tx.NewRaw(`SELECT EXISTS (
-		SELECT 1 FROM unnest(?::uuid[]) AS t(id)
-		CROSS JOIN LATERAL (SELECT 1 FROM entries e WHERE e.account_id = t.id AND e.kind = 'transaction'
-			AND e.import_id IS DISTINCT FROM ? LIMIT 1) e)`, pgdialect.Array(accounts), p.im.ID).Scan(ctx, &any); err != nil {
-		return err
-	}
-	if !any {
-		return nil
-	}
-	res, err := p.tx.NewRaw(`UPDATE import_rows r SET duplicate = true, extra = coalesce(r.extra, '{}') || '{"matched_by": "content"}'
-		WHERE `+contentRows+` AND `+repeatsEntry, p.im.ID, p.im.AccountID, p.im.FamilyID).Exec(ctx)
-	if err != nil {
-		return fmt.Errorf("find duplicates: %w", err)
-	}
-	n, _ := res.RowsAffected()
-	p.duplicates = int(n)
-	return nil
-}
-
 // rowAccounts are the accounts the import's rows go to: its own, else those its account
 // mappings point at.
 func (p *publisher) rowAccounts(ctx context.Context) ([]uuid.UUID, error) {
@@ -173,46 +142,6 @@ func (p *publisher) rowAccounts(ctx context.Context) ([]uuid.UUID, error) {
 	err := p.tx.NewRaw(`SELECT coalesce(array_agg(DISTINCT target_id), '{}') FROM import_mappings
 		WHERE import_id = ? AND kind = 'account' AND target_id IS NOT NULL`, p.im.ID).Scan(ctx, pgdialect.Array(&ids))
 	return ids, err
-}
-
-// contentRows selects the rows the content rule compares (with repeatsEntry): the valid
-// transactions, less a QIF file's opening balance.
-const contentRows = validRows + ` AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL`
-
-// repeatsEntry is true for a row (r) that repeats a transaction its account had before this
-// import: same date, amount and currency, and the same name ignoring case and spacing. A row
-// with the bank's own id only matches an entry without one, or from another source. Its
-// arguments are the import's own account (nil when the rows name theirs) and its family.
-//
-// It is evaluated once per row, by design. The rows of a new import are in no statistics (its
-// id is new), so the planner takes them for one row, and a join of them with anything is a
-// gamble: joined with themselves, as the count for review once was, every row was compared
-// with every row (29 s for 20,000 rows). An ANALYZE after the upload would correct the
-// estimate (30 ms for 20,000 rows, 0.2 s for 245,000), but its lock is held to the end of
-// the transaction that takes it, so it waits for any publish analysing the same table (see
-// publisher.run) until that publish commits: an upload for review would wait for another
-// family's publish. So this is a subquery the planner cannot turn into a join (OFFSET 0): for
-// each row it finds the account by its key and the account's entries of the row's day through
-// entries_account_day_amount_idx, and the whole is one pass over the import's rows.
-const repeatsEntry = `EXISTS (
-	SELECT 1 FROM accounts a JOIN entries e ON e.account_id = a.id
-	WHERE a.id = coalesce(?::uuid, (SELECT am.target_id FROM import_mappings am
-			WHERE am.import_id = r.import_id AND am.kind = 'account' AND am.key = r.account_key))
-		AND a.family_id = ?
-		AND e.date = r.date AND e.amount = r.amount AND e.currency = coalesce(r.currency, a.currency)
-		AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
-		AND (r.extra->>'external_id' IS NULL OR e.external_id IS NULL OR e.source IS DISTINCT FROM r.extra->>'source')
-		AND lower(regexp_replace(btrim(e.name), '\s+', ' ', 'g')) = lower(regexp_replace(btrim(r.name), '\s+', ' ', 'g'))
-	OFFSET 0)`
-
-// PendingDuplicates counts the valid rows of a pending transaction file that repeat a
-// transaction already in their account, which publishing will skip: the check the publish
-// makes, made before it so that the import's page can say it.
-func PendingDuplicates(ctx context.Context, idb bun.IDB, im *Import) (int, error) {
-	var n int
-	err := idb.NewRaw(`SELECT count(*) FROM import_rows r WHERE `+contentRows+` AND `+repeatsEntry,
-		im.ID, im.AccountID, im.FamilyID).Scan(ctx, &n)
-	return n, err
 }
 
 // entryBatches writes the valid rows as entries, a batch at a time, recording progress.

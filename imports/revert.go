@@ -89,6 +89,8 @@ var revertStatements = []struct{ what, sql string }{
 		FROM import_undo u WHERE u.import_id = ? AND u.target = 'rule' AND r.id = u.record_id`},
 	{"updated entries", `UPDATE entries e SET date = (u.previous->>'date')::date, amount = (u.previous->>'amount')::numeric,
 			currency = u.previous->>'currency', name = u.previous->>'name', notes = u.previous->>'notes',
+			-- An undo record written before they kept original_name leaves it as it is.
+			original_name = CASE WHEN u.previous->'original_name' IS NOT NULL THEN u.previous->>'original_name' ELSE e.original_name END,
 			pending = (u.previous->>'pending')::boolean, external_id = u.previous->>'external_id', updated_at = now()
 		FROM import_undo u WHERE u.import_id = ? AND u.target = 'entry' AND e.id = u.record_id`},
 	{"undo records", `DELETE FROM import_undo WHERE import_id = ?`},

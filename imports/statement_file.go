@@ -102,6 +102,9 @@ type MatchCounts struct {
 	// ByContent are rows without a usable bank id that matched an entry on account, date,
 	// amount and name.
 	ByContent int `json:"duplicates_by_content"`
+	// Likely are rows without a usable bank id that matched an entry on account, date and
+	// amount under another name, skipped as likely duplicates (those a person kept are New).
+	Likely int `json:"likely_duplicates"`
 	// Corrected are rows whose bank id the account had with other values: the entry was
 	// updated in place.
 	Corrected int `json:"corrected"`
@@ -124,6 +127,10 @@ const (
 	MatchCorrected     = "bank_id_corrected"
 	MatchPendingBooked = "pending_booked"
 	MatchInFile        = "bank_id_in_file"
+	// MatchLikely is a likely duplicate (the same date and amount, another name), skipped;
+	// MatchLikelyKept one a person keeps.
+	MatchLikely     = "likely"
+	MatchLikelyKept = "likely_kept"
 )
 
 // statementReaders are the readers of each statement file type.

@@ -26,14 +26,14 @@ const pendingMatchDays = 8
 // matched against the account's entries, most exact rule first:
 //
 //  1. the same bank id twice in the file keeps one row (see rowBuilder.dedupInFile);
-//  2. the bank id the account already has: unchanged, it is a duplicate; changed (a correction,
-//     or a pending entry now booked), the entry is updated in place and its old values kept
-//     for revert;
+//  2. the bank id the account already has: unchanged, it is a duplicate; changed (a correction
+//     of its date, amount or name, or a pending entry now booked), the entry is updated in
+//     place, but for a name or notes a person set, and its old values kept for revert;
 //  3. a booked row with an id the account does not know replaces a pending entry of the same
 //     amount dated within pendingMatchDays;
-//  4. the content rule every import has (account, date, amount, name), only against entries
-//     that carry no id of this format, so that two equal transactions the bank told apart
-//     are never merged.
+//  4. the content rule every import has (account, date, amount, name; see rowMatches), and
+//     its likely duplicates (another name), only against entries that carry no id of this
+//     format, so that two equal transactions the bank told apart are never merged.
 //
 // The rest become entries carrying their bank id, and the statements' closing balances become
 // valuations, so that the account's balance is the bank's.
@@ -45,7 +45,7 @@ func (p *publisher) publishStatement(ctx context.Context) error {
 		return err
 	}
 	m := &MatchCounts{}
-	n, err := p.tx.NewRaw(`UPDATE import_rows r SET duplicate = true WHERE `+validRows+` AND r.extra ? 'in_file_duplicate'`, p.im.ID).Exec(ctx)
+	n, err := p.tx.NewRaw(`UPDATE import_rows r SET duplicate = true WHERE `+validRows+` AND r.extra \? 'in_file_duplicate'`, p.im.ID).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("mark repeated rows: %w", err)
 	}
@@ -60,7 +60,7 @@ func (p *publisher) publishStatement(ctx context.Context) error {
 	if err := p.markDuplicates(ctx); err != nil {
 		return err
 	}
-	m.ByContent = p.duplicates
+	m.ByContent, m.Likely = p.duplicates-p.likely, p.likely
 	p.duplicates += m.ByBankID + m.InFile
 	if err := p.createSecurities(ctx); err != nil {
 		return err
@@ -166,20 +166,15 @@ func (p *publisher) statementAccounts(ctx context.Context) (map[string]statement
 // read every entry of the account for each row of a statement uploaded again.
 func (p *publisher) matchBankIDs(ctx context.Context, m *MatchCounts) error {
 	var found []struct {
-		Row        int       `bun:"row_number"`
-		EntryID    uuid.UUID `bun:"entry_id"`
-		Same       bool      `bun:"same"`
-		WasPending bool      `bun:"was_pending"`
-		NowPending bool      `bun:"now_pending"`
+		Row     int       `bun:"row_number"`
+		EntryID uuid.UUID `bun:"entry_id"`
+		Rule    string    `bun:"rule"`
 	}
 	err := p.tx.NewRaw(`
-		SELECT r.row_number, e.id AS entry_id, e.pending AS was_pending, (r.extra->>'pending')::boolean AS now_pending,
-			-- A trade the account has is left as it is: its quantity and price are not corrected.
-			(r.ticker IS NOT NULL OR (e.date = r.date AND e.amount = r.amount AND e.currency = coalesce(r.currency, a.currency)
-				AND e.pending = (r.extra->>'pending')::boolean)) AS same
+		SELECT r.row_number, e.id AS entry_id, `+bankIDRule+` AS rule
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
-		CROSS JOIN LATERAL (SELECT e.id, e.pending, e.date, e.amount, e.currency FROM entries e
+		CROSS JOIN LATERAL (SELECT e.id, e.pending, e.date, e.amount, e.currency, e.name, e.original_name FROM entries e
 			WHERE e.account_id = a.id AND e.source = r.extra->>'source' AND e.external_id = r.extra->>'external_id'
 				AND e.kind IN ('transaction', 'trade') OFFSET 0) e
 		WHERE `+validRows+` AND r.extra ? 'external_id'`, p.im.AccountID, p.im.ID).Scan(ctx, &found)
@@ -189,11 +184,10 @@ func (p *publisher) matchBankIDs(ctx context.Context, m *MatchCounts) error {
 	var dups []int
 	var fix corrections
 	for _, f := range found {
-		switch {
-		case f.Same || (f.NowPending && !f.WasPending):
-			// A pending report of what is booked already says nothing new.
+		switch f.Rule {
+		case MatchBankID:
 			dups = append(dups, f.Row)
-		case f.WasPending && !f.NowPending:
+		case MatchPendingBooked:
 			fix.add(f.Row, f.EntryID, MatchPendingBooked)
 			m.PendingBooked++
 		default:
@@ -255,8 +249,10 @@ func (c *corrections) add(row int, entry uuid.UUID, rule string) {
 }
 
 // correct updates each entry with its row's values, keeping the entry's previous values for
-// revert, and marks the rows as matched so that they add no entry. The statements of one
-// query all read the entries as they were before it, so the undo holds the old values.
+// revert, and marks the rows as matched so that they add no entry. A name or notes a person
+// set stay, beside the bank's new text (original_name); otherwise the bank's name replaces the
+// name a rule gave. The statements of one query all read the entries as they were before it,
+// so the undo holds the old values.
 func (p *publisher) correct(ctx context.Context, c corrections) error {
 	if len(c.rows) == 0 {
 		return nil
@@ -270,12 +266,15 @@ func (p *publisher) correct(ctx context.Context, c corrections) error {
 		undo AS (
 			INSERT INTO import_undo (import_id, target, record_id, previous)
 			SELECT ?, 'entry', e.id, jsonb_build_object('date', e.date, 'amount', e.amount, 'currency', e.currency, 'name', e.name,
-				'notes', e.notes, 'pending', e.pending, 'external_id', e.external_id)
+				'original_name', e.original_name, 'notes', e.notes, 'pending', e.pending, 'external_id', e.external_id)
 			FROM entries e JOIN c ON e.id = c.entry_id
 			ON CONFLICT DO NOTHING),
 		upd AS (
-			UPDATE entries e SET date = r.date, amount = r.amount, currency = coalesce(r.currency, e.currency), name = r.name,
-				notes = coalesce(r.notes, ''), pending = (r.extra->>'pending')::boolean,
+			UPDATE entries e SET date = r.date, amount = r.amount, currency = coalesce(r.currency, e.currency),
+				name = CASE WHEN 'name' = ANY (e.locked_fields) THEN e.name ELSE r.name END,
+				original_name = CASE WHEN 'name' = ANY (e.locked_fields) AND e.name <> r.name THEN r.name END,
+				notes = CASE WHEN 'notes' = ANY (e.locked_fields) THEN e.notes ELSE coalesce(r.notes, '') END,
+				pending = (r.extra->>'pending')::boolean,
 				external_id = coalesce(r.extra->>'external_id', e.external_id), updated_at = now()
 			FROM c JOIN import_rows r ON r.import_id = ? AND r.row_number = c.row_number
 			WHERE e.id = c.entry_id)

@@ -7,6 +7,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -36,9 +37,10 @@ type NewTransaction struct {
 }
 
 // Create adds a transaction to one of the family's accounts, in one database transaction:
-// the family's rules run over it, leaving alone the category, merchant and "excluded" the
-// caller gave (they are set by hand), a transfer is proposed with its other side, and the
-// account's balance follows. It returns the transaction's id.
+// the family's rules run over it, leaving alone every field the caller set (the name, and the
+// notes, category, merchant, tags and "excluded" it gave are set by hand and locked), a
+// transfer is proposed with its other side, and the account's balance follows. It returns the
+// transaction's id.
 func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID, in NewTransaction) (uuid.UUID, error) {
 	var v apperr.Validation
 	acct, err := models.AccountByID(ctx, d, familyID, in.AccountID)
@@ -79,16 +81,24 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID,
 	e := &models.Entry{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, AccountID: in.AccountID, Kind: models.EntryTransaction,
 		Date: in.Date, Amount: in.Amount, Currency: in.Currency, Name: in.Name, Notes: in.Notes, CategoryID: in.CategoryID,
 		MerchantID: in.MerchantID, TagIDs: in.TagIDs, TransactionKind: "standard", Source: ptr(models.SourceManual)}
+	e.LockedFields = []string{rules.FieldName}
+	if in.Notes != "" {
+		e.LockedFields = append(e.LockedFields, rules.FieldNotes)
+	}
 	if in.CategoryID != nil {
 		e.LockedFields = append(e.LockedFields, rules.FieldCategory)
 	}
 	if in.MerchantID != nil {
 		e.LockedFields = append(e.LockedFields, rules.FieldMerchant)
 	}
+	if in.TagIDs != nil {
+		e.LockedFields = append(e.LockedFields, rules.FieldTags)
+	}
 	if in.Excluded != nil {
 		e.Excluded = *in.Excluded
 		e.LockedFields = append(e.LockedFields, rules.FieldExcluded)
 	}
+	slices.Sort(e.LockedFields) // in the order an edit leaves them
 	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {
 			return err

@@ -32,11 +32,13 @@ type Patch struct {
 	AddTagIDs []uuid.UUID
 	Notes     *string
 	Excluded  *bool
-	// Date, Amount and Name change only on a manual transaction: an imported or synced one
-	// keeps what its bank said, so that the next import or sync still recognises it.
+	// Name renames any transaction; an imported or synced one keeps its bank's text as its
+	// original name, which the next import or sync compares with the bank's.
+	Name *string
+	// Date and Amount change only on a manual transaction: an imported or synced one keeps
+	// what its bank said, so that the next import or sync still recognises it.
 	Date   *time.Time
 	Amount *decimal.Decimal
-	Name   *string
 }
 
 // Empty reports whether the patch changes nothing.
@@ -197,7 +199,7 @@ func (p Patch) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, e *mo
 		for _, f := range []struct {
 			name string
 			set  bool
-		}{{"date", p.Date != nil}, {"amount", p.Amount != nil}, {"name", p.Name != nil}} {
+		}{{"date", p.Date != nil}, {"amount", p.Amount != nil}} {
 			if f.set {
 				v.Add(f.name, fmt.Sprintf("%s can change only on a transaction added by hand; this one came from %s and keeps what the bank said", f.name, from))
 			}
@@ -258,12 +260,15 @@ func apply(ctx context.Context, idb bun.IDB, familyID uuid.UUID, ids []uuid.UUID
 		locks = append(locks, rules.FieldExcluded)
 	}
 	if p.Name != nil {
-		// The rules' rename keeps the bank's name aside; a person's rename is final.
+		// The bank's text stays beside the new name (a rule's rename may have kept it already);
+		// a transaction added by hand has none.
 		q.Set("name = ?", *p.Name)
+		q.Set("original_name = CASE WHEN source IS DISTINCT FROM ? THEN coalesce(original_name, name) END", models.SourceManual)
 		locks = append(locks, rules.FieldName)
 	}
 	if p.Notes != nil {
 		q.Set("notes = ?", *p.Notes)
+		locks = append(locks, rules.FieldNotes)
 	}
 	if p.Date != nil {
 		q.Set("date = ?::date", *p.Date)

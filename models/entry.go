@@ -51,7 +51,9 @@ type Entry struct {
 	Source          *string         `bun:"source"`
 	// LockedFields were set by hand, and rules leave them alone (package rules).
 	LockedFields []string `bun:"locked_fields,array,nullzero,default:'{}'"`
-	// OriginalName is the source's name once a rule has renamed the transaction.
+	// OriginalName is the source's name (the bank's text) of a transaction that a rule or a
+	// person renamed, which imports and syncs compare with the bank's; nil while the name is the
+	// source's, and for a transaction a person renamed that was added by hand.
 	OriginalName *string   `bun:"original_name"`
 	CreatedAt    time.Time `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt    time.Time `bun:"updated_at,nullzero,default:now()"`
@@ -72,10 +74,17 @@ type EntryRow struct {
 // SourceManual is the source of a transaction a person or an API client added by hand.
 const SourceManual = "manual"
 
-// Manual reports whether the entry was added by hand: only those change date, amount and
-// name, since an imported or synced one keeps what the bank said for the next import to
-// recognise.
+// Manual reports whether the entry was added by hand: only those change date and amount,
+// since an imported or synced one keeps what the bank said for the next import to recognise.
 func (e *Entry) Manual() bool { return e.Source != nil && *e.Source == SourceManual }
+
+// BankText is the source's name of a renamed transaction, "" when it has its source's name.
+func (e *Entry) BankText() string {
+	if e.OriginalName == nil || *e.OriginalName == e.Name {
+		return ""
+	}
+	return *e.OriginalName
+}
 
 // Inflow reports whether the entry brings money in (a negative amount, by the ledger rule).
 func (e *Entry) Inflow() bool { return e.Amount.IsNegative() }

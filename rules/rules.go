@@ -49,7 +49,9 @@ type Action struct {
 	Value any    `json:"value,omitempty"`
 }
 
-// The fields a rule can set, as entries.locked_fields names them.
+// The fields a person or client can set by hand, as entries.locked_fields names them: those
+// a rule can set, which it then leaves alone, and the notes, which no rule sets but a bank's
+// correction leaves alone once set by hand.
 const (
 	FieldCategory = "category"
 	FieldMerchant = "merchant"
@@ -57,6 +59,7 @@ const (
 	FieldName     = "name"
 	FieldExcluded = "excluded"
 	FieldTransfer = "transfer" // the transaction's kind, as a transfer to or from an account
+	FieldNotes    = "notes"
 )
 
 // Condition types and their operators. Sure's types and operators are kept; text operators

@@ -139,6 +139,15 @@ func (s *Server) Post(txID string, postedAt time.Time) (newID string) {
 	return t.ID
 }
 
+// Describe changes a transaction's description under the same id, as a bank correcting the
+// text it first sent does.
+func (s *Server) Describe(txID, description string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a, i := s.transaction(txID)
+	a.Transactions[i].Description = description
+}
+
 // RotateID gives a transaction a fresh id, all else unchanged, as some banks do to whole date
 // blocks (Capital One, Sure #3436). It returns the new id.
 func (s *Server) RotateID(txID string) (newID string) {
