@@ -284,7 +284,8 @@ func SetKinds(ctx context.Context, idb bun.IDB, ids []uuid.UUID) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	return setKinds(ctx, idb, "t.id IN (?)", bun.In(ids))
+	// An array, not a list: a publish's match can name 23,000 transfers.
+	return setKinds(ctx, idb, "t.id = ANY(?::uuid[])", pgdialect.Array(ids))
 }
 
 // SetImportKinds is SetKinds for the transfers an import brought.
