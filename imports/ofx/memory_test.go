@@ -1,0 +1,121 @@
+package ofx
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"tally/imports/bankfile"
+	"tally/imports/bankfile/bankfiletest"
+	"tally/internal/memtest"
+)
+
+const sgmlHeader = "OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n"
+
+// repeat is head, then unit until the file is size bytes, then tail.
+func repeat(head, unit, tail string, size int) []byte {
+	var b strings.Builder
+	b.Grow(size + len(tail))
+	b.WriteString(head)
+	for b.Len()+len(unit)+len(tail) <= size {
+		b.WriteString(unit)
+	}
+	b.WriteString(tail)
+	return []byte(b.String())
+}
+
+const statementHead = "<OFX><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS><CURDEF>USD" +
+	"<BANKACCTFROM><BANKID>121000248<ACCTID>000123456789<ACCTTYPE>CHECKING</BANKACCTFROM><BANKTRANLIST><DTSTART>20260101<DTEND>20260131\n"
+
+// largeStatement is a valid 10 MB statement of about 87,000 transactions.
+func largeStatement() ([]byte, int) {
+	var b strings.Builder
+	b.WriteString(sgmlHeader + statementHead)
+	tail := "</BANKTRANLIST><LEDGERBAL><BALAMT>100.00<DTASOF>20260131</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n"
+	n := 0
+	for ; b.Len() < bankfile.MaxBytes-len(tail)-200; n++ {
+		fmt.Fprintf(&b, "<STMTTRN>\n<TRNTYPE>DEBIT\n<DTPOSTED>20260105\n<TRNAMT>-%d.%02d\n<FITID>%d\n<NAME>COFFEE SHOP %d\n<MEMO>CARD 1234\n</STMTTRN>\n", 1+n%50, n%100, n, n%1000)
+	}
+	b.WriteString(tail)
+	return []byte(b.String()), n
+}
+
+// TestHostileFilesCostLittle feeds the reader 8 MB files built to make a tree reader hold
+// millions of nodes (one took 232 MB), and checks that each is refused naming its problem
+// while the reader's heap stays near its copy of the text.
+func TestHostileFilesCostLittle(t *testing.T) {
+	const size = 8 << 20
+	cases := []struct {
+		name string
+		in   func() []byte
+		want []string
+	}{
+		{"unclosed tags by the million", func() []byte { return repeat(sgmlHeader+"<OFX>", "<A>", "", size) }, []string{"line 5", "more than 2000000 elements"}},
+		{"a transaction of a million leaves", func() []byte { return repeat(sgmlHeader+statementHead+"<STMTTRN>", "<MEMO>x", "", size) },
+			[]string{"line 6", "MEMO", "more than 10000 elements would be held at once"}},
+		{"a statement of a million unknown elements", func() []byte { return repeat(sgmlHeader+statementHead+"</BANKTRANLIST>", "<JUNK>x", "", size) },
+			[]string{"JUNK", "more than 10000 elements would be held at once"}},
+		{"aggregates nested without end", func() []byte { return repeat(sgmlHeader+"<OFX>", "<STMTTRNRS>", "", size) }, []string{"nested more than 64 deep"}},
+		{"one tag of 8 MB", func() []byte { return []byte(sgmlHeader + "<OFX><" + strings.Repeat("A", size) + ">") }, []string{"no bank, credit card or investment statement"}},
+		{"a million broken transactions", func() []byte { return repeat(sgmlHeader+statementHead, "<STMTTRN><TRNAMT>x</STMTTRN>", "", size) },
+			[]string{"line 6", "STMTTRN/DTPOSTED", "missing"}},
+		{"statements by the thousand", func() []byte {
+			return repeat(sgmlHeader+"<OFX><BANKMSGSRSV1>", "<STMTTRNRS><STMTRS><CURDEF>USD<BANKACCTFROM><ACCTID>1</BANKACCTFROM></STMTRS></STMTTRNRS>", "", size)
+		}, []string{"more than 10000 statements"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			in := c.in()
+			var err error
+			u := memtest.Measure(func() { _, err = Read(in) })
+			bankfiletest.WantError(t, err, c.want...)
+			peak, live := u.MB()
+			t.Logf("%.1f MB file: peak heap %.1f MB, live %.1f MB", memtest.MB(uint64(len(in))), peak, live)
+			// The copy of the text is the one thing the reader holds that grows with the file; the
+			// rest is the garbage of elements let go, which the collector keeps to about as much.
+			if peak > 32 {
+				t.Errorf("the reader's heap peaked at %.1f MB, want under 32 MB", peak)
+			}
+		})
+	}
+}
+
+// TestLargeFileReadInLittleMemory reads a valid 10 MB statement (a tree of it took 187 MB):
+// its transactions are read one at a time, so what stays is the text and the entries.
+func TestLargeFileReadInLittleMemory(t *testing.T) {
+	in, n := largeStatement()
+	var f *bankfile.File
+	var err error
+	u := memtest.Measure(func() { f, err = Read(in) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.Statements[0].Entries); got != n {
+		t.Fatalf("%d entries, want %d", got, n)
+	}
+	peak, live := u.MB()
+	t.Logf("%d entries: peak heap %.1f MB, live %.1f MB", n, peak, live)
+	if live > 64 || peak > 128 {
+		t.Errorf("reading a 10 MB file held %.1f MB live and peaked at %.1f MB, want under 64 MB and 128 MB", live, peak)
+	}
+}
+
+// BenchmarkRead reads the valid 10 MB statement and reports the heap it peaks at and keeps; it
+// fails past 128 MB.
+func BenchmarkRead(b *testing.B) {
+	in, _ := largeStatement()
+	var u memtest.Usage
+	for b.Loop() {
+		u = memtest.Measure(func() {
+			if _, err := Read(in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	peak, live := u.MB()
+	b.ReportMetric(peak, "peak-MB")
+	b.ReportMetric(live, "live-MB")
+	if peak > 128 {
+		b.Fatalf("peak heap %.1f MB, want under 128 MB", peak)
+	}
+}
