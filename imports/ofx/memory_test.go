@@ -1,7 +1,6 @@
 package ofx
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -24,21 +23,8 @@ func repeat(head, unit, tail string, size int) []byte {
 	return []byte(b.String())
 }
 
-const statementHead = "<OFX><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS><CURDEF>USD" +
-	"<BANKACCTFROM><BANKID>121000248<ACCTID>000123456789<ACCTTYPE>CHECKING</BANKACCTFROM><BANKTRANLIST><DTSTART>20260101<DTEND>20260131\n"
-
-// largeStatement is a valid 10 MB statement of about 87,000 transactions.
-func largeStatement() ([]byte, int) {
-	var b strings.Builder
-	b.WriteString(sgmlHeader + statementHead)
-	tail := "</BANKTRANLIST><LEDGERBAL><BALAMT>100.00<DTASOF>20260131</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n"
-	n := 0
-	for ; b.Len() < bankfile.MaxBytes-len(tail)-200; n++ {
-		fmt.Fprintf(&b, "<STMTTRN>\n<TRNTYPE>DEBIT\n<DTPOSTED>20260105\n<TRNAMT>-%d.%02d\n<FITID>%d\n<NAME>COFFEE SHOP %d\n<MEMO>CARD 1234\n</STMTTRN>\n", 1+n%50, n%100, n, n%1000)
-	}
-	b.WriteString(tail)
-	return []byte(b.String()), n
-}
+// statementHead opens a bank statement up to its transactions.
+const statementHead = bankfiletest.OFXStatementHead
 
 // TestHostileFilesCostLittle feeds the reader 8 MB files built to make a tree reader hold
 // millions of nodes (one took 232 MB), and checks that each is refused naming its problem
@@ -83,7 +69,7 @@ func TestHostileFilesCostLittle(t *testing.T) {
 // TestLargeFileReadInLittleMemory reads a valid 10 MB statement (a tree of it took 187 MB):
 // its transactions are read one at a time, so what stays is the text and the entries.
 func TestLargeFileReadInLittleMemory(t *testing.T) {
-	in, n := largeStatement()
+	in, n := bankfiletest.LargeOFX(bankfile.MaxBytes)
 	var f *bankfile.File
 	var err error
 	u := memtest.Measure(func() { f, err = Read(in) })
@@ -103,7 +89,7 @@ func TestLargeFileReadInLittleMemory(t *testing.T) {
 // BenchmarkRead reads the valid 10 MB statement and reports the heap it peaks at and keeps; it
 // fails past 128 MB.
 func BenchmarkRead(b *testing.B) {
-	in, _ := largeStatement()
+	in, _ := bankfiletest.LargeOFX(bankfile.MaxBytes)
 	var u memtest.Usage
 	for b.Loop() {
 		u = memtest.Measure(func() {

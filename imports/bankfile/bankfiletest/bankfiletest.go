@@ -4,6 +4,7 @@ package bankfiletest
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -83,4 +84,53 @@ func Sum(entries []bankfile.Entry) decimal.Decimal {
 		s = s.Add(e.Amount)
 	}
 	return s
+}
+
+// Large files for the tests and benchmarks that bound memory: valid files of about size
+// bytes and the number of entries each holds.
+
+// LargeOFX is an OFX 1.x bank statement of transactions of about 120 bytes.
+func LargeOFX(size int) (content []byte, entries int) {
+	var b strings.Builder
+	b.WriteString("OFXHEADER:100\nDATA:OFXSGML\nVERSION:102\n\n" + OFXStatementHead)
+	tail := "</BANKTRANLIST><LEDGERBAL><BALAMT>100.00<DTASOF>20260131</LEDGERBAL></STMTRS></STMTTRNRS></BANKMSGSRSV1></OFX>\n"
+	for ; b.Len() < size-len(tail)-200; entries++ {
+		fmt.Fprintf(&b, "<STMTTRN>\n<TRNTYPE>DEBIT\n<DTPOSTED>20260105\n<TRNAMT>-%d.%02d\n<FITID>%d\n<NAME>COFFEE SHOP %d\n<MEMO>CARD 1234\n</STMTTRN>\n",
+			1+entries%50, entries%100, entries, entries%1000)
+	}
+	b.WriteString(tail)
+	return []byte(b.String()), entries
+}
+
+// OFXStatementHead opens an OFX bank statement up to its transactions.
+const OFXStatementHead = "<OFX><BANKMSGSRSV1><STMTTRNRS><TRNUID>1<STATUS><CODE>0<SEVERITY>INFO</STATUS><STMTRS><CURDEF>USD" +
+	"<BANKACCTFROM><BANKID>121000248<ACCTID>000123456789<ACCTTYPE>CHECKING</BANKACCTFROM><BANKTRANLIST><DTSTART>20260101<DTEND>20260131\n"
+
+// LargeMT940 is an MT940 statement of bare statement lines of about 32 bytes, the densest a
+// bank writes: 10 MB hold about 330,000.
+func LargeMT940(size int) (content []byte, entries int) {
+	var b strings.Builder
+	b.WriteString(":20:STARTUMS\n:25:37040044/0532013000\n:28C:00001/001\n:60F:C260301EUR1000,00\n")
+	tail := ":62F:C260304EUR3500,00\n-\n"
+	for ; b.Len() < size-len(tail)-40; entries++ {
+		fmt.Fprintf(&b, ":61:2603020302D%d,%02dNTRFNONREF\n", 1+entries%9, entries%100)
+	}
+	b.WriteString(tail)
+	return []byte(b.String()), entries
+}
+
+// LargeCAMT is a camt.053 statement of entries of about 330 bytes, each with a bank reference,
+// a party and remittance text.
+func LargeCAMT(size int) (content []byte, entries int) {
+	var b strings.Builder
+	b.WriteString(`<?xml version="1.0" encoding="UTF-8"?><Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.053.001.08"><BkToCstmrStmt>` +
+		`<GrpHdr><MsgId>1</MsgId></GrpHdr><Stmt><Id>S1</Id><Acct><Id><IBAN>DE89370400440532013000</IBAN></Id><Ccy>EUR</Ccy></Acct>`)
+	tail := "</Stmt></BkToCstmrStmt></Document>\n"
+	for ; b.Len() < size-len(tail)-400; entries++ {
+		fmt.Fprintf(&b, `<Ntry><Amt Ccy="EUR">%d.%02d</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-03-02</Dt></BookgDt>`+
+			`<ValDt><Dt>2026-03-02</Dt></ValDt><AcctSvcrRef>R%d</AcctSvcrRef><NtryDtls><TxDtls><RltdPties><Cdtr><Nm>Shop %d</Nm></Cdtr></RltdPties>`+
+			`<RmtInf><Ustrd>Invoice %d</Ustrd></RmtInf></TxDtls></NtryDtls></Ntry>`+"\n", 1+entries%50, entries%100, entries, entries%1000, entries)
+	}
+	b.WriteString(tail)
+	return []byte(b.String()), entries
 }
