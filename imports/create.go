@@ -231,7 +231,6 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		if err := s.statementRows(ctx, up, im, acct, p); err != nil {
 			return nil, err
 		}
-		p.each = eachRow(p.rows)
 		return p, nil
 	}
 	if !up.Present || len(bytes.TrimSpace(up.Content)) == 0 {

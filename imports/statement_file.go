@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
+	"strconv"
 	"strings"
 	"time"
 
@@ -144,8 +146,9 @@ func (t Type) isStatementFile() bool {
 	return ok
 }
 
-// statementRows reads a bank statement file into rows: one per entry, in the ledger's sign,
-// with the bank's id, and one account mapping per account the file names.
+// statementRows reads a bank statement file into rows, built as they are stored: one per
+// entry, in the ledger's sign, with the bank's id, and one account mapping per account the
+// file names.
 func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct *models.Account, p *prepared) error {
 	rd := statementReaders[im.Type]
 	if !rd.sniff(up.Content) {
@@ -183,27 +186,41 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 		}
 	}
 	sf := &StatementFile{Format: string(file.Format), Version: file.Version}
-	b := rowBuilder{rc: &rowContext{now: s.now()}, p: p, format: string(file.Format), seen: map[string]int{}}
+	b := rowBuilder{rc: &rowContext{now: s.now()}, format: string(file.Format), file: file, seen: map[string]int{}, marks: map[int]rowMark{}}
 	for i, st := range file.Statements {
-		sum := b.statement(i, st)
-		sf.Statements = append(sf.Statements, sum)
+		sf.Statements = append(sf.Statements, b.statement(i, st))
 	}
+	b.seen, b.starts = nil, nil
 	im.Statements = sf
 	im.Config.DateFormat = strPtr("%Y-%m-%d")
+	p.each = b.rows
 	return nil
 }
 
-// rowBuilder turns statements into rows, keeping the bank ids it has seen so that an id
-// repeated within the file is caught.
+// rowBuilder turns a file's statements into rows. A first pass (statement) sums each
+// statement and finds the bank ids the file repeats; the rows are then built one at a time as
+// the import stores them (rows), so that a large file's rows are never all held at once.
 type rowBuilder struct {
 	rc     *rowContext
-	p      *prepared
 	format string
-	// seen maps account key and bank id to the index in p.rows of the row that holds it.
+	file   *bankfile.File
+	// count is the rows of the statements summed so far; starts[i] is statement i's first.
+	count  int
+	starts []int
+	// seen maps account key and bank id to the row that holds it.
 	seen map[string]int
+	// marks are what the first pass decided for the rows whose bank id the file repeats.
+	marks map[int]rowMark
 }
 
-// statement adds st's entries as rows and returns its summary.
+// rowMark is what a row's bank id repeated in the file does to it.
+type rowMark struct {
+	id     string // the bank id the row is stored under, when another transaction took its own
+	inFile bool   // the row repeats another of the file, which is kept instead
+}
+
+// statement sums st, decides what its repeated bank ids do to its rows, and returns its
+// summary.
 func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummary {
 	acct := st.Account
 	cur := firstNonBlank(st.Currency, acct.Currency)
@@ -220,10 +237,14 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	sum.Opening = firstBalance(st, bankfile.BalanceOpening)
 	sum.Closing = lastBalance(st, bankfile.BalanceClosing)
 	sum.Available = lastBalance(st, bankfile.BalanceAvailable)
+	b.starts = append(b.starts, b.count)
 	booked := decimal.Zero
 	for _, e := range st.Entries {
 		e.Pending = e.Pending || st.Intraday
-		b.entry(index, acct.Key(), cur, e)
+		if e.ID != "" {
+			b.dedupInFile(b.count, acct.Key()+"\x00"+e.ID, e)
+		}
+		b.count++
 		sum.EntriesCount++
 		sum.EntriesSum = sum.EntriesSum.Add(e.Amount)
 		if e.Pending {
@@ -232,12 +253,7 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 			booked = booked.Add(e.Amount)
 		}
 	}
-	for _, tr := range st.Trades {
-		b.trade(index, acct.Key(), cur, tr)
-	}
-	for _, h := range st.Holdings {
-		b.holding(index, acct.Key(), cur, h)
-	}
+	b.count += len(st.Trades) + len(st.Holdings)
 	switch {
 	case st.Intraday:
 		sum.Reconciliation = "intraday"
@@ -257,18 +273,47 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	return sum
 }
 
-// entry adds one entry as a row.
-func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Entry) {
-	p := b.p
-	r := Row{Number: len(p.rows) + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+// rows yields the file's rows: each statement's entries, trades and holdings. What an entry
+// holds is let go once its row is out, and a statement once its rows are.
+func (b *rowBuilder) rows(yield func(*Row) bool) {
+	n := 0
+	for i := range b.file.Statements {
+		st := &b.file.Statements[i]
+		key, cur := st.Account.Key(), firstNonBlank(st.Currency, st.Account.Currency)
+		for j, e := range st.Entries {
+			e.Pending = e.Pending || st.Intraday
+			st.Entries[j] = bankfile.Entry{}
+			if !yield(b.entry(n, i, key, cur, e)) {
+				return
+			}
+			n++
+		}
+		for _, tr := range st.Trades {
+			if !yield(b.trade(n, i, key, cur, tr)) {
+				return
+			}
+			n++
+		}
+		for _, h := range st.Holdings {
+			if !yield(b.holding(n, i, key, cur, h)) {
+				return
+			}
+			n++
+		}
+		*st = bankfile.Statement{}
+	}
+}
+
+// entry is the row of an entry, row n of the file's.
+func (b *rowBuilder) entry(n, stmt int, accountKey, currency string, e bankfile.Entry) *Row {
+	r := &Row{Number: n + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
 	date := e.Booked
 	amount := e.Amount.Neg() // the ledger's sign: money out is positive
 	r.Date, r.Amount = &date, &amount
 	r.Currency = strings.ToUpper(firstNonBlank(e.Currency, currency))
 	r.Name = entryName(e)
 	r.Notes = entryNotes(e, r.Name)
-	pending := e.Pending
-	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": pending}
+	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": e.Pending}
 	if e.ID != "" {
 		r.Extra["external_id"], r.Extra["id_source"] = e.ID, e.IDSource
 	}
@@ -281,6 +326,15 @@ func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Ent
 	if e.Reversal {
 		r.Extra["reversal"] = true
 	}
+	if m, ok := b.marks[n]; ok {
+		if m.id != "" {
+			r.Extra["external_id"] = m.id
+		}
+		if m.inFile {
+			r.Extra["matched_by"] = MatchInFile
+			r.Extra["in_file_duplicate"] = true
+		}
+	}
 	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColName] = accountKey, date.Format(time.DateOnly), r.Name
 	r.Raw[ColAmount], r.Raw[ColCurrency], r.Raw[ColNotes] = e.Amount.String(), r.Currency, r.Notes
 	switch {
@@ -291,16 +345,13 @@ func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Ent
 	case len(r.Currency) != 3:
 		r.fail(fmt.Sprintf("Line %d: the statement names no currency for this entry", e.Line))
 	}
-	if e.ID != "" {
-		b.dedupInFile(&r, accountKey+"\x00"+e.ID, pending)
-	}
-	p.rows = append(p.rows, r)
+	return r
 }
 
-// trade adds a purchase or sale of a security as a row: publish writes it as a trade of the
+// trade is the row of a purchase or sale of a security: publish writes it as a trade of the
 // account, which must be an investment account.
-func (b *rowBuilder) trade(stmt int, accountKey, currency string, tr bankfile.Trade) {
-	r := b.securityRow(stmt, accountKey, currency, tr.Line, tr.Security, tr.Date, tr.Quantity, tr.Price)
+func (b *rowBuilder) trade(n, stmt int, accountKey, currency string, tr bankfile.Trade) *Row {
+	r := b.securityRow(n, stmt, accountKey, currency, tr.Line, tr.Security, tr.Date, tr.Quantity, tr.Price)
 	amount := tr.Amount.Neg() // the ledger's sign: a purchase is money out
 	if amount.IsZero() {
 		amount = tr.Quantity.Mul(tr.Price).Round(4)
@@ -319,13 +370,13 @@ func (b *rowBuilder) trade(stmt int, accountKey, currency string, tr bankfile.Tr
 		r.Extra["external_id"], r.Extra["id_source"] = tr.ID, "FITID"
 	}
 	r.Raw[ColName], r.Raw[ColAmount], r.Raw[ColNotes] = r.Name, tr.Amount.String(), r.Notes
-	b.p.rows = append(b.p.rows, *r)
+	return r
 }
 
-// holding adds a position the statement reports as a row: publish writes it as the account's
+// holding is the row of a position the statement reports: publish writes it as the account's
 // holding of the day.
-func (b *rowBuilder) holding(stmt int, accountKey, currency string, h bankfile.Holding) {
-	r := b.securityRow(stmt, accountKey, currency, 0, h.Security, h.Date, h.Quantity, h.Price)
+func (b *rowBuilder) holding(n, stmt int, accountKey, currency string, h bankfile.Holding) *Row {
+	r := b.securityRow(n, stmt, accountKey, currency, 0, h.Security, h.Date, h.Quantity, h.Price)
 	value := h.Value
 	if value.IsZero() {
 		value = h.Quantity.Mul(h.Price).Round(4)
@@ -334,12 +385,12 @@ func (b *rowBuilder) holding(stmt int, accountKey, currency string, h bankfile.H
 	r.Name = fmt.Sprintf("Holding of %s %s", h.Quantity, firstNonBlank(h.Security.Name, r.Ticker))
 	r.Extra["holding"] = true
 	r.Raw[ColName], r.Raw[ColAmount] = r.Name, value.String()
-	b.p.rows = append(b.p.rows, *r)
+	return r
 }
 
 // securityRow is the common part of a trade's or a holding's row.
-func (b *rowBuilder) securityRow(stmt int, accountKey, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
-	r := &Row{Number: len(b.p.rows) + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+func (b *rowBuilder) securityRow(n, stmt int, accountKey, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
+	r := &Row{Number: n + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
 	r.Date = &date
 	r.Currency = strings.ToUpper(currency)
 	r.Ticker = strings.ToUpper(strings.TrimSpace(firstNonBlank(sec.Ticker, sec.ID)))
@@ -363,38 +414,49 @@ func (b *rowBuilder) securityRow(stmt int, accountKey, currency string, line int
 	return r
 }
 
-// dedupInFile handles a bank id the file already used for the same account. The same
-// transaction twice (overlapping statements in one file, a pending report and the statement
-// that books it) keeps one row: the booked one, else the later one. Two different
-// transactions under one id (a bank reusing ids) are both kept, the later one with a suffix.
-func (b *rowBuilder) dedupInFile(r *Row, key string, pending bool) {
+// dedupInFile decides what a bank id the file already used for the same account does to row
+// n, the entry e. The same transaction twice (overlapping statements in one file, a pending
+// report and the statement that books it) keeps one row: the booked one, else the later one.
+// Two different transactions under one id (a bank reusing ids) are both kept, the later one
+// with a suffix.
+func (b *rowBuilder) dedupInFile(n int, key string, e bankfile.Entry) {
 	i, ok := b.seen[key]
 	if !ok {
-		b.seen[key] = len(b.p.rows)
+		b.seen[key] = n
 		return
 	}
-	prev := &b.p.rows[i]
-	prevPending, _ := prev.Extra["pending"].(bool)
-	same := prev.Amount.Equal(*r.Amount) && (prev.Date.Equal(*r.Date) || prevPending != pending)
+	prev := b.entryAt(i)
+	same := prev.Amount.Equal(e.Amount) && (prev.Booked.Equal(e.Booked) || prev.Pending != e.Pending)
 	if !same {
-		for n := 2; ; n++ {
-			id := fmt.Sprintf("%s#%d", r.Extra["external_id"], n)
-			if _, taken := b.seen[key+"#"+fmt.Sprint(n)]; !taken {
-				b.seen[key+"#"+fmt.Sprint(n)] = len(b.p.rows)
-				r.Extra["external_id"] = id
+		for k := 2; ; k++ {
+			if _, taken := b.seen[key+"#"+strconv.Itoa(k)]; !taken {
+				b.seen[key+"#"+strconv.Itoa(k)] = n
+				m := b.marks[n]
+				m.id = fmt.Sprintf("%s#%d", e.ID, k)
+				b.marks[n] = m
 				return
 			}
 		}
 	}
 	// Keep the booked one; between equals, the later.
-	loser := prev
-	if pending && !prevPending {
-		loser = r
+	loser := i
+	if e.Pending && !prev.Pending {
+		loser = n
 	} else {
-		b.seen[key] = len(b.p.rows)
+		b.seen[key] = n
 	}
-	loser.Extra["matched_by"] = MatchInFile
-	loser.Extra["in_file_duplicate"] = true
+	m := b.marks[loser]
+	m.inFile = true
+	b.marks[loser] = m
+}
+
+// entryAt is the entry of row n, pending when its statement is intraday.
+func (b *rowBuilder) entryAt(n int) bankfile.Entry {
+	i := sort.Search(len(b.starts), func(i int) bool { return b.starts[i] > n }) - 1
+	st := &b.file.Statements[i]
+	e := st.Entries[n-b.starts[i]]
+	e.Pending = e.Pending || st.Intraday
+	return e
 }
 
 // entryName is what the entry is called: who was paid or paid, else what it says, else what
