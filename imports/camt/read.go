@@ -110,7 +110,7 @@ func readDocument(content []byte) (*bankfile.File, error) {
 			continue
 		}
 		if start.Name.Local != kind.statement {
-			if _, err := d.subtree(*start, line); err != nil { // GrpHdr and the like
+			if err := d.skip(); err != nil { // GrpHdr and the like
 				return nil, err
 			}
 			continue
@@ -130,6 +130,10 @@ func readDocument(content []byte) (*bankfile.File, error) {
 	return file, nil
 }
 
+// statementParts are the children of a statement that are read; the others (TxsSummry and
+// the like) are skipped without being held.
+var statementParts = map[string]bool{"Id": true, "FrToDt": true, "Acct": true, "Bal": true, "Ntry": true}
+
 // statement reads one Stmt, Rpt or Ntfctn, an element at a time.
 func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*bankfile.Statement, error) {
 	st := &bankfile.Statement{Line: line, Intraday: intraday}
@@ -143,6 +147,12 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 		if c == nil {
 			if end == elem {
 				break
+			}
+			continue
+		}
+		if !statementParts[c.Name.Local] {
+			if err := d.skip(); err != nil {
+				return nil, err
 			}
 			continue
 		}
