@@ -1,6 +1,7 @@
 package imports
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -14,8 +15,12 @@ func day(d int) time.Time { return bankfile.Date(2026, 3, d) }
 
 func money(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
-// build turns statements into rows and summaries as Create would.
+// build turns statements into rows and summaries as Create would. The builder lets go of the
+// entries as their rows go out, so it gets copies: the cases share theirs.
 func build(sts ...bankfile.Statement) ([]Row, []StatementSummary) {
+	for i := range sts {
+		sts[i].Entries = slices.Clone(sts[i].Entries)
+	}
 	b := rowBuilder{rc: &rowContext{now: day(31)}, format: "camt", file: &bankfile.File{Statements: sts}, seen: map[string]int{}, marks: map[int]rowMark{}}
 	var sums []StatementSummary
 	for i, st := range sts {
