@@ -10,14 +10,13 @@ package mt940
 import (
 	"bytes"
 	"fmt"
-	"iter"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
 	"tally/imports/bankfile"
+	"tally/imports/parse"
 )
 
 // field is one :tag: and its value; lines are the value's physical lines, the first at byte
@@ -110,7 +109,7 @@ func split(text string, fn func(*bankfile.Statement) error) error {
 	}
 	envelope942 := false
 	n := 0
-	for at, l := range lines(text) {
+	for at, l := range parse.Lines(text) {
 		n++
 		l = strings.TrimRight(l, " \t")
 		if strings.HasPrefix(l, "{") {
@@ -162,26 +161,6 @@ func split(text string, fn func(*bankfile.Statement) error) error {
 // maxLines bounds the lines of one field. SWIFT allows a :86: six; a field of thousands is
 // no bank's, and would be held whole until the next field.
 const maxLines = 1000
-
-// lines yields the lines of s, split on CRLF, LF or CR, with where each starts.
-func lines(s string) iter.Seq2[int, string] {
-	return func(yield func(int, string) bool) {
-		for at := 0; ; {
-			i := strings.IndexAny(s[at:], "\r\n")
-			if i < 0 {
-				yield(at, s[at:])
-				return
-			}
-			if !yield(at, s[at:at+i]) {
-				return
-			}
-			if s[at+i] == '\r' && at+i+1 < len(s) && s[at+i+1] == '\n' {
-				i++
-			}
-			at += i + 1
-		}
-	}
-}
 
 // stripEnvelope takes SWIFT blocks {1:…}{2:…}{3:…} and "{4:" off the start of a line, and
 // reports whether block 2 names an MT942.
@@ -293,17 +272,10 @@ func (r *statementReader) field(f field) error {
 		if err != nil {
 			return err
 		}
-		switch n := len(st.Entries); {
-		case n == 0:
+		if len(st.Entries) == 0 {
 			r.first = f.at
-		case n == cap(st.Entries) && n >= 1024:
-			// Grow once to what the rest of the text holds at the density so far, and a
-			// sixteenth more, rather than by a quarter at a time with a copy of every entry
-			// each time. A file cannot make this more than its own entries would need.
-			per := max((f.at-r.first)/n, 1)
-			st.Entries = slices.Grow(st.Entries, (r.size-f.at)/per*17/16+1)
 		}
-		st.Entries = append(st.Entries, e)
+		st.Entries = append(parse.GrowFor(st.Entries, r.first, f.at, r.size), e)
 	case "86":
 		info := strings.Join(f.lines, "")
 		if r.last == "61" {

@@ -80,6 +80,7 @@ type qifField struct {
 	code  rune
 	value string
 	line  int
+	at    int // the byte of the text it starts at
 }
 
 type qifParser struct {
@@ -87,6 +88,9 @@ type qifParser struct {
 	section  qifSection
 	fields   []qifField // the record being read
 	thisYear int
+	// size is the text's length and first where the first record kept starts (-1 before
+	// it): the records grow by them.
+	size, first int
 }
 
 // ParseQIF reads a QIF file. It fails only when the text has no !Type: header at all.
@@ -102,11 +106,10 @@ type qifParser struct {
 // month names, and a final two-digit year becomes 20yy, or 19yy when 20yy is after this year.
 func ParseQIF(text string) (*QIF, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	p := &qifParser{q: &QIF{}, thisYear: time.Now().Year()}
+	p := &qifParser{q: &QIF{}, thisYear: time.Now().Year(), size: len(text), first: -1}
 	sawType := false
 	n := 0
-	for raw := range strings.Lines(text) {
+	for at, raw := range Lines(text) {
 		n++
 		line := strings.TrimSpace(raw)
 		switch {
@@ -118,7 +121,7 @@ func ParseQIF(text string) (*QIF, error) {
 			p.flush()
 		default:
 			code, size := utf8.DecodeRuneInString(line)
-			p.fields = append(p.fields, qifField{code: code, value: strings.TrimSpace(line[size:]), line: n})
+			p.fields = append(p.fields, qifField{code: code, value: strings.TrimSpace(line[size:]), line: n, at: at})
 		}
 	}
 	p.flush()
@@ -262,7 +265,11 @@ func (p *qifParser) record() {
 	}
 	r.Date = normalizeQIFDate(date, p.thisYear)
 	if !strings.EqualFold(r.Payee, "Opening Balance") {
-		p.q.Records = append(p.q.Records, r)
+		at := p.fields[0].at
+		if p.first < 0 {
+			p.first = at
+		}
+		p.q.Records = append(GrowFor(p.q.Records, p.first, at, p.size), r)
 		return
 	}
 	if p.q.Opening != nil {
