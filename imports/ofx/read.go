@@ -38,11 +38,11 @@ func Sniff(content []byte) bool {
 // Read reads an OFX file. It fails only for a file it cannot read at all, with a
 // *bankfile.Error naming the line and element.
 func Read(content []byte) (*bankfile.File, error) {
-	text, err := bankfile.Text(content)
+	text, err := bankfile.UTF8(content)
 	if err != nil {
 		return nil, err
 	}
-	start := strings.IndexByte(text, '<')
+	start := bytes.IndexByte(text, '<')
 	if start < 0 {
 		return nil, bankfile.Errorf(1, "", "the file has no OFX elements")
 	}
@@ -50,7 +50,7 @@ func Read(content []byte) (*bankfile.File, error) {
 	if version == "" {
 		version = piVersion(text)
 	}
-	body, line := text[start:], 1+strings.Count(text[:start], "\n")
+	body, line := text[start:], 1+bytes.Count(text[:start], newline)
 	s := &scan{securities: map[string]bankfile.Security{}}
 	if err := parseBody(body, line, s); err != nil {
 		return nil, err
@@ -79,10 +79,10 @@ func Read(content []byte) (*bankfile.File, error) {
 }
 
 // headerVersion is VERSION of an OFX 1.x header ("102"), "" when there is none.
-func headerVersion(header string) string {
-	for _, l := range strings.Split(header, "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(l), ":"); ok && strings.EqualFold(k, "VERSION") {
-			return strings.TrimSpace(v)
+func headerVersion(header []byte) string {
+	for l := range bytes.Lines(header) {
+		if k, v, ok := bytes.Cut(bytes.TrimSpace(l), []byte(":")); ok && bytes.EqualFold(k, []byte("VERSION")) {
+			return string(bytes.TrimSpace(v))
 		}
 	}
 	return ""
@@ -91,12 +91,12 @@ func headerVersion(header string) string {
 var piVersionRE = regexp.MustCompile(`(?i)<\?OFX[^>]*\bVERSION\s*=\s*"([0-9]+)"`)
 
 // piVersion is VERSION of an OFX 2.x processing instruction ("220").
-func piVersion(text string) string {
+func piVersion(text []byte) string {
 	if len(text) > 4096 {
 		text = text[:4096]
 	}
-	if m := piVersionRE.FindStringSubmatch(text); m != nil {
-		return m[1]
+	if m := piVersionRE.FindSubmatch(text); m != nil {
+		return string(m[1])
 	}
 	return ""
 }
