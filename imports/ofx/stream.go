@@ -22,8 +22,9 @@ var (
 	wrappers  = map[string]string{"STMTTRNRS": "STMTRS", "CCSTMTTRNRS": "CCSTMTRS", "INVSTMTTRNRS": "INVSTMTRS"}
 )
 
-// lists are the aggregates whose children come by the thousand: they are read, if at all, as
-// they close, and never kept.
+// lists are the aggregates whose children come by the thousand: the children are read, if at
+// all, as they close, and not kept, but for a transaction list's period (DTSTART, DTEND) and
+// what a statement does not read as a transaction.
 var lists = toSet("BANKTRANLIST", "INVTRANLIST", "INVPOSLIST", "SECLIST", "BALLIST", "INVOOLIST")
 
 // response is a statement response being read: its transaction wrapper (or the response
