@@ -154,6 +154,14 @@ type Entry struct {
 	Line int
 }
 
+// EntryFunc takes a file's entries one at a time as a reader reads them, for a caller that
+// would rather not hold them all (the import reads a file twice instead). statement is the
+// index the entry's statement will have in File.Statements. Given one, a reader leaves every
+// Statement.Entries empty and returns the same File otherwise; the entries come in file order,
+// as Read would list them, except that an intraday statement's may leave Pending to
+// Statement.Intraday. An error from it ends the read with that error.
+type EntryFunc func(statement int, e Entry) error
+
 // Detail is one labelled fact of an entry.
 type Detail struct {
 	Label, Value string

@@ -15,5 +15,5 @@ func FuzzRead(f *testing.F) {
 	// A statement part that is skipped unread, and an entry refused for holding too much.
 	f.Add([]byte(entryHead + "<TxsSummry><TtlNtries><NbOfNtries>1</NbOfNtries></TtlNtries></TxsSummry></Stmt></BkToCstmrStmt></Document>"))
 	f.Add([]byte(entryHead + "<Ntry>" + strings.Repeat("<A/>", maxPart+1)))
-	bankfiletest.Fuzz(f, "testdata/*.xml", Read)
+	bankfiletest.Fuzz(f, "testdata/*.xml", Read, ReadEach)
 }

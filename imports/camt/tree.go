@@ -8,9 +8,11 @@ import (
 	"tally/imports/bankfile"
 )
 
-// decoder walks a camt document through the guarded XML decoder.
+// decoder walks a camt document through the guarded XML decoder; each takes the entries,
+// when the caller gives one.
 type decoder struct {
-	x *bankfile.XMLDecoder
+	x    *bankfile.XMLDecoder
+	each bankfile.EntryFunc
 }
 
 // next returns the next start element with the line it ends on, or io.EOF. When an element

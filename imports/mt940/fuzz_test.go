@@ -10,5 +10,5 @@ import (
 func FuzzRead(f *testing.F) {
 	// Refused: a field that runs over too many lines.
 	f.Add([]byte(statementHead + ":86:x\n" + strings.Repeat("y\n", maxLines+1)))
-	bankfiletest.Fuzz(f, "testdata/*.*", Read)
+	bankfiletest.Fuzz(f, "testdata/*.*", Read, ReadEach)
 }

@@ -59,13 +59,20 @@ func Sniff(content []byte) bool {
 //
 // The text is read a line at a time and each field as it ends, so that what a file costs is
 // its entries, never copies of its lines and fields.
-func Read(content []byte) (*bankfile.File, error) {
+func Read(content []byte) (*bankfile.File, error) { return ReadEach(content, nil) }
+
+// ReadEach is Read handing each entry to each as it is read, rather than keeping it (see
+// bankfile.EntryFunc).
+func ReadEach(content []byte, each bankfile.EntryFunc) (*bankfile.File, error) {
 	text, err := bankfile.Text(content)
 	if err != nil {
 		return nil, err
 	}
 	file := &bankfile.File{Format: bankfile.FormatMT940, Version: "MT940"}
-	err = split(text, func(st *bankfile.Statement) error {
+	start := func(line int) *statementReader {
+		return &statementReader{st: &bankfile.Statement{Line: line}, size: len(text), each: each, index: len(file.Statements)}
+	}
+	err = split(text, start, func(st *bankfile.Statement) error {
 		if len(file.Statements) == 0 && st.Intraday {
 			file.Version = "MT942"
 		}
@@ -84,12 +91,12 @@ func Read(content []byte) (*bankfile.File, error) {
 	return file, nil
 }
 
-// split cuts the text into messages of fields and hands each statement to fn as its message
-// ends. A message starts at :20: and ends at a line "-" (with or without the envelope's "}"),
+// split cuts the text into messages of fields, read by a reader from start, and hands each
+// statement to fn as its message ends. A message starts at :20: and ends at a line "-" (with or without the envelope's "}"),
 // or at the next :20:. SWIFT envelope blocks around a message are taken off; lines before the
 // first field are a bank's own header and skipped. A message set in an MT942 envelope is
 // intraday.
-func split(text string, fn func(*bankfile.Statement) error) error {
+func split(text string, start func(line int) *statementReader, fn func(*bankfile.Statement) error) error {
 	var cur *statementReader
 	var f field // the field being read, its lines until the next field starts
 	end := func() error {
@@ -145,7 +152,7 @@ func split(text string, fn func(*bankfile.Statement) error) error {
 		}
 		if cur == nil {
 			// Some banks begin a message without :20:, which is only the statement's id.
-			cur = &statementReader{st: &bankfile.Statement{Line: n}, size: len(text)}
+			cur = start(n)
 		} else if err := cur.field(f); err != nil {
 			return err
 		}
@@ -217,6 +224,21 @@ type statementReader struct {
 	last     string  // the tag of the field before
 	size     int     // the text's length
 	first    int     // where the first statement line starts
+	// each takes the entries, when the caller gives one; index is the statement's.
+	each  bankfile.EntryFunc
+	index int
+	// entry is the last statement line read, held until no :86: can describe it; at is
+	// where it starts.
+	entry           bankfile.Entry
+	held            bool
+	at              int
+	debits, credits subtotal // the entries by direction, for :90D: and :90C:
+}
+
+// subtotal counts entries and adds up their amounts.
+type subtotal struct {
+	n   int
+	sum decimal.Decimal
 }
 
 // field reads one field. Its lines are the reader's to reuse once it returns.
@@ -272,14 +294,14 @@ func (r *statementReader) field(f field) error {
 		if err != nil {
 			return err
 		}
-		if len(st.Entries) == 0 {
-			r.first = f.at
+		if err := r.push(); err != nil {
+			return err
 		}
-		st.Entries = append(parse.GrowFor(st.Entries, r.first, f.at, r.size), e)
+		r.entry, r.held, r.at = e, true, f.at
 	case "86":
 		info := strings.Join(f.lines, "")
 		if r.last == "61" {
-			describe(&st.Entries[len(st.Entries)-1], info)
+			describe(&r.entry, info)
 		} else if s := strings.TrimSpace(info); s != "" {
 			st.Notes = append(st.Notes, "Statement information: "+collapse(s))
 		}
@@ -288,8 +310,36 @@ func (r *statementReader) field(f field) error {
 	return nil
 }
 
+// push hands on the statement line held, now that no :86: can describe it.
+func (r *statementReader) push() error {
+	if !r.held {
+		return nil
+	}
+	e := r.entry
+	r.held = false
+	if !e.Amount.IsZero() {
+		t := &r.credits
+		if e.Amount.IsNegative() {
+			t = &r.debits
+		}
+		t.n, t.sum = t.n+1, t.sum.Add(e.Amount.Abs())
+	}
+	if r.each != nil {
+		return r.each(r.index, e)
+	}
+	st := r.st
+	if len(st.Entries) == 0 {
+		r.first = r.at
+	}
+	st.Entries = append(parse.GrowFor(st.Entries, r.first, r.at, r.size), e)
+	return nil
+}
+
 // finish ends the message: the statement's currency, pending entries and checked counts.
 func (r *statementReader) finish() (*bankfile.Statement, error) {
+	if err := r.push(); err != nil {
+		return nil, err
+	}
 	st := r.st
 	st.Intraday = st.Intraday || r.intraday
 	if !r.account {
@@ -317,7 +367,11 @@ func (r *statementReader) finish() (*bankfile.Statement, error) {
 		}
 	}
 	for _, f := range r.counts {
-		if note, err := checkCount(f, st.Entries); err != nil {
+		t := r.credits
+		if f.tag == "90D" {
+			t = r.debits
+		}
+		if note, err := checkCount(f, t); err != nil {
 			return nil, err
 		} else if note != "" {
 			st.Notes = append(st.Notes, note)
@@ -392,8 +446,9 @@ func amount(s string, f field, tag string) (decimal.Decimal, error) {
 	return decimal.RequireFromString("0" + whole + "." + frac + "0"), nil
 }
 
-// checkCount compares a :90D:/:90C: (number and sum of debits or credits) with the entries.
-func checkCount(f field, entries []bankfile.Entry) (string, error) {
+// checkCount compares a :90D:/:90C: (number and sum of debits or credits) with the entries'
+// of that direction.
+func checkCount(f field, entries subtotal) (string, error) {
 	tag := ":" + f.tag + ":"
 	v := strings.TrimSpace(f.lines[0])
 	i := 0
@@ -407,13 +462,7 @@ func checkCount(f field, entries []bankfile.Entry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n, got := 0, decimal.Zero
-	for _, e := range entries {
-		if e.Amount.IsNegative() == (f.tag == "90D") && !e.Amount.IsZero() {
-			n++
-			got = got.Add(e.Amount.Abs())
-		}
-	}
+	n, got := entries.n, entries.sum
 	if n == atoi(v[:i]) && got.Equal(sum) {
 		return "", nil
 	}

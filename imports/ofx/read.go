@@ -37,7 +37,11 @@ func Sniff(content []byte) bool {
 
 // Read reads an OFX file. It fails only for a file it cannot read at all, with a
 // *bankfile.Error naming the line and element.
-func Read(content []byte) (*bankfile.File, error) {
+func Read(content []byte) (*bankfile.File, error) { return ReadEach(content, nil) }
+
+// ReadEach is Read handing each entry to each as it is read, rather than keeping it (see
+// bankfile.EntryFunc).
+func ReadEach(content []byte, each bankfile.EntryFunc) (*bankfile.File, error) {
 	text, err := bankfile.UTF8(content)
 	if err != nil {
 		return nil, err
@@ -58,7 +62,7 @@ func Read(content []byte) (*bankfile.File, error) {
 	if s.ofx == nil {
 		return nil, bankfile.Errorf(1, "OFX", "the file has no <OFX> element")
 	}
-	rd := &reading{r: reader{securities: s.securities}, facts: s.facts, file: &bankfile.File{Format: bankfile.FormatOFX, Version: version}}
+	rd := &reading{r: reader{securities: s.securities}, facts: s.facts, each: each, file: &bankfile.File{Format: bankfile.FormatOFX, Version: version}}
 	if err := parseBody(body, line, rd); err != nil {
 		return nil, err
 	}

@@ -166,6 +166,7 @@ type reading struct {
 	r       reader
 	facts   []facts
 	items   *pending // the current response's
+	each    bankfile.EntryFunc
 	file    *bankfile.File
 	refused []string // the banks' reasons for responses without a statement
 }
@@ -198,7 +199,7 @@ func (rd *reading) closed(n *bankfile.Node, stack []*bankfile.Node) (bool, error
 		// Outside the statements, only the first <OFX> and its sign-on are read.
 		return n == rd.ofx || rd.inOFX(stack) && (len(stack) == 2 && n.Name == "SIGNONMSGSRSV1" || len(stack) > 2 && stack[2].Name == "SIGNONMSGSRSV1"), nil
 	case parent == c.list:
-		return rd.listItem(c, n), nil
+		return rd.listItem(c, n)
 	case parent == c.positions:
 		if p := rd.items; p.posErr == nil {
 			if pos := n.Child("INVPOS"); pos != nil {
@@ -218,30 +219,34 @@ func (rd *reading) closed(n *bankfile.Node, stack []*bankfile.Node) (bool, error
 }
 
 // listItem reads an element of the response's transaction list and reports whether to keep
-// it: only the list's period and what a statement does not read as a transaction stay.
-func (rd *reading) listItem(c *response, n *bankfile.Node) bool {
+// it: only the list's period and what a statement does not read as a transaction stay. A
+// bank or card entry goes to each as it is read, when there is one.
+func (rd *reading) listItem(c *response, n *bankfile.Node) (bool, error) {
 	p := rd.items
 	if n.Name == "DTSTART" || n.Name == "DTEND" {
-		return true
+		return true, nil
 	}
 	if c.kind != invStatement {
 		if n.Name != "STMTTRN" {
-			return true
+			return true, nil
 		}
 		if p.listErr == nil {
 			e, err := rd.r.entry(n, p.Currency)
-			if err != nil {
+			switch {
+			case err != nil:
 				p.listErr = err
-			} else {
+			case rd.each != nil:
+				return false, rd.each(len(rd.file.Statements), e)
+			default:
 				p.Entries = append(p.Entries, e)
 			}
 		}
-		return false
+		return false, nil
 	}
 	if p.listErr == nil {
 		p.listErr = rd.r.investmentTransaction(&p.Statement, n, p.skipped)
 	}
-	return false
+	return false, nil
 }
 
 // respond reads a response as it closes: its statement, or the bank's reason for sending none.
@@ -259,6 +264,15 @@ func (rd *reading) respond(r *response) error {
 	}
 	if len(rd.file.Statements) >= bankfile.MaxStatements {
 		return bankfile.Errorf(r.rs.Line, r.rs.Name, "the file has more than %d statements", bankfile.MaxStatements)
+	}
+	if rd.each != nil {
+		// An investment statement's entries come with its trades, as it closes.
+		for _, e := range st.Entries {
+			if err := rd.each(len(rd.file.Statements), e); err != nil {
+				return err
+			}
+		}
+		st.Entries = nil
 	}
 	rd.file.Statements = append(rd.file.Statements, *st)
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -19,7 +20,9 @@ import (
 // Fuzz runs read over the files matching glob (and their first halves) and over whatever the
 // fuzzer makes of them. Whatever the bytes, read must not panic, must fail only with a
 // *bankfile.Error, and what it returns must name each statement's account and date each entry.
-func Fuzz(f *testing.F, glob string, read func([]byte) (*bankfile.File, error)) {
+// each, the reader's way of handing the entries over one at a time, must read the same file
+// and hand over the entries read lists.
+func Fuzz(f *testing.F, glob string, read func([]byte) (*bankfile.File, error), each func([]byte, bankfile.EntryFunc) (*bankfile.File, error)) {
 	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
 		f.Fatalf("no seed files match %s", glob)
@@ -51,7 +54,41 @@ func Fuzz(f *testing.F, glob string, read func([]byte) (*bankfile.File, error)) 
 				}
 			}
 		}
+		sameEntries(t, b, file, each)
 	})
+}
+
+// sameEntries checks that each reads b as read did (file), handing over its entries.
+func sameEntries(t *testing.T, b []byte, file *bankfile.File, each func([]byte, bankfile.EntryFunc) (*bankfile.File, error)) {
+	got := make([][]bankfile.Entry, len(file.Statements))
+	stream, err := each(b, func(i int, e bankfile.Entry) error {
+		if i >= len(got) {
+			t.Fatalf("an entry of statement %d, of %d", i, len(got))
+		}
+		got[i] = append(got[i], e)
+		return nil
+	})
+	if err != nil {
+		t.Fatalf("read entry by entry: %v", err)
+	}
+	if len(stream.Statements) != len(file.Statements) {
+		t.Fatalf("read entry by entry: %d statements, want %d", len(stream.Statements), len(file.Statements))
+	}
+	for i, st := range file.Statements {
+		for j := range got[i] {
+			got[i][j].Pending = got[i][j].Pending || st.Intraday
+		}
+		if len(got[i]) != len(st.Entries) || len(st.Entries) > 0 && !reflect.DeepEqual(got[i], st.Entries) {
+			t.Fatalf("statement %d: %d entries handed over, %d listed", i, len(got[i]), len(st.Entries))
+		}
+		if kept := stream.Statements[i].Entries; len(kept) > 0 {
+			t.Fatalf("statement %d: %d entries kept as well", i, len(kept))
+		}
+		st.Entries = nil
+		if !reflect.DeepEqual(st, stream.Statements[i]) {
+			t.Fatalf("statement %d read entry by entry:\n%+v\nwant\n%+v", i, stream.Statements[i], st)
+		}
+	}
 }
 
 // WantError checks that err is a *bankfile.Error whose message mentions each of want.
