@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -131,13 +130,13 @@ const (
 // statementReaders are the readers of each statement file type.
 var statementReaders = map[Type]struct {
 	format bankfile.Format
-	read   func([]byte) (*bankfile.File, error)
+	read   func([]byte, bankfile.EntryFunc) (*bankfile.File, error)
 	sniff  func([]byte) bool
 	what   string
 }{
-	OfxImport:   {bankfile.FormatOFX, ofx.Read, ofx.Sniff, "an OFX, QFX or QBO file"},
-	CamtImport:  {bankfile.FormatCAMT, camt.Read, camt.Sniff, "an ISO 20022 camt.052, camt.053 or camt.054 file (or a ZIP of them)"},
-	Mt940Import: {bankfile.FormatMT940, mt940.Read, mt940.Sniff, "an MT940 or MT942 file"},
+	OfxImport:   {bankfile.FormatOFX, ofx.ReadEach, ofx.Sniff, "an OFX, QFX or QBO file"},
+	CamtImport:  {bankfile.FormatCAMT, camt.ReadEach, camt.Sniff, "an ISO 20022 camt.052, camt.053 or camt.054 file (or a ZIP of them)"},
+	Mt940Import: {bankfile.FormatMT940, mt940.ReadEach, mt940.Sniff, "an MT940 or MT942 file"},
 }
 
 // isStatementFile reports whether t is a bank statement file type.
@@ -158,7 +157,9 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 		}
 		return apperr.New(apperr.Invalid, msg).WithSlug("invalid_file_type")
 	}
-	file, err := rd.read(up.Content)
+	b := &rowBuilder{rc: &rowContext{now: s.now()}, flip: im.Config.SignageConvention == InflowsNegative,
+		read: func(each bankfile.EntryFunc) (*bankfile.File, error) { return rd.read(up.Content, each) }}
+	file, sums, err := b.plan()
 	if err != nil {
 		var be *bankfile.Error
 		if !errors.As(err, &be) {
@@ -175,41 +176,30 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 		return apperr.Errorf(apperr.Invalid, "The file holds statements of %d accounts, so account_id cannot name one account for all of them: leave it out and map each account.", len(keys)).
 			WithSlug("validation_failed").WithFields(map[string][]string{"account_id": {fmt.Sprintf("the file holds %d accounts", len(keys))}})
 	}
-	if im.Config.SignageConvention == InflowsNegative {
-		// A few issuers sign their amounts the wrong way round; the person says so, as for a
-		// CSV, and every entry is read turned round (balances are left as the bank gives them).
-		for i := range file.Statements {
-			for j := range file.Statements[i].Entries {
-				e := &file.Statements[i].Entries[j]
-				e.Amount = e.Amount.Neg()
-			}
-		}
-	}
-	sf := &StatementFile{Format: string(file.Format), Version: file.Version}
-	b := rowBuilder{rc: &rowContext{now: s.now()}, format: string(file.Format), file: file, seen: map[string]int{}, marks: map[int]rowMark{}}
-	for i, st := range file.Statements {
-		sf.Statements = append(sf.Statements, b.statement(i, st))
-	}
-	b.seen, b.starts = nil, nil
-	im.Statements = sf
+	im.Statements = &StatementFile{Format: string(file.Format), Version: file.Version, Statements: sums}
 	im.Config.DateFormat = strPtr("%Y-%m-%d")
 	p.each = b.rows
 	return nil
 }
 
-// rowBuilder turns a file's statements into rows. A first pass (statement) sums each
-// statement and finds the bank ids the file repeats; the rows are then built one at a time as
-// the import stores them (rows), so that a large file's rows are never all held at once.
+// rowBuilder turns a statement file into rows without holding its entries. A first read
+// (plan) sums each statement and decides what the bank ids the file repeats do to their rows;
+// a second (rows) builds each row as the import stores it. Both read the same bytes with the
+// same reader, so they meet the same entries in the same order, and the second cannot fail
+// where the first did not.
 type rowBuilder struct {
-	rc     *rowContext
+	rc   *rowContext
+	read func(bankfile.EntryFunc) (*bankfile.File, error)
+	// flip turns every entry round: a few issuers sign amounts the wrong way, and the person
+	// says so, as for a CSV (balances are left as the bank gives them).
+	flip   bool
 	format string
-	file   *bankfile.File
-	// count is the rows of the statements summed so far; starts[i] is statement i's first.
-	count  int
-	starts []int
-	// seen maps account key and bank id to the row that holds it.
-	seen map[string]int
-	// marks are what the first pass decided for the rows whose bank id the file repeats.
+	// file is the statements without their entries; for each, counts is how many entries it
+	// has and starts its first row, and keys and currencies are what its rows say.
+	file             *bankfile.File
+	counts, starts   []int
+	keys, currencies []string
+	// marks are what the first read decided for the rows whose bank id the file repeats.
 	marks map[int]rowMark
 }
 
@@ -219,9 +209,73 @@ type rowMark struct {
 	inFile bool   // the row repeats another of the file, which is kept instead
 }
 
-// statement sums st, decides what its repeated bank ids do to its rows, and returns its
-// summary.
-func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummary {
+// entryTotals are what the first read adds up of a statement's entries.
+type entryTotals struct {
+	count, pending int             // pending: by the entries' own word, before the statement's
+	sum, booked    decimal.Decimal // booked: of those not pending by their own word
+}
+
+// idEntry is an entry with a bank id, with what deciding its repeats needs.
+type idEntry struct {
+	stmt, pos int // its statement, and its place among that statement's entries
+	id        string
+	amount    decimal.Decimal
+	booked    time.Time
+	pending   bool
+}
+
+// turn applies flip.
+func (b *rowBuilder) turn(e *bankfile.Entry) {
+	if b.flip {
+		e.Amount = e.Amount.Neg()
+	}
+}
+
+// plan reads the file a first time, for its statements, their summaries and the marks.
+func (b *rowBuilder) plan() (*bankfile.File, []StatementSummary, error) {
+	var totals []entryTotals
+	var ided []idEntry
+	file, err := b.read(func(i int, e bankfile.Entry) error {
+		b.turn(&e)
+		for len(totals) <= i {
+			totals = append(totals, entryTotals{})
+		}
+		t := &totals[i]
+		if e.ID != "" {
+			ided = append(ided, idEntry{stmt: i, pos: t.count, id: e.ID, amount: e.Amount, booked: e.Booked, pending: e.Pending})
+		}
+		t.count++
+		t.sum = t.sum.Add(e.Amount)
+		if e.Pending {
+			t.pending++
+		} else {
+			t.booked = t.booked.Add(e.Amount)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	b.file, b.format = file, string(file.Format)
+	sums := make([]StatementSummary, len(file.Statements))
+	row := 0
+	for i, st := range file.Statements {
+		var t entryTotals
+		if i < len(totals) {
+			t = totals[i]
+		}
+		b.counts, b.starts = append(b.counts, t.count), append(b.starts, row)
+		b.keys, b.currencies = append(b.keys, st.Account.Key()), append(b.currencies, firstNonBlank(st.Currency, st.Account.Currency))
+		row += t.count + len(st.Trades) + len(st.Holdings)
+		sums[i] = summary(i, st, t)
+	}
+	b.marks = map[int]rowMark{}
+	b.dedupInFile(ided)
+	return file, sums, nil
+}
+
+// summary is statement st's summary, its entries added up in t.
+func summary(index int, st bankfile.Statement, t entryTotals) StatementSummary {
 	acct := st.Account
 	cur := firstNonBlank(st.Currency, acct.Currency)
 	sum := StatementSummary{Index: index + 1, ID: st.ID, Currency: cur, Intraday: st.Intraday, Notes: st.Notes,
@@ -237,23 +291,12 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	sum.Opening = firstBalance(st, bankfile.BalanceOpening)
 	sum.Closing = lastBalance(st, bankfile.BalanceClosing)
 	sum.Available = lastBalance(st, bankfile.BalanceAvailable)
-	b.starts = append(b.starts, b.count)
-	booked := decimal.Zero
-	for _, e := range st.Entries {
-		e.Pending = e.Pending || st.Intraday
-		if e.ID != "" {
-			b.dedupInFile(b.count, acct.Key()+"\x00"+e.ID, e)
-		}
-		b.count++
-		sum.EntriesCount++
-		sum.EntriesSum = sum.EntriesSum.Add(e.Amount)
-		if e.Pending {
-			sum.PendingCount++
-		} else {
-			booked = booked.Add(e.Amount)
-		}
+	sum.EntriesCount, sum.EntriesSum, sum.PendingCount = t.count, t.sum, t.pending
+	booked := t.booked
+	if st.Intraday {
+		// An intraday statement's entries are all pending.
+		sum.PendingCount, booked = t.count, decimal.Zero
 	}
-	b.count += len(st.Trades) + len(st.Holdings)
 	switch {
 	case st.Intraday:
 		sum.Reconciliation = "intraday"
@@ -273,34 +316,49 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	return sum
 }
 
-// rows yields the file's rows: each statement's entries, trades and holdings. What an entry
-// holds is let go once its row is out, and a statement once its rows are.
+// rows yields the file's rows, reading it a second time: each statement's entries, then its
+// trades and holdings.
 func (b *rowBuilder) rows(yield func(*Row) bool) {
-	n := 0
-	for i := range b.file.Statements {
-		st := &b.file.Statements[i]
-		key, cur := st.Account.Key(), firstNonBlank(st.Currency, st.Account.Currency)
-		for j, e := range st.Entries {
-			e.Pending = e.Pending || st.Intraday
-			st.Entries[j] = bankfile.Entry{}
-			if !yield(b.entry(n, i, key, cur, e)) {
-				return
+	next := 0 // the first statement whose trades and holdings are not out yet
+	rest := func(upto int) bool {
+		for ; next < upto; next++ {
+			st, i := &b.file.Statements[next], next
+			n := b.starts[i] + b.counts[i]
+			for _, tr := range st.Trades {
+				if !yield(b.trade(n, i, b.keys[i], b.currencies[i], tr)) {
+					return false
+				}
+				n++
 			}
-			n++
-		}
-		for _, tr := range st.Trades {
-			if !yield(b.trade(n, i, key, cur, tr)) {
-				return
+			for _, h := range st.Holdings {
+				if !yield(b.holding(n, i, b.keys[i], b.currencies[i], h)) {
+					return false
+				}
+				n++
 			}
-			n++
 		}
-		for _, h := range st.Holdings {
-			if !yield(b.holding(n, i, key, cur, h)) {
-				return
-			}
-			n++
+		return true
+	}
+	stopped := errors.New("stopped")
+	cur, pos := -1, 0 // the statement being read, and its entry's place in it
+	_, err := b.read(func(i int, e bankfile.Entry) error {
+		if !rest(i) {
+			return stopped
 		}
-		*st = bankfile.Statement{}
+		if i != cur {
+			cur, pos = i, 0
+		}
+		b.turn(&e)
+		e.Pending = e.Pending || b.file.Statements[i].Intraday
+		n := b.starts[i] + pos
+		pos++
+		if !yield(b.entry(n, i, b.keys[i], b.currencies[i], e)) {
+			return stopped
+		}
+		return nil
+	})
+	if err == nil {
+		rest(len(b.file.Statements))
 	}
 }
 
@@ -414,49 +472,48 @@ func (b *rowBuilder) securityRow(n, stmt int, accountKey, currency string, line 
 	return r
 }
 
-// dedupInFile decides what a bank id the file already used for the same account does to row
-// n, the entry e. The same transaction twice (overlapping statements in one file, a pending
-// report and the statement that books it) keeps one row: the booked one, else the later one.
-// Two different transactions under one id (a bank reusing ids) are both kept, the later one
-// with a suffix.
-func (b *rowBuilder) dedupInFile(n int, key string, e bankfile.Entry) {
-	i, ok := b.seen[key]
-	if !ok {
-		b.seen[key] = n
-		return
+// dedupInFile decides what the bank ids the file repeats for one account do to their rows,
+// the entries with one (ided) in file order. The same transaction twice (overlapping
+// statements in one file, a pending report and the statement that books it) keeps one row:
+// the booked one, else the later one. Two different transactions under one id (a bank
+// reusing ids) are both kept, the later one with a suffix.
+func (b *rowBuilder) dedupInFile(ided []idEntry) {
+	seen := map[string]int{} // account key and bank id to the entry in ided that holds it
+	mark := func(n int, f func(*rowMark)) {
+		m := b.marks[n]
+		f(&m)
+		b.marks[n] = m
 	}
-	prev := b.entryAt(i)
-	same := prev.Amount.Equal(e.Amount) && (prev.Booked.Equal(e.Booked) || prev.Pending != e.Pending)
-	if !same {
-		for k := 2; ; k++ {
-			if _, taken := b.seen[key+"#"+strconv.Itoa(k)]; !taken {
-				b.seen[key+"#"+strconv.Itoa(k)] = n
-				m := b.marks[n]
-				m.id = fmt.Sprintf("%s#%d", e.ID, k)
-				b.marks[n] = m
-				return
-			}
+	for k := range ided {
+		e := &ided[k]
+		e.pending = e.pending || b.file.Statements[e.stmt].Intraday
+		n := b.starts[e.stmt] + e.pos
+		key := b.keys[e.stmt] + "\x00" + e.id
+		i, ok := seen[key]
+		if !ok {
+			seen[key] = k
+			continue
 		}
+		prev := &ided[i]
+		if !prev.amount.Equal(e.amount) || !prev.booked.Equal(e.booked) && prev.pending == e.pending {
+			for c := 2; ; c++ {
+				if _, taken := seen[key+"#"+strconv.Itoa(c)]; !taken {
+					seen[key+"#"+strconv.Itoa(c)] = k
+					mark(n, func(m *rowMark) { m.id = fmt.Sprintf("%s#%d", e.id, c) })
+					break
+				}
+			}
+			continue
+		}
+		// Keep the booked one; between equals, the later.
+		loser := b.starts[prev.stmt] + prev.pos
+		if e.pending && !prev.pending {
+			loser = n
+		} else {
+			seen[key] = k
+		}
+		mark(loser, func(m *rowMark) { m.inFile = true })
 	}
-	// Keep the booked one; between equals, the later.
-	loser := i
-	if e.Pending && !prev.Pending {
-		loser = n
-	} else {
-		b.seen[key] = n
-	}
-	m := b.marks[loser]
-	m.inFile = true
-	b.marks[loser] = m
-}
-
-// entryAt is the entry of row n, pending when its statement is intraday.
-func (b *rowBuilder) entryAt(n int) bankfile.Entry {
-	i := sort.Search(len(b.starts), func(i int) bool { return b.starts[i] > n }) - 1
-	st := &b.file.Statements[i]
-	e := st.Entries[n-b.starts[i]]
-	e.Pending = e.Pending || st.Intraday
-	return e
 }
 
 // entryName is what the entry is called: who was paid or paid, else what it says, else what

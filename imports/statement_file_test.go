@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -15,16 +14,27 @@ func day(d int) time.Time { return bankfile.Date(2026, 3, d) }
 
 func money(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
-// build turns statements into rows and summaries as Create would. The builder lets go of the
-// entries as their rows go out, so it gets copies: the cases share theirs.
+// build turns statements into rows and summaries as Create would, reading their entries as a
+// reader hands them over.
 func build(sts ...bankfile.Statement) ([]Row, []StatementSummary) {
-	for i := range sts {
-		sts[i].Entries = slices.Clone(sts[i].Entries)
+	file := &bankfile.File{Format: bankfile.FormatCAMT}
+	for _, st := range sts {
+		st.Entries = nil
+		file.Statements = append(file.Statements, st)
 	}
-	b := rowBuilder{rc: &rowContext{now: day(31)}, format: "camt", file: &bankfile.File{Statements: sts}, seen: map[string]int{}, marks: map[int]rowMark{}}
-	var sums []StatementSummary
-	for i, st := range sts {
-		sums = append(sums, b.statement(i, st))
+	b := &rowBuilder{rc: &rowContext{now: day(31)}, read: func(each bankfile.EntryFunc) (*bankfile.File, error) {
+		for i, st := range sts {
+			for _, e := range st.Entries {
+				if err := each(i, e); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return file, nil
+	}}
+	_, sums, err := b.plan()
+	if err != nil {
+		panic(err)
 	}
 	var rows []Row
 	for r := range b.rows {
