@@ -68,8 +68,9 @@ type prepared struct {
 	account  *models.Account
 	headers  []string
 	required []string
-	// rows holds the rows of the types whose readers build them whole (QIF, taxonomy, app
-	// exports); each yields every row, from rows or straight from the CSV records.
+	// rows holds the rows of the types whose readers build them whole (PDF statements,
+	// taxonomy, app exports); each yields every row, from rows or built one at a time from
+	// the CSV records, the QIF records or a statement file read again.
 	rows []Row
 	each iter.Seq[*Row]
 }
