@@ -70,8 +70,9 @@ type prepared struct {
 	account  *models.Account
 	headers  []string
 	required []string
-	// rows holds the rows of the types whose readers build them whole (QIF, taxonomy, app
-	// exports); each yields every row, from rows or straight from the CSV records.
+	// rows holds the rows of the types whose readers build them whole (PDF statements,
+	// taxonomy, app exports); each yields every row, from rows or built one at a time from
+	// the CSV records, the QIF records or a statement file read again.
 	rows []Row
 	each iter.Seq[*Row]
 }
@@ -239,7 +240,6 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		if err := s.statementRows(ctx, up, im, acct, p); err != nil {
 			return nil, err
 		}
-		p.each = eachRow(p.rows)
 		return p, nil
 	}
 	if !up.Present || len(bytes.TrimSpace(up.Content)) == 0 {

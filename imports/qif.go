@@ -39,40 +39,55 @@ func qifRows(text string, rc *rowContext, p *prepared) error {
 		cfg.DateFormat = strPtr(parse.QIFDateFormat(dates, DefaultDateFormat))
 	}
 	cfg.NumberFormat, cfg.SignageConvention = string(parse.NumberUS), InflowsPositive
-	invest := strings.EqualFold(q.AccountType, "Invst")
-
-	records := q.Records
-	if q.Opening != nil {
-		records = append(records, *q.Opening)
-	}
-	for _, rec := range records {
-		r := Row{Number: len(p.rows) + 1, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7())}
-		r.Raw[ColDate], r.Raw[ColAmount], r.Raw[ColName] = rec.Date, rec.Amount, rec.Payee
-		r.Raw[ColNotes], r.Raw[ColCategory] = rec.Memo, rec.Category
-		r.Raw[ColTags] = strings.Join(rec.Tags, "|")
-		rc.typeDate(&r)
-		amt := rc.number(&r, ColAmount, "Amount")
-		r.Name = firstNonBlank(rec.Payee, "Imported item")
-		r.Notes, r.CategoryKey, r.Tags = rec.Memo, rec.Category, rec.Tags
-		switch {
-		case q.Opening != nil && rec.Line == q.Opening.Line:
-			r.Extra = map[string]any{"opening_balance": true}
-			r.Amount = amt
-			r.Name = "Opening balance"
-		case invest:
-			qifInvestment(&r, rec, q, amt, rc)
-		case amt != nil:
-			neg := amt.Neg()
-			r.Amount = &neg
+	p.each = func(yield func(*Row) bool) {
+		n := 0
+		for i := range q.Records {
+			n++
+			if !yield(qifRow(n, q.Records[i], q, rc)) {
+				return
+			}
 		}
-		p.rows = append(p.rows, r)
-	}
-	for _, d := range q.Dropped {
-		r := Row{Number: len(p.rows) + 1, Line: d.Line, RecordID: uuid.Must(uuid.NewV7())}
-		r.fail(d.Reason)
-		p.rows = append(p.rows, r)
+		if q.Opening != nil {
+			n++
+			if !yield(qifRow(n, *q.Opening, q, rc)) {
+				return
+			}
+		}
+		for _, d := range q.Dropped {
+			n++
+			r := &Row{Number: n, Line: d.Line, RecordID: uuid.Must(uuid.NewV7())}
+			r.fail(d.Reason)
+			if !yield(r) {
+				return
+			}
+		}
 	}
 	return nil
+}
+
+// qifRow types record rec as row n. The rows are built as they are stored, so that a large
+// file's rows are never all held at once.
+func qifRow(n int, rec parse.QIFRecord, q *parse.QIF, rc *rowContext) *Row {
+	r := &Row{Number: n, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7())}
+	r.Raw[ColDate], r.Raw[ColAmount], r.Raw[ColName] = rec.Date, rec.Amount, rec.Payee
+	r.Raw[ColNotes], r.Raw[ColCategory] = rec.Memo, rec.Category
+	r.Raw[ColTags] = strings.Join(rec.Tags, "|")
+	rc.typeDate(r)
+	amt := rc.number(r, ColAmount, "Amount")
+	r.Name = firstNonBlank(rec.Payee, "Imported item")
+	r.Notes, r.CategoryKey, r.Tags = rec.Memo, rec.Category, rec.Tags
+	switch {
+	case q.Opening != nil && rec.Line == q.Opening.Line:
+		r.Extra = map[string]any{"opening_balance": true}
+		r.Amount = amt
+		r.Name = "Opening balance"
+	case strings.EqualFold(q.AccountType, "Invst"):
+		qifInvestment(r, rec, q, amt, rc)
+	case amt != nil:
+		neg := amt.Neg()
+		r.Amount = &neg
+	}
+	return r
 }
 
 // qifInvestment types a record of an investment account: a trade, or cash moving in or out.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -136,13 +137,13 @@ const (
 // statementReaders are the readers of each statement file type.
 var statementReaders = map[Type]struct {
 	format bankfile.Format
-	read   func([]byte) (*bankfile.File, error)
+	read   func([]byte, bankfile.EntryFunc) (*bankfile.File, error)
 	sniff  func([]byte) bool
 	what   string
 }{
-	OfxImport:   {bankfile.FormatOFX, ofx.Read, ofx.Sniff, "an OFX, QFX or QBO file"},
-	CamtImport:  {bankfile.FormatCAMT, camt.Read, camt.Sniff, "an ISO 20022 camt.052, camt.053 or camt.054 file (or a ZIP of them)"},
-	Mt940Import: {bankfile.FormatMT940, mt940.Read, mt940.Sniff, "an MT940 or MT942 file"},
+	OfxImport:   {bankfile.FormatOFX, ofx.ReadEach, ofx.Sniff, "an OFX, QFX or QBO file"},
+	CamtImport:  {bankfile.FormatCAMT, camt.ReadEach, camt.Sniff, "an ISO 20022 camt.052, camt.053 or camt.054 file (or a ZIP of them)"},
+	Mt940Import: {bankfile.FormatMT940, mt940.ReadEach, mt940.Sniff, "an MT940 or MT942 file"},
 }
 
 // isStatementFile reports whether t is a bank statement file type.
@@ -151,8 +152,9 @@ func (t Type) isStatementFile() bool {
 	return ok
 }
 
-// statementRows reads a bank statement file into rows: one per entry, in the ledger's sign,
-// with the bank's id, and one account mapping per account the file names.
+// statementRows reads a bank statement file into rows, built as they are stored: one per
+// entry, in the ledger's sign, with the bank's id, and one account mapping per account the
+// file names.
 func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct *models.Account, p *prepared) error {
 	rd := statementReaders[im.Type]
 	if !rd.sniff(up.Content) {
@@ -162,7 +164,9 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 		}
 		return apperr.New(apperr.Invalid, msg).WithSlug("invalid_file_type")
 	}
-	file, err := rd.read(up.Content)
+	b := &rowBuilder{rc: &rowContext{now: s.now()}, flip: im.Config.SignageConvention == InflowsNegative,
+		read: func(each bankfile.EntryFunc) (*bankfile.File, error) { return rd.read(up.Content, each) }}
+	file, sums, err := b.plan()
 	if err != nil {
 		var be *bankfile.Error
 		if !errors.As(err, &be) {
@@ -179,39 +183,106 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 		return apperr.Errorf(apperr.Invalid, "The file holds statements of %d accounts, so account_id cannot name one account for all of them: leave it out and map each account.", len(keys)).
 			WithSlug("validation_failed").WithFields(map[string][]string{"account_id": {fmt.Sprintf("the file holds %d accounts", len(keys))}})
 	}
-	if im.Config.SignageConvention == InflowsNegative {
-		// A few issuers sign their amounts the wrong way round; the person says so, as for a
-		// CSV, and every entry is read turned round (balances are left as the bank gives them).
-		for i := range file.Statements {
-			for j := range file.Statements[i].Entries {
-				e := &file.Statements[i].Entries[j]
-				e.Amount = e.Amount.Neg()
-			}
-		}
-	}
-	sf := &StatementFile{Format: string(file.Format), Version: file.Version}
-	b := rowBuilder{rc: &rowContext{now: s.now()}, p: p, format: string(file.Format), seen: map[string]int{}}
-	for i, st := range file.Statements {
-		sum := b.statement(i, st)
-		sf.Statements = append(sf.Statements, sum)
-	}
-	im.Statements = sf
+	im.Statements = &StatementFile{Format: string(file.Format), Version: file.Version, Statements: sums}
 	im.Config.DateFormat = strPtr("%Y-%m-%d")
+	p.each = b.rows
 	return nil
 }
 
-// rowBuilder turns statements into rows, keeping the bank ids it has seen so that an id
-// repeated within the file is caught.
+// rowBuilder turns a statement file into rows without holding its entries. A first read
+// (plan) sums each statement and decides what the bank ids the file repeats do to their rows;
+// a second (rows) builds each row as the import stores it. Both read the same bytes with the
+// same reader, so they meet the same entries in the same order, and the second cannot fail
+// where the first did not.
 type rowBuilder struct {
-	rc     *rowContext
-	p      *prepared
+	rc   *rowContext
+	read func(bankfile.EntryFunc) (*bankfile.File, error)
+	// flip turns every entry round: a few issuers sign amounts the wrong way, and the person
+	// says so, as for a CSV (balances are left as the bank gives them).
+	flip   bool
 	format string
-	// seen maps account key and bank id to the index in p.rows of the row that holds it.
-	seen map[string]int
+	// file is the statements without their entries; for each, counts is how many entries it
+	// has and starts its first row, and keys and currencies are what its rows say.
+	file             *bankfile.File
+	counts, starts   []int
+	keys, currencies []string
+	// marks are what the first read decided for the rows whose bank id the file repeats.
+	marks map[int]rowMark
 }
 
-// statement adds st's entries as rows and returns its summary.
-func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummary {
+// rowMark is what a row's bank id repeated in the file does to it.
+type rowMark struct {
+	id     string // the bank id the row is stored under, when another transaction took its own
+	inFile bool   // the row repeats another of the file, which is kept instead
+}
+
+// entryTotals are what the first read adds up of a statement's entries.
+type entryTotals struct {
+	count, pending int             // pending: by the entries' own word, before the statement's
+	sum, booked    decimal.Decimal // booked: of those not pending by their own word
+}
+
+// idEntry is an entry with a bank id, with what deciding its repeats needs.
+type idEntry struct {
+	stmt, pos int // its statement, and its place among that statement's entries
+	id        string
+	amount    decimal.Decimal
+	booked    time.Time
+	pending   bool
+}
+
+// turn applies flip.
+func (b *rowBuilder) turn(e *bankfile.Entry) {
+	if b.flip {
+		e.Amount = e.Amount.Neg()
+	}
+}
+
+// plan reads the file a first time, for its statements, their summaries and the marks.
+func (b *rowBuilder) plan() (*bankfile.File, []StatementSummary, error) {
+	var totals []entryTotals
+	var ided []idEntry
+	file, err := b.read(func(i int, e bankfile.Entry) error {
+		b.turn(&e)
+		for len(totals) <= i {
+			totals = append(totals, entryTotals{})
+		}
+		t := &totals[i]
+		if e.ID != "" {
+			ided = append(ided, idEntry{stmt: i, pos: t.count, id: e.ID, amount: e.Amount, booked: e.Booked, pending: e.Pending})
+		}
+		t.count++
+		t.sum = t.sum.Add(e.Amount)
+		if e.Pending {
+			t.pending++
+		} else {
+			t.booked = t.booked.Add(e.Amount)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	b.file, b.format = file, string(file.Format)
+	sums := make([]StatementSummary, len(file.Statements))
+	row := 0
+	for i, st := range file.Statements {
+		var t entryTotals
+		if i < len(totals) {
+			t = totals[i]
+		}
+		b.counts, b.starts = append(b.counts, t.count), append(b.starts, row)
+		b.keys, b.currencies = append(b.keys, st.Account.Key()), append(b.currencies, firstNonBlank(st.Currency, st.Account.Currency))
+		row += t.count + len(st.Trades) + len(st.Holdings)
+		sums[i] = summary(i, st, t)
+	}
+	b.marks = map[int]rowMark{}
+	b.dedupInFile(ided)
+	return file, sums, nil
+}
+
+// summary is statement st's summary, its entries added up in t.
+func summary(index int, st bankfile.Statement, t entryTotals) StatementSummary {
 	acct := st.Account
 	cur := firstNonBlank(st.Currency, acct.Currency)
 	sum := StatementSummary{Index: index + 1, ID: st.ID, Currency: cur, Intraday: st.Intraday, Notes: st.Notes,
@@ -227,23 +298,11 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	sum.Opening = firstBalance(st, bankfile.BalanceOpening)
 	sum.Closing = lastBalance(st, bankfile.BalanceClosing)
 	sum.Available = lastBalance(st, bankfile.BalanceAvailable)
-	booked := decimal.Zero
-	for _, e := range st.Entries {
-		e.Pending = e.Pending || st.Intraday
-		b.entry(index, acct.Key(), cur, e)
-		sum.EntriesCount++
-		sum.EntriesSum = sum.EntriesSum.Add(e.Amount)
-		if e.Pending {
-			sum.PendingCount++
-		} else {
-			booked = booked.Add(e.Amount)
-		}
-	}
-	for _, tr := range st.Trades {
-		b.trade(index, acct.Key(), cur, tr)
-	}
-	for _, h := range st.Holdings {
-		b.holding(index, acct.Key(), cur, h)
+	sum.EntriesCount, sum.EntriesSum, sum.PendingCount = t.count, t.sum, t.pending
+	booked := t.booked
+	if st.Intraday {
+		// An intraday statement's entries are all pending.
+		sum.PendingCount, booked = t.count, decimal.Zero
 	}
 	switch {
 	case st.Intraday:
@@ -264,18 +323,62 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	return sum
 }
 
-// entry adds one entry as a row.
-func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Entry) {
-	p := b.p
-	r := Row{Number: len(p.rows) + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+// rows yields the file's rows, reading it a second time: each statement's entries, then its
+// trades and holdings.
+func (b *rowBuilder) rows(yield func(*Row) bool) {
+	next := 0 // the first statement whose trades and holdings are not out yet
+	rest := func(upto int) bool {
+		for ; next < upto; next++ {
+			st, i := &b.file.Statements[next], next
+			n := b.starts[i] + b.counts[i]
+			for _, tr := range st.Trades {
+				if !yield(b.trade(n, i, b.keys[i], b.currencies[i], tr)) {
+					return false
+				}
+				n++
+			}
+			for _, h := range st.Holdings {
+				if !yield(b.holding(n, i, b.keys[i], b.currencies[i], h)) {
+					return false
+				}
+				n++
+			}
+		}
+		return true
+	}
+	stopped := errors.New("stopped")
+	cur, pos := -1, 0 // the statement being read, and its entry's place in it
+	_, err := b.read(func(i int, e bankfile.Entry) error {
+		if !rest(i) {
+			return stopped
+		}
+		if i != cur {
+			cur, pos = i, 0
+		}
+		b.turn(&e)
+		e.Pending = e.Pending || b.file.Statements[i].Intraday
+		n := b.starts[i] + pos
+		pos++
+		if !yield(b.entry(n, i, b.keys[i], b.currencies[i], e)) {
+			return stopped
+		}
+		return nil
+	})
+	if err == nil {
+		rest(len(b.file.Statements))
+	}
+}
+
+// entry is the row of an entry, row n of the file's.
+func (b *rowBuilder) entry(n, stmt int, accountKey, currency string, e bankfile.Entry) *Row {
+	r := &Row{Number: n + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
 	date := e.Booked
 	amount := e.Amount.Neg() // the ledger's sign: money out is positive
 	r.Date, r.Amount = &date, &amount
 	r.Currency = strings.ToUpper(firstNonBlank(e.Currency, currency))
 	r.Name = entryName(e)
 	r.Notes = entryNotes(e, r.Name)
-	pending := e.Pending
-	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": pending}
+	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": e.Pending}
 	if e.ID != "" {
 		r.Extra["external_id"], r.Extra["id_source"] = e.ID, e.IDSource
 	}
@@ -288,6 +391,15 @@ func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Ent
 	if e.Reversal {
 		r.Extra["reversal"] = true
 	}
+	if m, ok := b.marks[n]; ok {
+		if m.id != "" {
+			r.Extra["external_id"] = m.id
+		}
+		if m.inFile {
+			r.Extra["matched_by"] = MatchInFile
+			r.Extra["in_file_duplicate"] = true
+		}
+	}
 	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColName] = accountKey, date.Format(time.DateOnly), r.Name
 	r.Raw[ColAmount], r.Raw[ColCurrency], r.Raw[ColNotes] = e.Amount.String(), r.Currency, r.Notes
 	switch {
@@ -298,16 +410,13 @@ func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Ent
 	case len(r.Currency) != 3:
 		r.fail(fmt.Sprintf("Line %d: the statement names no currency for this entry", e.Line))
 	}
-	if e.ID != "" {
-		b.dedupInFile(&r, accountKey+"\x00"+e.ID, pending)
-	}
-	p.rows = append(p.rows, r)
+	return r
 }
 
-// trade adds a purchase or sale of a security as a row: publish writes it as a trade of the
+// trade is the row of a purchase or sale of a security: publish writes it as a trade of the
 // account, which must be an investment account.
-func (b *rowBuilder) trade(stmt int, accountKey, currency string, tr bankfile.Trade) {
-	r := b.securityRow(stmt, accountKey, currency, tr.Line, tr.Security, tr.Date, tr.Quantity, tr.Price)
+func (b *rowBuilder) trade(n, stmt int, accountKey, currency string, tr bankfile.Trade) *Row {
+	r := b.securityRow(n, stmt, accountKey, currency, tr.Line, tr.Security, tr.Date, tr.Quantity, tr.Price)
 	amount := tr.Amount.Neg() // the ledger's sign: a purchase is money out
 	if amount.IsZero() {
 		amount = tr.Quantity.Mul(tr.Price).Round(4)
@@ -326,13 +435,13 @@ func (b *rowBuilder) trade(stmt int, accountKey, currency string, tr bankfile.Tr
 		r.Extra["external_id"], r.Extra["id_source"] = tr.ID, "FITID"
 	}
 	r.Raw[ColName], r.Raw[ColAmount], r.Raw[ColNotes] = r.Name, tr.Amount.String(), r.Notes
-	b.p.rows = append(b.p.rows, *r)
+	return r
 }
 
-// holding adds a position the statement reports as a row: publish writes it as the account's
+// holding is the row of a position the statement reports: publish writes it as the account's
 // holding of the day.
-func (b *rowBuilder) holding(stmt int, accountKey, currency string, h bankfile.Holding) {
-	r := b.securityRow(stmt, accountKey, currency, 0, h.Security, h.Date, h.Quantity, h.Price)
+func (b *rowBuilder) holding(n, stmt int, accountKey, currency string, h bankfile.Holding) *Row {
+	r := b.securityRow(n, stmt, accountKey, currency, 0, h.Security, h.Date, h.Quantity, h.Price)
 	value := h.Value
 	if value.IsZero() {
 		value = h.Quantity.Mul(h.Price).Round(4)
@@ -341,12 +450,12 @@ func (b *rowBuilder) holding(stmt int, accountKey, currency string, h bankfile.H
 	r.Name = fmt.Sprintf("Holding of %s %s", h.Quantity, firstNonBlank(h.Security.Name, r.Ticker))
 	r.Extra["holding"] = true
 	r.Raw[ColName], r.Raw[ColAmount] = r.Name, value.String()
-	b.p.rows = append(b.p.rows, *r)
+	return r
 }
 
 // securityRow is the common part of a trade's or a holding's row.
-func (b *rowBuilder) securityRow(stmt int, accountKey, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
-	r := &Row{Number: len(b.p.rows) + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+func (b *rowBuilder) securityRow(n, stmt int, accountKey, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
+	r := &Row{Number: n + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
 	r.Date = &date
 	r.Currency = strings.ToUpper(currency)
 	r.Ticker = strings.ToUpper(strings.TrimSpace(firstNonBlank(sec.Ticker, sec.ID)))
@@ -370,38 +479,48 @@ func (b *rowBuilder) securityRow(stmt int, accountKey, currency string, line int
 	return r
 }
 
-// dedupInFile handles a bank id the file already used for the same account. The same
-// transaction twice (overlapping statements in one file, a pending report and the statement
-// that books it) keeps one row: the booked one, else the later one. Two different
-// transactions under one id (a bank reusing ids) are both kept, the later one with a suffix.
-func (b *rowBuilder) dedupInFile(r *Row, key string, pending bool) {
-	i, ok := b.seen[key]
-	if !ok {
-		b.seen[key] = len(b.p.rows)
-		return
+// dedupInFile decides what the bank ids the file repeats for one account do to their rows,
+// the entries with one (ided) in file order. The same transaction twice (overlapping
+// statements in one file, a pending report and the statement that books it) keeps one row:
+// the booked one, else the later one. Two different transactions under one id (a bank
+// reusing ids) are both kept, the later one with a suffix.
+func (b *rowBuilder) dedupInFile(ided []idEntry) {
+	seen := map[string]int{} // account key and bank id to the entry in ided that holds it
+	mark := func(n int, f func(*rowMark)) {
+		m := b.marks[n]
+		f(&m)
+		b.marks[n] = m
 	}
-	prev := &b.p.rows[i]
-	prevPending, _ := prev.Extra["pending"].(bool)
-	same := prev.Amount.Equal(*r.Amount) && (prev.Date.Equal(*r.Date) || prevPending != pending)
-	if !same {
-		for n := 2; ; n++ {
-			id := fmt.Sprintf("%s#%d", r.Extra["external_id"], n)
-			if _, taken := b.seen[key+"#"+fmt.Sprint(n)]; !taken {
-				b.seen[key+"#"+fmt.Sprint(n)] = len(b.p.rows)
-				r.Extra["external_id"] = id
-				return
-			}
+	for k := range ided {
+		e := &ided[k]
+		e.pending = e.pending || b.file.Statements[e.stmt].Intraday
+		n := b.starts[e.stmt] + e.pos
+		key := b.keys[e.stmt] + "\x00" + e.id
+		i, ok := seen[key]
+		if !ok {
+			seen[key] = k
+			continue
 		}
+		prev := &ided[i]
+		if !prev.amount.Equal(e.amount) || !prev.booked.Equal(e.booked) && prev.pending == e.pending {
+			for c := 2; ; c++ {
+				if _, taken := seen[key+"#"+strconv.Itoa(c)]; !taken {
+					seen[key+"#"+strconv.Itoa(c)] = k
+					mark(n, func(m *rowMark) { m.id = fmt.Sprintf("%s#%d", e.id, c) })
+					break
+				}
+			}
+			continue
+		}
+		// Keep the booked one; between equals, the later.
+		loser := b.starts[prev.stmt] + prev.pos
+		if e.pending && !prev.pending {
+			loser = n
+		} else {
+			seen[key] = k
+		}
+		mark(loser, func(m *rowMark) { m.inFile = true })
 	}
-	// Keep the booked one; between equals, the later.
-	loser := prev
-	if pending && !prevPending {
-		loser = r
-	} else {
-		b.seen[key] = len(b.p.rows)
-	}
-	loser.Extra["matched_by"] = MatchInFile
-	loser.Extra["in_file_duplicate"] = true
 }
 
 // entryName is what the entry is called: who was paid or paid, else what it says, else what

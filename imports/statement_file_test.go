@@ -14,15 +14,33 @@ func day(d int) time.Time { return bankfile.Date(2026, 3, d) }
 
 func money(s string) decimal.Decimal { return decimal.RequireFromString(s) }
 
-// build turns statements into rows and summaries as Create would.
-func build(sts ...bankfile.Statement) (*prepared, []StatementSummary) {
-	p := &prepared{}
-	b := rowBuilder{rc: &rowContext{now: day(31)}, p: p, format: "camt", seen: map[string]int{}}
-	var sums []StatementSummary
-	for i, st := range sts {
-		sums = append(sums, b.statement(i, st))
+// build turns statements into rows and summaries as Create would, reading their entries as a
+// reader hands them over.
+func build(sts ...bankfile.Statement) ([]Row, []StatementSummary) {
+	file := &bankfile.File{Format: bankfile.FormatCAMT}
+	for _, st := range sts {
+		st.Entries = nil
+		file.Statements = append(file.Statements, st)
 	}
-	return p, sums
+	b := &rowBuilder{rc: &rowContext{now: day(31)}, read: func(each bankfile.EntryFunc) (*bankfile.File, error) {
+		for i, st := range sts {
+			for _, e := range st.Entries {
+				if err := each(i, e); err != nil {
+					return nil, err
+				}
+			}
+		}
+		return file, nil
+	}}
+	_, sums, err := b.plan()
+	if err != nil {
+		panic(err)
+	}
+	var rows []Row
+	for r := range b.rows {
+		rows = append(rows, *r)
+	}
+	return rows, sums
 }
 
 func TestStatementReconciliation(t *testing.T) {
@@ -82,8 +100,8 @@ func TestRowsFromAStatement(t *testing.T) {
 		{Booked: day(3), Amount: money("-20"), Code: "ATM"},
 		{Booked: day(3), Amount: money("12.5")},
 	}}
-	p, _ := build(st)
-	r := p.rows[0]
+	rows, _ := build(st)
+	r := rows[0]
 	if r.AccountKey != "acct:37040044/0532013000" || r.Name != "Corner Bakery" || r.Amount.String() != "45.6" || r.Currency != "EUR" {
 		t.Fatalf("row: key %s name %q amount %s currency %s", r.AccountKey, r.Name, r.Amount, r.Currency)
 	}
@@ -94,10 +112,10 @@ func TestRowsFromAStatement(t *testing.T) {
 	if r.Extra["external_id"] != "B1" || r.Extra["source"] != "camt" || r.Extra["value_date"] != "2026-03-04" {
 		t.Fatalf("extra: %v", r.Extra)
 	}
-	if p.rows[1].Name != "ATM withdrawal" || p.rows[2].Name != "Bank credit" {
-		t.Fatalf("names without text: %q, %q", p.rows[1].Name, p.rows[2].Name)
+	if rows[1].Name != "ATM withdrawal" || rows[2].Name != "Bank credit" {
+		t.Fatalf("names without text: %q, %q", rows[1].Name, rows[2].Name)
 	}
-	if _, ok := p.rows[1].Extra["external_id"]; ok {
+	if _, ok := rows[1].Extra["external_id"]; ok {
 		t.Fatal("an entry without a bank id got one")
 	}
 }
@@ -115,9 +133,9 @@ func TestBankIDRepeatedInTheFile(t *testing.T) {
 	other := bankfile.Statement{Account: bankfile.Account{IBAN: "NL91ABNA0417164300"}, Currency: "EUR", Entries: []bankfile.Entry{
 		{ID: "R1", Booked: day(8), Amount: money("-22.50")},
 	}}
-	p, _ := build(report, booked, other)
+	rows, _ := build(report, booked, other)
 	var got []string
-	for _, r := range p.rows {
+	for _, r := range rows {
 		s := r.Extra["external_id"].(string)
 		if r.Extra["in_file_duplicate"] == true {
 			s += " (repeated)"

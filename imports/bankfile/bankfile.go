@@ -154,6 +154,14 @@ type Entry struct {
 	Line int
 }
 
+// EntryFunc takes a file's entries one at a time as a reader reads them, for a caller that
+// would rather not hold them all (the import reads a file twice instead). statement is the
+// index the entry's statement will have in File.Statements. Given one, a reader leaves every
+// Statement.Entries empty and returns the same File otherwise; the entries come in file order,
+// as Read would list them, except that an intraday statement's may leave Pending to
+// Statement.Intraday. An error from it ends the read with that error.
+type EntryFunc func(statement int, e Entry) error
+
 // Detail is one labelled fact of an entry.
 type Detail struct {
 	Label, Value string
@@ -270,14 +278,22 @@ const (
 // printable characters) when it is not UTF-8, because such files promise a charset in their
 // headers, or none, and break the promise often. A file over MaxBytes is an error.
 func Text(content []byte) (string, error) {
+	b, err := UTF8(content)
+	return string(b), err
+}
+
+// UTF8 is Text without a copy of content when it is UTF-8 already, for a reader that copies
+// out only what it keeps: content itself less its byte-order mark, else its windows-1252
+// reading.
+func UTF8(content []byte) ([]byte, error) {
 	if len(content) > MaxBytes {
-		return "", Errorf(0, "", "the file is larger than %d MB", MaxBytes>>20)
+		return nil, Errorf(0, "", "the file is larger than %d MB", MaxBytes>>20)
 	}
 	content = bytes.TrimPrefix(content, []byte("\xef\xbb\xbf"))
 	if utf8.Valid(content) {
-		return string(content), nil
+		return content, nil
 	}
-	return DecodeLatin1(content), nil
+	return latin1(content), nil
 }
 
 // Clip shortens a piece of a file quoted in a message to 40 characters.

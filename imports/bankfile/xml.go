@@ -106,7 +106,9 @@ func charsetReader(label string, input io.Reader) (io.Reader, error) {
 
 // DecodeLatin1 reads windows-1252 text (a superset of ISO-8859-1's printable characters) as
 // UTF-8.
-func DecodeLatin1(b []byte) string {
+func DecodeLatin1(b []byte) string { return string(latin1(b)) }
+
+func latin1(b []byte) []byte {
 	out, _ := charmap.Windows1252.NewDecoder().Bytes(b)
-	return string(out)
+	return out
 }

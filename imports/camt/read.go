@@ -56,18 +56,24 @@ func Sniff(content []byte) bool {
 
 // Read reads a camt document or a ZIP of them. It fails only for a file it cannot read at all,
 // with a *bankfile.Error naming the line and element.
-func Read(content []byte) (*bankfile.File, error) {
+func Read(content []byte) (*bankfile.File, error) { return ReadEach(content, nil) }
+
+// ReadEach is Read handing each entry to each as it is read, rather than keeping it (see
+// bankfile.EntryFunc).
+func ReadEach(content []byte, each bankfile.EntryFunc) (*bankfile.File, error) {
 	if len(content) > bankfile.MaxBytes {
 		return nil, bankfile.Errorf(0, "", "the file is larger than %d MB", bankfile.MaxBytes>>20)
 	}
 	if bytes.HasPrefix(content, []byte("PK\x03\x04")) {
-		return readZip(content)
+		return readZip(content, each)
 	}
-	return readDocument(content)
+	return readDocument(content, each, 0)
 }
 
-func readDocument(content []byte) (*bankfile.File, error) {
-	d := decoder{bankfile.NewXMLDecoder(content)}
+// readDocument reads one document; its statements come after first others, for the indexes
+// each is given.
+func readDocument(content []byte, each bankfile.EntryFunc, first int) (*bankfile.File, error) {
+	d := decoder{x: bankfile.NewXMLDecoder(content), each: each}
 	root, _, line, err := d.next()
 	if errors.Is(err, io.EOF) {
 		return nil, bankfile.Errorf(line, "", "the file holds no XML element")
@@ -110,7 +116,7 @@ func readDocument(content []byte) (*bankfile.File, error) {
 			continue
 		}
 		if start.Name.Local != kind.statement {
-			if _, err := d.subtree(*start, line); err != nil { // GrpHdr and the like
+			if err := d.skip(); err != nil { // GrpHdr and the like
 				return nil, err
 			}
 			continue
@@ -118,7 +124,7 @@ func readDocument(content []byte) (*bankfile.File, error) {
 		if len(file.Statements) >= bankfile.MaxStatements {
 			return nil, bankfile.Errorf(line, kind.statement, "the file has more than %d statements", bankfile.MaxStatements)
 		}
-		st, err := d.statement(*start, line, kind.intraday)
+		st, err := d.statement(*start, line, kind.intraday, first+len(file.Statements))
 		if err != nil {
 			return nil, err
 		}
@@ -130,11 +136,17 @@ func readDocument(content []byte) (*bankfile.File, error) {
 	return file, nil
 }
 
-// statement reads one Stmt, Rpt or Ntfctn, an element at a time.
-func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*bankfile.Statement, error) {
+// statementParts are the children of a statement that are read; the others (TxsSummry and
+// the like) are skipped without being held.
+var statementParts = map[string]bool{"Id": true, "FrToDt": true, "Acct": true, "Bal": true, "Ntry": true}
+
+// statement reads one Stmt, Rpt or Ntfctn, an element at a time; index is the one it will
+// have in the file's statements.
+func (d decoder) statement(start xml.StartElement, line int, intraday bool, index int) (*bankfile.Statement, error) {
 	st := &bankfile.Statement{Line: line, Intraday: intraday}
 	elem := start.Name.Local
 	skipped, haveAcct := 0, false
+	entryCurrency, haveEntry := "", false // the first entry's, when the account names none
 	for {
 		c, end, line, err := d.next()
 		if err != nil {
@@ -143,6 +155,12 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 		if c == nil {
 			if end == elem {
 				break
+			}
+			continue
+		}
+		if !statementParts[c.Name.Local] {
+			if err := d.skip(); err != nil {
+				return nil, err
 			}
 			continue
 		}
@@ -186,7 +204,18 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 			if info {
 				skipped++
 			}
-			st.Entries = append(st.Entries, entries...)
+			if len(entries) > 0 && !haveEntry {
+				entryCurrency, haveEntry = entries[0].Currency, true
+			}
+			if d.each == nil {
+				st.Entries = append(st.Entries, entries...)
+				continue
+			}
+			for _, e := range entries {
+				if err := d.each(index, e); err != nil {
+					return nil, err
+				}
+			}
 		}
 	}
 	if !haveAcct {
@@ -196,8 +225,8 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool) (*ba
 	if st.Account.Currency == "" && len(st.Balances) > 0 {
 		st.Account.Currency = st.Balances[0].Currency
 	}
-	if st.Account.Currency == "" && len(st.Entries) > 0 {
-		st.Account.Currency = st.Entries[0].Currency
+	if st.Account.Currency == "" && haveEntry {
+		st.Account.Currency = entryCurrency
 	}
 	st.Currency = st.Account.Currency
 	switch {

@@ -72,7 +72,7 @@ func size(n int64) string {
 	return fmt.Sprintf("%d MB", n>>20)
 }
 
-func readZip(content []byte) (*bankfile.File, error) {
+func readZip(content []byte, each bankfile.EntryFunc) (*bankfile.File, error) {
 	files, skipped, count, err := members(content)
 	if err != nil {
 		return nil, err
@@ -90,7 +90,7 @@ func readZip(content []byte) (*bankfile.File, error) {
 		if err != nil {
 			return nil, err
 		}
-		doc, err := readDocument(b)
+		doc, err := readDocument(b, each, len(out.Statements))
 		if err != nil {
 			var be *bankfile.Error
 			if errors.As(err, &be) {

@@ -16,13 +16,16 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/imports/bankfile"
+	"tally/imports/parse"
 )
 
-// field is one :tag: and its value; lines are the value's physical lines.
+// field is one :tag: and its value; lines are the value's physical lines, the first at byte
+// at of the text.
 type field struct {
 	tag   string
 	lines []string
 	line  int
+	at    int
 }
 
 // Sniff reports whether content looks like an MT940 or MT942 file: a :20: reference and a :25:
@@ -53,28 +56,34 @@ func Sniff(content []byte) bool {
 
 // Read reads an MT940 or MT942 file. It fails only for a file it cannot read at all, with a
 // *bankfile.Error naming the line and field.
-func Read(content []byte) (*bankfile.File, error) {
+//
+// The text is read a line at a time and each field as it ends, so that what a file costs is
+// its entries, never copies of its lines and fields.
+func Read(content []byte) (*bankfile.File, error) { return ReadEach(content, nil) }
+
+// ReadEach is Read handing each entry to each as it is read, rather than keeping it (see
+// bankfile.EntryFunc).
+func ReadEach(content []byte, each bankfile.EntryFunc) (*bankfile.File, error) {
 	text, err := bankfile.Text(content)
 	if err != nil {
 		return nil, err
 	}
-	messages, err := split(text)
-	if err != nil {
-		return nil, err
-	}
 	file := &bankfile.File{Format: bankfile.FormatMT940, Version: "MT940"}
-	for i, m := range messages {
-		st, err := statement(m)
-		if err != nil {
-			return nil, err
-		}
-		if i == 0 && st.Intraday {
+	start := func(line int) *statementReader {
+		return &statementReader{st: &bankfile.Statement{Line: line}, size: len(text), each: each, index: len(file.Statements)}
+	}
+	err = split(text, start, func(st *bankfile.Statement) error {
+		if len(file.Statements) == 0 && st.Intraday {
 			file.Version = "MT942"
 		}
 		if len(file.Statements) >= bankfile.MaxStatements {
-			return nil, bankfile.Errorf(st.Line, ":20:", "the file has more than %d statements", bankfile.MaxStatements)
+			return bankfile.Errorf(st.Line, ":20:", "the file has more than %d statements", bankfile.MaxStatements)
 		}
 		file.Statements = append(file.Statements, *st)
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	if len(file.Statements) == 0 {
 		return nil, bankfile.Errorf(0, ":20:", "the file holds no statement (no :20: field)")
@@ -82,28 +91,33 @@ func Read(content []byte) (*bankfile.File, error) {
 	return file, nil
 }
 
-// message is one statement's fields; intraday is set by an MT942 envelope.
-type message struct {
-	fields   []field
-	intraday bool
-}
-
-// split cuts the text into messages of fields. A message starts at :20: and ends at a line
-// "-" (with or without the envelope's "}"), or at the next :20:. SWIFT envelope blocks around
-// a message are taken off; lines before the first field are a bank's own header and skipped.
-func split(text string) ([]message, error) {
-	var out []message
-	var cur *message
-	end := func() {
-		if cur != nil && len(cur.fields) > 0 {
-			out = append(out, *cur)
+// split cuts the text into messages of fields, read by a reader from start, and hands each
+// statement to fn as its message ends. A message starts at :20: and ends at a line "-" (with or without the envelope's "}"),
+// or at the next :20:. SWIFT envelope blocks around a message are taken off; lines before the
+// first field are a bank's own header and skipped. A message set in an MT942 envelope is
+// intraday.
+func split(text string, start func(line int) *statementReader, fn func(*bankfile.Statement) error) error {
+	var cur *statementReader
+	var f field // the field being read, its lines until the next field starts
+	end := func() error {
+		if cur == nil {
+			return nil
 		}
+		r := cur
 		cur = nil
+		if err := r.field(f); err != nil {
+			return err
+		}
+		st, err := r.finish()
+		if err != nil {
+			return err
+		}
+		return fn(st)
 	}
 	envelope942 := false
-	lines := splitLines(text)
-	for i, l := range lines {
-		n := i + 1
+	n := 0
+	for at, l := range parse.Lines(text) {
+		n++
 		l = strings.TrimRight(l, " \t")
 		if strings.HasPrefix(l, "{") {
 			var is942 bool
@@ -114,41 +128,46 @@ func split(text string) ([]message, error) {
 		case l == "" || l == "$":
 			continue
 		case l == "-" || strings.HasPrefix(l, "-}"):
-			end()
+			if err := end(); err != nil {
+				return err
+			}
 			envelope942 = false
 			continue
 		}
 		tag, value, ok := fieldStart(l)
 		if !ok {
-			if cur != nil && len(cur.fields) > 0 {
-				f := &cur.fields[len(cur.fields)-1]
-				f.lines = append(f.lines, l)
+			if cur == nil {
+				continue
 			}
+			if len(f.lines) == maxLines {
+				return bankfile.Errorf(f.line, ":"+f.tag+":", "the field runs over more than %d lines", maxLines)
+			}
+			f.lines = append(f.lines, l)
 			continue
 		}
 		if tag == "20" {
-			end()
+			if err := end(); err != nil {
+				return err
+			}
 		}
 		if cur == nil {
 			// Some banks begin a message without :20:, which is only the statement's id.
-			cur = &message{}
+			cur = start(n)
+		} else if err := cur.field(f); err != nil {
+			return err
 		}
 		cur.intraday = cur.intraday || envelope942
-		cur.fields = append(cur.fields, field{tag: tag, lines: []string{value}, line: n})
-		if len(cur.fields) > bankfile.MaxElements {
-			return nil, bankfile.Errorf(n, ":"+tag+":", "the file has more than %d fields", bankfile.MaxElements)
+		if cur.fields++; cur.fields > bankfile.MaxElements {
+			return bankfile.Errorf(n, ":"+tag+":", "the file has more than %d fields", bankfile.MaxElements)
 		}
+		f = field{tag: tag, lines: append(f.lines[:0], value), line: n, at: at}
 	}
-	end()
-	return out, nil
+	return end()
 }
 
-// splitLines splits on CRLF, LF or CR.
-func splitLines(s string) []string {
-	s = strings.ReplaceAll(s, "\r\n", "\n")
-	s = strings.ReplaceAll(s, "\r", "\n")
-	return strings.Split(s, "\n")
-}
+// maxLines bounds the lines of one field. SWIFT allows a :86: six; a field of thousands is
+// no bank's, and would be held whole until the next field.
+const maxLines = 1000
 
 // stripEnvelope takes SWIFT blocks {1:…}{2:…}{3:…} and "{4:" off the start of a line, and
 // reports whether block 2 names an MT942.
@@ -194,76 +213,136 @@ func fieldStart(l string) (tag, value string, ok bool) {
 	return tag, l[end+2:], true
 }
 
-// statement reads one message's fields.
-func statement(m message) (*bankfile.Statement, error) {
-	st := &bankfile.Statement{Line: m.fields[0].line, Intraday: m.intraday}
-	var counts []field
-	stated := "" // the currency an MT942 names outside balances
-	haveAccount := false
-	last := ""
-	for _, f := range m.fields {
-		tag := ":" + f.tag + ":"
-		value := strings.TrimSpace(f.lines[0])
-		switch f.tag {
-		case "20":
-			st.ID = value
-		case "28C", "28":
-			if st.ID != "" {
-				st.ID += "/"
-			}
-			st.ID += value
-		case "25":
-			st.Account = account(strings.TrimSpace(strings.Join(f.lines, "")))
-			if st.Account.Number == "" && st.Account.IBAN == "" {
-				return nil, bankfile.Errorf(f.line, tag, "the account is empty")
-			}
-			haveAccount = true
-		case "60F", "60M", "62F", "62M", "64", "65", "60", "62":
-			b, err := balance(f, value)
-			if err != nil {
-				return nil, err
-			}
-			st.Balances = append(st.Balances, b)
-		case "13D", "13":
-			d, err := yymmdd(value, f, tag)
-			if err != nil {
-				return nil, err
-			}
-			st.Intraday, st.From, st.To = true, &d, &d
-		case "34F":
-			// An MT942 has no balances: its currency is in the floor limit (EURD0,) and the
-			// counts (1EUR22,50).
-			st.Intraday = true
-			if v := strings.TrimSpace(value); len(v) >= 3 && isUpper(v[:3]) && stated == "" {
-				stated = v[:3]
-			}
-		case "90D", "90C":
-			st.Intraday = true
-			counts = append(counts, f)
-			v := strings.TrimLeft(strings.TrimSpace(value), "0123456789")
-			if len(v) >= 3 && isUpper(v[:3]) && stated == "" {
-				stated = v[:3]
-			}
-		case "61":
-			if !haveAccount {
-				return nil, bankfile.Errorf(f.line, tag, "a statement line comes before the account (:25:)")
-			}
-			e, err := statementLine(f)
-			if err != nil {
-				return nil, err
-			}
-			st.Entries = append(st.Entries, e)
-		case "86":
-			info := strings.Join(f.lines, "")
-			if last == "61" {
-				describe(&st.Entries[len(st.Entries)-1], info)
-			} else if s := strings.TrimSpace(info); s != "" {
-				st.Notes = append(st.Notes, "Statement information: "+collapse(s))
-			}
+// statementReader reads one message's fields as they end.
+type statementReader struct {
+	st       *bankfile.Statement
+	fields   int
+	intraday bool    // set by an MT942 envelope
+	counts   []field // :90D: and :90C:, checked against the entries at the end
+	stated   string  // the currency an MT942 names outside balances
+	account  bool    // :25: was read
+	last     string  // the tag of the field before
+	size     int     // the text's length
+	first    int     // where the first statement line starts
+	// each takes the entries, when the caller gives one; index is the statement's.
+	each  bankfile.EntryFunc
+	index int
+	// entry is the last statement line read, held until no :86: can describe it; at is
+	// where it starts.
+	entry           bankfile.Entry
+	held            bool
+	at              int
+	debits, credits subtotal // the entries by direction, for :90D: and :90C:
+}
+
+// subtotal counts entries and adds up their amounts.
+type subtotal struct {
+	n   int
+	sum decimal.Decimal
+}
+
+// field reads one field. Its lines are the reader's to reuse once it returns.
+func (r *statementReader) field(f field) error {
+	st := r.st
+	tag := ":" + f.tag + ":"
+	value := strings.TrimSpace(f.lines[0])
+	switch f.tag {
+	case "20":
+		st.ID = value
+	case "28C", "28":
+		if st.ID != "" {
+			st.ID += "/"
 		}
-		last = f.tag
+		st.ID += value
+	case "25":
+		st.Account = account(strings.TrimSpace(strings.Join(f.lines, "")))
+		if st.Account.Number == "" && st.Account.IBAN == "" {
+			return bankfile.Errorf(f.line, tag, "the account is empty")
+		}
+		r.account = true
+	case "60F", "60M", "62F", "62M", "64", "65", "60", "62":
+		b, err := balance(f, value)
+		if err != nil {
+			return err
+		}
+		st.Balances = append(st.Balances, b)
+	case "13D", "13":
+		d, err := yymmdd(value, f, tag)
+		if err != nil {
+			return err
+		}
+		st.Intraday, st.From, st.To = true, &d, &d
+	case "34F":
+		// An MT942 has no balances: its currency is in the floor limit (EURD0,) and the
+		// counts (1EUR22,50).
+		st.Intraday = true
+		if v := strings.TrimSpace(value); len(v) >= 3 && isUpper(v[:3]) && r.stated == "" {
+			r.stated = v[:3]
+		}
+	case "90D", "90C":
+		st.Intraday = true
+		r.counts = append(r.counts, field{tag: f.tag, lines: []string{f.lines[0]}, line: f.line})
+		v := strings.TrimLeft(strings.TrimSpace(value), "0123456789")
+		if len(v) >= 3 && isUpper(v[:3]) && r.stated == "" {
+			r.stated = v[:3]
+		}
+	case "61":
+		if !r.account {
+			return bankfile.Errorf(f.line, tag, "a statement line comes before the account (:25:)")
+		}
+		e, err := statementLine(f)
+		if err != nil {
+			return err
+		}
+		if err := r.push(); err != nil {
+			return err
+		}
+		r.entry, r.held, r.at = e, true, f.at
+	case "86":
+		info := strings.Join(f.lines, "")
+		if r.last == "61" {
+			describe(&r.entry, info)
+		} else if s := strings.TrimSpace(info); s != "" {
+			st.Notes = append(st.Notes, "Statement information: "+collapse(s))
+		}
 	}
-	if !haveAccount {
+	r.last = f.tag
+	return nil
+}
+
+// push hands on the statement line held, now that no :86: can describe it.
+func (r *statementReader) push() error {
+	if !r.held {
+		return nil
+	}
+	e := r.entry
+	r.held = false
+	if !e.Amount.IsZero() {
+		t := &r.credits
+		if e.Amount.IsNegative() {
+			t = &r.debits
+		}
+		t.n, t.sum = t.n+1, t.sum.Add(e.Amount.Abs())
+	}
+	if r.each != nil {
+		return r.each(r.index, e)
+	}
+	st := r.st
+	if len(st.Entries) == 0 {
+		r.first = r.at
+	}
+	st.Entries = append(parse.GrowFor(st.Entries, r.first, r.at, r.size), e)
+	return nil
+}
+
+// finish ends the message: the statement's currency, pending entries and checked counts.
+func (r *statementReader) finish() (*bankfile.Statement, error) {
+	if err := r.push(); err != nil {
+		return nil, err
+	}
+	st := r.st
+	st.Intraday = st.Intraday || r.intraday
+	if !r.account {
 		return nil, bankfile.Errorf(st.Line, ":25:", "the statement does not name its account")
 	}
 	for _, b := range st.Balances {
@@ -275,7 +354,7 @@ func statement(m message) (*bankfile.Statement, error) {
 		}
 	}
 	if st.Currency == "" {
-		st.Currency = stated
+		st.Currency = r.stated
 	}
 	if st.Account.Currency == "" {
 		st.Account.Currency = st.Currency
@@ -287,8 +366,12 @@ func statement(m message) (*bankfile.Statement, error) {
 			st.Entries[i].Pending = true
 		}
 	}
-	for _, f := range counts {
-		if note, err := checkCount(f, st.Entries); err != nil {
+	for _, f := range r.counts {
+		t := r.credits
+		if f.tag == "90D" {
+			t = r.debits
+		}
+		if note, err := checkCount(f, t); err != nil {
 			return nil, err
 		} else if note != "" {
 			st.Notes = append(st.Notes, note)
@@ -363,8 +446,9 @@ func amount(s string, f field, tag string) (decimal.Decimal, error) {
 	return decimal.RequireFromString("0" + whole + "." + frac + "0"), nil
 }
 
-// checkCount compares a :90D:/:90C: (number and sum of debits or credits) with the entries.
-func checkCount(f field, entries []bankfile.Entry) (string, error) {
+// checkCount compares a :90D:/:90C: (number and sum of debits or credits) with the entries'
+// of that direction.
+func checkCount(f field, entries subtotal) (string, error) {
 	tag := ":" + f.tag + ":"
 	v := strings.TrimSpace(f.lines[0])
 	i := 0
@@ -378,13 +462,7 @@ func checkCount(f field, entries []bankfile.Entry) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	n, got := 0, decimal.Zero
-	for _, e := range entries {
-		if e.Amount.IsNegative() == (f.tag == "90D") && !e.Amount.IsZero() {
-			n++
-			got = got.Add(e.Amount.Abs())
-		}
-	}
+	n, got := entries.n, entries.sum
 	if n == atoi(v[:i]) && got.Equal(sum) {
 		return "", nil
 	}

@@ -11,18 +11,6 @@ import (
 	"tally/imports/bankfile"
 )
 
-// securities reads SECLIST: each security's id, ticker and name, keyed by "TYPE:ID".
-func securities(ofx *bankfile.Node) map[string]bankfile.Security {
-	out := map[string]bankfile.Security{}
-	each(ofx, "SECINFO", func(n *bankfile.Node) {
-		id := secID(n.Child("SECID"))
-		id.Ticker = strings.ToUpper(n.Value("TICKER"))
-		id.Name = n.Value("SECNAME")
-		out[id.IDType+":"+id.ID] = id
-	})
-	return out
-}
-
 func secID(n *bankfile.Node) bankfile.Security {
 	return bankfile.Security{ID: n.Value("UNIQUEID"), IDType: strings.ToUpper(n.Value("UNIQUEIDTYPE"))}
 }
@@ -40,7 +28,7 @@ func (r reader) security(n *bankfile.Node) bankfile.Security {
 // (income, bank transactions, expenses), holdings from the position list. Transactions Tally
 // does not model (transfers of securities, splits, journal moves, option closures) are
 // counted in a note.
-func (r reader) investments(rs *bankfile.Node) (*bankfile.Statement, error) {
+func (r reader) investments(rs *bankfile.Node, p *pending) (*bankfile.Statement, error) {
 	from := rs.Child("INVACCTFROM")
 	if from == nil || from.Value("ACCTID") == "" {
 		return nil, bankfile.Errorf(rs.Line, "INVSTMTRS/INVACCTFROM", "the statement does not name its account")
@@ -52,7 +40,6 @@ func (r reader) investments(rs *bankfile.Node) (*bankfile.Statement, error) {
 	if err != nil {
 		return nil, err
 	}
-	skipped := map[string]int{}
 	if list := rs.Child("INVTRANLIST"); list != nil {
 		if st.From, err = optDate(list, "DTSTART"); err != nil {
 			return nil, err
@@ -60,25 +47,14 @@ func (r reader) investments(rs *bankfile.Node) (*bankfile.Statement, error) {
 		if st.To, err = optDate(list, "DTEND"); err != nil {
 			return nil, err
 		}
-		for _, t := range list.Children {
-			if err := r.investmentTransaction(st, t, skipped); err != nil {
-				return nil, err
-			}
-		}
 	}
-	if list := rs.Child("INVPOSLIST"); list != nil {
-		for _, p := range list.Children {
-			pos := p.Child("INVPOS")
-			if pos == nil {
-				continue
-			}
-			h, err := r.holding(pos, asOf, st.Currency)
-			if err != nil {
-				return nil, err
-			}
-			st.Holdings = append(st.Holdings, h)
-		}
+	if p.listErr != nil {
+		return nil, p.listErr
 	}
+	if p.posErr != nil {
+		return nil, p.posErr
+	}
+	st.Entries, st.Trades, st.Holdings = p.Entries, p.Trades, p.Holdings
 	if bal := rs.Child("INVBAL"); bal != nil && bal.Child("AVAILCASH") != nil && asOf != nil {
 		cash, err := amount(bal, "AVAILCASH")
 		if err != nil {
@@ -86,13 +62,13 @@ func (r reader) investments(rs *bankfile.Node) (*bankfile.Statement, error) {
 		}
 		st.Balances = append(st.Balances, bankfile.Balance{Kind: bankfile.BalanceAvailable, Amount: cash, Date: *asOf, Currency: st.Currency})
 	}
-	kinds := make([]string, 0, len(skipped))
-	for k := range skipped {
+	kinds := make([]string, 0, len(p.skipped))
+	for k := range p.skipped {
 		kinds = append(kinds, k)
 	}
 	sort.Strings(kinds)
 	for _, k := range kinds {
-		st.Notes = append(st.Notes, fmt.Sprintf("%d %s transaction(s) were not read: Tally does not record them yet.", skipped[k], k))
+		st.Notes = append(st.Notes, fmt.Sprintf("%d %s transaction(s) were not read: Tally does not record them yet.", p.skipped[k], k))
 	}
 	return st, nil
 }

@@ -3,7 +3,9 @@
 // to a file.
 //
 // Both syntaxes are read by one tolerant tokenizer (tree.go): OFX 1.x is SGML whose leaves need
-// no closing tag, and OFX 2.x is XML. No Go OFX library could be used here (the best kept one,
+// no closing tag, and OFX 2.x is XML. The tokenizer hands elements over as they open and close,
+// and the reader (stream.go) keeps one statement's skeleton and one transaction at a time, so
+// that memory does not grow with the number of transactions, nor with a hostile file's tags. No Go OFX library could be used here (the best kept one,
 // aclindsa/ofxgo, is not reachable through this project's module proxy), and reading OFX
 // needs only this small tokenizer and the mapping below.
 package ofx
@@ -35,12 +37,16 @@ func Sniff(content []byte) bool {
 
 // Read reads an OFX file. It fails only for a file it cannot read at all, with a
 // *bankfile.Error naming the line and element.
-func Read(content []byte) (*bankfile.File, error) {
-	text, err := bankfile.Text(content)
+func Read(content []byte) (*bankfile.File, error) { return ReadEach(content, nil) }
+
+// ReadEach is Read handing each entry to each as it is read, rather than keeping it (see
+// bankfile.EntryFunc).
+func ReadEach(content []byte, each bankfile.EntryFunc) (*bankfile.File, error) {
+	text, err := bankfile.UTF8(content)
 	if err != nil {
 		return nil, err
 	}
-	start := strings.IndexByte(text, '<')
+	start := bytes.IndexByte(text, '<')
 	if start < 0 {
 		return nil, bankfile.Errorf(1, "", "the file has no OFX elements")
 	}
@@ -48,59 +54,39 @@ func Read(content []byte) (*bankfile.File, error) {
 	if version == "" {
 		version = piVersion(text)
 	}
-	root, err := parseBody(text[start:], 1+strings.Count(text[:start], "\n"))
-	if err != nil {
+	body, line := text[start:], 1+bytes.Count(text[:start], newline)
+	s := &scan{securities: map[string]bankfile.Security{}}
+	if err := parseBody(body, line, s); err != nil {
 		return nil, err
 	}
-	ofx := root.Child("OFX")
-	if ofx == nil {
+	if s.ofx == nil {
 		return nil, bankfile.Errorf(1, "OFX", "the file has no <OFX> element")
 	}
-	r := reader{securities: securities(ofx)}
-	file := &bankfile.File{Format: bankfile.FormatOFX, Version: version}
-	var refused []string
-	walkStatements(ofx, func(kind string, trnrs, rs *bankfile.Node) {
-		if rs == nil {
-			if msg := statusProblem(trnrs); msg != "" {
-				refused = append(refused, msg)
-			}
-			return
-		}
-		if err != nil {
-			return
-		}
-		var st *bankfile.Statement
-		if st, err = r.statement(kind, rs); err == nil {
-			if len(file.Statements) >= bankfile.MaxStatements {
-				err = bankfile.Errorf(rs.Line, rs.Name, "the file has more than %d statements", bankfile.MaxStatements)
-				return
-			}
-			file.Statements = append(file.Statements, *st)
-		}
-	})
-	if err != nil {
+	rd := &reading{r: reader{securities: s.securities}, facts: s.facts, each: each, file: &bankfile.File{Format: bankfile.FormatOFX, Version: version}}
+	if err := parseBody(body, line, rd); err != nil {
 		return nil, err
 	}
+	file := rd.file
 	if len(file.Statements) == 0 {
-		if len(refused) > 0 {
-			return nil, bankfile.Errorf(0, "STATUS", "the bank sent no statement: %s", strings.Join(refused, "; "))
+		if len(rd.refused) > 0 {
+			return nil, bankfile.Errorf(0, "STATUS", "the bank sent no statement: %s", strings.Join(rd.refused, "; "))
 		}
-		if msg := statusProblem(ofx.Path("SIGNONMSGSRSV1", "SONRS")); msg != "" {
+		if msg := statusProblem(rd.ofx.Path("SIGNONMSGSRSV1", "SONRS")); msg != "" {
 			return nil, bankfile.Errorf(0, "SONRS/STATUS", "the bank refused the sign-on: %s", msg)
 		}
 		return nil, bankfile.Errorf(0, "", "the file holds no bank, credit card or investment statement")
 	}
-	for _, msg := range refused {
+	for _, msg := range rd.refused {
 		file.Statements[0].Notes = append(file.Statements[0].Notes, "The bank sent no statement for another request in the file: "+msg+".")
 	}
 	return file, nil
 }
 
 // headerVersion is VERSION of an OFX 1.x header ("102"), "" when there is none.
-func headerVersion(header string) string {
-	for _, l := range strings.Split(header, "\n") {
-		if k, v, ok := strings.Cut(strings.TrimSpace(l), ":"); ok && strings.EqualFold(k, "VERSION") {
-			return strings.TrimSpace(v)
+func headerVersion(header []byte) string {
+	for l := range bytes.Lines(header) {
+		if k, v, ok := bytes.Cut(bytes.TrimSpace(l), []byte(":")); ok && bytes.EqualFold(k, []byte("VERSION")) {
+			return string(bytes.TrimSpace(v))
 		}
 	}
 	return ""
@@ -109,12 +95,12 @@ func headerVersion(header string) string {
 var piVersionRE = regexp.MustCompile(`(?i)<\?OFX[^>]*\bVERSION\s*=\s*"([0-9]+)"`)
 
 // piVersion is VERSION of an OFX 2.x processing instruction ("220").
-func piVersion(text string) string {
+func piVersion(text []byte) string {
 	if len(text) > 4096 {
 		text = text[:4096]
 	}
-	if m := piVersionRE.FindStringSubmatch(text); m != nil {
-		return m[1]
+	if m := piVersionRE.FindSubmatch(text); m != nil {
+		return string(m[1])
 	}
 	return ""
 }
@@ -125,29 +111,6 @@ const (
 	cardStatement = "card"
 	invStatement  = "investment"
 )
-
-// walkStatements calls fn for each statement transaction response in document order, with its
-// statement (nil when the bank answered with an error and no statement).
-func walkStatements(n *bankfile.Node, fn func(kind string, trnrs, rs *bankfile.Node)) {
-	for _, c := range n.Children {
-		switch c.Name {
-		case "STMTTRNRS":
-			fn(bankStatement, c, c.Child("STMTRS"))
-		case "CCSTMTTRNRS":
-			fn(cardStatement, c, c.Child("CCSTMTRS"))
-		case "INVSTMTTRNRS":
-			fn(invStatement, c, c.Child("INVSTMTRS"))
-		case "STMTRS": // a response without its transaction wrapper
-			fn(bankStatement, n, c)
-		case "CCSTMTRS":
-			fn(cardStatement, n, c)
-		case "INVSTMTRS":
-			fn(invStatement, n, c)
-		default:
-			walkStatements(c, fn)
-		}
-	}
-}
 
 // statusProblem describes the STATUS of an aggregate when it is not success, else "".
 func statusProblem(n *bankfile.Node) string {
@@ -170,7 +133,8 @@ type reader struct {
 	securities map[string]bankfile.Security
 }
 
-func (r reader) statement(kind string, rs *bankfile.Node) (*bankfile.Statement, error) {
+// statement reads a response as it closes, with what its lists gave as they closed.
+func (r reader) statement(kind string, rs *bankfile.Node, p *pending) (*bankfile.Statement, error) {
 	st := &bankfile.Statement{Currency: strings.ToUpper(rs.Value("CURDEF")), Line: rs.Line}
 	var err error
 	switch kind {
@@ -194,7 +158,7 @@ func (r reader) statement(kind string, rs *bankfile.Node) (*bankfile.Statement, 
 			return nil, bankfile.Errorf(from.Line, "CCACCTFROM/ACCTID", "the account has no number")
 		}
 	case invStatement:
-		return r.investments(rs)
+		return r.investments(rs, p)
 	}
 	st.Account.Currency = st.Currency
 	if list := rs.Child("BANKTRANLIST"); list != nil {
@@ -204,16 +168,10 @@ func (r reader) statement(kind string, rs *bankfile.Node) (*bankfile.Statement, 
 		if st.To, err = optDate(list, "DTEND"); err != nil {
 			return nil, err
 		}
-		for _, t := range list.Children {
-			if t.Name != "STMTTRN" {
-				continue
-			}
-			e, err := r.entry(t, st.Currency)
-			if err != nil {
-				return nil, err
-			}
-			st.Entries = append(st.Entries, e)
+		if p.listErr != nil {
+			return nil, p.listErr
 		}
+		st.Entries = p.Entries
 	}
 	for _, b := range []struct{ elem, kind string }{{"LEDGERBAL", bankfile.BalanceClosing}, {"AVAILBAL", bankfile.BalanceAvailable}} {
 		if n := rs.Child(b.elem); n != nil {

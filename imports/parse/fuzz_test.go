@@ -146,6 +146,9 @@ func FuzzQIF(f *testing.F) {
 	f.Add("!Option:AutoSwitch\n!Account\nNChecking\nTBank\n^\n!Clear:AutoSwitch\n!Type:Bank\r\nD04.06.2020\r\nT-1,000.00\r\nL[Savings]/Trip:Home\r\n^")
 	f.Add("!Type:Bank\nT5\n^\nD1/1/20\nTabc\n^\nD26 Jan 20\nU1\nPOpening Balance\n^\n")
 	f.Add("not qif")
+	// Left out for holding too much: a record of too many lines, a field of too many tags.
+	f.Add("!Type:Bank\nD1/1/20\n" + strings.Repeat("Mx\n", maxQIFFields+1) + "^\nD1/2/20\nT1\n^\n")
+	f.Add("!Type:Bank\nD1/1/20\nT1\nLc/" + strings.Repeat("a:", maxQIFTags+1) + "\n^\n")
 	f.Fuzz(func(t *testing.T, text string) {
 		q, err := ParseQIF(text)
 		if err != nil {

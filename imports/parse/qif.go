@@ -80,6 +80,7 @@ type qifField struct {
 	code  rune
 	value string
 	line  int
+	at    int // the byte of the text it starts at
 }
 
 type qifParser struct {
@@ -87,7 +88,20 @@ type qifParser struct {
 	section  qifSection
 	fields   []qifField // the record being read
 	thisYear int
+	// size is the text's length; the lists grow by it and by where the first item of each
+	// started (-1 before it: records, records left out, categories, tags).
+	size                                       int
+	firstRecord, firstDrop, firstCat, firstTag int
+	overlong                                   bool // the record being read has more than maxQIFFields lines
 }
+
+// maxQIFFields bounds the lines of one record, and maxQIFTags the tags of one L field. A
+// transaction with a few hundred split lines is already rare; a record past these is no
+// program's export, and its lines would be held until it ends.
+const (
+	maxQIFFields = 10_000
+	maxQIFTags   = 100
+)
 
 // ParseQIF reads a QIF file. It fails only when the text has no !Type: header at all.
 //
@@ -102,11 +116,10 @@ type qifParser struct {
 // month names, and a final two-digit year becomes 20yy, or 19yy when 20yy is after this year.
 func ParseQIF(text string) (*QIF, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
-	text = strings.ReplaceAll(strings.ReplaceAll(text, "\r\n", "\n"), "\r", "\n")
-	p := &qifParser{q: &QIF{}, thisYear: time.Now().Year()}
+	p := &qifParser{q: &QIF{}, thisYear: time.Now().Year(), size: len(text), firstRecord: -1, firstDrop: -1, firstCat: -1, firstTag: -1}
 	sawType := false
 	n := 0
-	for raw := range strings.Lines(text) {
+	for at, raw := range Lines(text) {
 		n++
 		line := strings.TrimSpace(raw)
 		switch {
@@ -118,7 +131,11 @@ func ParseQIF(text string) (*QIF, error) {
 			p.flush()
 		default:
 			code, size := utf8.DecodeRuneInString(line)
-			p.fields = append(p.fields, qifField{code: code, value: strings.TrimSpace(line[size:]), line: n})
+			if len(p.fields) == maxQIFFields {
+				p.overlong = true
+				continue
+			}
+			p.fields = append(p.fields, qifField{code: code, value: strings.TrimSpace(line[size:]), line: n, at: at})
 		}
 	}
 	p.flush()
@@ -159,6 +176,13 @@ func (p *qifParser) flush() {
 	if len(p.fields) == 0 {
 		return
 	}
+	if p.overlong {
+		if p.section == qifAccount {
+			p.drop(p.fields[0].line, fmt.Sprintf("the record runs over more than %d lines", maxQIFFields))
+		}
+		p.fields, p.overlong = p.fields[:0], false
+		return
+	}
 	switch p.section {
 	case qifAccount:
 		p.record()
@@ -179,11 +203,11 @@ func (p *qifParser) flush() {
 		}
 		c.Income = income && !expense
 		if c.Name != "" {
-			p.q.Categories = append(p.q.Categories, c)
+			p.q.Categories = append(grow(p, p.q.Categories, &p.firstCat), c)
 		}
 	case qifTags:
 		if name := p.value('N'); name != "" {
-			p.q.Tags = append(p.q.Tags, name)
+			p.q.Tags = append(grow(p, p.q.Tags, &p.firstTag), name)
 		}
 	case qifSecurities:
 		name, ticker := p.value('N'), p.value('S')
@@ -247,6 +271,10 @@ func (p *qifParser) record() {
 		}
 	}
 	r.Category, r.Transfer, r.Tags = splitQIFCategory(category)
+	if len(r.Tags) > maxQIFTags {
+		p.drop(r.Line, fmt.Sprintf("more than %d tags (L)", maxQIFTags))
+		return
+	}
 	amount := first(total, unit)
 	r.Amount = strings.ReplaceAll(amount, ",", "")
 	switch {
@@ -262,7 +290,7 @@ func (p *qifParser) record() {
 	}
 	r.Date = normalizeQIFDate(date, p.thisYear)
 	if !strings.EqualFold(r.Payee, "Opening Balance") {
-		p.q.Records = append(p.q.Records, r)
+		p.q.Records = append(grow(p, p.q.Records, &p.firstRecord), r)
 		return
 	}
 	if p.q.Opening != nil {
@@ -273,7 +301,17 @@ func (p *qifParser) record() {
 }
 
 func (p *qifParser) drop(line int, reason string) {
-	p.q.Dropped = append(p.q.Dropped, QIFDrop{Line: line, Reason: reason})
+	p.q.Dropped = append(grow(p, p.q.Dropped, &p.firstDrop), QIFDrop{Line: line, Reason: reason})
+}
+
+// grow makes room in a list of the parser for the item the record being read gives, by
+// GrowFor; *first is where the list's first item started.
+func grow[T any](p *qifParser, list []T, first *int) []T {
+	at := p.fields[0].at
+	if *first < 0 {
+		*first = at
+	}
+	return GrowFor(list, *first, at, p.size)
 }
 
 // first returns have, or v when nothing was kept yet: a field's first occurrence wins.
@@ -297,7 +335,10 @@ func splitQIFCategory(l string) (category, transfer string, tags []string) {
 	head, tagList, _ := strings.Cut(rest, "/")
 	for t := range strings.SplitSeq(tagList, ":") {
 		if t = strings.TrimSpace(t); t != "" {
-			tags = append(tags, t)
+			// One past the bound tells the caller; the rest would only be held.
+			if tags = append(tags, t); len(tags) > maxQIFTags {
+				break
+			}
 		}
 	}
 	if head = strings.TrimSpace(head); transfer == "" && !strings.EqualFold(head, "--Split--") {
