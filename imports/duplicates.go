@@ -66,8 +66,8 @@ const bankIDRule = `CASE
 // row, and a join of them with anything is a gamble: joined with themselves, as the count for
 // review once was, every row was compared with every row (29 s for 20,000 rows). An ANALYZE
 // after the upload would correct the estimate, but its lock is held to the end of the
-// transaction that takes it, so it waits for any publish analysing the same table (see
-// publisher.run): an upload for review would wait for another family's publish. The rows are
+// transaction that takes it, so it waits for any other ANALYZE of the table (a publish's, see
+// analyzeStaged) and holds up the next: uploads would wait for one another. The rows are
 // read once; how many of a day's equal rows an account's entries match is then counted by
 // window functions over the rows that matched anything, sorted once, not compared pairwise.
 func rowMatches(bankIDs bool) string {

@@ -35,8 +35,10 @@ type importer struct {
 	user *models.User
 }
 
-func newImporter(t *testing.T) *importer {
-	d := testkit.MustOpenDB(t)
+func newImporter(t *testing.T) *importer { return newImporterOn(t, testkit.MustOpenDB(t)) }
+
+// newImporterOn is newImporter on the database d.
+func newImporterOn(t *testing.T, d *db.DB) *importer {
 	return &importer{t: t, d: d, user: testkit.MustCreateUser(t, d, testkit.UserOpts{}),
 		s: &imports.Service{DB: d, Jobs: noJobs{}, Limits: imports.DefaultLimits, Log: testkit.DiscardLogger()}}
 }

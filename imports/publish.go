@@ -133,6 +133,9 @@ func setStatus(ctx context.Context, tx db.Tx, id uuid.UUID, status string, errMs
 // import no longer importing and does nothing. A failure rolls everything back and marks the
 // import failed with the reason.
 func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
+	if _, err := s.DB.NewRaw(analyzeStaged).Exec(ctx); err != nil {
+		return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
+	}
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, id)
 		if err != nil {
