@@ -48,19 +48,83 @@ const stepUpAfter = 10 * time.Minute
 // mfaWindow is how long a correct password waits for its second factor.
 const mfaWindow = 5 * time.Minute
 
-// mfaRule limits second-factor attempts, per user and per IP, across every instance.
-var mfaRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+// mfaDisableRule limits attempts to turn TOTP off, per signed-in user.
+var mfaDisableRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+
+// Second-factor answers (codes and passkeys, at sign-in and at a step-up) are limited by their
+// failures only, across every instance, so that nobody is held back by their own right answers
+// or by their family's behind one address. Each answer is counted before it is checked, so
+// that many sent at once cannot slip past, and a right one is taken back (mfaSucceeded).
+var (
+	// mfaUserAddrRule: someone who knows the password, guessing from their own address, does
+	// not hold the owner back at another.
+	mfaUserAddrRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+	// mfaUserRule bounds guessing one user's codes spread over many addresses.
+	mfaUserRule = ratelimit.Rule{Limit: 20, Window: 15 * time.Minute}
+	// mfaAddrRule bounds one address guessing many users' codes.
+	mfaAddrRule = ratelimit.Rule{Limit: 50, Window: 15 * time.Minute}
+)
+
+// mfaLimit is one count a second-factor answer is held to.
+type mfaLimit struct {
+	key  string
+	rule ratelimit.Rule
+	user bool // the user's own count, forgotten at a right answer
+}
+
+func mfaLimits(c echo.Context, userID uuid.UUID) []mfaLimit {
+	ip := c.RealIP()
+	return []mfaLimit{
+		{key: "mfa_user_addr:" + userID.String() + ":" + ip, rule: mfaUserAddrRule, user: true},
+		{key: "mfa_user:" + userID.String(), rule: mfaUserRule, user: true},
+		{key: "mfa_addr:" + ip, rule: mfaAddrRule},
+	}
+}
+
+// mfaAttempt counts a second-factor answer of the user before it is checked, and refuses it
+// (429, Retry-After) when the user, from here or from anywhere, or this address has had too
+// many wrong ones.
+func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID) error {
+	for _, l := range mfaLimits(c, userID) {
+		res, err := a.Limiter.Allow(c.Request().Context(), l.key, l.rule)
+		if err != nil {
+			return err
+		}
+		if !res.Allowed {
+			return a.tooMany(c, res, "mfa")
+		}
+	}
+	return nil
+}
+
+// mfaSucceeded takes back a right answer: the user's counts start again, and the address's
+// forgets this one.
+func (a *app) mfaSucceeded(c echo.Context, userID uuid.UUID) error {
+	ctx := c.Request().Context()
+	for _, l := range mfaLimits(c, userID) {
+		var err error
+		if l.user {
+			err = a.Limiter.Reset(ctx, l.key)
+		} else {
+			err = a.Limiter.Undo(ctx, l.key, l.rule)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // mfaRoutes registers the second factor's pages: the sign-in step on web, the settings on
 // signedIn.
 func (a *app) mfaRoutes(web, signedIn *echo.Group) {
 	web.GET("/sessions/mfa", a.mfaChallenge)
-	web.POST("/sessions/mfa", a.mfaVerify, a.rateLimit("mfa", mfaRule))
+	web.POST("/sessions/mfa", a.mfaVerify)
 	// Changing the second factors takes the second factor (when there is one): a stolen
 	// session must not add its own, renew the codes, or take them away.
 	signedIn.GET("/settings/mfa/totp/new", a.totpNew)
 	signedIn.POST("/settings/mfa/totp", a.totpConfirm, a.stepUp("set up an authenticator app", nil))
-	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable, a.rateLimitUser("mfa_disable", mfaRule), a.stepUp("turn off two-factor sign-in", nil))
+	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable, a.rateLimitUser("mfa_disable", mfaDisableRule), a.stepUp("turn off two-factor sign-in", nil))
 	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew, a.stepUp("make new recovery codes", nil))
 	signedIn.POST("/settings/mfa/confirm", a.mfaConfirmed, a.stepUp("change your passkeys", nil))
 	signedIn.POST("/settings/step_up/passkey/options", a.stepUpPasskeyOptions)
@@ -142,11 +206,14 @@ func (a *app) mfaVerify(c echo.Context) error {
 	if !ok {
 		return redirect(c, "/sessions/new")
 	}
-	if err := a.allowUser(c, "mfa", id, mfaRule); err != nil {
+	if err := a.mfaAttempt(c, id); err != nil {
 		return err
 	}
 	form := formOf(c)
 	method, err := a.MFA.Verify(ctx, id, c.FormValue("code"))
+	if err == nil {
+		err = a.mfaSucceeded(c, id)
+	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
@@ -331,7 +398,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			form := formOf(c)
 			code, assertion := c.FormValue("step_up_code"), c.FormValue("step_up_passkey")
 			if code != "" || assertion != "" {
-				if err := a.allowUser(c, "mfa", u.ID, mfaRule); err != nil {
+				if err := a.mfaAttempt(c, u.ID); err != nil {
 					return err
 				}
 				var method string
@@ -346,6 +413,9 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 					method, err = a.MFA.Verify(ctx, u.ID, code)
 				}
 				if err == nil {
+					if err := a.mfaSucceeded(c, u.ID); err != nil {
+						return err
+					}
 					a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
 					if method == mfa.MethodRecovery {
 						if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),

@@ -31,7 +31,7 @@ func (a *app) passkeyRoutes(web, signedIn *echo.Group) {
 	web.POST("/sessions/passkey/options", a.passkeyLoginOptions)
 	web.POST("/sessions/passkey", a.passkeyLogin, a.rateLimit("login", loginRule))
 	web.POST("/sessions/mfa/passkey/options", a.passkeyMFAOptions)
-	web.POST("/sessions/mfa/passkey", a.passkeyMFA, a.rateLimit("mfa", mfaRule))
+	web.POST("/sessions/mfa/passkey", a.passkeyMFA)
 	signedIn.GET("/settings/passkeys", a.passkeysPage)
 	signedIn.POST("/settings/passkeys/options", a.passkeyRegisterOptions)
 	signedIn.POST("/settings/passkeys/register", a.passkeyRegister)
@@ -235,6 +235,9 @@ func (a *app) passkeyMFA(c echo.Context) error {
 	if !ok {
 		return apperr.New(apperr.Invalid, "The sign-in waited too long: enter your password again.").WithSlug("passkey_refused")
 	}
+	if err := a.mfaAttempt(c, id); err != nil {
+		return err
+	}
 	s, err := a.takeCeremony(c, sessPasskeyMFA)
 	if err != nil {
 		return err
@@ -245,6 +248,9 @@ func (a *app) passkeyMFA(c echo.Context) error {
 			Data: map[string]any{"method": mfa.MethodPasskey}}); rerr != nil {
 			return rerr
 		}
+		return err
+	}
+	if err := a.mfaSucceeded(c, id); err != nil {
 		return err
 	}
 	return a.finishPasskeySignIn(c, got, a.Sessions.GetBool(ctx, sessMFAOverride))
