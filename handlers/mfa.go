@@ -336,12 +336,15 @@ func (a *app) recoveryCodesRenew(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.RecoveryCodesPage(codes, false))
 }
 
-// totpDisable turns TOTP off, given the user's password or a current code.
+// totpDisable turns TOTP off, given the user's password or a current code; a code given at
+// this request's step-up is one.
 func (a *app) totpDisable(c echo.Context) error {
 	ctx, u := c.Request().Context(), currentUser(c)
 	pw, code := c.FormValue("password"), strings.TrimSpace(c.FormValue("code"))
 	proven := false
 	switch {
+	case steppedUp(c):
+		proven = true
 	case pw != "" && u.PasswordHash != nil:
 		ok, err := password.Check(*u.PasswordHash, pw)
 		if err != nil {
@@ -378,9 +381,10 @@ func (a *app) totpDisable(c echo.Context) error {
 
 // stepUp asks a user with a second factor for it again before a sensitive action (what, as
 // in "create an API key") when they last gave it more than stepUpAfter ago. The question is
-// a page whose form posts the action again, with every value of the original form and the
-// code: a right code lets the action through at once. applies, when not nil, narrows the
-// check to some requests (an approval, not a refusal).
+// a page whose form posts the action again, with the values of the original form (but no
+// password: withheld) and the code: a right code lets the action through at once, and tells
+// it so (steppedUp). applies, when not nil, narrows the check to some requests (an approval,
+// not a refusal).
 func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -417,6 +421,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 						return err
 					}
 					a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
+					c.Set(ctxSteppedUp, true)
 					if method == mfa.MethodRecovery {
 						if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
 							Data: map[string]any{"step_up": what}}); err != nil {
@@ -438,7 +443,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			}
 			var fields []views.Hidden
 			for name, values := range c.Request().PostForm {
-				if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" {
+				if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" || withheld(name) {
 					continue
 				}
 				for _, v := range values {
@@ -455,6 +460,22 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 		}
 	}
 }
+
+// ctxSteppedUp marks a request whose step-up was answered right in the request itself.
+const ctxSteppedUp = "stepped_up"
+
+// steppedUp reports whether the user gave their second factor in this very request, at a
+// step-up: an action that asks for the password may take that in its place, as the step-up
+// page never carries the password back (withheld).
+func steppedUp(c echo.Context) bool {
+	ok, _ := c.Get(ctxSteppedUp).(bool)
+	return ok
+}
+
+// withheld reports whether a form value must not be written back into the step-up page: a
+// password would sit in the page's HTML, in the browser's cache and within reach of its
+// extensions.
+func withheld(name string) bool { return strings.Contains(strings.ToLower(name), "password") }
 
 // stepUpPasskeyOptions starts a passkey assertion of the signed-in user, for a step-up.
 func (a *app) stepUpPasskeyOptions(c echo.Context) error {

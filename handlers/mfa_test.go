@@ -331,3 +331,38 @@ func TestSecondFactorLimitCountsWrongAnswersOnly(t *testing.T) {
 		t.Fatalf("the owner's right answer while the thief is held back: %d", got)
 	}
 }
+
+// TestStepUpNeverWritesThePasswordBack turns TOTP off with the password from a session whose
+// last code is old: the step-up page carries no password, in any field or anywhere in its
+// HTML, and its right code alone then turns TOTP off.
+func TestStepUpNeverWritesThePasswordBack(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := apptest.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	secret := apptest.MustEnrolTOTP(t, srv, u)
+	c.Get("/settings/security")
+
+	page := c.PostForm("/settings/mfa/totp/disable", url.Values{"password": {testkit.Password}})
+	if page.Status != http.StatusOK || !page.Has(t, "step-up-form") {
+		t.Fatalf("turning TOTP off from an old session: %d, step-up form %v", page.Status, page.Has(t, "step-up-form"))
+	}
+	if strings.Contains(page.Body, testkit.Password) || page.Doc(t).Find(`input[name="password"]`).Length() > 0 {
+		t.Fatal("the step-up page writes the password back into the page")
+	}
+	// The browser posts the page's form as it is, with the code typed in.
+	form := url.Values{}
+	page.Doc(t).Find(`[data-testid="step-up-form"] input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) {
+		name, _ := in.Attr("name")
+		value, _ := in.Attr("value")
+		form.Add(name, value)
+	})
+	form.Set("step_up_code", func() string { s, _ := totp.GenerateCode(secret, time.Now()); return s }())
+	if r := c.PostForm("/settings/mfa/totp/disable", form); r.Status != http.StatusSeeOther {
+		t.Fatalf("the step-up's right code: %d %s", r.Status, r.Body)
+	}
+	if r := apptest.NewClient(t, srv).PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}}); r.Location() != "/" {
+		t.Fatalf("TOTP is still on: the password leads to %q", r.Location())
+	}
+}
