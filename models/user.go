@@ -88,6 +88,10 @@ func (u *User) Active() bool { return u.Status == UserActive }
 // IsAdmin reports whether the user administers their family (admins and super admins).
 func (u *User) IsAdmin() bool { return u.Role.Rank() >= RoleAdmin.Rank() }
 
+// MayDeleteAccounts reports whether the user may delete the family's accounts, with all their
+// history: admins only, as only they may export it (a member closes an account instead).
+func (u *User) MayDeleteAccounts() bool { return u.IsAdmin() }
+
 // DisplayName is the user's name, or their email when they have none.
 func (u *User) DisplayName() string {
 	if n := strings.TrimSpace(u.FirstName + " " + u.LastName); n != "" {
