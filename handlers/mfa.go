@@ -27,6 +27,12 @@ const (
 	sessMFAUser     = "mfa_user"     // whose password was right
 	sessMFAStarted  = "mfa_started"  // when, in Unix seconds
 	sessMFAOverride = "mfa_override" // whether it was the admin override of local login
+	sessMFAVia      = "mfa_via"      // how the first step was passed: viaPassword, or the provider's name
+	// sessMFAHeld marks a password sign-in held at its account's wrong-password limit
+	// (auth.SignInResult.Held), and sessMFAPasswordWrong one whose password was wrong: no
+	// second factor completes it, and it is told only as a wrong code would be.
+	sessMFAHeld          = "mfa_held"
+	sessMFAPasswordWrong = "mfa_password_wrong"
 	// sessMFAEnrol marks a session whose user AUTH_REQUIRE_MFA covers and who has no second
 	// factor yet: it reaches only the enrolment until there is one.
 	sessMFAEnrol = "mfa_enrol"
@@ -35,7 +41,7 @@ const (
 )
 
 // pendingSignInKeys are a password sign-in waiting for its second factor.
-var pendingSignInKeys = []string{sessMFAUser, sessMFAStarted, sessMFAOverride}
+var pendingSignInKeys = []string{sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAVia, sessMFAHeld, sessMFAPasswordWrong}
 
 // secondFactorKeys are every second-factor key of a session: a new user of the session (or
 // none, at sign-out) inherits none of them.
@@ -83,9 +89,13 @@ func mfaLimits(c echo.Context, userID uuid.UUID) []mfaLimit {
 
 // mfaAttempt counts a second-factor answer of the user before it is checked, and refuses it
 // (429, Retry-After) when the user, from here or from anywhere, or this address has had too
-// many wrong ones.
-func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID) error {
+// many wrong ones. An answer after a wrong password (a held sign-in) counts for this address
+// only: a stranger who does not know the password must not use up the owner's count.
+func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID, passwordWrong bool) error {
 	for _, l := range mfaLimits(c, userID) {
+		if passwordWrong && l.rule == mfaUserRule {
+			continue
+		}
 		res, err := a.Limiter.Allow(c.Request().Context(), l.key, l.rule)
 		if err != nil {
 			return err
@@ -147,17 +157,40 @@ func (a *app) requireEnrolment(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// beginMFA holds a sign-in whose password was right until its second factor: no session
-// user yet, a new token, and five minutes.
-func (a *app) beginMFA(c echo.Context, u *models.User, override bool) error {
+// pendingSignIn is how a sign-in waiting for its second factor began.
+type pendingSignIn struct {
+	// Override is the admin override of local login.
+	Override bool
+	// Via is viaPassword, or the provider's name.
+	Via string
+	// Held is a password sign-in held at its account's wrong-password limit, and
+	// PasswordWrong one whose password was wrong (auth.SignInResult).
+	Held, PasswordWrong bool
+}
+
+// beginMFA holds a sign-in whose first step passed (or, held, seemed to) until its second
+// factor: no session user yet, a new token, and five minutes. The session is the server's:
+// the browser learns nothing of p.
+func (a *app) beginMFA(c echo.Context, u *models.User, p pendingSignIn) error {
 	ctx := c.Request().Context()
 	if err := a.Sessions.RenewToken(ctx); err != nil {
 		return err
 	}
 	a.Sessions.Put(ctx, sessMFAUser, u.ID.String())
 	a.Sessions.Put(ctx, sessMFAStarted, a.Now().Unix())
-	a.Sessions.Put(ctx, sessMFAOverride, override)
+	a.Sessions.Put(ctx, sessMFAOverride, p.Override)
+	a.Sessions.Put(ctx, sessMFAVia, p.Via)
+	a.Sessions.Put(ctx, sessMFAHeld, p.Held)
+	a.Sessions.Put(ctx, sessMFAPasswordWrong, p.PasswordWrong)
 	return redirect(c, "/sessions/mfa")
+}
+
+// heldRefusal is every refusal of a held sign-in's second step, a wrong password or a wrong
+// code alike: which one was wrong is what guessing would learn.
+func heldRefusal() error {
+	var v apperr.Validation
+	v.Add("code", "That password and code do not go together. Check the code, or sign in again from the start if the password may be wrong.")
+	return v.Err()
 }
 
 // pendingMFA is the user waiting for their second factor; ok is false when there is none, or
@@ -206,24 +239,34 @@ func (a *app) mfaVerify(c echo.Context) error {
 	if !ok {
 		return redirect(c, "/sessions/new")
 	}
-	if err := a.mfaAttempt(c, id); err != nil {
+	held, passwordWrong := a.Sessions.GetBool(ctx, sessMFAHeld), a.Sessions.GetBool(ctx, sessMFAPasswordWrong)
+	if err := a.mfaAttempt(c, id, passwordWrong); err != nil {
 		return err
 	}
 	form := formOf(c)
-	method, err := a.MFA.Verify(ctx, id, c.FormValue("code"))
+	var method string
+	var err error
+	if passwordWrong {
+		err = heldRefusal()
+	} else if method, err = a.MFA.Verify(ctx, id, c.FormValue("code")); held && apperr.Is(err, apperr.Invalid) {
+		err = heldRefusal()
+	}
 	if err == nil {
 		err = a.mfaSucceeded(c, id)
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
-			if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
-				return rerr
+			// The wrong password of a held sign-in is audited already (login_failed).
+			if !passwordWrong {
+				if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
+					return rerr
+				}
 			}
 			return a.challengePage(c, status, id, form)
 		}
 		return err
 	}
-	u, err := a.completeSignIn(c, id, a.Sessions.GetBool(ctx, sessMFAOverride))
+	u, err := a.finishPendingSignIn(c, id, method)
 	if err != nil {
 		return err
 	}
@@ -242,8 +285,8 @@ func (a *app) mfaVerify(c echo.Context) error {
 }
 
 // completeSignIn starts the session of a user who gave their second factor (or a passkey):
-// the session remembers when, and an admin override of local login is audited now.
-func (a *app) completeSignIn(c echo.Context, id uuid.UUID, override bool) (*models.User, error) {
+// the session remembers when.
+func (a *app) completeSignIn(c echo.Context, id uuid.UUID) (*models.User, error) {
 	ctx := c.Request().Context()
 	u, err := a.Auth.UserForSession(ctx, id)
 	if err != nil {
@@ -253,8 +296,20 @@ func (a *app) completeSignIn(c echo.Context, id uuid.UUID, override bool) (*mode
 		return nil, err
 	}
 	a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
-	if override {
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
+	return u, nil
+}
+
+// finishPendingSignIn completes the sign-in waiting at its second factor, which the user gave
+// by method; a password sign-in is audited now (a provider's was at its callback).
+func (a *app) finishPendingSignIn(c echo.Context, id uuid.UUID, method string) (*models.User, error) {
+	ctx := c.Request().Context()
+	via, override := a.Sessions.GetString(ctx, sessMFAVia), a.Sessions.GetBool(ctx, sessMFAOverride)
+	u, err := a.completeSignIn(c, id)
+	if err != nil {
+		return nil, err
+	}
+	if via == viaPassword {
+		if err := a.recordPasswordSignIn(c, u.ID, override, method); err != nil {
 			return nil, err
 		}
 	}
@@ -402,7 +457,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			form := formOf(c)
 			code, assertion := c.FormValue("step_up_code"), c.FormValue("step_up_passkey")
 			if code != "" || assertion != "" {
-				if err := a.mfaAttempt(c, u.ID); err != nil {
+				if err := a.mfaAttempt(c, u.ID, false); err != nil {
 					return err
 				}
 				var method string

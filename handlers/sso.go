@@ -264,7 +264,7 @@ func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpo
 		return err
 	}
 	if st.Any() {
-		return a.beginMFA(c, out.User, false)
+		return a.beginMFA(c, out.User, pendingSignIn{Via: p.Name})
 	}
 	if err := a.signIn(c, out.User); err != nil {
 		return err
