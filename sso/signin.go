@@ -123,7 +123,12 @@ func (s *Service) returning(ctx context.Context, tx db.Tx, p *Provider, id *Iden
 	if err := markLogin(ctx, tx, u.ID); err != nil {
 		return nil, err
 	}
-	return &Outcome{User: u}, Record(ctx, tx, Event{Type: EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta})
+	var data map[string]any
+	if p.SecondFactorChecked(id) {
+		// Tally asks for no second factor of its own: the log says why.
+		data = map[string]any{"second_factor": "provider"}
+	}
+	return &Outcome{User: u}, Record(ctx, tx, Event{Type: EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta, Data: data})
 }
 
 // link connects a new identity to the signed-in user.
