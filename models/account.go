@@ -128,6 +128,7 @@ func (in *AccountInput) Validate(creating bool) error {
 	if in.Name == "" {
 		v.Add("name", "Name can't be blank")
 	}
+	CheckText(&v, "name", "Name", in.Name, MaxName)
 	t, ok := AccountTypeByName(in.AccountableType)
 	if !ok {
 		v.Add("accountable_type", "Type must be one of the listed account types")

@@ -207,10 +207,14 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 	if first == "" && last == "" {
 		first, last, _ = strings.Cut(strings.TrimSpace(id.Name), " ")
 	}
+	// The provider's names are taken as far as a name goes, never refused.
+	first, _ = models.Clip(strings.TrimSpace(first), models.MaxName)
+	last, _ = models.Clip(strings.TrimSpace(last), models.MaxName)
 	familyName := strings.TrimSpace(first + " " + last)
 	if familyName == "" {
 		familyName = id.Email
 	}
+	familyName, _ = models.Clip(familyName, models.MaxName-len("'s family"))
 	fam, err := models.CreateFamily(ctx, tx, familyName+"'s family", "")
 	if err != nil {
 		return nil, err
