@@ -24,7 +24,7 @@ import (
 
 // Session keys of a sign-in waiting for its second factor.
 const (
-	sessMFAUser     = "mfa_user"     // whose password was right
+	sessMFAUser     = "mfa_user"     // whose first step passed (or, for a held sign-in, seemed to)
 	sessMFAStarted  = "mfa_started"  // when, in Unix seconds
 	sessMFAOverride = "mfa_override" // whether it was the admin override of local login
 	sessMFAVia      = "mfa_via"      // how the first step was passed: viaPassword, or the provider's name
@@ -76,13 +76,16 @@ type mfaLimit struct {
 	key  string
 	rule ratelimit.Rule
 	user bool // the user's own count, forgotten at a right answer
+	// anywhere is the user's count from every address, which only answers after a right
+	// password may use up.
+	anywhere bool
 }
 
 func mfaLimits(c echo.Context, userID uuid.UUID) []mfaLimit {
 	ip := c.RealIP()
 	return []mfaLimit{
 		{key: "mfa_user_addr:" + userID.String() + ":" + ip, rule: mfaUserAddrRule, user: true},
-		{key: "mfa_user:" + userID.String(), rule: mfaUserRule, user: true},
+		{key: "mfa_user:" + userID.String(), rule: mfaUserRule, user: true, anywhere: true},
 		{key: "mfa_addr:" + ip, rule: mfaAddrRule},
 	}
 }
@@ -93,7 +96,7 @@ func mfaLimits(c echo.Context, userID uuid.UUID) []mfaLimit {
 // only: a stranger who does not know the password must not use up the owner's count.
 func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID, passwordWrong bool) error {
 	for _, l := range mfaLimits(c, userID) {
-		if passwordWrong && l.rule == mfaUserRule {
+		if passwordWrong && l.anywhere {
 			continue
 		}
 		res, err := a.Limiter.Allow(c.Request().Context(), l.key, l.rule)

@@ -231,6 +231,15 @@ func TestWrongPasswordsPerAccount(t *testing.T) {
 	if wrongPassword.Status != http.StatusUnprocessableEntity || thief.Get("/").Status == http.StatusOK {
 		t.Fatalf("a right code after a wrong password: %d", wrongPassword.Status)
 	}
+	// More strangers than the user's code limit allows (20), each with a guessed password
+	// and a code: held, they use up only their own addresses' counts, never the owner's.
+	for i := range 21 {
+		s := browser()
+		s.PostForm("/sessions", url.Values{"email": {withCode.Email}, "password": {fmt.Sprintf("stranger %d", i)}})
+		if r := s.PostForm("/sessions/mfa", url.Values{"code": {"123456"}}); r.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("stranger %d's code: %d", i+1, r.Status)
+		}
+	}
 	right := browser()
 	right.PostForm("/sessions", url.Values{"email": {withCode.Email}, "password": {testkit.Password}})
 	wrongCode := right.PostForm("/sessions/mfa", url.Values{"code": {"000000"}})
@@ -263,8 +272,8 @@ func TestWrongPasswordsPerAccount(t *testing.T) {
 		FROM sso_audit_logs WHERE user_id = ? AND metadata->>'method' = 'password' ORDER BY created_at, id`, withCode.ID).Scan(t.Context(), &rows); err != nil {
 		t.Fatal(err)
 	}
-	if len(rows) != 12 || rows[0].EventType != "login_failed" || rows[0].Reason != "invalid_credentials" || rows[0].IP != "203.0.113.1" ||
-		rows[0].UA != "guesser/1.0" || rows[11].EventType != "login" {
+	if len(rows) != 33 || rows[0].EventType != "login_failed" || rows[0].Reason != "invalid_credentials" || rows[0].IP != "203.0.113.1" ||
+		rows[0].UA != "guesser/1.0" || rows[32].EventType != "login" {
 		t.Fatalf("audit of the account with a code: %+v", rows)
 	}
 }
