@@ -26,6 +26,7 @@ var EventTypes = []string{
 	sso.EventOAuthGrant, sso.EventOAuthGrantDenied, sso.EventOAuthTokenReuse, sso.EventOAuthRevoke, sso.EventOAuthClientChanged,
 	sso.EventOAuthFailed,
 	sso.EventMFAEnabled, sso.EventMFADisabled, sso.EventMFAFailed, sso.EventMFARecoveryUsed, sso.EventMFARecoveryRenewed,
+	sso.EventWebhookChanged,
 }
 
 // DateLayout is how the filter's dates are written: 2026-01-05.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"strings"
 	"time"
 
@@ -15,7 +16,9 @@ import (
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/password"
+	"tally/internal/ratelimit"
 	"tally/models"
+	"tally/sso"
 )
 
 // Messages shown to people and API clients.
@@ -69,6 +72,12 @@ type Service struct {
 	// AppURL is the public base URL, for links in mail.
 	AppURL string
 	Log    *slog.Logger
+	// Limiter counts wrong passwords per account (PasswordRule); Browsers marks the browsers
+	// users signed in from.
+	Limiter  *ratelimit.Limiter
+	Browsers Browsers
+	// SecondFactor reports whether a user has a second factor (mfa.Service's status).
+	SecondFactor func(ctx context.Context, userID uuid.UUID) (bool, error)
 }
 
 // SignInResult says how a local sign-in succeeded.
@@ -76,47 +85,131 @@ type SignInResult struct {
 	User *models.User
 	// Override is true when the admin override let a super admin in while local login is off.
 	Override bool
+	// Held is set when the account is past its wrong-password limit and has a second factor:
+	// the sign-in goes on to the second factor whether the password was right or not, so that
+	// guessing learns nothing without it, and that step lets in only a right password
+	// (PasswordRight) with a right second factor.
+	Held          bool
+	PasswordRight bool
 }
 
-// SignIn checks an email and password against the local-login rules. A wrong password and an
-// unknown email fail alike, after the same amount of work.
-func (s *Service) SignIn(ctx context.Context, email, pw string) (SignInResult, error) {
-	if !s.Policy.FormVisible() {
-		return SignInResult{}, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
+// Attempt is a password sign-in as a browser sends it.
+type Attempt struct {
+	Email, Password string
+	// Browser is the browser's Browsers cookie, "" when it has none.
+	Browser string
+	Meta    sso.Meta
+}
+
+// PasswordRule limits wrong passwords per account, counted in PostgreSQL across every
+// instance. Browsers the account's user signed in from have a count of their own, so that a
+// stranger's guesses never hold the owner back there. Past the limit, an account with a
+// second factor is Held (a right password and a right second factor still get in, always);
+// one without is refused until the window ends, but from the browsers it knows.
+var PasswordRule = ratelimit.Rule{Limit: 10, Window: 15 * time.Minute}
+
+// passwordKey is the count of wrong passwords of email, from the browsers its user signed
+// in from (known) or from any other.
+func passwordKey(email string, known bool) string {
+	k := "password:" + strings.ToLower(strings.TrimSpace(email))
+	if known {
+		k += ":known"
 	}
-	u, err := models.UserByEmail(ctx, s.DB, email)
+	return k
+}
+
+// SignIn checks an email and password against the local-login rules and the account's
+// wrong-password limit. A wrong password and an unknown email fail alike, after the same
+// amount of work. Every refusal is audited (login_failed, method password); the caller
+// audits the sign-in once the session starts.
+func (s *Service) SignIn(ctx context.Context, at Attempt) (SignInResult, error) {
+	res, reason, userID, err := s.signIn(ctx, at)
+	if reason != "" {
+		data := map[string]any{"method": "password", "reason": reason}
+		if res.Held {
+			data["held"] = true
+		}
+		e := sso.Event{Type: sso.EventLoginFailed, UserID: userID, Meta: at.Meta, Data: data}
+		if rerr := sso.Record(context.WithoutCancel(ctx), s.DB, e); rerr != nil {
+			return SignInResult{}, fmt.Errorf("audit a refused sign-in: %w", rerr)
+		}
+	}
+	return res, err
+}
+
+// signIn is SignIn; a refusal comes with its audit reason and the user it concerns, if any.
+// A held sign-in with a wrong password is a refusal too, with a result and no error.
+func (s *Service) signIn(ctx context.Context, at Attempt) (res SignInResult, reason string, userID *uuid.UUID, err error) {
+	if !s.Policy.FormVisible() {
+		return res, "local_login_disabled", nil, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
+	}
+	u, err := models.UserByEmail(ctx, s.DB, at.Email)
 	if err != nil && !apperr.Is(err, apperr.NotFound) {
-		return SignInResult{}, err
+		return res, "", nil, err
 	}
 	if err != nil {
 		u = nil
+	} else {
+		userID = &u.ID
 	}
 	if s.Policy.AdminOnly() && (u == nil || u.Role != models.RoleSuperAdmin) {
-		_, _ = checkPassword(password.Dummy, pw)
-		return SignInResult{}, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
+		_, _ = checkPassword(password.Dummy, at.Password)
+		return res, "local_login_disabled", userID, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
+	}
+	// Each attempt is counted before the password is checked, so that many at once cannot
+	// slip past, and a right one is taken back.
+	key := passwordKey(at.Email, u != nil && s.Browsers.Knows(at.Browser, u.ID))
+	limit, err := s.Limiter.Allow(ctx, key, PasswordRule)
+	if err != nil {
+		return res, "", nil, err
 	}
 	hash := password.Dummy
 	if u != nil && u.PasswordHash != nil {
 		hash = *u.PasswordHash
 	}
-	ok, err := checkPassword(hash, pw)
+	ok, err := checkPassword(hash, at.Password)
 	if err != nil {
-		return SignInResult{}, fmt.Errorf("check password: %w", err)
+		return res, "", nil, fmt.Errorf("check password: %w", err)
 	}
-	if !ok || u == nil || u.PasswordHash == nil {
-		return SignInResult{}, apperr.New(apperr.Invalid, MsgInvalidCredentials)
+	right := ok && u != nil && u.PasswordHash != nil
+	if right {
+		if err := s.Limiter.Undo(ctx, key, PasswordRule); err != nil {
+			return res, "", nil, err
+		}
+	}
+	if !limit.Allowed {
+		held := false
+		if u != nil && u.Active() && s.SecondFactor != nil {
+			if held, err = s.SecondFactor(ctx, u.ID); err != nil {
+				return res, "", nil, err
+			}
+		}
+		if !held {
+			mins := int(math.Ceil(limit.RetryAfter.Minutes()))
+			return res, "too_many_failures", userID, apperr.Errorf(apperr.RateLimited,
+				"Too many wrong passwords for this account. Sign in with a passkey, or from a browser you signed in from before, or try again in %d minutes.", mins).
+				WithSlug("password_limit")
+		}
+		res = SignInResult{User: u, Override: s.Policy.AdminOnly(), Held: true, PasswordRight: right}
+		if !right {
+			return res, "invalid_credentials", userID, nil
+		}
+		return res, "", userID, nil
+	}
+	if !right {
+		return res, "invalid_credentials", userID, apperr.New(apperr.Invalid, MsgInvalidCredentials)
 	}
 	if !u.Active() {
-		return SignInResult{}, apperr.New(apperr.Forbidden, MsgSuspended)
+		return res, "user_suspended", userID, apperr.New(apperr.Forbidden, MsgSuspended)
 	}
 	if err := models.TouchLastLogin(ctx, s.DB, u.ID); err != nil {
-		return SignInResult{}, err
+		return res, "", nil, err
 	}
-	res := SignInResult{User: u, Override: s.Policy.AdminOnly()}
+	res = SignInResult{User: u, Override: s.Policy.AdminOnly()}
 	if res.Override {
 		s.Log.InfoContext(ctx, "super admin override login", "user_id", u.ID)
 	}
-	return res, nil
+	return res, "", userID, nil
 }
 
 // Onboarding is what the first person enters to set Tally up.

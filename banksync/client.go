@@ -21,6 +21,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/internal/netguard"
+	"tally/models"
 )
 
 // Errors the client returns, for the caller to tell the user what to do.
@@ -522,9 +523,8 @@ func sanitize(s string) string {
 		}
 		return r
 	}, strings.TrimSpace(s))
-	if len(s) > 300 {
-		s = s[:300]
-	}
+	// Cut at a character, never inside one: a provider's text is kept as far as a name goes.
+	s, _ = models.Clip(s, models.MaxName)
 	return s
 }
 

@@ -5,8 +5,11 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/shopspring/decimal"
+
+	"tally/models"
 )
 
 func TestParseSetupToken(t *testing.T) {
@@ -105,5 +108,20 @@ func TestSuggest(t *testing.T) {
 		if got, _ := Suggest(&c.acct); got != c.want {
 			t.Errorf("%s: %s, want %s", c.acct.Name, got, c.want)
 		}
+	}
+}
+
+// TestProviderTextIsBounded keeps a provider's names as far as a name goes, cut between two
+// characters (the 300 bytes cut before could split one, which PostgreSQL refuses), and a
+// transaction's payee and description together too.
+func TestProviderTextIsBounded(t *testing.T) {
+	long := strings.Repeat("ü", 400)
+	got := sanitize(long)
+	if utf8.RuneCountInString(got) != models.MaxName || !utf8.ValidString(got) {
+		t.Fatalf("a long name kept %d characters, valid UTF-8 %v", utf8.RuneCountInString(got), utf8.ValidString(got))
+	}
+	name := entryName(Transaction{Payee: sanitize(long), Description: sanitize(strings.Repeat("d", 400))})
+	if utf8.RuneCountInString(name) != models.MaxName || !utf8.ValidString(name) {
+		t.Fatalf("payee and description: %d characters", utf8.RuneCountInString(name))
 	}
 }

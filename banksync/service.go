@@ -785,11 +785,12 @@ func match(old []existing, claimed map[uuid.UUID]bool, seen map[string]Transacti
 }
 
 // entryName is the name a transaction is shown with: payee and description, or whichever the
-// provider gives.
+// provider gives, as far as a name goes.
 func entryName(t Transaction) string {
 	switch {
 	case t.Payee != "" && t.Description != "" && !strings.EqualFold(t.Payee, t.Description):
-		return t.Payee + " - " + t.Description
+		name, _ := models.Clip(t.Payee+" - "+t.Description, models.MaxName)
+		return name
 	case t.Payee != "":
 		return t.Payee
 	case t.Description != "":

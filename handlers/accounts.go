@@ -191,7 +191,7 @@ func (a *app) accountEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AccountFormPage(views.AccountForm{Account: acct}))
+	return a.render(c, http.StatusOK, views.AccountFormPage(views.AccountForm{Account: acct, MayDelete: currentUser(c).MayDeleteAccounts()}))
 }
 
 func (a *app) accountUpdate(c echo.Context) error {
@@ -217,7 +217,7 @@ func (a *app) accountUpdate(c echo.Context) error {
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
-			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct}))
+			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct, MayDelete: currentUser(c).MayDeleteAccounts()}))
 		}
 		return err
 	}
@@ -253,10 +253,10 @@ func (a *app) accountDelete(c echo.Context) error {
 		return err
 	}
 	form := formOf(c, "confirm")
-	del, err := models.DeleteAccount(c.Request().Context(), a.DB, acct.FamilyID, acct.ID, form.Value("confirm"))
+	del, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), acct.ID, form.Value("confirm"))
 	if err != nil {
 		if status, ok := withError(form, err); ok {
-			return a.render(c, status, views.AccountFormPage(views.AccountForm{Account: acct, Delete: form}))
+			return a.render(c, status, views.AccountFormPage(views.AccountForm{Account: acct, Delete: form, MayDelete: true}))
 		}
 		return err
 	}

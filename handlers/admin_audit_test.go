@@ -41,6 +41,10 @@ func newAuditEnv(t *testing.T) *auditEnv {
 	root := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "root@example.com", Role: models.RoleSuperAdmin})
 	c := apptest.NewClient(t, srv)
 	c.SignIn(root.Email, testkit.Password)
+	// The sign-in is audited; each test starts from a log of its own entries only.
+	if _, err := srv.DB.NewRaw("DELETE FROM sso_audit_logs").Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	return &auditEnv{srv: srv, admin: c, archive: archive}
 }
 

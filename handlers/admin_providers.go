@@ -19,6 +19,7 @@ import (
 
 // providerFields are the provider form's fields, kept when it is shown again with errors.
 var providerFields = []string{"strategy", "name", "label", "default_role", "enabled", "trust_email", "_submitted",
+	"trust_second_factor", "second_factor_values",
 	"issuer", "client_id", "scopes", "prompt", "token_endpoint_auth_method", "groups_claim",
 	"authorization_url", "token_url", "userinfo_url", "subject_claim", "email_claim", "name_claim",
 	"idp_metadata_url", "idp_sso_url", "idp_entity_id", "idp_certificate", "idp_slo_url", "groups_attribute",
@@ -94,6 +95,7 @@ func providerFromForm(c echo.Context, base *sso.Provider) (*sso.Provider, *views
 	p.Name, p.Label = v("name"), v("label")
 	p.DefaultRole = models.Role(v("default_role"))
 	p.Enabled, p.TrustEmail, p.SignRequests = v("enabled") != "", v("trust_email") != "", v("sign_requests") != ""
+	p.TrustSecondFactor, p.SecondFactorValues = v("trust_second_factor") != "", strings.Fields(v("second_factor_values"))
 	p.Issuer, p.ClientID, p.Prompt = v("issuer"), v("client_id"), v("prompt")
 	p.Scopes = strings.Fields(v("scopes"))
 	p.TokenAuthMethod = v("token_endpoint_auth_method")
@@ -237,6 +239,7 @@ func (a *app) providerEdit(c echo.Context) error {
 		"subject_claim": p.SubjectClaim, "email_claim": p.EmailClaim, "name_claim": p.NameClaim,
 		"idp_metadata_url": p.IdPMetadataURL, "idp_sso_url": p.IdPSSOURL, "idp_entity_id": p.IdPEntityID,
 		"idp_certificate": p.IdPCertificate, "idp_slo_url": p.IdPSLOURL, "groups_attribute": p.GroupsAttribute, "name_id_format": p.NameIDFormat,
+		"second_factor_values": strings.Join(p.SecondFactorValues, " "),
 	}}
 	rows := append(slices.Clone(p.GroupMappings), sso.GroupMapping{})
 	return a.render(c, http.StatusOK, views.ProviderFormPage(a.providerFormView(p, form, rows)))

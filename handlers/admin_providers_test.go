@@ -7,10 +7,12 @@ import (
 	"testing"
 
 	"github.com/oauth2-proxy/mockoidc"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
+	"tally/sso/ssotest"
 )
 
 // adminEnv is a server with database providers, a super admin signed in, and room for the
@@ -126,5 +128,57 @@ func TestAddTestEnableAndUseAnOIDCProvider(t *testing.T) {
 	actions := testkitStrings(t, srv, "SELECT metadata->>'action' FROM sso_audit_logs WHERE event_type = 'provider_changed' AND user_id = ? ORDER BY created_at", root.ID)
 	if strings.Join(actions, ",") != "created,enabled" {
 		t.Fatalf("provider changes audited: %v", actions)
+	}
+}
+
+// TestProviderFormSecondFactorSetting sets "its sign-in counts as the second factor" on the
+// provider form: off on a new provider, saved with its values and audited, shown again on
+// the edit page, told on a test login, bounded, and not offered for plain OAuth2.
+func TestProviderFormSecondFactorSetting(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv, c, _ := adminEnv(t)
+	page := c.Get("/admin/sso_providers/new?strategy=openid_connect")
+	if !page.Has(t, "provider-second-factor") || page.Doc(t).Find(`input[name="trust_second_factor"]:checked`).Length() != 0 {
+		t.Fatal("a new OIDC provider's form has no second-factor setting, or it is on")
+	}
+	if c.Get("/admin/sso_providers/new?strategy=oauth2").Has(t, "provider-second-factor") {
+		t.Error("a plain OAuth2 provider is offered the setting")
+	}
+	form := url.Values{"strategy": {"openid_connect"}, "name": {"corp"}, "label": {"Corp"}, "default_role": {"member"}, "issuer": {op.URL},
+		"client_id": {op.ClientID}, "client_secret": {op.ClientSecret}, "token_endpoint_auth_method": {"client_secret_post"},
+		"_submitted": {"1"}, "trust_second_factor": {"1"}, "second_factor_values": {strings.TrimSpace(strings.Repeat("v ", 21))}}
+	if r := c.PostForm("/admin/sso_providers", form); r.Status != http.StatusUnprocessableEntity || r.TestID(t, "error-second_factor_values") != "At most 20 values" {
+		t.Fatalf("21 values: %d %q", r.Status, r.TestID(t, "error-second_factor_values"))
+	}
+	form.Set("second_factor_values", " mfa   gold ")
+	r := c.PostForm("/admin/sso_providers", form)
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	var trust bool
+	var values []string
+	if err := srv.DB.NewRaw("SELECT trust_second_factor, second_factor_values FROM sso_providers WHERE name = 'corp'").Scan(t.Context(), &trust, pgdialect.Array(&values)); err != nil ||
+		!trust || strings.Join(values, ",") != "mfa,gold" {
+		t.Fatalf("stored: %v %v %v", trust, values, err)
+	}
+	edit := c.Get(r.Location())
+	if edit.Doc(t).Find(`input[name="trust_second_factor"]:checked`).Length() != 1 || edit.Doc(t).Find(`input[name="second_factor_values"]`).AttrOr("value", "") != "mfa gold" {
+		t.Fatal("the edit page does not show the setting as saved")
+	}
+	changes := testkitStrings(t, srv, "SELECT metadata->>'changes' FROM sso_audit_logs WHERE event_type = 'provider_changed'")
+	if len(changes) != 1 || !strings.Contains(changes[0], "trust_second_factor") || !strings.Contains(changes[0], "second_factor_values") {
+		t.Fatalf("audited changes %v", changes)
+	}
+
+	// A test login says whether the sign-in would count, and what the provider said.
+	op.SetUser(map[string]any{"sub": "tester", "email": "tester@example.com", "email_verified": true, "amr": []string{"pwd", "otp"}, "acr": "gold"})
+	start := c.Get(strings.TrimSuffix(r.Location(), "/edit") + "/test")
+	back, err := url.Parse(op.Follow(t, start.Location()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := c.Get(back.RequestURI()).TestID(t, "test-second-factor"); got != "Counts: the provider said pwd, otp, gold" {
+		t.Fatalf("test login: %q", got)
 	}
 }

@@ -135,7 +135,7 @@ func (a *app) apiAccountDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, c.QueryParam("confirm")); err != nil {
+	if _, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), id, c.QueryParam("confirm")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

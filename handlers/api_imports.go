@@ -506,6 +506,9 @@ func (a *app) apiImportRows(c echo.Context) error {
 		if r.MatchedBy != "" {
 			row["matched_by"] = r.MatchedBy
 		}
+		if w := r.Warnings(); len(w) > 0 {
+			row["warnings"] = w
+		}
 		data = append(data, row)
 	}
 	ms, err := imports.Mappings(ctx, a.DB, im.ID)

@@ -70,6 +70,12 @@ func requireAPIAdmin(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
+// webhookActor is the signed-in user (or API client's user) changing a webhook, for the
+// audit log.
+func (a *app) webhookActor(c echo.Context) webhooks.Actor {
+	return webhooks.Actor{UserID: currentUser(c).ID, Meta: a.meta(c)}
+}
+
 // webhookRequest is the body of POST and PATCH /api/v1/webhooks: every field optional on
 // PATCH.
 type webhookRequest struct {
@@ -106,7 +112,7 @@ func (a *app) apiWebhookCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ep, secret, err := a.Webhooks.Create(c.Request().Context(), currentUser(c).FamilyID, in)
+	ep, secret, err := a.Webhooks.Create(c.Request().Context(), currentUser(c).FamilyID, a.webhookActor(c), in)
 	if err != nil {
 		return err
 	}
@@ -138,7 +144,7 @@ func (a *app) apiWebhookUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ep, err := a.Webhooks.Update(c.Request().Context(), currentUser(c).FamilyID, id, in)
+	ep, err := a.Webhooks.Update(c.Request().Context(), currentUser(c).FamilyID, id, a.webhookActor(c), in)
 	if err != nil {
 		return err
 	}
@@ -151,7 +157,7 @@ func (a *app) apiWebhookDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.Webhooks.Delete(c.Request().Context(), currentUser(c).FamilyID, id); err != nil {
+	if err := a.Webhooks.Delete(c.Request().Context(), currentUser(c).FamilyID, id, a.webhookActor(c)); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -164,7 +170,7 @@ func (a *app) apiWebhookRotateSecret(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ep, secret, err := a.Webhooks.RotateSecret(c.Request().Context(), currentUser(c).FamilyID, id)
+	ep, secret, err := a.Webhooks.RotateSecret(c.Request().Context(), currentUser(c).FamilyID, id, a.webhookActor(c))
 	if err != nil {
 		return err
 	}

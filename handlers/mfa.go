@@ -24,9 +24,15 @@ import (
 
 // Session keys of a sign-in waiting for its second factor.
 const (
-	sessMFAUser     = "mfa_user"     // whose password was right
+	sessMFAUser     = "mfa_user"     // whose first step passed (or, for a held sign-in, seemed to)
 	sessMFAStarted  = "mfa_started"  // when, in Unix seconds
 	sessMFAOverride = "mfa_override" // whether it was the admin override of local login
+	sessMFAVia      = "mfa_via"      // how the first step was passed: viaPassword, or the provider's name
+	// sessMFAHeld marks a password sign-in held at its account's wrong-password limit
+	// (auth.SignInResult.Held), and sessMFAPasswordWrong one whose password was wrong: no
+	// second factor completes it, and it is told only as a wrong code would be.
+	sessMFAHeld          = "mfa_held"
+	sessMFAPasswordWrong = "mfa_password_wrong"
 	// sessMFAEnrol marks a session whose user AUTH_REQUIRE_MFA covers and who has no second
 	// factor yet: it reaches only the enrolment until there is one.
 	sessMFAEnrol = "mfa_enrol"
@@ -35,7 +41,7 @@ const (
 )
 
 // pendingSignInKeys are a password sign-in waiting for its second factor.
-var pendingSignInKeys = []string{sessMFAUser, sessMFAStarted, sessMFAOverride}
+var pendingSignInKeys = []string{sessMFAUser, sessMFAStarted, sessMFAOverride, sessMFAVia, sessMFAHeld, sessMFAPasswordWrong}
 
 // secondFactorKeys are every second-factor key of a session: a new user of the session (or
 // none, at sign-out) inherits none of them.
@@ -48,19 +54,90 @@ const stepUpAfter = 10 * time.Minute
 // mfaWindow is how long a correct password waits for its second factor.
 const mfaWindow = 5 * time.Minute
 
-// mfaRule limits second-factor attempts, per user and per IP, across every instance.
-var mfaRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+// mfaDisableRule limits attempts to turn TOTP off, per signed-in user.
+var mfaDisableRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+
+// Second-factor answers (codes and passkeys, at sign-in and at a step-up) are limited by their
+// failures only, across every instance, so that nobody is held back by their own right answers
+// or by their family's behind one address. Each answer is counted before it is checked, so
+// that many sent at once cannot slip past, and a right one is taken back (mfaSucceeded).
+var (
+	// mfaUserAddrRule: someone who knows the password, guessing from their own address, does
+	// not hold the owner back at another.
+	mfaUserAddrRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
+	// mfaUserRule bounds guessing one user's codes spread over many addresses.
+	mfaUserRule = ratelimit.Rule{Limit: 20, Window: 15 * time.Minute}
+	// mfaAddrRule bounds one address guessing many users' codes.
+	mfaAddrRule = ratelimit.Rule{Limit: 50, Window: 15 * time.Minute}
+)
+
+// mfaLimit is one count a second-factor answer is held to.
+type mfaLimit struct {
+	key  string
+	rule ratelimit.Rule
+	user bool // the user's own count, forgotten at a right answer
+	// anywhere is the user's count from every address, which only answers after a right
+	// password may use up.
+	anywhere bool
+}
+
+func mfaLimits(c echo.Context, userID uuid.UUID) []mfaLimit {
+	ip := c.RealIP()
+	return []mfaLimit{
+		{key: "mfa_user_addr:" + userID.String() + ":" + ip, rule: mfaUserAddrRule, user: true},
+		{key: "mfa_user:" + userID.String(), rule: mfaUserRule, user: true, anywhere: true},
+		{key: "mfa_addr:" + ip, rule: mfaAddrRule},
+	}
+}
+
+// mfaAttempt counts a second-factor answer of the user before it is checked, and refuses it
+// (429, Retry-After) when the user, from here or from anywhere, or this address has had too
+// many wrong ones. An answer after a wrong password (a held sign-in) counts for this address
+// only: a stranger who does not know the password must not use up the owner's count.
+func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID, passwordWrong bool) error {
+	for _, l := range mfaLimits(c, userID) {
+		if passwordWrong && l.anywhere {
+			continue
+		}
+		res, err := a.Limiter.Allow(c.Request().Context(), l.key, l.rule)
+		if err != nil {
+			return err
+		}
+		if !res.Allowed {
+			return a.tooMany(c, res, "mfa")
+		}
+	}
+	return nil
+}
+
+// mfaSucceeded takes back a right answer: the user's counts start again, and the address's
+// forgets this one.
+func (a *app) mfaSucceeded(c echo.Context, userID uuid.UUID) error {
+	ctx := c.Request().Context()
+	for _, l := range mfaLimits(c, userID) {
+		var err error
+		if l.user {
+			err = a.Limiter.Reset(ctx, l.key)
+		} else {
+			err = a.Limiter.Undo(ctx, l.key, l.rule)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // mfaRoutes registers the second factor's pages: the sign-in step on web, the settings on
 // signedIn.
 func (a *app) mfaRoutes(web, signedIn *echo.Group) {
 	web.GET("/sessions/mfa", a.mfaChallenge)
-	web.POST("/sessions/mfa", a.mfaVerify, a.rateLimit("mfa", mfaRule))
+	web.POST("/sessions/mfa", a.mfaVerify)
 	// Changing the second factors takes the second factor (when there is one): a stolen
 	// session must not add its own, renew the codes, or take them away.
 	signedIn.GET("/settings/mfa/totp/new", a.totpNew)
 	signedIn.POST("/settings/mfa/totp", a.totpConfirm, a.stepUp("set up an authenticator app", nil))
-	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable, a.rateLimitUser("mfa_disable", mfaRule), a.stepUp("turn off two-factor sign-in", nil))
+	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable, a.rateLimitUser("mfa_disable", mfaDisableRule), a.stepUp("turn off two-factor sign-in", nil))
 	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew, a.stepUp("make new recovery codes", nil))
 	signedIn.POST("/settings/mfa/confirm", a.mfaConfirmed, a.stepUp("change your passkeys", nil))
 	signedIn.POST("/settings/step_up/passkey/options", a.stepUpPasskeyOptions)
@@ -83,17 +160,40 @@ func (a *app) requireEnrolment(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// beginMFA holds a sign-in whose password was right until its second factor: no session
-// user yet, a new token, and five minutes.
-func (a *app) beginMFA(c echo.Context, u *models.User, override bool) error {
+// pendingSignIn is how a sign-in waiting for its second factor began.
+type pendingSignIn struct {
+	// Override is the admin override of local login.
+	Override bool
+	// Via is viaPassword, or the provider's name.
+	Via string
+	// Held is a password sign-in held at its account's wrong-password limit, and
+	// PasswordWrong one whose password was wrong (auth.SignInResult).
+	Held, PasswordWrong bool
+}
+
+// beginMFA holds a sign-in whose first step passed (or, held, seemed to) until its second
+// factor: no session user yet, a new token, and five minutes. The session is the server's:
+// the browser learns nothing of p.
+func (a *app) beginMFA(c echo.Context, u *models.User, p pendingSignIn) error {
 	ctx := c.Request().Context()
 	if err := a.Sessions.RenewToken(ctx); err != nil {
 		return err
 	}
 	a.Sessions.Put(ctx, sessMFAUser, u.ID.String())
 	a.Sessions.Put(ctx, sessMFAStarted, a.Now().Unix())
-	a.Sessions.Put(ctx, sessMFAOverride, override)
+	a.Sessions.Put(ctx, sessMFAOverride, p.Override)
+	a.Sessions.Put(ctx, sessMFAVia, p.Via)
+	a.Sessions.Put(ctx, sessMFAHeld, p.Held)
+	a.Sessions.Put(ctx, sessMFAPasswordWrong, p.PasswordWrong)
 	return redirect(c, "/sessions/mfa")
+}
+
+// heldRefusal is every refusal of a held sign-in's second step, a wrong password or a wrong
+// code alike: which one was wrong is what guessing would learn.
+func heldRefusal() error {
+	var v apperr.Validation
+	v.Add("code", "That password and code do not go together. Check the code, or sign in again from the start if the password may be wrong.")
+	return v.Err()
 }
 
 // pendingMFA is the user waiting for their second factor; ok is false when there is none, or
@@ -142,21 +242,34 @@ func (a *app) mfaVerify(c echo.Context) error {
 	if !ok {
 		return redirect(c, "/sessions/new")
 	}
-	if err := a.allowUser(c, "mfa", id, mfaRule); err != nil {
+	held, passwordWrong := a.Sessions.GetBool(ctx, sessMFAHeld), a.Sessions.GetBool(ctx, sessMFAPasswordWrong)
+	if err := a.mfaAttempt(c, id, passwordWrong); err != nil {
 		return err
 	}
 	form := formOf(c)
-	method, err := a.MFA.Verify(ctx, id, c.FormValue("code"))
+	var method string
+	var err error
+	if passwordWrong {
+		err = heldRefusal()
+	} else if method, err = a.MFA.Verify(ctx, id, c.FormValue("code")); held && apperr.Is(err, apperr.Invalid) {
+		err = heldRefusal()
+	}
+	if err == nil {
+		err = a.mfaSucceeded(c, id)
+	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
-			if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
-				return rerr
+			// The wrong password of a held sign-in is audited already (login_failed).
+			if !passwordWrong {
+				if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
+					return rerr
+				}
 			}
 			return a.challengePage(c, status, id, form)
 		}
 		return err
 	}
-	u, err := a.completeSignIn(c, id, a.Sessions.GetBool(ctx, sessMFAOverride))
+	u, err := a.finishPendingSignIn(c, id, method)
 	if err != nil {
 		return err
 	}
@@ -175,8 +288,8 @@ func (a *app) mfaVerify(c echo.Context) error {
 }
 
 // completeSignIn starts the session of a user who gave their second factor (or a passkey):
-// the session remembers when, and an admin override of local login is audited now.
-func (a *app) completeSignIn(c echo.Context, id uuid.UUID, override bool) (*models.User, error) {
+// the session remembers when.
+func (a *app) completeSignIn(c echo.Context, id uuid.UUID) (*models.User, error) {
 	ctx := c.Request().Context()
 	u, err := a.Auth.UserForSession(ctx, id)
 	if err != nil {
@@ -186,8 +299,20 @@ func (a *app) completeSignIn(c echo.Context, id uuid.UUID, override bool) (*mode
 		return nil, err
 	}
 	a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
-	if override {
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
+	return u, nil
+}
+
+// finishPendingSignIn completes the sign-in waiting at its second factor, which the user gave
+// by method; a password sign-in is audited now (a provider's was at its callback).
+func (a *app) finishPendingSignIn(c echo.Context, id uuid.UUID, method string) (*models.User, error) {
+	ctx := c.Request().Context()
+	via, override := a.Sessions.GetString(ctx, sessMFAVia), a.Sessions.GetBool(ctx, sessMFAOverride)
+	u, err := a.completeSignIn(c, id)
+	if err != nil {
+		return nil, err
+	}
+	if via == viaPassword {
+		if err := a.recordPasswordSignIn(c, u.ID, override, method); err != nil {
 			return nil, err
 		}
 	}
@@ -269,12 +394,15 @@ func (a *app) recoveryCodesRenew(c echo.Context) error {
 	return a.render(c, http.StatusOK, views.RecoveryCodesPage(codes, false))
 }
 
-// totpDisable turns TOTP off, given the user's password or a current code.
+// totpDisable turns TOTP off, given the user's password or a current code; a code given at
+// this request's step-up is one.
 func (a *app) totpDisable(c echo.Context) error {
 	ctx, u := c.Request().Context(), currentUser(c)
 	pw, code := c.FormValue("password"), strings.TrimSpace(c.FormValue("code"))
 	proven := false
 	switch {
+	case steppedUp(c):
+		proven = true
 	case pw != "" && u.PasswordHash != nil:
 		ok, err := password.Check(*u.PasswordHash, pw)
 		if err != nil {
@@ -311,9 +439,10 @@ func (a *app) totpDisable(c echo.Context) error {
 
 // stepUp asks a user with a second factor for it again before a sensitive action (what, as
 // in "create an API key") when they last gave it more than stepUpAfter ago. The question is
-// a page whose form posts the action again, with every value of the original form and the
-// code: a right code lets the action through at once. applies, when not nil, narrows the
-// check to some requests (an approval, not a refusal).
+// a page whose form posts the action again, with the values of the original form (but no
+// password: withheld) and the code: a right code lets the action through at once, and tells
+// it so (steppedUp). applies, when not nil, narrows the check to some requests (an approval,
+// not a refusal).
 func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.MiddlewareFunc {
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
@@ -331,7 +460,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			form := formOf(c)
 			code, assertion := c.FormValue("step_up_code"), c.FormValue("step_up_passkey")
 			if code != "" || assertion != "" {
-				if err := a.allowUser(c, "mfa", u.ID, mfaRule); err != nil {
+				if err := a.mfaAttempt(c, u.ID, false); err != nil {
 					return err
 				}
 				var method string
@@ -346,7 +475,11 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 					method, err = a.MFA.Verify(ctx, u.ID, code)
 				}
 				if err == nil {
+					if err := a.mfaSucceeded(c, u.ID); err != nil {
+						return err
+					}
 					a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
+					c.Set(ctxSteppedUp, true)
 					if method == mfa.MethodRecovery {
 						if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
 							Data: map[string]any{"step_up": what}}); err != nil {
@@ -368,7 +501,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 			}
 			var fields []views.Hidden
 			for name, values := range c.Request().PostForm {
-				if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" {
+				if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" || withheld(name) {
 					continue
 				}
 				for _, v := range values {
@@ -385,6 +518,22 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 		}
 	}
 }
+
+// ctxSteppedUp marks a request whose step-up was answered right in the request itself.
+const ctxSteppedUp = "stepped_up"
+
+// steppedUp reports whether the user gave their second factor in this very request, at a
+// step-up: an action that asks for the password may take that in its place, as the step-up
+// page never carries the password back (withheld).
+func steppedUp(c echo.Context) bool {
+	ok, _ := c.Get(ctxSteppedUp).(bool)
+	return ok
+}
+
+// withheld reports whether a form value must not be written back into the step-up page: a
+// password would sit in the page's HTML, in the browser's cache and within reach of its
+// extensions.
+func withheld(name string) bool { return strings.Contains(strings.ToLower(name), "password") }
 
 // stepUpPasskeyOptions starts a passkey assertion of the signed-in user, for a step-up.
 func (a *app) stepUpPasskeyOptions(c echo.Context) error {

@@ -316,7 +316,22 @@ func (a *app) signIn(c echo.Context, u *models.User) error {
 		a.Sessions.Remove(ctx, k)
 	}
 	a.Sessions.Put(ctx, sessions.UserIDKey, u.ID.String())
+	// The browser is one u signed in from: their wrong-password count here is their own.
+	c.SetCookie(&http.Cookie{Name: browserCookie, Value: a.Auth.Browsers.Add(a.browserMarks(c), u.ID), Path: "/",
+		MaxAge: 400 * 24 * 60 * 60, HttpOnly: true, Secure: a.Config.SecureCookies, SameSite: http.SameSiteLaxMode})
 	return nil
+}
+
+// browserCookie holds the marks of the users who signed in from the browser (auth.Browsers).
+const browserCookie = "tally_browser"
+
+// browserMarks is the browser's browserCookie, "" when it has none.
+func (a *app) browserMarks(c echo.Context) string {
+	ck, err := c.Cookie(browserCookie)
+	if err != nil {
+		return ""
+	}
+	return ck.Value
 }
 
 // limitBody bounds what a page's request may send: an upload of the import size limit, with

@@ -7,7 +7,6 @@ import (
 	"strings"
 
 	"github.com/go-webauthn/webauthn/webauthn"
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
@@ -31,7 +30,7 @@ func (a *app) passkeyRoutes(web, signedIn *echo.Group) {
 	web.POST("/sessions/passkey/options", a.passkeyLoginOptions)
 	web.POST("/sessions/passkey", a.passkeyLogin, a.rateLimit("login", loginRule))
 	web.POST("/sessions/mfa/passkey/options", a.passkeyMFAOptions)
-	web.POST("/sessions/mfa/passkey", a.passkeyMFA, a.rateLimit("mfa", mfaRule))
+	web.POST("/sessions/mfa/passkey", a.passkeyMFA)
 	signedIn.GET("/settings/passkeys", a.passkeysPage)
 	signedIn.POST("/settings/passkeys/options", a.passkeyRegisterOptions)
 	signedIn.POST("/settings/passkeys/register", a.passkeyRegister)
@@ -202,19 +201,17 @@ func (a *app) passkeyLogin(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.finishPasskeySignIn(c, id, override)
-}
-
-// finishPasskeySignIn starts the session of the user whose passkey was accepted.
-func (a *app) finishPasskeySignIn(c echo.Context, id uuid.UUID, override bool) error {
-	ctx := c.Request().Context()
-	u, err := a.completeSignIn(c, id, override)
-	if err != nil {
+	if _, err := a.completeSignIn(c, id); err != nil {
 		return err
 	}
-	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventLogin, UserID: &u.ID, Meta: a.meta(c),
+	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventLogin, UserID: &id, Meta: a.meta(c),
 		Data: map[string]any{"method": mfa.MethodPasskey}}); err != nil {
 		return err
+	}
+	if override {
+		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &id, Meta: a.meta(c)}); err != nil {
+			return err
+		}
 	}
 	return c.JSON(http.StatusOK, map[string]string{"redirect": a.returnTo(c)})
 }
@@ -235,9 +232,17 @@ func (a *app) passkeyMFA(c echo.Context) error {
 	if !ok {
 		return apperr.New(apperr.Invalid, "The sign-in waited too long: enter your password again.").WithSlug("passkey_refused")
 	}
+	held, passwordWrong := a.Sessions.GetBool(ctx, sessMFAHeld), a.Sessions.GetBool(ctx, sessMFAPasswordWrong)
+	if err := a.mfaAttempt(c, id, passwordWrong); err != nil {
+		return err
+	}
 	s, err := a.takeCeremony(c, sessPasskeyMFA)
 	if err != nil {
 		return err
+	}
+	if passwordWrong {
+		// Audited already (login_failed); told as a refused passkey of a held sign-in is.
+		return heldPasskeyRefusal()
 	}
 	got, err := a.MFA.FinishPasskeyLogin(ctx, s, &id, c.Request().Body)
 	if err != nil {
@@ -245,7 +250,23 @@ func (a *app) passkeyMFA(c echo.Context) error {
 			Data: map[string]any{"method": mfa.MethodPasskey}}); rerr != nil {
 			return rerr
 		}
+		if held && !apperr.Is(err, apperr.Internal) {
+			return heldPasskeyRefusal()
+		}
 		return err
 	}
-	return a.finishPasskeySignIn(c, got, a.Sessions.GetBool(ctx, sessMFAOverride))
+	if err := a.mfaSucceeded(c, id); err != nil {
+		return err
+	}
+	if _, err := a.finishPendingSignIn(c, got, mfa.MethodPasskey); err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]string{"redirect": a.returnTo(c)})
+}
+
+// heldPasskeyRefusal is every refusal of a held sign-in's passkey, after a wrong password or
+// not (heldRefusal).
+func heldPasskeyRefusal() error {
+	return apperr.New(apperr.Invalid, "That password and passkey do not go together. Sign in again from the start if the password may be wrong.").
+		WithSlug("passkey_refused")
 }

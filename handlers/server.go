@@ -70,19 +70,30 @@ func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, 
 		log.Warn("passkeys are off: APP_URL must name this Tally by a domain (such as tally.example.com or localhost)", "app_url", cfg.AppURL, "reason", err.Error())
 		rp = nil
 	}
+	browsers, err := auth.NewBrowsers(cfg.SecretKeyBase)
+	if err != nil {
+		return Deps{}, err
+	}
+	limiter := ratelimit.New(d)
+	second := &mfa.Service{DB: d, Keys: keys, WebAuthn: rp}
 	return Deps{
 		Config:  cfg,
 		DB:      d,
 		Imports: imp,
-		Limiter: ratelimit.New(d),
+		Limiter: limiter,
 		Auth: &auth.Service{
 			DB: d, Mailer: mailer, AppURL: cfg.AppURL, Log: log,
-			Policy: auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
+			Policy:  auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
+			Limiter: limiter, Browsers: browsers,
+			SecondFactor: func(ctx context.Context, userID uuid.UUID) (bool, error) {
+				st, err := second.StatusOf(ctx, userID)
+				return st.Any(), err
+			},
 		},
 		Sessions: NewSessionManager(d, cfg),
 		Log:      log,
 		OAuth:    NewOAuth(cfg, d),
-		MFA:      &mfa.Service{DB: d, Keys: keys, WebAuthn: rp},
+		MFA:      second,
 		Now:      time.Now,
 	}, nil
 }

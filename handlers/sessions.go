@@ -3,8 +3,10 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/auth"
 	"tally/internal/apperr"
 	"tally/models"
 	"tally/sso"
@@ -40,36 +42,61 @@ func (a *app) sessionNew(c echo.Context) error {
 
 func (a *app) sessionRedirect(c echo.Context) error { return redirect(c, "/sessions/new") }
 
-// sessionCreate signs in with email and password, as the local-login flags allow.
+// sessionCreate signs in with email and password, as the local-login flags and the
+// account's wrong-password limit allow.
 func (a *app) sessionCreate(c echo.Context) error {
+	ctx := c.Request().Context()
 	form := formOf(c, "email")
-	res, err := a.Auth.SignIn(c.Request().Context(), c.FormValue("email"), c.FormValue("password"))
+	res, err := a.Auth.SignIn(ctx, auth.Attempt{Email: c.FormValue("email"), Password: c.FormValue("password"),
+		Browser: a.browserMarks(c), Meta: a.meta(c)})
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			return a.render(c, status, views.SignInPage(a.signInView(c, form)))
 		}
 		return err
 	}
-	st, err := a.MFA.StatusOf(c.Request().Context(), res.User.ID)
+	if res.Held {
+		return a.beginMFA(c, res.User, pendingSignIn{Override: res.Override, Via: viaPassword, PasswordWrong: !res.PasswordRight, Held: true})
+	}
+	st, err := a.MFA.StatusOf(ctx, res.User.ID)
 	if err != nil {
 		return err
 	}
 	if st.Any() {
-		return a.beginMFA(c, res.User, res.Override)
+		return a.beginMFA(c, res.User, pendingSignIn{Override: res.Override, Via: viaPassword})
 	}
 	if err := a.signIn(c, res.User); err != nil {
 		return err
 	}
 	if a.Config.RequireMFA.Covers(res.User.Role.Rank() >= models.RoleAdmin.Rank()) {
-		a.Sessions.Put(c.Request().Context(), sessMFAEnrol, true)
+		a.Sessions.Put(ctx, sessMFAEnrol, true)
 	}
-	if res.Override {
-		// A password sign-in while local login is off: the admin override, always audited.
-		if err := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &res.User.ID, Meta: a.meta(c)}); err != nil {
-			return err
-		}
+	if err := a.recordPasswordSignIn(c, res.User.ID, res.Override, ""); err != nil {
+		return err
 	}
 	return redirect(c, a.returnTo(c))
+}
+
+// viaPassword is the first step of a password sign-in (pendingSignIn.Via).
+const viaPassword = "password"
+
+// recordPasswordSignIn audits the start of a password sign-in's session (login, method
+// password, with the second factor given if any) and, for the admin override of local login,
+// override_login too.
+func (a *app) recordPasswordSignIn(c echo.Context, userID uuid.UUID, override bool, secondFactor string) error {
+	ctx := c.Request().Context()
+	data := map[string]any{"method": viaPassword}
+	if secondFactor != "" {
+		data["second_factor"] = secondFactor
+	}
+	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventLogin, UserID: &userID, Meta: a.meta(c), Data: data}); err != nil {
+		return err
+	}
+	if override {
+		// A password sign-in while local login is off: the admin override, always audited.
+		return sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &userID, Meta: a.meta(c)})
+	}
+	return nil
 }
 
 // sessionDestroy signs out: the user leaves the session, whose token is renewed; a session

@@ -1,10 +1,14 @@
 package handlers_test
 
 import (
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/pquerna/otp/totp"
 
 	"tally/internal/apptest"
 	"tally/internal/testkit"
@@ -179,5 +183,97 @@ func TestSignInReturnsToTheRequestedPage(t *testing.T) {
 	r := c.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}})
 	if r.Location() != "/settings/api_keys" {
 		t.Fatalf("after sign-in went to %q, want the page asked for", r.Location())
+	}
+}
+
+// TestWrongPasswordsPerAccount is the per-account limit on password guessing, from many
+// addresses (the per-address limit does not hold them). Past ten wrong passwords, a guess no
+// longer learns whether it was right: an account with a second factor goes on to it whatever
+// the password, and that step takes a right password with a right code only, a right code
+// after a wrong password included; the owner, with both, still gets in from a new browser.
+// An account without one is refused, but from the browsers its owner signed in from.
+func TestWrongPasswordsPerAccount(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}})
+	withCode := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	secret, recovery := apptest.MustEnrolTOTPWithCodes(t, srv, withCode)
+	plain := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	guesses := 0
+	browser := func() *testkit.Client {
+		guesses++
+		b := apptest.NewClient(t, srv)
+		b.Headers = map[string]string{"X-Forwarded-For": fmt.Sprintf("203.0.113.%d", guesses), "User-Agent": "guesser/1.0"}
+		return b
+	}
+	// The owner without a second factor signed in from this browser before the guessing.
+	home := apptest.NewClient(t, srv)
+	home.Headers = map[string]string{"X-Forwarded-For": "192.0.2.1"}
+	home.SignIn(plain.Email, testkit.Password)
+	home.PostForm("/sign_out", nil)
+
+	for _, u := range []*models.User{withCode, plain} {
+		for i := range 10 {
+			r := browser().PostForm("/sessions", url.Values{"email": {u.Email}, "password": {fmt.Sprintf("guess %d", i)}})
+			if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "Invalid email or password.") {
+				t.Fatalf("guess %d at %s: %d", i+1, u.Email, r.Status)
+			}
+		}
+	}
+
+	// With a second factor: the eleventh guess goes on to the code, and a right code does not
+	// make up for the wrong password; the answer is the one a wrong code gets there.
+	code := func(at time.Time) string { s, _ := totp.GenerateCode(secret, at); return s }
+	thief := browser()
+	if r := thief.PostForm("/sessions", url.Values{"email": {withCode.Email}, "password": {"guess 11"}}); r.Status != http.StatusSeeOther || r.Location() != "/sessions/mfa" {
+		t.Fatalf("a guess past the limit: %d → %q, want the code step whatever the password", r.Status, r.Location())
+	}
+	wrongPassword := thief.PostForm("/sessions/mfa", url.Values{"code": {code(time.Now())}})
+	if wrongPassword.Status != http.StatusUnprocessableEntity || thief.Get("/").Status == http.StatusOK {
+		t.Fatalf("a right code after a wrong password: %d", wrongPassword.Status)
+	}
+	// More strangers than the user's code limit allows (20), each with a guessed password
+	// and a code: held, they use up only their own addresses' counts, never the owner's.
+	for i := range 21 {
+		s := browser()
+		s.PostForm("/sessions", url.Values{"email": {withCode.Email}, "password": {fmt.Sprintf("stranger %d", i)}})
+		if r := s.PostForm("/sessions/mfa", url.Values{"code": {"123456"}}); r.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("stranger %d's code: %d", i+1, r.Status)
+		}
+	}
+	right := browser()
+	right.PostForm("/sessions", url.Values{"email": {withCode.Email}, "password": {testkit.Password}})
+	wrongCode := right.PostForm("/sessions/mfa", url.Values{"code": {"000000"}})
+	if wrongCode.Status != http.StatusUnprocessableEntity || wrongCode.TestID(t, "error-code") != wrongPassword.TestID(t, "error-code") {
+		t.Fatalf("a wrong code after the right password: %d %q, and after a wrong one %q: they must not differ",
+			wrongCode.Status, wrongCode.TestID(t, "error-code"), wrongPassword.TestID(t, "error-code"))
+	}
+	if r := right.PostForm("/sessions/mfa", url.Values{"code": {recovery[0]}}); r.Status != http.StatusSeeOther || right.Get("/").Status != http.StatusOK {
+		t.Fatalf("the owner's right password and right code past the limit: %d", r.Status)
+	}
+
+	// Without one: refused from a new browser, even with the right password; not at home.
+	if r := browser().PostForm("/sessions", url.Values{"email": {plain.Email}, "password": {testkit.Password}}); r.Status != http.StatusTooManyRequests ||
+		!strings.Contains(r.Body, "Too many wrong passwords for this account") {
+		t.Fatalf("past the limit, without a second factor, from a new browser: %d", r.Status)
+	}
+	home.Get("/sessions/new")
+	if r := home.PostForm("/sessions", url.Values{"email": {plain.Email}, "password": {testkit.Password}}); r.Status != http.StatusSeeOther || r.Location() != "/" {
+		t.Fatalf("the owner from the browser they signed in from: %d → %q", r.Status, r.Location())
+	}
+
+	// Every refusal and every sign-in is in the audit log, with the address and user agent.
+	var rows []struct {
+		EventType string `bun:"event_type"`
+		Reason    string `bun:"reason"`
+		IP        string `bun:"ip"`
+		UA        string `bun:"ua"`
+	}
+	if err := srv.DB.NewRaw(`SELECT event_type, coalesce(metadata->>'reason', '') AS reason, coalesce(ip_address, '') AS ip, coalesce(user_agent, '') AS ua
+		FROM sso_audit_logs WHERE user_id = ? AND metadata->>'method' = 'password' ORDER BY created_at, id`, withCode.ID).Scan(t.Context(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 33 || rows[0].EventType != "login_failed" || rows[0].Reason != "invalid_credentials" || rows[0].IP != "203.0.113.1" ||
+		rows[0].UA != "guesser/1.0" || rows[32].EventType != "login" {
+		t.Fatalf("audit of the account with a code: %+v", rows)
 	}
 }

@@ -52,7 +52,7 @@ func (a *app) webhookCreate(c echo.Context) error {
 		events = []string{}
 	}
 	url, description := form.Value("url"), form.Value("description")
-	ep, secret, err := a.Webhooks.Create(c.Request().Context(), currentUser(c).FamilyID,
+	ep, secret, err := a.Webhooks.Create(c.Request().Context(), currentUser(c).FamilyID, a.webhookActor(c),
 		webhooks.Input{URL: &url, Description: &description, Events: &events})
 	if err != nil {
 		if status, ok := withError(form, err); ok {
@@ -96,7 +96,7 @@ func (a *app) webhookSetActive(c echo.Context, active bool, done string) error {
 	if err != nil {
 		return err
 	}
-	ep, err := a.Webhooks.Update(c.Request().Context(), currentUser(c).FamilyID, id, webhooks.Input{Active: &active})
+	ep, err := a.Webhooks.Update(c.Request().Context(), currentUser(c).FamilyID, id, a.webhookActor(c), webhooks.Input{Active: &active})
 	if err != nil {
 		return err
 	}
@@ -110,7 +110,7 @@ func (a *app) webhookRotateSecret(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	_, secret, err := a.Webhooks.RotateSecret(c.Request().Context(), currentUser(c).FamilyID, id)
+	_, secret, err := a.Webhooks.RotateSecret(c.Request().Context(), currentUser(c).FamilyID, id, a.webhookActor(c))
 	if err != nil {
 		return err
 	}
@@ -122,7 +122,7 @@ func (a *app) webhookDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := a.Webhooks.Delete(c.Request().Context(), currentUser(c).FamilyID, id); err != nil {
+	if err := a.Webhooks.Delete(c.Request().Context(), currentUser(c).FamilyID, id, a.webhookActor(c)); err != nil {
 		return err
 	}
 	a.flash(c, "success", "The webhook is deleted.")

@@ -81,3 +81,83 @@ func TestWebhooksSettingsPage(t *testing.T) {
 		t.Fatal("the endpoint is still listed")
 	}
 }
+
+// TestWebhookChangesAreAudited creates, changes, rotates and deletes a webhook through the
+// API and pauses one on the page: each is a webhook_changed entry of the audit log with its
+// action, the admin, the address and the user agent, and the URL's host but not its path,
+// which often carries a token.
+func TestWebhookChangesAreAudited(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	admin := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	key := testkit.MustCreateAPIKey(t, srv.DB, admin.ID, models.ScopeReadWrite)
+	api := apptest.NewClient(t, srv)
+	api.Headers = map[string]string{"User-Agent": "tally-cli/2.0"}
+
+	r := api.API(http.MethodPost, "/api/v1/webhooks", key, map[string]any{"url": "https://hooks.example.com/T0KEN/abc", "events": []string{"import.completed"}})
+	if r.Status != http.StatusCreated {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	var created struct{ Data struct{ ID string } }
+	r.JSON(t, &created)
+	path := "/api/v1/webhooks/" + created.Data.ID
+	for _, step := range []struct {
+		method, path string
+		body         any
+		status       int
+	}{
+		{http.MethodPatch, path, map[string]any{"description": "CI", "active": false}, http.StatusOK},
+		{http.MethodPost, path + "/rotate_secret", nil, http.StatusOK},
+		{http.MethodDelete, path, nil, http.StatusNoContent},
+	} {
+		if r := api.API(step.method, step.path, key, step.body); r.Status != step.status {
+			t.Fatalf("%s %s: %d %s", step.method, step.path, r.Status, r.Body)
+		}
+	}
+	page := apptest.NewClient(t, srv)
+	page.SignIn(admin.Email, testkit.Password)
+	page.Get("/settings/webhooks")
+	if r := page.PostForm("/settings/webhooks", url.Values{"url": {"https://other.example.com/x"}, "events": {"import.completed"}}); r.Status != http.StatusCreated {
+		t.Fatalf("create on the page: %d", r.Status)
+	}
+
+	var rows []struct {
+		Action  string `bun:"action"`
+		Host    string `bun:"host"`
+		Changes string `bun:"changes"`
+		UserID  string `bun:"user_id"`
+		IP      string `bun:"ip_address"`
+		UA      string `bun:"user_agent"`
+		Raw     string `bun:"raw"`
+	}
+	if err := srv.DB.NewRaw(`SELECT metadata->>'action' AS action, metadata->>'host' AS host, coalesce(metadata->>'changes', '') AS changes,
+			user_id::text, ip_address, coalesce(user_agent, '') AS user_agent, metadata::text AS raw
+		FROM sso_audit_logs WHERE event_type = 'webhook_changed' ORDER BY created_at, id`).Scan(t.Context(), &rows); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct{ action, host, changes string }{
+		{"created", "hooks.example.com", ""}, {"updated", "hooks.example.com", `["description", "active"]`},
+		{"secret_rotated", "hooks.example.com", ""}, {"deleted", "hooks.example.com", ""}, {"created", "other.example.com", ""}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d webhook_changed entries, want %d: %+v", len(rows), len(want), rows)
+	}
+	for i, w := range want {
+		got := rows[i]
+		if got.Action != w.action || got.Host != w.host || got.Changes != w.changes || got.UserID != admin.ID.String() || got.IP != "127.0.0.1" ||
+			strings.Contains(got.Raw, "T0KEN") {
+			t.Errorf("entry %d: %+v, want %+v", i+1, got, w)
+		}
+		if ua := map[bool]string{true: "tally-cli/2.0", false: "Go-http-client/1.1"}[i < 4]; got.UA != ua {
+			t.Errorf("entry %d's user agent %q, want %q", i+1, got.UA, ua)
+		}
+	}
+	// The super admin's audit log offers the event in its filter and lists the entries.
+	root := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
+	sc := apptest.NewClient(t, srv)
+	sc.SignIn(root.Email, testkit.Password)
+	log := sc.Get("/admin/sso_audit_logs?event_type=webhook_changed")
+	if n := log.Doc(t).Find(`[data-testid="audit-row"][data-event="webhook_changed"]`).Length(); log.Status != http.StatusOK || n != len(want) ||
+		log.Doc(t).Find(`option[value="webhook_changed"]`).Text() != "Webhook changed" {
+		t.Errorf("the audit log page: %d, %d rows", log.Status, n)
+	}
+}

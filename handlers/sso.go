@@ -256,18 +256,23 @@ func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpo
 	if id.IDToken != "" {
 		a.Sessions.Put(ctx, sessSSOIDToken, id.IDToken)
 	}
-	// A user with a second factor gives it here too: the provider's sign-in alone is not
-	// known to have asked for one, and a provider identity planted with a stolen session
-	// must not be a way in without it.
+	// A user with a second factor gives it here too, unless the provider is trusted to have
+	// checked one and says it did (sso.Provider.SecondFactorChecked): a provider identity
+	// planted with a stolen session must not be a way in without it.
 	st, err := a.MFA.StatusOf(ctx, out.User.ID)
 	if err != nil {
 		return err
 	}
-	if st.Any() {
-		return a.beginMFA(c, out.User, false)
+	checked := p.SecondFactorChecked(id)
+	if st.Any() && !checked {
+		return a.beginMFA(c, out.User, pendingSignIn{Via: p.Name})
 	}
 	if err := a.signIn(c, out.User); err != nil {
 		return err
+	}
+	if st.Any() {
+		// The provider's second factor stands for Tally's, now, as a code would.
+		a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
 	}
 	if out.Created {
 		a.flash(c, "success", "Welcome! Your account has been created.")

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"maps"
 	"net/http"
 	"net/url"
 	"os"
@@ -10,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/crewjam/saml"
 	"github.com/oauth2-proxy/mockoidc"
 	"github.com/pquerna/otp/totp"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -538,4 +540,105 @@ func TestAProviderSignInAsksForTheSecondFactor(t *testing.T) {
 	if r := c.Get("/settings/security"); r.Status != http.StatusOK {
 		t.Fatalf("after the code: %d", r.Status)
 	}
+}
+
+// TestAProviderSecondFactorCanStandForTallys is the per-provider setting "its sign-in counts
+// as the second factor", for a user with an authenticator app, through real OIDC and SAML
+// peers. Off (the default), Tally asks for its code whatever the provider says; on, it asks
+// unless the provider says it checked a second factor: an amr or acr (OIDC) or an
+// AuthnContextClassRef (SAML) among the provider's values. A sign-in that counted stands for
+// a fresh code: the second factors' pages ask for none for 10 minutes.
+func TestAProviderSecondFactorCanStandForTallys(t *testing.T) {
+	t.Parallel()
+	t.Run("OpenID Connect", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct {
+			name   string
+			yaml   string
+			claims map[string]any
+			want   string
+		}{
+			{"off, with mfa in amr", "", map[string]any{"amr": []string{"pwd", "mfa"}}, "/sessions/mfa"},
+			{"on, with mfa in amr", "      trust_second_factor: true\n", map[string]any{"amr": []string{"pwd", "mfa"}}, "/"},
+			{"on, a password only", "      trust_second_factor: true\n", map[string]any{"amr": []string{"pwd"}}, "/sessions/mfa"},
+			{"on, nothing said", "      trust_second_factor: true\n", nil, "/sessions/mfa"},
+			{"on, the provider's own acr", "      trust_second_factor: true\n      second_factor_values: [gold]\n", map[string]any{"acr": "gold"}, "/"},
+			{"on, a default amr past the provider's own list", "      trust_second_factor: true\n      second_factor_values: [gold]\n", map[string]any{"amr": []string{"mfa"}}, "/sessions/mfa"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				op := ssotest.NewOIDCProvider(t)
+				srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op)+tc.yaml)}})
+				u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "bob@example.com"})
+				apptest.MustEnrolTOTP(t, srv, u)
+				mustAddIdentity(t, srv, u.ID, "corp", "bob-at-corp", u.Email, nil)
+				claims := map[string]any{"sub": "bob-at-corp", "email": u.Email, "email_verified": true}
+				maps.Copy(claims, tc.claims)
+				op.SetUser(claims)
+				c := apptest.NewClient(t, srv)
+				r := opLogin(t, c, op)
+				if r.Status != http.StatusSeeOther || r.Location() != tc.want {
+					t.Fatalf("provider sign-in: %d → %q, want %q", r.Status, r.Location(), tc.want)
+				}
+				if tc.want != "/" {
+					return
+				}
+				c.Get("/settings/security")
+				if r := c.PostForm("/settings/mfa/recovery_codes", nil); r.Status != http.StatusOK || r.Has(t, "step-up-form") || !r.Has(t, "recovery-codes") {
+					t.Errorf("new recovery codes right after the provider's second factor: %d, step-up %v", r.Status, r.Has(t, "step-up-form"))
+				}
+				var data string
+				if err := srv.DB.NewRaw("SELECT metadata::text FROM sso_audit_logs WHERE event_type = 'login' AND user_id = ?", u.ID).Scan(t.Context(), &data); err != nil ||
+					!strings.Contains(data, `"second_factor": "provider"`) {
+					t.Errorf("the sign-in's audit entry %s (%v) does not say why no code was asked", data, err)
+				}
+			})
+		}
+	})
+	t.Run("SAML", func(t *testing.T) {
+		t.Parallel()
+		for _, tc := range []struct {
+			name  string
+			yaml  string
+			class string // the assertion's AuthnContextClassRef; "" leaves crewjam's PasswordProtectedTransport
+			want  string
+		}{
+			{"off, with a two-factor class", "", "urn:oasis:names:tc:SAML:2.0:ac:classes:MobileTwoFactorContract", "/sessions/mfa"},
+			{"on, with a two-factor class", "      trust_second_factor: true\n", "urn:oasis:names:tc:SAML:2.0:ac:classes:MobileTwoFactorContract", "/"},
+			{"on, with the password class", "      trust_second_factor: true\n", "", "/sessions/mfa"},
+			{"on, the provider's own class", "      trust_second_factor: true\n      second_factor_values: https://idp.example/acr/strong\n", "https://idp.example/acr/strong", "/"},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				t.Parallel()
+				idp := ssotest.NewSAMLIdP(t)
+				idp.AddUser("grace", "grace@example.com", "hopper")
+				if tc.class != "" {
+					idp.EditAssertions(func(a *saml.Assertion) {
+						for i := range a.AuthnStatements {
+							a.AuthnStatements[i].AuthnContext.AuthnContextClassRef = &saml.AuthnContextClassRef{Value: tc.class}
+						}
+					})
+				}
+				srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, samlYAML(idp, tc.yaml))}})
+				u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "grace@example.com"})
+				apptest.MustEnrolTOTP(t, srv, u)
+				mustAddIdentity(t, srv, u.ID, "okta", "grace@example.com", u.Email, nil)
+				idp.RegisterSPFromURL(t, http.DefaultClient, srv.URL+"/auth/saml/okta/metadata")
+				c := apptest.NewClient(t, srv)
+				post, err := idp.Login(c.Get("/auth/okta").Location(), "grace", "hopper")
+				if err != nil {
+					t.Fatal(err)
+				}
+				noFollow := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+				acs, err := noFollow.PostForm(post.ACSURL, post.Form())
+				if err != nil {
+					t.Fatal(err)
+				}
+				acs.Body.Close()
+				if r := c.Get(acs.Header.Get("Location")); r.Status != http.StatusSeeOther || r.Location() != tc.want {
+					t.Fatalf("provider sign-in: %d → %q, want %q", r.Status, r.Location(), tc.want)
+				}
+			})
+		}
+	})
 }

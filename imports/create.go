@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -86,6 +87,8 @@ func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
 		return nil, err
 	}
 	defer done()
+	// A file's name is shown wherever the import is: kept as far as a name goes.
+	req.Upload.Filename, _ = models.Clip(req.Upload.Filename, models.MaxName)
 	if req.Type == AutoType {
 		t, err := detectUpload(req.Upload)
 		if err != nil {
@@ -478,6 +481,7 @@ func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, each iter.Seq[*
 			return nil, nil
 		}
 		out.total++
+		clipRow(r)
 		out.keys.add(r)
 		errs := r.Errors
 		if errs == nil {
@@ -500,6 +504,47 @@ func copyRows(ctx context.Context, tx db.Tx, importID uuid.UUID, each iter.Seq[*
 		return copied{}, fmt.Errorf("copy import rows: %w", err)
 	}
 	return out, nil
+}
+
+// clipRow cuts a row's text to the bounds of what it makes (models.MaxName, MaxNotes): a
+// file is not asked again, so its row is kept, cut, and says so (Extra["clipped"], shown with
+// the row as RowDiagnostic.Warnings). Its raw cells, which only the rows view shows, are
+// bounded too: no file stores megabytes of one cell.
+func clipRow(r *Row) {
+	var cut []string
+	clip := func(field string, s *string, max int) {
+		if v, ok := models.Clip(*s, max); ok {
+			*s = v
+			if !slices.Contains(cut, field) {
+				cut = append(cut, field)
+			}
+		}
+	}
+	clip("name", &r.Name, models.MaxName)
+	clip("notes", &r.Notes, models.MaxNotes)
+	clip("account", &r.AccountKey, models.MaxName)
+	clip("category", &r.CategoryKey, models.MaxName)
+	for i := range r.Tags {
+		clip("tags", &r.Tags[i], models.MaxName)
+	}
+	clip("entity_type", &r.EntityType, models.MaxName)
+	clip("ticker", &r.Ticker, models.MaxName)
+	clip("mic", &r.MIC, models.MaxName)
+	for _, k := range []string{"parent", "website"} {
+		if v, ok := r.Extra[k].(string); ok {
+			clip(k, &v, models.MaxName)
+			r.Extra[k] = v
+		}
+	}
+	for i := range r.Raw {
+		r.Raw[i], _ = models.Clip(r.Raw[i], models.MaxNotes)
+	}
+	if len(cut) > 0 {
+		if r.Extra == nil {
+			r.Extra = map[string]any{}
+		}
+		r.Extra["clipped"] = cut
+	}
 }
 
 func numeric(d *decimal.Decimal) pgtype.Numeric {

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+
+	"tally/models"
 )
 
 // RowDiagnostic is one row as the rows endpoint and the import page show it.
@@ -27,6 +29,31 @@ type RowDiagnostic struct {
 	Amount   *decimal.Decimal `bun:"amount"`
 	Currency string           `bun:"currency"`
 	Name     string           `bun:"name"`
+	// Clipped names the texts of the row that were over their bound and are kept cut
+	// (clipRow); Warnings says so.
+	Clipped []string `bun:"clipped,array"`
+}
+
+// clippedTexts are the labels and bounds of the texts clipRow cuts, by its field names.
+var clippedTexts = map[string]struct {
+	label string
+	max   int
+}{
+	"name": {"The name", models.MaxName}, "notes": {"The notes", models.MaxNotes}, "account": {"The account", models.MaxName},
+	"category": {"The category", models.MaxName}, "tags": {"A tag", models.MaxName}, "entity_type": {"The type", models.MaxName},
+	"ticker": {"The ticker", models.MaxName}, "mic": {"The exchange", models.MaxName}, "parent": {"The parent category", models.MaxName},
+	"website": {"The website", models.MaxName},
+}
+
+// Warnings says what of the row was cut to fit, and how far.
+func (r *RowDiagnostic) Warnings() []string {
+	out := []string{}
+	for _, f := range r.Clipped {
+		if t, ok := clippedTexts[f]; ok {
+			out = append(out, models.ClipNote(t.label, t.max))
+		}
+	}
+	return out
 }
 
 // Fields returns the row's raw cells by column key, leaving out columns the type does not read.
@@ -56,7 +83,11 @@ type RowFilter struct {
 func Rows(ctx context.Context, idb bun.IDB, f RowFilter) ([]RowDiagnostic, int, error) {
 	var rows []RowDiagnostic
 	q := idb.NewSelect().TableExpr("import_rows").
-		Column("row_number", "line", "raw", "errors", "duplicate", "date", "amount").
+		Column("row_number", "line", "errors", "duplicate", "date", "amount").
+		// Rows read before raw cells were bounded may hold huge ones: the page shows a bounded
+		// part of each.
+		ColumnExpr("ARRAY(SELECT left(u.cell, ?) FROM unnest(raw) WITH ORDINALITY AS u(cell, n) ORDER BY u.n) AS raw", models.MaxNotes).
+		ColumnExpr("ARRAY(SELECT jsonb_array_elements_text(CASE WHEN jsonb_typeof(extra->'clipped') = 'array' THEN extra->'clipped' END)) AS clipped").
 		ColumnExpr("coalesce(currency, '') AS currency").ColumnExpr("coalesce(name, '') AS name").
 		ColumnExpr("cardinality(errors) = 0 AS valid").
 		ColumnExpr("coalesce(extra->>'matched_by', '') AS matched_by").

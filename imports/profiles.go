@@ -15,6 +15,7 @@ import (
 	"tally/imports/sniff"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Profile is a mapping a person saved for one account: the next file into that account whose
@@ -82,9 +83,13 @@ func (s *Service) SaveProfile(ctx context.Context, familyID, importID uuid.UUID,
 		return nil, apperr.New(apperr.Invalid, "This import has no header to recognise its file by.").WithSlug("not_profilable")
 	}
 	name = strings.TrimSpace(name)
+	var v apperr.Validation
 	if name == "" {
-		return nil, apperr.New(apperr.Invalid, "Profile could not be saved").WithSlug("validation_failed").
-			WithFields(map[string][]string{"name": {"Name can't be blank"}})
+		v.Add("name", "Name can't be blank")
+	}
+	models.CheckText(&v, "name", "Name", name, models.MaxName)
+	if v.Err() != nil {
+		return nil, apperr.New(apperr.Invalid, "Profile could not be saved").WithSlug("validation_failed").WithFields(apperr.As(v.Err()).Fields)
 	}
 	c := im.Config
 	st := ProfileSettings{Labels: map[string]string{}, NumberFormat: c.NumberFormat, SignageConvention: c.SignageConvention,

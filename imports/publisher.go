@@ -384,6 +384,7 @@ func (p *publisher) createAccount(ctx context.Context, m mapping) (uuid.UUID, er
 	name, typ, currency, subtype := m.Key, "Depository", fam.Currency, ""
 	if sa, ok := p.im.Statements.account(m.Key); ok {
 		name, typ, currency = sa.Name, sa.Type, firstNonBlank(sa.Currency, fam.Currency)
+		name, _ = models.Clip(name, models.MaxName)
 		if m.Value != nil {
 			typ = *m.Value
 		}

@@ -53,6 +53,7 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID,
 	if in.Name == "" {
 		v.Add("name", "name is required")
 	}
+	models.CheckEntryText(&v, in.Name, in.Notes)
 	if in.Date.IsZero() {
 		v.Add("date", "date is required (YYYY-MM-DD)")
 	}

@@ -210,6 +210,7 @@ func (p Patch) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, e *mo
 			v.Add("name", "name cannot be empty")
 		}
 	}
+	models.CheckEntryText(&v, deref(p.Name), deref(p.Notes))
 	if p.Date != nil && p.Date.IsZero() {
 		v.Add("date", "date is required (YYYY-MM-DD)")
 	}
@@ -303,4 +304,11 @@ func Delete(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
 		}
 		return models.RecomputeBalances(ctx, tx, []uuid.UUID{e.AccountID})
 	})
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }

@@ -128,6 +128,7 @@ func (in *AccountInput) Validate(creating bool) error {
 	if in.Name == "" {
 		v.Add("name", "Name can't be blank")
 	}
+	CheckText(&v, "name", "Name", in.Name, MaxName)
 	t, ok := AccountTypeByName(in.AccountableType)
 	if !ok {
 		v.Add("accountable_type", "Type must be one of the listed account types")
@@ -269,14 +270,19 @@ type AccountDeletion struct {
 	Entries      int // every entry: transactions, their split parts, trades and valuations
 }
 
-// DeleteAccount deletes the family's account with everything that hangs on it: entries (and
-// so trades, valuations, split parts and transfers), holdings, balances, identifiers and
-// import profiles. confirm must be the account's exact name; otherwise the deletion is refused
-// on confirm, saying what would go, which is the one confirmation rule of the API and the
-// page. An account that an import is publishing into or reverting is refused (Conflict). The
-// other sides of its transfers count as spending or income again, and import mappings to it
-// are cleared, so a pending import asks for an account again.
-func DeleteAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, confirm string) (*AccountDeletion, error) {
+// DeleteAccount deletes, for the user by, their family's account with everything that hangs
+// on it: entries (and so trades, valuations, split parts and transfers), holdings, balances,
+// identifiers and import profiles. Only an admin may (MayDeleteAccounts; anyone else is
+// Forbidden). confirm must be the account's exact name; otherwise the deletion is refused on
+// confirm, saying what would go, which is the one confirmation rule of the API and the page.
+// An account that an import is publishing into or reverting is refused (Conflict). The other
+// sides of its transfers count as spending or income again, and import mappings to it are
+// cleared, so a pending import asks for an account again.
+func DeleteAccount(ctx context.Context, db bun.IDB, by *User, id uuid.UUID, confirm string) (*AccountDeletion, error) {
+	if !by.MayDeleteAccounts() {
+		return nil, apperr.New(apperr.Forbidden, "Only an admin of the family can delete its accounts: close the account instead, which keeps its history")
+	}
+	familyID := by.FamilyID
 	var del AccountDeletion
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		a := new(Account)

@@ -64,6 +64,7 @@ func CreateAPIKey(ctx context.Context, db bun.IDB, userID uuid.UUID, name, scope
 	if name == "" {
 		v.Add("name", "Name can't be blank")
 	}
+	CheckText(&v, "name", "Name", name, MaxName)
 	if scope != ScopeRead && scope != ScopeReadWrite {
 		v.Add("scope", "Scope must be either 'read' or 'read_write'")
 	}

@@ -52,6 +52,7 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Fami
 	if name == "" {
 		v.Add("family_name", "Family name can't be blank")
 	}
+	CheckText(&v, "family_name", "Family name", name, MaxName)
 	if !ValidCurrency(currency) {
 		v.Add("currency", "Currency must be a three-letter ISO code such as USD")
 	}

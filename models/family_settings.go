@@ -39,6 +39,7 @@ func (s *FamilySettings) Validate() error {
 	if s.Name == "" {
 		v.Add("name", "Family name can't be blank")
 	}
+	CheckText(&v, "name", "Family name", s.Name, MaxName)
 	if !ValidCurrency(s.Currency) {
 		v.Add("currency", "Currency must be a three-letter ISO code such as EUR")
 	}

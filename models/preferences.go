@@ -91,6 +91,7 @@ func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in Profile
 	} else if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
 		v.Add("email", "Email is not a valid address")
 	}
+	checkPerson(&v, strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName), email)
 	if in.Locale != "" && !validLocale(in.Locale) {
 		v.Add("locale", "Choose one of the number styles offered")
 	}

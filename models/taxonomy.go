@@ -60,6 +60,7 @@ func validName(v *apperr.Validation, name *string, creating bool) {
 	if *name == "" {
 		v.Add("name", "Name can't be blank")
 	}
+	CheckText(v, "name", "Name", *name, MaxName)
 }
 
 // validColor trims *color and records one that is not #rrggbb (or empty, where allowed).
@@ -80,6 +81,10 @@ func validURL(v *apperr.Validation, field string, u *string) {
 	}
 	*u = strings.TrimSpace(*u)
 	if *u == "" {
+		return
+	}
+	if len(*u) > MaxURL {
+		v.Add(field, TextTooLong(field, MaxURL))
 		return
 	}
 	p, err := url.Parse(*u)

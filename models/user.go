@@ -88,6 +88,10 @@ func (u *User) Active() bool { return u.Status == UserActive }
 // IsAdmin reports whether the user administers their family (admins and super admins).
 func (u *User) IsAdmin() bool { return u.Role.Rank() >= RoleAdmin.Rank() }
 
+// MayDeleteAccounts reports whether the user may delete the family's accounts, with all their
+// history: admins only, as only they may export it (a member closes an account instead).
+func (u *User) MayDeleteAccounts() bool { return u.IsAdmin() }
+
 // DisplayName is the user's name, or their email when they have none.
 func (u *User) DisplayName() string {
 	if n := strings.TrimSpace(u.FirstName + " " + u.LastName); n != "" {
@@ -127,6 +131,7 @@ func CreateUser(ctx context.Context, db bun.IDB, n NewUser) (*User, error) {
 	} else if a, err := mail.ParseAddress(u.Email); err != nil || a.Address != u.Email {
 		v.Add("email", "Email is not a valid address")
 	}
+	checkPerson(&v, u.FirstName, u.LastName, u.Email)
 	if !u.Role.Valid() {
 		v.Add("role", "Role must be super_admin, admin or member")
 	}
@@ -175,4 +180,11 @@ func SetPasswordHash(ctx context.Context, db bun.IDB, userID uuid.UUID, hash str
 func TouchLastLogin(ctx context.Context, db bun.IDB, userID uuid.UUID) error {
 	_, err := db.NewUpdate().Model((*User)(nil)).Set("last_login_at = now()").Where("id = ?", userID).Exec(ctx)
 	return err
+}
+
+// checkPerson bounds a person's names and email, for every way a user is made or changed.
+func checkPerson(v *apperr.Validation, first, last, email string) {
+	CheckText(v, "first_name", "First name", first, MaxName)
+	CheckText(v, "last_name", "Last name", last, MaxName)
+	CheckText(v, "email", "Email", email, MaxName)
 }

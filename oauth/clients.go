@@ -19,6 +19,7 @@ import (
 	"golang.org/x/crypto/bcrypt"
 
 	"tally/internal/apperr"
+	"tally/models"
 )
 
 // Scopes an OAuth token can carry: the same meaning as an API key's.
@@ -87,6 +88,10 @@ func (in *ClientInput) validate() error {
 	in.Name = strings.TrimSpace(in.Name)
 	if in.Name == "" {
 		v.Add("name", "Name is required")
+	}
+	models.CheckText(&v, "name", "Name", in.Name, models.MaxName)
+	if len(in.RedirectURIs) > maxRedirectURIs {
+		v.Add("redirect_uris", fmt.Sprintf("At most %d redirect URIs", maxRedirectURIs))
 	}
 	for _, u := range in.RedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
@@ -219,6 +224,9 @@ func (s *Server) Register(ctx context.Context, idb bun.IDB, r Registration) (*Cl
 	if len(r.RedirectURIs) == 0 {
 		return nil, invalidMetadata("redirect_uris is required")
 	}
+	if len(r.RedirectURIs) > maxRedirectURIs {
+		return nil, invalidMetadata("redirect_uris has more than %d URIs", maxRedirectURIs)
+	}
 	for _, u := range r.RedirectURIs {
 		if err := checkRedirectURI(u); err != nil {
 			return nil, invalidMetadata("%s", err.Error())
@@ -252,9 +260,15 @@ func (s *Server) Register(ctx context.Context, idb bun.IDB, r Registration) (*Cl
 	return c, nil
 }
 
+// maxRedirectURIs bounds a client's redirect URIs.
+const maxRedirectURIs = 20
+
 // checkRedirectURI accepts an absolute https URI, or http on a loopback address (a native
 // app's local listener, RFC 8252), without a fragment.
 func checkRedirectURI(raw string) error {
+	if len(raw) > models.MaxURL {
+		return errors.New(models.TextTooLong("A redirect URI", models.MaxURL))
+	}
 	u, err := url.Parse(raw)
 	if err != nil || !u.IsAbs() || u.Host == "" {
 		return fmt.Errorf("redirect URI %q is not an absolute URL", raw)

@@ -19,6 +19,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+
+	"tally/models"
 )
 
 // Rule is one of a family's rules as stored.
@@ -208,6 +210,8 @@ func compileRule(r Rule, tx *texts) (*compiled, error) {
 			if s = strings.TrimSpace(s); s == "" {
 				return nil, &Error{where, "the new name is empty"}
 			}
+			// A rule saved before names were bounded, or imported, never writes a longer one.
+			s, _ = models.Clip(s, models.MaxName)
 			c.effect.name = &s
 		case FieldExcluded:
 			c.effect.excluded = true

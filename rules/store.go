@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -204,6 +205,10 @@ func apply(r *Rule, in Input) {
 // naming the field at fault.
 func check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, r Rule) error {
 	var v apperr.Validation
+	checkText(&v, r)
+	if err := v.Err(); err != nil {
+		return err
+	}
 	if err := Validate(r); err != nil {
 		field := "rule"
 		if e, ok := err.(*Error); ok {
@@ -324,4 +329,26 @@ func OpenApplication(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (
 		}
 	}
 	return app, name, nil
+}
+
+// checkText bounds a rule's free text as it is written: its name, the text its conditions
+// look for, and the name it gives. Rules stored before the bounds still run.
+func checkText(v *apperr.Validation, r Rule) {
+	models.CheckText(v, "name", "Name", r.Name, models.MaxName)
+	var walk func(where string, cs []Condition)
+	walk = func(where string, cs []Condition) {
+		for i, c := range cs {
+			at := fmt.Sprintf("%s[%d]", where, i)
+			if s, ok := c.Value.(string); ok && (c.Type == "transaction_name" || c.Type == "transaction_notes") {
+				models.CheckText(v, at, "The text to look for", s, models.MaxName)
+			}
+			walk(at+".sub_conditions", c.Sub)
+		}
+	}
+	walk("conditions", r.Conditions)
+	for i, a := range r.Actions {
+		if s, ok := a.Value.(string); ok && actionFields[a.Type] == FieldName {
+			models.CheckText(v, fmt.Sprintf("actions[%d]", i), "The new name", strings.TrimSpace(s), models.MaxName)
+		}
+	}
 }

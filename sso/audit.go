@@ -38,6 +38,9 @@ const (
 	EventMFAFailed          = "mfa_failed"
 	EventMFARecoveryUsed    = "mfa_recovery_code_used"
 	EventMFARecoveryRenewed = "mfa_recovery_codes_renewed"
+
+	// A family's webhook endpoint created, updated, given a new secret or deleted (action).
+	EventWebhookChanged = "webhook_changed"
 )
 
 // Meta is who made a request: recorded with every audit event.

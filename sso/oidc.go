@@ -145,6 +145,18 @@ func (s *oidcStrategy) Complete(ctx context.Context, p *Provider, env Env, r *ht
 		FirstName: ClaimString(claims, "given_name"), LastName: ClaimString(claims, "family_name"),
 		Groups: ClaimGroups(claims, groupsPath)}
 	id.EmailVerified, _ = claims["email_verified"].(bool)
+	// How the provider signed the person in comes from the ID token alone, never userinfo: it
+	// is what the provider signed for this sign-in. A malformed amr or acr says nothing.
+	var authn struct {
+		AMR []string `json:"amr"`
+		ACR string   `json:"acr"`
+	}
+	if idt.Claims(&authn) == nil {
+		id.AuthMethods = authn.AMR
+		if authn.ACR != "" {
+			id.AuthContexts = []string{authn.ACR}
+		}
+	}
 	if p.SubjectClaim != "" {
 		id.Subject = ClaimString(claims, p.SubjectClaim)
 	}

@@ -52,6 +52,11 @@ type Provider struct {
 	DefaultRole   models.Role    `bun:"default_role"`
 	GroupMappings []GroupMapping `bun:"group_mappings,type:jsonb"`
 	TrustEmail    bool           `bun:"trust_email"`
+	// TrustSecondFactor lets a sign-in the provider says checked a second factor stand for
+	// Tally's own (SecondFactorChecked), for users who have one. SecondFactorValues are what
+	// says so; empty means DefaultSecondFactorValues.
+	TrustSecondFactor  bool     `bun:"trust_second_factor"`
+	SecondFactorValues []string `bun:"second_factor_values,array"`
 
 	Issuer           string   `bun:"issuer,nullzero"`
 	ClientID         string   `bun:"client_id,nullzero"`
@@ -153,6 +158,18 @@ func (p *Provider) Validate() error {
 			v.Add("group_mappings", fmt.Sprintf("Group mapping %d: role must be member, admin or super_admin", i+1))
 		}
 	}
+	if p.TrustSecondFactor && p.Strategy == StrategyOAuth2 {
+		v.Add("trust_second_factor", "A plain OAuth2 provider does not say how it signed people in: only OpenID Connect and SAML sign-ins can count as the second factor")
+	}
+	if len(p.SecondFactorValues) > maxSecondFactorValues {
+		v.Add("second_factor_values", fmt.Sprintf("At most %d values", maxSecondFactorValues))
+	}
+	for _, val := range p.SecondFactorValues {
+		if len(val) > maxSecondFactorValue {
+			v.Add("second_factor_values", fmt.Sprintf("Each value is at most %d characters", maxSecondFactorValue))
+			break
+		}
+	}
 	if p.TokenAuthMethod != AuthClientSecretPost && p.TokenAuthMethod != AuthClientSecretBasic {
 		v.Add("token_endpoint_auth_method", "Token endpoint authentication must be client_secret_post or client_secret_basic")
 	}
@@ -229,6 +246,9 @@ func Changes(prev, next *Provider) []string {
 	add("default_role", prev.DefaultRole != next.DefaultRole)
 	add("group_mappings", !slices.Equal(prev.GroupMappings, next.GroupMappings))
 	add("trust_email", prev.TrustEmail != next.TrustEmail)
+	add("trust_second_factor", prev.TrustSecondFactor != next.TrustSecondFactor)
+	add("second_factor_values", !slices.Equal(prev.SecondFactorValues, next.SecondFactorValues) &&
+		(len(prev.SecondFactorValues) > 0 || len(next.SecondFactorValues) > 0))
 	add("issuer", prev.Issuer != next.Issuer)
 	add("client_id", prev.ClientID != next.ClientID)
 	add("client_secret", prev.ClientSecret != next.ClientSecret)

@@ -144,6 +144,9 @@ func (r *DBRegistry) Save(ctx context.Context, tx db.Tx, p *Provider) error {
 	if row.Scopes == nil {
 		row.Scopes = []string{}
 	}
+	if row.SecondFactorValues == nil {
+		row.SecondFactorValues = []string{}
+	}
 	var err error
 	if p.ID == uuid.Nil {
 		row.ID = uuid.Must(uuid.NewV7())

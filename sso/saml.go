@@ -366,7 +366,15 @@ func samlIdentity(p *Provider, a *saml.Assertion) (*Identity, error) {
 		groupAttrs = []string{p.GroupsAttribute}
 	}
 
+	var contexts []string
+	for _, st := range a.AuthnStatements {
+		if ref := st.AuthnContext.AuthnContextClassRef; ref != nil && strings.TrimSpace(ref.Value) != "" {
+			contexts = append(contexts, strings.TrimSpace(ref.Value))
+		}
+	}
+
 	return &Identity{
+		AuthContexts:  contexts,
 		Provider:      p.Name,
 		Issuer:        a.Issuer.Value,
 		Subject:       nameID,

@@ -123,7 +123,12 @@ func (s *Service) returning(ctx context.Context, tx db.Tx, p *Provider, id *Iden
 	if err := markLogin(ctx, tx, u.ID); err != nil {
 		return nil, err
 	}
-	return &Outcome{User: u}, Record(ctx, tx, Event{Type: EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta})
+	var data map[string]any
+	if p.SecondFactorChecked(id) {
+		// Tally asks for no second factor of its own: the log says why.
+		data = map[string]any{"second_factor": "provider"}
+	}
+	return &Outcome{User: u}, Record(ctx, tx, Event{Type: EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta, Data: data})
 }
 
 // link connects a new identity to the signed-in user.
@@ -202,10 +207,14 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 	if first == "" && last == "" {
 		first, last, _ = strings.Cut(strings.TrimSpace(id.Name), " ")
 	}
+	// The provider's names are taken as far as a name goes, never refused.
+	first, _ = models.Clip(strings.TrimSpace(first), models.MaxName)
+	last, _ = models.Clip(strings.TrimSpace(last), models.MaxName)
 	familyName := strings.TrimSpace(first + " " + last)
 	if familyName == "" {
 		familyName = id.Email
 	}
+	familyName, _ = models.Clip(familyName, models.MaxName-len("'s family"))
 	fam, err := models.CreateFamily(ctx, tx, familyName+"'s family", "")
 	if err != nil {
 		return nil, err

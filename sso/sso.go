@@ -24,6 +24,12 @@ type Identity struct {
 	FirstName     string   // when the provider gives it apart
 	LastName      string   // when the provider gives it apart
 	Groups        []string // as the provider spells them: mappings match case-sensitively
+	// AuthMethods are how the provider says it authenticated the person: the ID token's amr
+	// (OIDC, RFC 8176). AuthContexts are the class of that authentication: the ID token's acr
+	// (OIDC), the assertion's AuthnContextClassRefs (SAML). Provider.SecondFactorChecked reads
+	// them.
+	AuthMethods  []string
+	AuthContexts []string
 	// IDToken is the raw OIDC ID token, kept for RP-initiated logout.
 	IDToken string
 	// Claims are the raw claims or attributes received, for the admin's test login.

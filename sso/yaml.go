@@ -46,6 +46,8 @@ type yamlProvider struct {
 	DefaultRole             string         `yaml:"default_role"`
 	GroupMappings           []GroupMapping `yaml:"group_mappings"`
 	TrustEmail              *bool          `yaml:"trust_email"`
+	TrustSecondFactor       *bool          `yaml:"trust_second_factor"`
+	SecondFactorValues      yaml.Node      `yaml:"second_factor_values"`
 	Issuer                  string         `yaml:"issuer"`
 	ClientID                string         `yaml:"client_id"`
 	ClientSecret            string         `yaml:"client_secret"`
@@ -173,6 +175,7 @@ func providerFromYAML(node *yaml.Node) (*Provider, error) {
 		SPPrivateKey: pick(top.SPPrivateKey, inner.SPPrivateKey), SPCertificate: pick(top.SPCertificate, inner.SPCertificate),
 		GroupsAttribute: pick(top.GroupsAttribute, inner.GroupsAttribute), NameIDFormat: pick(top.NameIDFormat, inner.NameIDFormat),
 	}
+	p.TrustSecondFactor = boolOf(top.TrustSecondFactor, inner.TrustSecondFactor, false)
 	if p.GroupMappings == nil {
 		p.GroupMappings = inner.GroupMappings
 	}
@@ -185,19 +188,31 @@ func providerFromYAML(node *yaml.Node) (*Provider, error) {
 	if p.Key == "" {
 		p.Key = p.Name
 	}
-	scopes, err := scopeList(&top.Scopes)
-	if err == nil && len(scopes) == 0 {
-		scopes, err = scopeList(&inner.Scopes)
-	}
+	scopes, err := wordList(&top.Scopes, &inner.Scopes)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("scopes: %w", err)
 	}
-	p.Scopes = scopes
+	values, err := wordList(&top.SecondFactorValues, &inner.SecondFactorValues)
+	if err != nil {
+		return nil, fmt.Errorf("second_factor_values: %w", err)
+	}
+	p.Scopes, p.SecondFactorValues = scopes, values
 	return p, nil
 }
 
-// scopeList reads scopes given as a list or as a space-separated string.
-func scopeList(n *yaml.Node) ([]string, error) {
+// wordList reads the first of nodes that has words: a list, or a space-separated string.
+func wordList(nodes ...*yaml.Node) ([]string, error) {
+	for _, n := range nodes {
+		words, err := words(n)
+		if err != nil || len(words) > 0 {
+			return words, err
+		}
+	}
+	return nil, nil
+}
+
+// words reads a list, or a space-separated string.
+func words(n *yaml.Node) ([]string, error) {
 	switch n.Kind {
 	case 0:
 		return nil, nil
@@ -206,7 +221,7 @@ func scopeList(n *yaml.Node) ([]string, error) {
 	}
 	var list []string
 	if err := n.Decode(&list); err != nil {
-		return nil, fmt.Errorf("scopes: %w", err)
+		return nil, err
 	}
 	return list, nil
 }

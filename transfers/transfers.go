@@ -24,6 +24,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Statuses. Matching proposes (pending); a person confirms.
@@ -210,6 +211,7 @@ func Link(ctx context.Context, d *db.DB, familyID, a, b uuid.UUID, notes string)
 			found[s.ID] = i
 		}
 		v := &apperr.Validation{}
+		models.CheckText(v, "notes", "Notes", notes, models.MaxNotes)
 		for _, f := range []struct {
 			field string
 			id    uuid.UUID

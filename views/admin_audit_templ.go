@@ -926,6 +926,8 @@ func AuditEventLabel(t string) string {
 		return "User reactivated"
 	case sso.EventUserDeleted:
 		return "User deleted"
+	case sso.EventWebhookChanged:
+		return "Webhook changed"
 	}
 	return t
 }

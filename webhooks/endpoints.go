@@ -18,6 +18,7 @@ import (
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/netguard"
+	"tally/sso"
 )
 
 // Input is an endpoint as an admin writes it. Nil fields are left as they are on update.
@@ -33,6 +34,25 @@ const maxURL = 2048
 
 // maxDescription bounds an endpoint's description, in characters.
 const maxDescription = 200
+
+// Actor is who changes an endpoint, as the audit log records them.
+type Actor struct {
+	UserID uuid.UUID
+	Meta   sso.Meta
+}
+
+// audit records a change to ep (sso.EventWebhookChanged) in the change's transaction. It
+// names the URL's host only: a webhook's path often carries a token of its own.
+func audit(ctx context.Context, tx bun.IDB, by Actor, action string, ep *Endpoint, changes []string) error {
+	data := map[string]any{"action": action, "webhook_id": ep.ID.String()}
+	if u, err := url.Parse(ep.URL); err == nil {
+		data["host"] = u.Host
+	}
+	if changes != nil {
+		data["changes"] = changes
+	}
+	return sso.Record(ctx, tx, sso.Event{Type: sso.EventWebhookChanged, UserID: &by.UserID, Meta: by.Meta, Data: data})
+}
 
 // SecretPrefix starts every signing secret, so that one is recognised where it is pasted.
 const SecretPrefix = "whsec_"
@@ -65,7 +85,7 @@ func get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Endpoint, e
 // Create adds an endpoint to the family and returns it with its signing secret, which is
 // never shown again. The URL and the events are required; an endpoint is active unless
 // in.Active says otherwise.
-func (s *Service) Create(ctx context.Context, familyID uuid.UUID, in Input) (*Endpoint, string, error) {
+func (s *Service) Create(ctx context.Context, familyID uuid.UUID, by Actor, in Input) (*Endpoint, string, error) {
 	var v apperr.Validation
 	if in.URL == nil {
 		v.Add("url", "Enter the URL Tally should send events to.")
@@ -101,8 +121,10 @@ func (s *Service) Create(ctx context.Context, familyID uuid.UUID, in Input) (*En
 			return apperr.Errorf(apperr.Conflict, "A family can have at most %d webhook endpoints: delete one you no longer use first.", MaxEndpoints).
 				WithSlug("too_many_webhooks")
 		}
-		_, err = tx.NewInsert().Model(ep).Returning("*").Exec(ctx)
-		return err
+		if _, err = tx.NewInsert().Model(ep).Returning("*").Exec(ctx); err != nil {
+			return err
+		}
+		return audit(ctx, tx, by, "created", ep, nil)
 	})
 	if err != nil {
 		return nil, "", err
@@ -112,29 +134,36 @@ func (s *Service) Create(ctx context.Context, familyID uuid.UUID, in Input) (*En
 
 // Update changes the fields in sets of the family's endpoint. Setting it active (resuming it)
 // also clears a failing mark: the admin says the endpoint is fixed.
-func (s *Service) Update(ctx context.Context, familyID, id uuid.UUID, in Input) (*Endpoint, error) {
+func (s *Service) Update(ctx context.Context, familyID, id uuid.UUID, by Actor, in Input) (*Endpoint, error) {
 	var v apperr.Validation
 	if err := s.validate(in, &v); err != nil {
 		return nil, err
 	}
 	ep := new(Endpoint)
-	q := s.DB.NewUpdate().Model(ep).Where("id = ? AND family_id = ?", id, familyID).Set("updated_at = now()").Returning("*")
-	if in.URL != nil {
-		q = q.Set("url = ?", strings.TrimSpace(*in.URL))
-	}
-	if in.Description != nil {
-		q = q.Set("description = ?", strings.TrimSpace(*in.Description))
-	}
-	if in.Events != nil {
-		q = q.Set("events = ?", pgdialect.Array(normalEvents(*in.Events)))
-	}
-	if in.Active != nil {
-		q = q.Set("active = ?", *in.Active)
-		if *in.Active {
-			q = q.Set("failing_since = NULL")
+	var changes []string
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		q := tx.NewUpdate().Model(ep).Where("id = ? AND family_id = ?", id, familyID).Set("updated_at = now()").Returning("*")
+		if in.URL != nil {
+			q, changes = q.Set("url = ?", strings.TrimSpace(*in.URL)), append(changes, "url")
 		}
-	}
-	if err := updated(q.Exec(ctx)); err != nil {
+		if in.Description != nil {
+			q, changes = q.Set("description = ?", strings.TrimSpace(*in.Description)), append(changes, "description")
+		}
+		if in.Events != nil {
+			q, changes = q.Set("events = ?", pgdialect.Array(normalEvents(*in.Events))), append(changes, "events")
+		}
+		if in.Active != nil {
+			q, changes = q.Set("active = ?", *in.Active), append(changes, "active")
+			if *in.Active {
+				q = q.Set("failing_since = NULL")
+			}
+		}
+		if err := updated(q.Exec(ctx)); err != nil {
+			return err
+		}
+		return audit(ctx, tx, by, "updated", ep, changes)
+	})
+	if err != nil {
 		return nil, err
 	}
 	return ep, nil
@@ -156,27 +185,32 @@ func updated(res sql.Result, err error) error {
 
 // Delete removes the family's endpoint with its deliveries; jobs still queued for them find
 // nothing to send.
-func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
-	res, err := s.DB.NewDelete().Model((*Endpoint)(nil)).Where("id = ? AND family_id = ?", id, familyID).Exec(ctx)
-	if err != nil {
-		return err
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return notFound()
-	}
-	return nil
+func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID, by Actor) error {
+	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		ep := new(Endpoint)
+		if err := updated(tx.NewDelete().Model(ep).Where("id = ? AND family_id = ?", id, familyID).Returning("*").Exec(ctx)); err != nil {
+			return err
+		}
+		return audit(ctx, tx, by, "deleted", ep, nil)
+	})
 }
 
 // RotateSecret gives the family's endpoint a new signing secret and returns it, once. The old
 // secret stops working at once, retries of earlier events included.
-func (s *Service) RotateSecret(ctx context.Context, familyID, id uuid.UUID) (*Endpoint, string, error) {
+func (s *Service) RotateSecret(ctx context.Context, familyID, id uuid.UUID, by Actor) (*Endpoint, string, error) {
 	secret, stored, err := s.newSecret()
 	if err != nil {
 		return nil, "", err
 	}
 	ep := new(Endpoint)
-	if err := updated(s.DB.NewUpdate().Model(ep).Where("id = ? AND family_id = ?", id, familyID).
-		Set("secret = ?", stored).Set("updated_at = now()").Returning("*").Exec(ctx)); err != nil {
+	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if err := updated(tx.NewUpdate().Model(ep).Where("id = ? AND family_id = ?", id, familyID).
+			Set("secret = ?", stored).Set("updated_at = now()").Returning("*").Exec(ctx)); err != nil {
+			return err
+		}
+		return audit(ctx, tx, by, "secret_rotated", ep, nil)
+	})
+	if err != nil {
 		return nil, "", err
 	}
 	return ep, secret, nil

@@ -63,6 +63,7 @@ type env struct {
 	svc      *webhooks.Service
 	d        *db.DB
 	familyID uuid.UUID
+	admin    webhooks.Actor // the family's admin, who changes its endpoints
 	mu       sync.Mutex
 	now      time.Time
 }
@@ -80,7 +81,8 @@ func newEnv(t *testing.T) *env {
 	if _, err := jobs.New(d, testkit.DiscardLogger(), jobs.Options{Webhooks: e.svc}); err != nil {
 		t.Fatal(err)
 	}
-	e.familyID = testkit.MustCreateUser(t, d, testkit.UserOpts{}).FamilyID
+	admin := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	e.familyID, e.admin = admin.FamilyID, webhooks.Actor{UserID: admin.ID}
 	return e
 }
 
@@ -100,7 +102,7 @@ func (e *env) advance(d time.Duration) {
 func (e *env) endpoint(t *testing.T, r *webhookstest.Receiver, events ...string) *webhooks.Endpoint {
 	t.Helper()
 	url := r.URL
-	ep, secret, err := e.svc.Create(context.Background(), e.familyID, webhooks.Input{URL: &url, Events: &events})
+	ep, secret, err := e.svc.Create(context.Background(), e.familyID, e.admin, webhooks.Input{URL: &url, Events: &events})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +155,7 @@ func TestEmitQueuesDeliveriesOnlyWhenTheEventCommits(t *testing.T) {
 	e.endpoint(t, r, imports.EventFailed) // not subscribed
 	paused := e.endpoint(t, r, imports.EventCompleted)
 	off := false
-	if _, err := e.svc.Update(context.Background(), e.familyID, paused.ID, webhooks.Input{Active: &off}); err != nil {
+	if _, err := e.svc.Update(context.Background(), e.familyID, paused.ID, e.admin, webhooks.Input{Active: &off}); err != nil {
 		t.Fatal(err)
 	}
 
@@ -289,7 +291,7 @@ func TestDeletingAnEndpointLeavesItsQueuedJobsNothingToDo(t *testing.T) {
 	ep := e.endpoint(t, r, imports.EventCompleted)
 	e.emit(t, false)
 	id := e.pending(t)[0]
-	if err := e.svc.Delete(ctx, e.familyID, ep.ID); err != nil {
+	if err := e.svc.Delete(ctx, e.familyID, ep.ID, e.admin); err != nil {
 		t.Fatal(err)
 	}
 	if err := e.svc.Deliver(ctx, id, 1, false); err != nil || len(r.Deliveries()) != 0 {

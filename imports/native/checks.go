@@ -3,6 +3,7 @@ package native
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"regexp"
 	"slices"
 	"strings"
@@ -284,6 +285,7 @@ func (c *checker) checkRecord(r *Record) {
 	s := specs[r.Type]
 	d := r.Data
 	lbl := label(r.Type, r.SourceID)
+	c.clipText(r, lbl)
 	missing := map[string]bool{}
 	for _, field := range s.required {
 		if isBlank(d[field]) {
@@ -352,6 +354,36 @@ func (c *checker) checkRecord(r *Record) {
 		}
 	case "Rule":
 		c.checkRule(r, lbl)
+	}
+}
+
+// clipText cuts the record's text to the bounds of what it makes (models.MaxName for a name,
+// models.MaxNotes for any other text, split lines' included), with a warning for each text
+// it cut: a file is not asked again, so its record is kept, cut.
+func (c *checker) clipText(r *Record, lbl string) {
+	clip := func(m map[string]any, prefix string) {
+		for _, k := range slices.Sorted(maps.Keys(m)) {
+			s, ok := m[k].(string)
+			if !ok {
+				continue
+			}
+			limit := models.MaxNotes
+			if k == "name" {
+				limit = models.MaxName
+			}
+			if cut, ok := models.Clip(s, limit); ok {
+				m[k] = cut
+				c.warning(r, CodeTextClipped, prefix+k, "%s", models.ClipNote(lbl+" "+prefix+k, limit))
+			}
+		}
+	}
+	clip(r.Data, "")
+	if lines, field, _ := splitLines(r.Data); lines != nil {
+		for i, l := range lines {
+			if m, ok := l.(map[string]any); ok {
+				clip(m, fmt.Sprintf("%s[%d].", field, i))
+			}
+		}
 	}
 }
 

@@ -131,6 +131,7 @@ const (
 	CodeInvalidValue          = "invalid_value"
 	CodeDuplicateExternalID   = "duplicate_external_id"
 	CodeDuplicateBudgetPeriod = "duplicate_budget_period"
+	CodeTextClipped           = "text_clipped" // warning: a text over its bound, kept cut
 )
 
 // InvalidRowsCount returns the non-blank lines that are not valid records.

@@ -201,6 +201,13 @@ func (l *lockedWriter) Write(p []byte) (int, error) {
 // is not a replay of the confirming one) and returns its key, for codes.
 func MustEnrolTOTP(tb testing.TB, srv *Server, u *models.User) string {
 	tb.Helper()
+	secret, _ := MustEnrolTOTPWithCodes(tb, srv, u)
+	return secret
+}
+
+// MustEnrolTOTPWithCodes is MustEnrolTOTP, and returns the recovery codes too.
+func MustEnrolTOTPWithCodes(tb testing.TB, srv *Server, u *models.User) (secret string, recovery []string) {
+	tb.Helper()
 	keys, err := handlers.EncryptionKeys(srv.Config)
 	if err != nil {
 		tb.Fatal(err)
@@ -216,8 +223,9 @@ func MustEnrolTOTP(tb testing.TB, srv *Server, u *models.User) string {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	if _, err := svc.ConfirmTOTP(ctx, u.ID, code); err != nil {
+	codes, err := svc.ConfirmTOTP(ctx, u.ID, code)
+	if err != nil {
 		tb.Fatal(err)
 	}
-	return en.Secret
+	return en.Secret, codes
 }

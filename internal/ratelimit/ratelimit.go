@@ -61,6 +61,26 @@ func (l *Limiter) Allow(ctx context.Context, key string, rule Rule) (Result, err
 	return res, nil
 }
 
+// Undo takes back one request Allow counted for key in rule's current window. Allow before
+// an attempt and Undo after a success limit failed attempts only, and hold even against many
+// attempts at once: each is counted before it is tried.
+func (l *Limiter) Undo(ctx context.Context, key string, rule Rule) error {
+	start := l.now().UTC().Truncate(rule.Window)
+	_, err := l.db.NewRaw("UPDATE rate_limits SET count = count - 1 WHERE key = ? AND window_start = ? AND count > 0", key, start).Exec(ctx)
+	if err != nil {
+		return fmt.Errorf("take back a request of %s: %w", key, err)
+	}
+	return nil
+}
+
+// Reset forgets every count of key.
+func (l *Limiter) Reset(ctx context.Context, key string) error {
+	if _, err := l.db.NewRaw("DELETE FROM rate_limits WHERE key = ?", key).Exec(ctx); err != nil {
+		return fmt.Errorf("reset count of %s: %w", key, err)
+	}
+	return nil
+}
+
 // Prune deletes windows that ended before cutoff.
 func Prune(ctx context.Context, db bun.IDB, cutoff time.Time) (int64, error) {
 	res, err := db.NewRaw("DELETE FROM rate_limits WHERE window_start < ?", cutoff).Exec(ctx)

@@ -68,3 +68,50 @@ func TestAllowCountsAcrossLimitersSharingTheDatabase(t *testing.T) {
 		t.Fatalf("pruned %d windows (err %v), want 2", n, err)
 	}
 }
+
+// TestUndoAndResetLimitFailuresOnly counts every attempt before it is tried and takes back
+// the ones that succeed (Undo) or forgets them all (Reset): successes never use the limit up.
+func TestUndoAndResetLimitFailuresOnly(t *testing.T) {
+	d := testkit.MustOpenDB(t)
+	ctx := context.Background()
+	now := time.Date(2026, 1, 5, 10, 5, 0, 0, time.UTC)
+	l := New(d)
+	l.now = func() time.Time { return now }
+	rule := Rule{Limit: 3, Window: 15 * time.Minute}
+	for i := range 10 {
+		res, err := l.Allow(ctx, "mfa_ip:1.2.3.4", rule)
+		if err != nil || !res.Allowed {
+			t.Fatalf("success %d refused: %+v %v", i, res, err)
+		}
+		if err := l.Undo(ctx, "mfa_ip:1.2.3.4", rule); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 3 {
+		if res, _ := l.Allow(ctx, "mfa_user:u1", rule); !res.Allowed {
+			t.Fatal("a failure within the limit refused")
+		}
+	}
+	res, err := l.Allow(ctx, "mfa_user:u1", rule)
+	if err != nil || res.Allowed || res.RetryAfter != 10*time.Minute {
+		t.Fatalf("a fourth attempt after three failures: %+v %v, want refused for the 10 minutes left", res, err)
+	}
+	if err := l.Reset(ctx, "mfa_user:u1"); err != nil {
+		t.Fatal(err)
+	}
+	if res, _ := l.Allow(ctx, "mfa_user:u1", rule); !res.Allowed || res.Remaining != 2 {
+		t.Fatalf("after a reset: %+v", res)
+	}
+	// Undo never goes below nothing, nor reaches another window.
+	if err := l.Undo(ctx, "mfa_user:none", rule); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(15 * time.Minute)
+	if err := l.Undo(ctx, "mfa_user:u1", rule); err != nil {
+		t.Fatal(err)
+	}
+	var counts []int
+	if err := d.NewRaw("SELECT count FROM rate_limits WHERE key LIKE 'mfa_user:%' ORDER BY window_start").Scan(ctx, &counts); err != nil || len(counts) != 1 || counts[0] != 1 {
+		t.Fatalf("counts %v %v, want the one failure of the first window", counts, err)
+	}
+}

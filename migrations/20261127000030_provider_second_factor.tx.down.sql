@@ -1,0 +1,3 @@
+ALTER TABLE sso_providers
+    DROP COLUMN second_factor_values,
+    DROP COLUMN trust_second_factor;
