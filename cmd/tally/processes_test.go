@@ -111,7 +111,9 @@ func TestSeveralWebAndWorkerProcesses(t *testing.T) {
 			var csv strings.Builder
 			csv.WriteString("date,amount,name\n")
 			for r := range rows {
-				fmt.Fprintf(&csv, "2026-%02d-%02d,-%d.%02d,File %d row %d\n", 1+r%12, 1+r%28, 1+r%90, r%100, f, r)
+				// Each file's amounts of its own: equal dates and amounts under other names
+				// would be likely duplicates of the files published before.
+				fmt.Fprintf(&csv, "2026-%02d-%02d,-%d.%02d,File %d row %d\n", 1+r%12, 1+r%28, 100*(f+1)+r%90, r%100, f, r)
 			}
 			res := testkit.NewClient(t, webs[f%2]).API(http.MethodPost, "/api/v1/imports", key, map[string]any{
 				"publish": true, "date_format": "%Y-%m-%d", "account_id": acct.ID, "raw_file_content": csv.String()})
