@@ -61,7 +61,12 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 	// Every job is bounded: the workers that may run long (publish, revert, bank sync, audit
 	// retention, exchange rates, webhook deliveries) say their own Timeout, and the rest
 	// (cleanup, reaping, rescue, scheduling) get a minute.
-	cfg := &river.Config{Logger: log.With("component", "river"), ID: clientID(), JobTimeout: time.Minute}
+	//
+	// A job inserted within River's fetch cooldown of the one before it is not announced, and
+	// waits for the next poll: a quarter second rather than River's second, so that a file
+	// published right after another is not left waiting (one cheap query a poll).
+	cfg := &river.Config{Logger: log.With("component", "river"), ID: clientID(), JobTimeout: time.Minute,
+		FetchPollInterval: 250 * time.Millisecond}
 	var client *Client
 	if opts.RescueAfter > 0 {
 		cfg.RescueStuckJobsAfter = opts.RescueAfter
