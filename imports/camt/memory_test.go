@@ -43,18 +43,5 @@ func TestHostileFilesCostLittle(t *testing.T) {
 // TestLargeFileReadInLittleMemory reads a valid 10 MB camt.053 an entry at a time.
 func TestLargeFileReadInLittleMemory(t *testing.T) {
 	in, n := bankfiletest.LargeCAMT(bankfile.MaxBytes)
-	var f *bankfile.File
-	var err error
-	u := memtest.Measure(func() { f, err = Read(in) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(f.Statements[0].Entries); got != n {
-		t.Fatalf("%d entries, want %d", got, n)
-	}
-	peak, live := u.MB()
-	t.Logf("%d entries: peak heap %.1f MB, live %.1f MB", n, peak, live)
-	if live > 32 || peak > 80 {
-		t.Errorf("reading a 10 MB file held %.1f MB live and peaked at %.1f MB, want under 32 MB and 80 MB", live, peak)
-	}
+	bankfiletest.ReadsInLittleMemory(t, Read, in, n, 32, 80)
 }

@@ -45,38 +45,12 @@ func TestHostileFilesCostLittle(t *testing.T) {
 // bytes each.
 func TestLargeFileReadInLittleMemory(t *testing.T) {
 	in, n := bankfiletest.LargeMT940(bankfile.MaxBytes)
-	var f *bankfile.File
-	var err error
-	u := memtest.Measure(func() { f, err = Read(in) })
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := len(f.Statements[0].Entries); got != n {
-		t.Fatalf("%d entries, want %d", got, n)
-	}
-	peak, live := u.MB()
-	t.Logf("%d entries: peak heap %.1f MB, live %.1f MB", n, peak, live)
-	if live > 128 || peak > 200 {
-		t.Errorf("reading a 10 MB file held %.1f MB live and peaked at %.1f MB, want under 128 MB and 200 MB", live, peak)
-	}
+	bankfiletest.ReadsInLittleMemory(t, Read, in, n, 128, 200)
 }
 
 // BenchmarkRead reads the valid 10 MB statement and reports the heap it peaks at and keeps; it
 // fails past 200 MB.
 func BenchmarkRead(b *testing.B) {
 	in, _ := bankfiletest.LargeMT940(bankfile.MaxBytes)
-	var u memtest.Usage
-	for b.Loop() {
-		u = memtest.Measure(func() {
-			if _, err := Read(in); err != nil {
-				b.Fatal(err)
-			}
-		})
-	}
-	peak, live := u.MB()
-	b.ReportMetric(peak, "peak-MB")
-	b.ReportMetric(live, "live-MB")
-	if peak > 200 {
-		b.Fatalf("peak heap %.1f MB, want under 200 MB", peak)
-	}
+	bankfiletest.BenchmarkRead(b, Read, in, 200)
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/imports/bankfile"
+	"tally/internal/memtest"
 )
 
 // Fuzz runs read over the files matching glob (and their first halves) and over whatever the
@@ -170,4 +171,44 @@ func LargeCAMT(size int) (content []byte, entries int) {
 	}
 	b.WriteString(tail)
 	return []byte(b.String()), entries
+}
+
+// ReadsInLittleMemory reads in, a valid file of entries entries, and fails unless read held
+// at most liveMB of it once done and peaked at most at peakMB.
+func ReadsInLittleMemory(t *testing.T, read func([]byte) (*bankfile.File, error), in []byte, entries int, liveMB, peakMB float64) {
+	t.Helper()
+	var f *bankfile.File
+	var err error
+	u := memtest.Measure(func() { f, err = read(in) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(f.Statements[0].Entries); got != entries {
+		t.Fatalf("%d entries, want %d", got, entries)
+	}
+	peak, live := u.MB()
+	t.Logf("%d entries: peak heap %.1f MB, live %.1f MB", entries, peak, live)
+	if live > liveMB || peak > peakMB {
+		t.Errorf("reading a %.1f MB file held %.1f MB live and peaked at %.1f MB, want under %.0f MB and %.0f MB",
+			memtest.MB(uint64(len(in))), live, peak, liveMB, peakMB)
+	}
+}
+
+// BenchmarkRead reads in with read and reports the heap it peaks at and keeps; it fails past
+// peakMB.
+func BenchmarkRead(b *testing.B, read func([]byte) (*bankfile.File, error), in []byte, peakMB float64) {
+	var u memtest.Usage
+	for b.Loop() {
+		u = memtest.Measure(func() {
+			if _, err := read(in); err != nil {
+				b.Fatal(err)
+			}
+		})
+	}
+	peak, live := u.MB()
+	b.ReportMetric(peak, "peak-MB")
+	b.ReportMetric(live, "live-MB")
+	if peak > peakMB {
+		b.Fatalf("peak heap %.1f MB, want under %.0f MB", peak, peakMB)
+	}
 }
