@@ -82,12 +82,15 @@ func rowMatches(bankIDs bool) string {
 		free = ` AND b.rule IS NULL AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL`
 	}
 	probe := `SELECT r.row_number, r.keep, b.rule AS bank_rule, m.account_id, r.date, r.amount, m.currency,
-			r.extra->>'external_id' IS NULL AS no_id, ` + normalized("coalesce(r.name, '')") + ` AS name, m.entries, m.named
+			r.extra->>'external_id' IS NULL AS no_id, n.name, m.entries, m.named
 		FROM import_rows r
 		CROSS JOIN LATERAL (SELECT ` + bank + `) b
+		-- The row's name as compared, worked out once for the row rather than once for each
+		-- entry of its day and amount (OFFSET 0 keeps the planner from putting it back).
+		CROSS JOIN LATERAL (SELECT ` + normalized("coalesce(r.name, '')") + ` AS name OFFSET 0) n
 		LEFT JOIN LATERAL (
 			SELECT a.id AS account_id, a.currency, count(*) AS entries,
-				count(*) FILTER (WHERE ` + normalized("coalesce(e.original_name, e.name)") + ` = ` + normalized("coalesce(r.name, '')") + `) AS named
+				count(*) FILTER (WHERE ` + normalized("coalesce(e.original_name, e.name)") + ` = n.name) AS named
 			FROM accounts a JOIN entries e ON e.account_id = a.id
 			WHERE a.id = ` + rowAccount + ` AND a.family_id = ?2` + free + `
 				AND e.date = r.date AND e.amount = r.amount AND e.currency = coalesce(r.currency, a.currency)
