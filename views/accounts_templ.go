@@ -1326,7 +1326,23 @@ func subtypeLabel(s string) string {
 	if s == "" {
 		return ""
 	}
-	return " · " + s
+	return " · " + models.SubtypeLabel(s)
+}
+
+// subtypeGroups are the subtypes of each account type that has some.
+func subtypeGroups() []SelectGroup {
+	var groups []SelectGroup
+	for _, t := range models.AccountTypes {
+		if len(t.Subtypes) == 0 {
+			continue
+		}
+		g := SelectGroup{Key: t.Name, Label: t.Label}
+		for _, st := range t.Subtypes {
+			g.Options = append(g.Options, SelectOption{Value: st, Label: models.SubtypeLabel(st)})
+		}
+		groups = append(groups, g)
+	}
+	return groups
 }
 
 // AccountForm describes the create and edit form of a manual account.
@@ -1482,7 +1498,7 @@ func AccountFormPage(p AccountForm) templ.Component {
 						var templ_7745c5c3_Var62 templ.SafeURL
 						templ_7745c5c3_Var62, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/accounts/" + p.Account.ID.String() + "/reopen"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 343, Col: 98}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 359, Col: 98}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var62))
 						if templ_7745c5c3_Err != nil {
@@ -1512,7 +1528,7 @@ func AccountFormPage(p AccountForm) templ.Component {
 						var templ_7745c5c3_Var63 templ.SafeURL
 						templ_7745c5c3_Var63, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/accounts/" + p.Account.ID.String() + "/close"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 349, Col: 97}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 365, Col: 97}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var63))
 						if templ_7745c5c3_Err != nil {
@@ -1676,7 +1692,7 @@ func accountFields(p AccountForm, action string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "subtype", Label: "Subtype", Value: subtype, Help: "Optional, for example checking, savings, mortgage or brokerage."}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = GroupedSelect(p.Form, "subtype", "Subtype (optional)", "— none", subtype, "accountable_type", subtypeGroups()).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
