@@ -78,7 +78,7 @@ func TestFirstRunToAPIKey(t *testing.T) {
 	})
 
 	step(t, "create an API key", func(t *testing.T) {
-		click(t, ctx, "nav-api_keys")
+		clickNav(t, ctx, "api_keys")
 		visible(t, ctx, "api-key-form")
 		wantPath(t, ctx, "/settings/api_keys")
 		wantText(t, ctx, "page-title", "API keys")
