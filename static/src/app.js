@@ -256,6 +256,15 @@
     });
   }
 
+  // A hidden field for the browser's time zone (an IANA name such as Europe/Berlin).
+  function browserZone(root) {
+    var zone = "";
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+    root.querySelectorAll("input[data-browser-zone]").forEach(function (input) {
+      if (!input.value) input.value = zone;
+    });
+  }
+
   // The main navigation's menu button, shown on narrow screens: the menu starts closed.
   function menu() {
     var nav = document.querySelector("nav[data-menu]");
@@ -270,6 +279,6 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); passkeys(document); menu(); });
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); });
   document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
 })();
