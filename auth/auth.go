@@ -220,6 +220,9 @@ type Onboarding struct {
 	Email      string
 	Password   string
 	Currency   string
+	// Timezone is the time zone the person's browser reports, if any: the family's unless
+	// the database does not know it.
+	Timezone string
 }
 
 // Onboard creates the first user, as super admin of a new family. It fails with Conflict once
@@ -254,7 +257,7 @@ func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, err
 		if n > 0 {
 			return apperr.New(apperr.Conflict, MsgAlreadyOnboarded)
 		}
-		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency)
+		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency, in.Timezone)
 		if err != nil {
 			return err
 		}
@@ -299,7 +302,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUserInput) (*models.User
 		f, err := models.FamilyByName(ctx, tx, in.FamilyName)
 		creator := false
 		if apperr.Is(err, apperr.NotFound) {
-			f, err = models.CreateFamily(ctx, tx, in.FamilyName, "")
+			f, err = models.CreateFamily(ctx, tx, in.FamilyName, "", "UTC")
 			creator = true
 		}
 		if err != nil {

@@ -33,7 +33,7 @@ func TestFilterTheAuditLog(t *testing.T) {
 	})
 
 	step(t, "open the audit log", func(t *testing.T) {
-		click(t, ctx, "nav-admin_audit")
+		clickNav(t, ctx, "admin_audit")
 		visible(t, ctx, "audit-table")
 		wantPath(t, ctx, "/admin/sso_audit_logs")
 		// The six entries, and the super admin's own password sign-in.

@@ -35,7 +35,7 @@ func TestAddTestEnableAndSignInWithAProvider(t *testing.T) {
 
 	step(t, "add the provider", func(t *testing.T) {
 		signInAs(t, ctx, srv, root.Email)
-		click(t, ctx, "nav-admin_providers")
+		clickNav(t, ctx, "admin_providers")
 		visible(t, ctx, "providers-empty")
 		click(t, ctx, "providers-empty-add")
 		click(t, ctx, "choose-openid_connect")
@@ -98,7 +98,7 @@ func TestSuspendAndReactivateAUser(t *testing.T) {
 
 	step(t, "suspend", func(t *testing.T) {
 		signInAs(t, ctx, srv, root.Email)
-		click(t, ctx, "nav-admin_users")
+		clickNav(t, ctx, "admin_users")
 		visible(t, ctx, "users-table")
 		choose(t, ctx, "field-status", "active")
 		visit(t, ctx, srv.URL+"/admin/users?role=member")

@@ -37,7 +37,7 @@ func TestConnectABankAndReconnectIt(t *testing.T) {
 
 	step(t, "sign in and open bank connections", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-banks")
+		clickNav(t, ctx, "banks")
 		visible(t, ctx, "connect-form")
 		wantPath(t, ctx, "/settings/bank_connections")
 	})

@@ -8,6 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/chromedp/cdproto/emulation"
+	"github.com/chromedp/chromedp"
+
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
@@ -28,6 +31,10 @@ func TestFirstRunToAPIKey(t *testing.T) {
 	var key string
 
 	step(t, "onboarding", func(t *testing.T) {
+		// The family's time zone is the browser's.
+		if _, err := chromedp.Call(ctx, emulation.SetTimezoneOverride, emulation.SetTimezoneOverrideParams{TimezoneID: "Europe/Lisbon"}); err != nil {
+			t.Fatalf("be in Lisbon: %v", err)
+		}
 		visit(t, ctx, srv.URL+"/")
 		visible(t, ctx, "onboarding-form")
 		wantPath(t, ctx, "/onboarding")
@@ -51,8 +58,8 @@ func TestFirstRunToAPIKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("onboarded user: %v", err)
 		}
-		if u.Family == nil || u.Family.Currency != "EUR" {
-			t.Errorf("family %+v, want currency EUR as chosen", u.Family)
+		if u.Family == nil || u.Family.Currency != "EUR" || u.Family.Timezone != "Europe/Lisbon" {
+			t.Errorf("family %+v, want currency EUR as chosen and the browser's time zone", u.Family)
 		}
 	})
 
@@ -78,7 +85,7 @@ func TestFirstRunToAPIKey(t *testing.T) {
 	})
 
 	step(t, "create an API key", func(t *testing.T) {
-		click(t, ctx, "nav-api_keys")
+		clickNav(t, ctx, "api_keys")
 		visible(t, ctx, "api-key-form")
 		wantPath(t, ctx, "/settings/api_keys")
 		wantText(t, ctx, "page-title", "API keys")

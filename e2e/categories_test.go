@@ -42,7 +42,7 @@ func TestCategoriesJourney(t *testing.T) {
 
 	step(t, "open the categories page from the sidebar", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-categories")
+		clickNav(t, ctx, "categories")
 		visible(t, ctx, "categories-empty")
 		wantPath(t, ctx, "/categories")
 	})

@@ -34,7 +34,7 @@ func TestExchangeRatesPage(t *testing.T) {
 
 	step(t, "from the family's settings to the exchange rates", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-family")
+		clickNav(t, ctx, "family")
 		click(t, ctx, "family-exchange-rates")
 		visible(t, ctx, "exchange-rates-empty")
 		wantPath(t, ctx, "/settings/exchange_rates")

@@ -37,7 +37,7 @@ func TestFamilySettings(t *testing.T) {
 	})
 
 	step(t, "an unknown time zone is refused on its field", func(t *testing.T) {
-		click(t, ctx, "nav-family")
+		clickNav(t, ctx, "family")
 		visible(t, ctx, "family-form")
 		replace(t, "field-currency", "EUR")
 		choose(t, ctx, "field-locale", "de-DE")

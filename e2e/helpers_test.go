@@ -162,3 +162,16 @@ func signInAs(t *testing.T, ctx context.Context, srv *apptest.Server, email stri
 	click(t, ctx, "sign-in-submit")
 	visible(t, ctx, "current-user")
 }
+
+// clickNav follows the main navigation's link to key ("family", "webhooks", ...), opening its
+// group first when the group is collapsed, as a person would.
+func clickNav(t *testing.T, ctx context.Context, key string) {
+	t.Helper()
+	group := run(t, ctx, "find the group of nav-"+key, chromedp.Evaluate[string](fmt.Sprintf(
+		`(() => { const d = document.querySelector('[data-testid="nav-%s"]').closest("details");
+			return d.open ? "" : d.getAttribute("data-testid").replace("nav-group-", ""); })()`, key)))
+	if group != "" {
+		click(t, ctx, "nav-toggle-"+group)
+	}
+	click(t, ctx, "nav-"+key)
+}

@@ -44,7 +44,7 @@ func TestUploadImportsInTheBrowser(t *testing.T) {
 
 	step(t, "sign in and open the upload form", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-imports")
+		clickNav(t, ctx, "imports")
 		visible(t, ctx, "imports-empty")
 		click(t, ctx, "imports-empty-upload")
 		visible(t, ctx, "new-import-form")

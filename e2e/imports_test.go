@@ -74,7 +74,7 @@ func TestImportJourney(t *testing.T) {
 	})
 
 	step(t, "the list shows the import", func(t *testing.T) {
-		click(t, ctx, "nav-imports")
+		clickNav(t, ctx, "imports")
 		visible(t, ctx, "imports-table")
 		wantPath(t, ctx, "/imports")
 		if n := count(t, ctx, "import-row"); n != 1 {

@@ -60,7 +60,7 @@ func TestOAuthAppJourney(t *testing.T) {
 
 	step(t, "the navigation leads to an empty list", func(t *testing.T) {
 		signInAs(t, ctx, srv, root.Email)
-		click(t, ctx, "nav-oauth_apps")
+		clickNav(t, ctx, "oauth_apps")
 		visible(t, ctx, "oauth-apps-empty")
 		wantPath(t, ctx, "/oauth/applications")
 		wantText(t, ctx, "page-title", "OAuth applications")

@@ -144,7 +144,7 @@ func TestOAuthConsentDenyAllowAndRevoke(t *testing.T) {
 	})
 	step(t, "Security lists the application", func(t *testing.T) {
 		visit(t, ctx, srv.URL+"/")
-		click(t, ctx, "nav-security")
+		clickNav(t, ctx, "security")
 		visible(t, ctx, "apps-table")
 		wantPath(t, ctx, "/settings/security")
 		if n := count(t, ctx, "app-row"); n != 1 {

@@ -41,7 +41,7 @@ func TestRulesPage(t *testing.T) {
 
 	step(t, "open the rules page from the sidebar", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-rules")
+		clickNav(t, ctx, "rules")
 		visible(t, ctx, "rules-empty")
 		click(t, ctx, "rule-new")
 		visible(t, ctx, "rule-form")

@@ -43,7 +43,7 @@ func TestSecurityDisconnectProvider(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
 	})
 	step(t, "Security lists the connected account", func(t *testing.T) {
-		click(t, ctx, "nav-security")
+		clickNav(t, ctx, "security")
 		visible(t, ctx, "identities-table")
 		wantPath(t, ctx, "/settings/security")
 		if n := count(t, ctx, "identity-row"); n != 1 {

@@ -52,7 +52,7 @@ func TestFindTransactions(t *testing.T) {
 
 	step(t, "the newest first, with the totals of all of them", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-transactions")
+		clickNav(t, ctx, "transactions")
 		visible(t, ctx, "tx-table")
 		wantPath(t, ctx, "/transactions")
 		if got := attr(t, ctx, "nav-transactions", "aria-current"); got != "page" {

@@ -45,7 +45,7 @@ func TestTransfersPages(t *testing.T) {
 
 	step(t, "the proposed card payment is confirmed", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-transfers")
+		clickNav(t, ctx, "transfers")
 		visible(t, ctx, "transfers-proposed")
 		wantText(t, ctx, "transfer-from", "Checking")
 		wantText(t, ctx, "transfer-to", "Visa")

@@ -29,7 +29,7 @@ func TestWebhooksPage(t *testing.T) {
 
 	step(t, "open the webhooks page from the sidebar", func(t *testing.T) {
 		signInAs(t, ctx, srv, u.Email)
-		click(t, ctx, "nav-webhooks")
+		clickNav(t, ctx, "webhooks")
 		visible(t, ctx, "webhooks-empty")
 		wantPath(t, ctx, "/settings/webhooks")
 	})

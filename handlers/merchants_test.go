@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -42,6 +43,16 @@ func TestMerchantsPages(t *testing.T) {
 			t.Error("a merchant without a colour has a swatch")
 		}
 	})
+	t.Run("a website typed without https:// is its https address", func(t *testing.T) {
+		back(t, c.PostForm("/merchants", url.Values{"name": {"Bakery"}, "website_url": {" bakery.example "}}), "success", "Merchant “Bakery” created.")
+		id := idOf(t, "Bakery")
+		if got := stored(t, id); got != "Bakery||https://bakery.example" {
+			t.Errorf("stored %q", got)
+		}
+		if _, err := e.srv.DB.NewDelete().TableExpr("merchants").Where("id = ?", uuid.MustParse(id)).Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+	})
 	t.Run("a colour asked for is kept", func(t *testing.T) {
 		back(t, c.PostForm("/merchants", url.Values{"name": {"Landlord"}, "has_color": {"1"}, "color": {"#22aa44"}}), "success", "Merchant “Landlord” created.")
 		if got := stored(t, idOf(t, "Landlord")); got != "Landlord|#22aa44|" {
@@ -53,8 +64,9 @@ func TestMerchantsPages(t *testing.T) {
 		values            url.Values
 	}{
 		{"a taken name is an error on the name", "name", "A merchant named “Landlord” already exists", url.Values{"name": {"Landlord"}}},
-		{"a website that is not a web address is an error on the website", "website_url", `website_url "corner.example" must be an http or https URL`,
-			url.Values{"name": {"Bakery"}, "website_url": {"corner.example"}}},
+		{"a website that is not a web address is an error on the website, in words for a person", "website_url",
+			"“corner shop” is not a web address. Type the website as example.com or https://example.com/shop.",
+			url.Values{"name": {"Bakery"}, "website_url": {"corner shop"}}},
 		{"a bad hex code is an error under the colour", "color", `Color "red" must be a hex colour such as #407706`,
 			url.Values{"name": {"Bakery"}, "has_color": {"1"}, "color_hex": {"red"}}},
 	} {

@@ -10,7 +10,7 @@ import (
 	"tally/views"
 )
 
-var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency"}
+var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency", "timezone"}
 
 // onboardingNew shows the first-run form, only while no user exists.
 func (a *app) onboardingNew(c echo.Context) error {
@@ -30,6 +30,7 @@ func (a *app) onboardingCreate(c echo.Context) error {
 	u, err := a.Auth.Onboard(c.Request().Context(), auth.Onboarding{
 		FamilyName: form.Value("family_name"), FirstName: form.Value("first_name"), LastName: form.Value("last_name"),
 		Email: form.Value("email"), Password: form.Value("password"), Currency: form.Value("currency"),
+		Timezone: form.Value("timezone"),
 	})
 	if err != nil {
 		if e := asConflict(err); e != "" {
@@ -47,6 +48,6 @@ func (a *app) onboardingCreate(c echo.Context) error {
 	if a.Config.RequireMFA.Covers(true) { // the first user is a super admin
 		a.Sessions.Put(c.Request().Context(), sessMFAEnrol, true)
 	}
-	a.flash(c, "success", "Welcome to Tally. Add your first account to get started.")
+	a.flash(c, "success", "Welcome to Tally. Add your first bank account to get started.")
 	return redirect(c, "/")
 }

@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 
 	"tally/internal/apptest"
@@ -19,8 +20,14 @@ func TestOnboarding(t *testing.T) {
 			t.Fatalf("GET %s on a new instance: %d → %q, want /onboarding", path, r.Status, r.Location())
 		}
 	}
-	if r := c.Get("/onboarding"); r.Status != http.StatusOK || !r.Has(t, "onboarding-form") {
-		t.Fatalf("onboarding page: %d", r.Status)
+	page := c.Get("/onboarding")
+	if page.Status != http.StatusOK || !page.Has(t, "onboarding-form") || !page.Has(t, "field-timezone") {
+		t.Fatalf("onboarding page: %d", page.Status)
+	}
+	// A login is a sign-in here: an account is a bank account.
+	if text := page.Doc(t).Find("main").Text(); strings.Contains(strings.ToLower(text), "account;") ||
+		strings.Contains(text, "Create family and account") || !strings.Contains(text, "sign in") {
+		t.Errorf("the onboarding calls the login an account: %q", strings.Join(strings.Fields(text), " "))
 	}
 
 	// Every problem is reported at once, and nothing is created.
@@ -44,7 +51,7 @@ func TestOnboarding(t *testing.T) {
 	}
 
 	r = c.PostForm("/onboarding", url.Values{"family_name": {"The Smiths"}, "first_name": {"Ada"}, "email": {"Ada@Example.com"},
-		"password": {"a long enough password"}, "currency": {"EUR"}})
+		"password": {"a long enough password"}, "currency": {"EUR"}, "timezone": {"Europe/Paris"}})
 	if r.Status != http.StatusSeeOther || r.Location() != "/" {
 		t.Fatalf("onboarding: %d → %q\n%s", r.Status, r.Location(), r.Body)
 	}
@@ -53,7 +60,7 @@ func TestOnboarding(t *testing.T) {
 		t.Fatalf("dashboard after onboarding: %d family %q user %q", dash.Status, dash.TestID(t, "family-name"), dash.TestID(t, "current-user"))
 	}
 	u, err := models.UserByEmail(t.Context(), srv.DB, "ada@example.com")
-	if err != nil || u.Role != models.RoleSuperAdmin || !u.FamilyCreator || u.Family.Currency != "EUR" {
+	if err != nil || u.Role != models.RoleSuperAdmin || !u.FamilyCreator || u.Family.Currency != "EUR" || u.Family.Timezone != "Europe/Paris" {
 		t.Fatalf("first user: %+v (err %v)", u, err)
 	}
 

@@ -66,8 +66,10 @@ func navFor(path string) string {
 		return "profile"
 	case strings.HasPrefix(path, "/settings/export"):
 		return "export"
-	case strings.HasPrefix(path, "/settings/family"), strings.HasPrefix(path, "/settings/exchange_rates"):
+	case strings.HasPrefix(path, "/settings/family"):
 		return "family"
+	case strings.HasPrefix(path, "/settings/exchange_rates"):
+		return "exchange_rates"
 	case strings.HasPrefix(path, "/admin/sso_providers"):
 		return "admin_providers"
 	case strings.HasPrefix(path, "/admin/users"):

@@ -38,6 +38,25 @@ var AccountTypes = []AccountType{
 	{Name: "OtherLiability", Label: "Other liabilities", Liability: true},
 }
 
+// subtypeLabels names the subtypes of AccountTypes as a person reads them.
+var subtypeLabels = map[string]string{
+	"checking": "Checking", "savings": "Savings", "hsa": "Health savings account (HSA)", "cd": "Certificate of deposit (CD)",
+	"money_market": "Money market", "brokerage": "Brokerage", "pension": "Pension", "retirement": "Retirement",
+	"401k": "401(k)", "roth_401k": "Roth 401(k)", "403b": "403(b)", "tsp": "Thrift Savings Plan (TSP)", "529_plan": "529 plan",
+	"mutual_fund": "Mutual fund", "ira": "IRA", "roth_ira": "Roth IRA", "angel": "Angel investment",
+	"single_family_home": "Single-family home", "multi_family_home": "Multi-family home", "condominium": "Condominium",
+	"townhouse": "Townhouse", "investment_property": "Investment property", "second_home": "Second home",
+	"credit_card": "Credit card", "mortgage": "Mortgage", "student": "Student loan", "auto": "Car loan", "other": "Other loan",
+}
+
+// SubtypeLabel is subtype as a person reads it ("401k" is "401(k)"); an unknown one is itself.
+func SubtypeLabel(subtype string) string {
+	if l, ok := subtypeLabels[subtype]; ok {
+		return l
+	}
+	return subtype
+}
+
 // ValuedTypes lists the names of the Valued account types.
 func ValuedTypes() []string {
 	var names []string

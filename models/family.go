@@ -42,8 +42,10 @@ func (f *Family) Today() time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// CreateFamily inserts a family named name with currency (USD when empty).
-func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Family, error) {
+// CreateFamily inserts a family named name with currency (USD when empty). Its time zone is
+// zone, the one a person's browser said, when the database knows it, else the usual one of
+// the currency (UTC when none is usual).
+func CreateFamily(ctx context.Context, db bun.IDB, name, currency, zone string) (*Family, error) {
 	name = strings.TrimSpace(name)
 	if currency == "" {
 		currency = "USD"
@@ -59,12 +61,47 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Fami
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
+	known, err := knownZone(ctx, db, zone)
+	if err != nil {
+		return nil, err
+	}
+	if !known {
+		zone = currencyZone(currency)
+	}
 	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: Locales[0].Code, DateFormat: DateFormats[0].Pattern,
-		Timezone: "UTC", WeekStart: "monday"}
+		Timezone: zone, WeekStart: "monday"}
 	if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// currencyZones are the time zones most people who keep their money in a currency live in,
+// for a family whose browser named none.
+var currencyZones = map[string]string{
+	"USD": "America/New_York", "EUR": "Europe/Berlin", "GBP": "Europe/London", "CAD": "America/Toronto",
+	"AUD": "Australia/Sydney", "CHF": "Europe/Zurich", "JPY": "Asia/Tokyo", "INR": "Asia/Kolkata",
+	"NZD": "Pacific/Auckland", "SEK": "Europe/Stockholm", "NOK": "Europe/Oslo", "DKK": "Europe/Copenhagen",
+	"PLN": "Europe/Warsaw", "BRL": "America/Sao_Paulo", "MXN": "America/Mexico_City", "SGD": "Asia/Singapore",
+	"HKD": "Asia/Hong_Kong", "ZAR": "Africa/Johannesburg",
+}
+
+func currencyZone(currency string) string {
+	if z, ok := currencyZones[currency]; ok {
+		return z
+	}
+	return "UTC"
+}
+
+// knownZone reports whether zone names a time zone both Go and the database know: the bank
+// sync's schedule reads it in the database.
+func knownZone(ctx context.Context, db bun.IDB, zone string) (bool, error) {
+	if !validZone(zone) {
+		return false, nil
+	}
+	var known bool
+	err := db.NewRaw("SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ?)", zone).Scan(ctx, &known)
+	return known, err
 }
 
 // FamilyByID returns the family with id.

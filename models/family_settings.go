@@ -77,8 +77,8 @@ func UpdateFamilySettings(ctx context.Context, db bun.IDB, familyID uuid.UUID, i
 	if err := in.Validate(); err != nil {
 		return err
 	}
-	var known bool
-	if err := db.NewRaw("SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ?)", in.Timezone).Scan(ctx, &known); err != nil {
+	known, err := knownZone(ctx, db, in.Timezone)
+	if err != nil {
 		return err
 	}
 	if !known {

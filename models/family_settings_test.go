@@ -125,3 +125,26 @@ func TestUserFollowsTheFamilyUnlessTheyChose(t *testing.T) {
 		})
 	}
 }
+
+// TestANewFamilysTimeZone is the time zone a family starts with: its browser's when the
+// database knows that zone, else the usual one of its currency, else UTC; never UTC for a
+// euro family by default.
+func TestANewFamilysTimeZone(t *testing.T) {
+	d := testkit.MustOpenDB(t)
+	for _, tc := range []struct {
+		name, currency, browser, want string
+	}{
+		{"the browser's zone", "EUR", "Europe/Paris", "Europe/Paris"},
+		{"a euro family whose browser said nothing", "EUR", "", "Europe/Berlin"},
+		{"a zone no one knows is the currency's", "GBP", "Mars/Olympus", "Europe/London"},
+		{"the server's own zone is no family's", "USD", "Local", "America/New_York"},
+		{"a currency with no usual zone", "ISK", "", "UTC"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f, err := models.CreateFamily(context.Background(), d, "Family "+tc.name, tc.currency, tc.browser)
+			if err != nil || f.Timezone != tc.want {
+				t.Errorf("zone %q (err %v), want %q", f.Timezone, err, tc.want)
+			}
+		})
+	}
+}

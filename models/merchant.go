@@ -42,8 +42,8 @@ func (in *MerchantInput) Validate(creating bool) error {
 	var v apperr.Validation
 	validName(&v, in.Name, creating)
 	validColor(&v, in.Color, true)
-	validURL(&v, "website_url", in.WebsiteURL)
-	validURL(&v, "logo_url", in.LogoURL)
+	validURL(&v, "website_url", "website", in.WebsiteURL)
+	validURL(&v, "logo_url", "logo's address", in.LogoURL)
 	return v.Err()
 }
 

@@ -74,8 +74,10 @@ func validColor(v *apperr.Validation, color *string, emptyOK bool) {
 	}
 }
 
-// validURL trims *u and records one that is neither empty nor an absolute http(s) URL.
-func validURL(v *apperr.Validation, field string, u *string) {
+// validURL trims *u, makes a bare host ("example.com") its https address, and records one that
+// is neither empty nor an http(s) address of a named host, in words for a person about what
+// (the "website").
+func validURL(v *apperr.Validation, field, what string, u *string) {
 	if u == nil {
 		return
 	}
@@ -83,13 +85,18 @@ func validURL(v *apperr.Validation, field string, u *string) {
 	if *u == "" {
 		return
 	}
+	typed := *u
+	if !strings.Contains(*u, "://") {
+		// A person types a website as "example.com": it is the https address of that host.
+		*u = "https://" + *u
+	}
 	if len(*u) > MaxURL {
 		v.Add(field, TextTooLong(field, MaxURL))
 		return
 	}
 	p, err := url.Parse(*u)
-	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || p.Host == "" {
-		v.Add(field, fmt.Sprintf("%s %q must be an http or https URL", field, *u))
+	if err != nil || (p.Scheme != "http" && p.Scheme != "https") || !strings.Contains(p.Hostname(), ".") && p.Hostname() != "localhost" {
+		v.Add(field, fmt.Sprintf("“%s” is not a web address. Type the %s as example.com or https://example.com/shop.", typed, what))
 	}
 }
 

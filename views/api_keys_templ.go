@@ -329,9 +329,9 @@ func APIKeysPage(p APIKeys) templ.Component {
 								return templ_7745c5c3_Err
 							}
 							var templ_7745c5c3_Var20 string
-							templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(FormatTime(k.LastUsedAt))
+							templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(UserTime(ctx, k.LastUsedAt))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/api_keys.templ`, Line: 45, Col: 77}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/api_keys.templ`, Line: 45, Col: 80}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 							if templ_7745c5c3_Err != nil {

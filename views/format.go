@@ -111,18 +111,35 @@ func UserDate(ctx context.Context, t time.Time) string {
 	return FormatDate(t)
 }
 
+// UserDay formats the day of moment t for the signed-in person: in their family's time zone,
+// with their date format.
+func UserDay(ctx context.Context, t time.Time) string {
+	return UserDate(ctx, t.In(familyLocation(ctx)))
+}
+
+// familyLocation is the signed-in person's family's time zone, UTC without one.
+func familyLocation(ctx context.Context) *time.Location {
+	if u := StateOf(ctx).User; u != nil && u.Family != nil {
+		return u.Family.Location()
+	}
+	return time.UTC
+}
+
 // dateLayouts are models.DateFormats as Go layouts.
 var dateLayouts = map[string]string{"%Y-%m-%d": "2006-01-02", "%d.%m.%Y": "02.01.2006", "%d/%m/%Y": "02/01/2006", "%m/%d/%Y": "01/02/2006"}
 
 // FormatDate formats a date as 2026-01-05, the way tables show dates.
 func FormatDate(t time.Time) string { return t.Format("2006-01-02") }
 
-// FormatTime formats a moment for people, or "never" for nil.
-func FormatTime(t *time.Time) string {
+// UserTime formats a moment for the signed-in person, or "Never" for nil: in their family's
+// time zone, with their date format and the zone's abbreviation ("31.01.2026 14:05 CET"). With
+// no one signed in it is UTC.
+func UserTime(ctx context.Context, t *time.Time) string {
 	if t == nil {
 		return "Never"
 	}
-	return t.UTC().Format("2006-01-02 15:04 UTC")
+	at := t.In(familyLocation(ctx))
+	return UserDate(ctx, at) + " " + at.Format("15:04 MST")
 }
 
 // Plural returns "1 account" or "3 accounts".

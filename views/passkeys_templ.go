@@ -254,9 +254,9 @@ func Passkeys(p PasskeysPage) templ.Component {
 								return templ_7745c5c3_Err
 							}
 							var templ_7745c5c3_Var12 string
-							templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(FormatDate(k.CreatedAt))
+							templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(UserDay(ctx, k.CreatedAt))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/passkeys.templ`, Line: 73, Col: 94}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/passkeys.templ`, Line: 73, Col: 96}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 							if templ_7745c5c3_Err != nil {
@@ -289,9 +289,9 @@ func Passkeys(p PasskeysPage) templ.Component {
 								return templ_7745c5c3_Err
 							}
 							var templ_7745c5c3_Var15 string
-							templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(lastUsed(k.LastUsedAt))
+							templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(lastUsed(ctx, k.LastUsedAt))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/passkeys.templ`, Line: 74, Col: 125}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/passkeys.templ`, Line: 74, Col: 130}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 							if templ_7745c5c3_Err != nil {

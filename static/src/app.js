@@ -236,6 +236,35 @@
     panel.scrollIntoView({ block: "nearest" });
   });
 
+  // A select whose option groups depend on another select (data-depends-on="<its name>")
+  // offers only the group of that select's value, and drops a choice of another group.
+  function dependentSelects(root) {
+    root.querySelectorAll("select[data-depends-on]").forEach(function (select) {
+      var form = select.form;
+      var parent = form && form.querySelector('select[name="' + select.getAttribute("data-depends-on") + '"]');
+      if (!parent) return;
+      var sync = function () {
+        Array.prototype.forEach.call(select.querySelectorAll("optgroup[data-group]"), function (g) {
+          var mine = g.getAttribute("data-group") === parent.value;
+          g.hidden = !mine;
+          g.disabled = !mine;
+          if (!mine && g.contains(select.selectedOptions[0])) select.value = "";
+        });
+      };
+      parent.addEventListener("change", sync);
+      sync();
+    });
+  }
+
+  // A hidden field for the browser's time zone (an IANA name such as Europe/Berlin).
+  function browserZone(root) {
+    var zone = "";
+    try { zone = Intl.DateTimeFormat().resolvedOptions().timeZone || ""; } catch (e) { return; }
+    root.querySelectorAll("input[data-browser-zone]").forEach(function (input) {
+      if (!input.value) input.value = zone;
+    });
+  }
+
   // The main navigation's menu button, shown on narrow screens: the menu starts closed.
   function menu() {
     var nav = document.querySelector("nav[data-menu]");
@@ -250,6 +279,6 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); passkeys(document); menu(); });
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); });
   document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
 })();
