@@ -15,6 +15,7 @@ import (
 	"tally/imports/camt"
 	"tally/imports/mt940"
 	"tally/imports/ofx"
+	"tally/imports/sniff"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
@@ -156,11 +157,12 @@ func (t Type) isStatementFile() bool {
 func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct *models.Account, p *prepared) error {
 	rd := statementReaders[im.Type]
 	if !rd.sniff(up.Content) {
-		msg := fmt.Sprintf("The file is not %s.", rd.what)
+		e := apperr.Errorf(apperr.Invalid, "The file is not %s.", rd.what).WithSlug("invalid_file_type")
 		if t, ok := DetectType(up.Content); ok && t != im.Type {
-			msg += fmt.Sprintf(" It looks like a %s: send type=%s, or type=auto.", t, t)
+			e.Message += fmt.Sprintf(" It looks like a %s: send type=%s, or type=auto.", t, t)
+			e.Details = map[string]any{"detected_type": t}
 		}
-		return apperr.New(apperr.Invalid, msg).WithSlug("invalid_file_type")
+		return e
 	}
 	file, err := rd.read(up.Content)
 	if err != nil {
@@ -580,7 +582,7 @@ func DetectType(content []byte) (t Type, ok bool) {
 	case bytes.HasPrefix(head, []byte(`{"type":`)) || bytes.HasPrefix(head, []byte(`{ "type":`)):
 		return NativeImport, true
 	}
-	if looksLikeText(Upload{Content: content}) && bytes.ContainsAny(firstLine(head), ",;\t") {
+	if looksLikeText(Upload{Content: content}) && (bytes.ContainsAny(firstLine(head), ",;\t") || hasTable(content)) {
 		return TransactionImport, true
 	}
 	return "", false
@@ -591,6 +593,18 @@ func firstLine(b []byte) []byte {
 		return b[:i]
 	}
 	return b
+}
+
+// hasTable reports whether a text whose first line is no record (a bank's preamble: "Chase
+// Sapphire Preferred (...4821) activity from ...") has a table under it, found as reading the
+// file finds it: a bank export's header, or a header the layout guess finds.
+func hasTable(content []byte) bool {
+	text := headText(content)
+	if p, _ := recognise(fileHead(text)); p != nil {
+		return true
+	}
+	_, ok := sniff.Table(text)
+	return ok
 }
 
 // syncStatementMappings adds an account mapping per account the file names: the account

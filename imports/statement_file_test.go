@@ -143,8 +143,15 @@ func TestDetectType(t *testing.T) {
 		{"NDJSON", `{"type":"Account","data":{}}` + "\n", NativeImport, true},
 		{"a CSV", "date,amount,name\n2024-01-01,1,x\n", TransactionImport, true},
 		{"a semicolon CSV", "Datum;Betrag\n01.01.2024;1,00\n", TransactionImport, true},
+		{"a card export under a line naming the card and period",
+			"Chase Sapphire Preferred (...4821) activity from 10/01/2026 to 10/31/2026\n" +
+				"Transaction Date,Post Date,Description,Category,Type,Amount,Memo\n" +
+				"10/02/2026,10/03/2026,STARBUCKS STORE 0815,Food & Drink,Sale,-5.75,\n", TransactionImport, true},
+		{"a German export under its account and period", "Umsätze Girokonto\nZeitraum: 01.01.2026 - 31.01.2026\n\n" +
+			"Buchungstag;Verwendungszweck;Betrag\n02.01.2026;Miete;-900,00\n03.01.2026;Brötchen;-3,50\n", TransactionImport, true},
 		{"binary", "\x00\x01\x02", "", false},
 		{"one word", "hello", "", false},
+		{"lines of prose", "Your statement is attached\nKind regards\n", "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
