@@ -387,6 +387,8 @@ func TestStatementFileRefusals(t *testing.T) {
 		{"XML with a DTD", map[string]any{"type": "CamtImport", "raw_file_content": strings.Replace(camt053(testIBAN, "1", "2026-03-01", "1", "2026-03-01"),
 			"<Document", `<!DOCTYPE Document [<!ENTITY x "y">]><Document`, 1)}, []string{"invalid_statement", "DTD"}},
 		{"account_id with a file of two accounts", map[string]any{"type": "CamtImport", "raw_file_content": twoAccounts, "account_id": mine.ID.String()}, []string{"account_id", "2 accounts"}},
+		{"a statement with no entries", map[string]any{"type": "CamtImport", "raw_file_content": camt053(testIBAN, "1", "2026-03-01", "1", "2026-03-01")},
+			[]string{"no_data_rows", "The file has no transactions: its statements list no entries."}},
 		{"account_id of another family", map[string]any{"type": "OfxImport", "raw_file_content": cardOFX, "account_id": theirs.ID.String()}, []string{"Account must belong to your family"}},
 	}
 	for _, c := range cases {
@@ -465,7 +467,8 @@ func TestStatementAccountMapping(t *testing.T) {
 		} `json:"mappings"`
 	}
 	var nb importBody
-	e.create(t, map[string]any{"type": "CamtImport", "raw_file_content": camt053(testIBAN, "10.00", "2026-03-03", "10.00", "2026-03-03")}, http.StatusCreated).JSON(t, &nb)
+	e.create(t, map[string]any{"type": "CamtImport", "raw_file_content": camt053(testIBAN, "10.00", "2026-03-03", "15.00", "2026-03-03",
+		"X2 2026-03-03 CRDT 5.00 Refund")}, http.StatusCreated).JSON(t, &nb)
 	e.c.API(http.MethodGet, "/api/v1/imports/"+nb.Data.ID+"/rows", e.read, nil).JSON(t, &next)
 	if len(next.Mappings) != 1 || next.Mappings[0].TargetID == nil || *next.Mappings[0].TargetID != savings.ID.String() {
 		b, _ := json.Marshal(next)

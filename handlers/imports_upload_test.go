@@ -162,3 +162,27 @@ func TestARefusedUploadKeepsTheFormAndSaysWhatToDo(t *testing.T) {
 		})
 	}
 }
+
+// A file with nothing under its header is refused at upload, on the file, where before it was
+// stored and refused only at publish.
+func TestTheUploadFormRefusesAFileWithNoTransactions(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	page := testkit.NewClient(t, srv.URL)
+	page.SignIn(u.Email, testkit.Password)
+	token, _ := page.Get("/imports/new").Doc(t).Find(`meta[name="csrf-token"]`).Attr("content")
+	body, ct := multipartBody(t, map[string]string{"type": "auto", "_csrf": token}, "export.csv", "text/csv",
+		[]byte("Date,Description,Amount\n"+strings.Repeat(",,\n", 10_000)))
+	r := page.Do(http.MethodPost, "/imports", body, map[string]string{"Content-Type": ct})
+	if r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("%d %.500s", r.Status, r.Body)
+	}
+	if got := r.Doc(t).Find(`[data-testid="error-file"]`).Text(); got != "The file has no transactions: every line under its header is blank." {
+		t.Errorf("the file's error: %q", got)
+	}
+	var stored int
+	if err := srv.DB.NewRaw("SELECT count(*) FROM imports WHERE family_id = ?", u.FamilyID).Scan(context.Background(), &stored); err != nil || stored != 0 {
+		t.Fatalf("%d imports stored (%v)", stored, err)
+	}
+}
