@@ -506,6 +506,9 @@ func (a *app) apiImportRows(c echo.Context) error {
 		if r.MatchedBy != "" {
 			row["matched_by"] = r.MatchedBy
 		}
+		if len(r.Details) > 0 {
+			row["details"] = r.Details
+		}
 		data = append(data, row)
 	}
 	ms, err := imports.Mappings(ctx, a.DB, im.ID)

@@ -235,7 +235,7 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		p.each = eachRow(p.rows)
 		return p, nil
 	}
-	if typ.isStatementFile() && up.Present && len(up.Content) <= s.Limits.MaxBytes && len(bytes.TrimSpace(up.Content)) > 0 {
+	if typ.IsStatementFile() && up.Present && len(up.Content) <= s.Limits.MaxBytes && len(bytes.TrimSpace(up.Content)) > 0 {
 		p := &prepared{im: im, account: acct}
 		im.Content, im.ByteSize = up.Content, len(up.Content)
 		im.Filename = strPtr(defaultString(up.Filename, "statement."+statementExtensions[typ]))
@@ -340,7 +340,7 @@ func noRows(typ Type, why string) error {
 // emptyReason says why a file that gave no rows has none.
 func emptyReason(im *Import) string {
 	switch {
-	case im.Type.isStatementFile():
+	case im.Type.IsStatementFile():
 		return "its statements list no entries."
 	case im.Type == PdfImport:
 		return "no line of the statement reads as one."

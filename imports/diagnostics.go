@@ -27,6 +27,8 @@ type RowDiagnostic struct {
 	Amount   *decimal.Decimal `bun:"amount"`
 	Currency string           `bun:"currency"`
 	Name     string           `bun:"name"`
+	// Details are a statement entry's references and codes, apart from its notes.
+	Details []RowDetail `bun:"details,type:jsonb"`
 }
 
 // Fields returns the row's raw cells by column key, leaving out columns the type does not read.
@@ -60,6 +62,7 @@ func Rows(ctx context.Context, idb bun.IDB, f RowFilter) ([]RowDiagnostic, int, 
 		ColumnExpr("coalesce(currency, '') AS currency").ColumnExpr("coalesce(name, '') AS name").
 		ColumnExpr("cardinality(errors) = 0 AS valid").
 		ColumnExpr("coalesce(extra->>'matched_by', '') AS matched_by").
+		ColumnExpr("extra->'details' AS details").
 		Where("import_id = ?", f.ImportID).
 		OrderExpr("row_number").
 		Limit(int64(f.PerPage)).Offset(int64((f.Page - 1) * f.PerPage))

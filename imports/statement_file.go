@@ -5,6 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -146,8 +148,8 @@ var statementReaders = map[Type]struct {
 	Mt940Import: {bankfile.FormatMT940, mt940.Read, mt940.Sniff, "an MT940 or MT942 file"},
 }
 
-// isStatementFile reports whether t is a bank statement file type.
-func (t Type) isStatementFile() bool {
+// IsStatementFile reports whether t is a bank statement file type (OFX, camt, MT940).
+func (t Type) IsStatementFile() bool {
 	_, ok := statementReaders[t]
 	return ok
 }
@@ -232,7 +234,7 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	booked := decimal.Zero
 	for _, e := range st.Entries {
 		e.Pending = e.Pending || st.Intraday
-		b.entry(index, acct.Key(), cur, e)
+		b.entry(index, acct, cur, e)
 		sum.EntriesCount++
 		sum.EntriesSum = sum.EntriesSum.Add(e.Amount)
 		if e.Pending {
@@ -242,10 +244,10 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 		}
 	}
 	for _, tr := range st.Trades {
-		b.trade(index, acct.Key(), cur, tr)
+		b.trade(index, acct, cur, tr)
 	}
 	for _, h := range st.Holdings {
-		b.holding(index, acct.Key(), cur, h)
+		b.holding(index, acct, cur, h)
 	}
 	switch {
 	case st.Intraday:
@@ -266,16 +268,17 @@ func (b *rowBuilder) statement(index int, st bankfile.Statement) StatementSummar
 	return sum
 }
 
-// entry adds one entry as a row.
-func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Entry) {
+// entry adds one entry as a row. Its cells show the account as a person is shown it, a card's
+// number masked.
+func (b *rowBuilder) entry(stmt int, acct bankfile.Account, currency string, e bankfile.Entry) {
 	p := b.p
-	r := Row{Number: len(p.rows) + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+	r := Row{Number: len(p.rows) + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: acct.Key()}
 	date := e.Booked
 	amount := e.Amount.Neg() // the ledger's sign: money out is positive
 	r.Date, r.Amount = &date, &amount
 	r.Currency = strings.ToUpper(firstNonBlank(e.Currency, currency))
 	r.Name = entryName(e)
-	r.Notes = entryNotes(e, r.Name)
+	r.Notes = entryNotes(e, r.Name, acct.Number)
 	pending := e.Pending
 	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": pending}
 	if e.ID != "" {
@@ -287,10 +290,13 @@ func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Ent
 	if e.Code != "" {
 		r.Extra["code"] = e.Code
 	}
+	if d := entryDetails(e, r.Name, acct.Number); len(d) > 0 {
+		r.Extra["details"] = d
+	}
 	if e.Reversal {
 		r.Extra["reversal"] = true
 	}
-	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColName] = accountKey, date.Format(time.DateOnly), r.Name
+	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColName] = acct.Display(), date.Format(time.DateOnly), r.Name
 	r.Raw[ColAmount], r.Raw[ColCurrency], r.Raw[ColNotes] = e.Amount.String(), r.Currency, r.Notes
 	switch {
 	case date.Before(earliestDate) || date.After(b.rc.latestDate()):
@@ -301,15 +307,15 @@ func (b *rowBuilder) entry(stmt int, accountKey, currency string, e bankfile.Ent
 		r.fail(fmt.Sprintf("Line %d: the statement names no currency for this entry", e.Line))
 	}
 	if e.ID != "" {
-		b.dedupInFile(&r, accountKey+"\x00"+e.ID, pending)
+		b.dedupInFile(&r, r.AccountKey+"\x00"+e.ID, pending)
 	}
 	p.rows = append(p.rows, r)
 }
 
 // trade adds a purchase or sale of a security as a row: publish writes it as a trade of the
 // account, which must be an investment account.
-func (b *rowBuilder) trade(stmt int, accountKey, currency string, tr bankfile.Trade) {
-	r := b.securityRow(stmt, accountKey, currency, tr.Line, tr.Security, tr.Date, tr.Quantity, tr.Price)
+func (b *rowBuilder) trade(stmt int, acct bankfile.Account, currency string, tr bankfile.Trade) {
+	r := b.securityRow(stmt, acct, currency, tr.Line, tr.Security, tr.Date, tr.Quantity, tr.Price)
 	amount := tr.Amount.Neg() // the ledger's sign: a purchase is money out
 	if amount.IsZero() {
 		amount = tr.Quantity.Mul(tr.Price).Round(4)
@@ -333,8 +339,8 @@ func (b *rowBuilder) trade(stmt int, accountKey, currency string, tr bankfile.Tr
 
 // holding adds a position the statement reports as a row: publish writes it as the account's
 // holding of the day.
-func (b *rowBuilder) holding(stmt int, accountKey, currency string, h bankfile.Holding) {
-	r := b.securityRow(stmt, accountKey, currency, 0, h.Security, h.Date, h.Quantity, h.Price)
+func (b *rowBuilder) holding(stmt int, acct bankfile.Account, currency string, h bankfile.Holding) {
+	r := b.securityRow(stmt, acct, currency, 0, h.Security, h.Date, h.Quantity, h.Price)
 	value := h.Value
 	if value.IsZero() {
 		value = h.Quantity.Mul(h.Price).Round(4)
@@ -347,8 +353,8 @@ func (b *rowBuilder) holding(stmt int, accountKey, currency string, h bankfile.H
 }
 
 // securityRow is the common part of a trade's or a holding's row.
-func (b *rowBuilder) securityRow(stmt int, accountKey, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
-	r := &Row{Number: len(b.p.rows) + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
+func (b *rowBuilder) securityRow(stmt int, acct bankfile.Account, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
+	r := &Row{Number: len(b.p.rows) + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: acct.Key()}
 	r.Date = &date
 	r.Currency = strings.ToUpper(currency)
 	r.Ticker = strings.ToUpper(strings.TrimSpace(firstNonBlank(sec.Ticker, sec.ID)))
@@ -357,7 +363,7 @@ func (b *rowBuilder) securityRow(stmt int, accountKey, currency string, line int
 	if sec.ID != "" {
 		r.Extra["security_id"] = sec.IDType + " " + sec.ID
 	}
-	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColTicker] = accountKey, date.Format(time.DateOnly), r.Ticker
+	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColTicker] = acct.Display(), date.Format(time.DateOnly), r.Ticker
 	r.Raw[ColQty], r.Raw[ColPrice], r.Raw[ColCurrency] = qty.String(), price.String(), r.Currency
 	switch {
 	case r.Ticker == "":
@@ -437,33 +443,92 @@ var codeWords = map[string]string{
 	"CASH": "Cash withdrawal", "DIRECTDEP": "Direct deposit", "DIRECTDEBIT": "Direct debit", "REPEATPMT": "Standing order",
 }
 
-// entryNotes keeps everything else the bank said about the entry, a fact a line.
-func entryNotes(e bankfile.Entry, name string) string {
+// entryNotes is what the bank said about the entry in words, for a person to read: its text,
+// when that is not its name, and whether it reverses an earlier booking. The references and
+// codes go in its details (entryDetails).
+func entryNotes(e bankfile.Entry, name, card string) string {
 	var lines []string
 	if t := cleanText(e.Text); t != "" && t != name {
-		lines = append(lines, t)
-	}
-	if e.Reference != "" && e.Reference != name {
-		lines = append(lines, "Reference: "+e.Reference)
-	}
-	if e.Value != nil && !e.Value.Equal(e.Booked) {
-		lines = append(lines, "Value date: "+e.Value.Format(time.DateOnly))
-	}
-	if e.CounterpartyAccount != "" {
-		lines = append(lines, "Counterparty account: "+e.CounterpartyAccount)
-	}
-	if e.Code != "" {
-		lines = append(lines, "Bank code: "+e.Code)
+		lines = append(lines, maskCardNumbers(t, card))
 	}
 	if e.Reversal {
 		lines = append(lines, "Reversal of an earlier booking")
 	}
-	for _, d := range e.Details {
-		if v := cleanText(d.Value); v != "" {
-			lines = append(lines, capitalizeFirst(d.Label)+": "+v)
+	return strings.Join(lines, "\n")
+}
+
+// RowDetail is a labelled fact of a statement's entry that a person rarely needs: a reference, the
+// value date, the other party's account, the bank's code for the kind of transaction.
+type RowDetail struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// entryDetails are the entry's references and codes, kept beside its notes. A card number
+// among them is masked.
+func entryDetails(e bankfile.Entry, name, card string) []RowDetail {
+	var out []RowDetail
+	add := func(label, value string) {
+		v := maskCardNumbers(cleanText(value), card)
+		if v != "" && !slices.ContainsFunc(out, func(d RowDetail) bool { return d.Value == v }) {
+			out = append(out, RowDetail{Label: label, Value: v})
 		}
 	}
-	return strings.Join(lines, "\n")
+	for _, d := range e.Details {
+		add(capitalizeFirst(d.Label), d.Value)
+	}
+	if e.Reference != name {
+		add("Reference", e.Reference)
+	}
+	if e.Value != nil && !e.Value.Equal(e.Booked) {
+		add("Value date", e.Value.Format(time.DateOnly))
+	}
+	add("Counterparty account", e.CounterpartyAccount)
+	add("Bank code", e.Code)
+	return out
+}
+
+// cardNumber is as many digits as a card number has, in one run or in groups of four.
+var cardNumber = regexp.MustCompile(`\b(?:[0-9]{13,19}|[0-9]{4}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7})\b`)
+
+// ibanStart is the country and check digits an IBAN written in groups starts with.
+var ibanStart = regexp.MustCompile(`[A-Z]{2}[0-9]{2} $`)
+
+// maskCardNumbers writes each card number in s as its last four digits, as statements'
+// headers name cards ("…4821"): the statement's own account number card, and any other run of
+// 13 to 19 digits that passes the Luhn check all card numbers carry.
+func maskCardNumbers(s, card string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range cardNumber.FindAllStringIndex(s, -1) {
+		digits := strings.NewReplacer(" ", "", "-", "").Replace(s[m[0]:m[1]])
+		if digits != card && !luhn(digits) || ibanStart.MatchString(s[:m[0]]) {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString("…" + digits[len(digits)-4:])
+		last = m[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// luhn reports whether digits pass the Luhn check that card numbers carry.
+func luhn(digits string) bool {
+	sum := 0
+	for i := range len(digits) {
+		d := int(digits[len(digits)-1-i] - '0')
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
 }
 
 func cleanText(s string) string { return strings.Join(strings.Fields(s), " ") }
