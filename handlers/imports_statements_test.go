@@ -54,4 +54,10 @@ func TestStatementReviewShowsMoneyWordsAndMaskedCards(t *testing.T) {
 	if n := strings.Count(text, "…4821"); n < 4 {
 		t.Errorf("the masked card is shown %d times", n)
 	}
+
+	// A CSV's preview writes its money the same way.
+	csv := e.c.Get("/imports/" + e.createImport(t, importPageCSV, nil)).Doc(t)
+	if got := strings.Join(strings.Fields(csv.Find(`[data-testid="file-row-read"]`).Text()), " "); !strings.Contains(got, "money out 12,50 $") {
+		t.Errorf("the CSV's row reads as %q", got)
+	}
 }

@@ -2505,9 +2505,9 @@ func ImportRowsTable(r ImportRows) templ.Component {
 						}
 						if row.Valid {
 							var templ_7745c5c3_Var96 string
-							templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(readAs(row, r.Currency))
+							templ_7745c5c3_Var96, templ_7745c5c3_Err = templ.JoinStringErrs(readAs(ctx, row, r.Currency))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 904, Col: 34}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 904, Col: 39}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var96))
 							if templ_7745c5c3_Err != nil {
@@ -3714,9 +3714,10 @@ func dateExample(pattern string) string {
 		"%H", "17", "%M", "45", "%S", "09").Replace(pattern)
 }
 
-// readAs is what a valid transaction row will be: "31 Jan 2026 · Coffee · money out $3.50".
-// Rows keep the ledger's sign, in which money out is positive.
-func readAs(row imports.RowDiagnostic, currency string) string {
+// readAs is what a valid transaction row will be: "31 Jan 2026 · Coffee · money out $3.50",
+// the money in the person's number style. Rows keep the ledger's sign, in which money out is
+// positive.
+func readAs(ctx context.Context, row imports.RowDiagnostic, currency string) string {
 	parts := []string{}
 	if row.Date != nil {
 		parts = append(parts, FormatDate(*row.Date))
@@ -3734,7 +3735,7 @@ func readAs(row imports.RowDiagnostic, currency string) string {
 		if row.Amount.IsNegative() {
 			direction = "money in"
 		}
-		parts = append(parts, direction+" "+FormatMoney(row.Amount.Abs(), currency))
+		parts = append(parts, direction+" "+UserMoney(ctx, row.Amount.Abs(), currency))
 	}
 	return strings.Join(parts, " · ")
 }
