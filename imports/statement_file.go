@@ -79,6 +79,11 @@ type StatementAccount struct {
 	// Name and Type are what publish gives an account it creates for the statement.
 	Name string `json:"name"`
 	Type string `json:"account_type"`
+	// Candidates are the family's accounts the statement's entries could go into, best first
+	// (rankAccounts), and SuggestedAccountID the one its mapping started with, nil for a new
+	// account. Both are left out when the upload named the account.
+	Candidates         []AccountCandidate `json:"candidates,omitempty"`
+	SuggestedAccountID *uuid.UUID         `json:"suggested_account_id,omitempty"`
 }
 
 // BalanceAt is a balance on a day.
@@ -198,6 +203,11 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 	for i, st := range file.Statements {
 		sum := b.statement(i, st)
 		sf.Statements = append(sf.Statements, sum)
+	}
+	if acct == nil {
+		if err := rankAccounts(ctx, s.DB, im.FamilyID, file, sf); err != nil {
+			return err
+		}
 	}
 	im.Statements = sf
 	im.Config.DateFormat = strPtr("%Y-%m-%d")
@@ -673,22 +683,11 @@ func hasTable(content []byte) bool {
 }
 
 // syncStatementMappings adds an account mapping per account the file names: the account
-// given by account_id, else the one the family linked to the account's identifier, else a new
-// account of the suggested type, which the user may change before publishing.
+// given by account_id, else the account rankAccounts suggested, else a new account of the
+// suggested type, which the user may change before publishing.
 func syncStatementMappings(ctx context.Context, tx db.Tx, im *Import) error {
 	if im.Statements == nil {
 		return nil
-	}
-	links := map[string]uuid.UUID{}
-	var rows []struct {
-		Key       string    `bun:"key"`
-		AccountID uuid.UUID `bun:"account_id"`
-	}
-	if err := tx.NewRaw("SELECT key, account_id FROM account_identifiers WHERE family_id = ?", im.FamilyID).Scan(ctx, &rows); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		links[r.Key] = r.AccountID
 	}
 	done := map[string]bool{}
 	for _, st := range im.Statements.Statements {
@@ -698,11 +697,11 @@ func syncStatementMappings(ctx context.Context, tx db.Tx, im *Import) error {
 		}
 		done[a.Key] = true
 		m := mapping{ID: uuid.Must(uuid.NewV7()), ImportID: im.ID, Kind: MapAccount, Key: a.Key, Value: strPtr(a.Type)}
-		switch id, linked := links[a.Key]; {
+		switch {
 		case im.AccountID != nil:
 			m.TargetID = im.AccountID
-		case linked:
-			m.TargetID = &id
+		case a.SuggestedAccountID != nil:
+			m.TargetID = a.SuggestedAccountID
 		default:
 			m.CreateWhenEmpty = true
 		}
