@@ -67,9 +67,12 @@ func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *ba
 	if err := idb.NewRaw("SELECT key, account_id FROM account_identifiers WHERE family_id = ?", familyID).Scan(ctx, &links); err != nil {
 		return fmt.Errorf("account identifiers: %w", err)
 	}
-	keys := map[uuid.UUID][]string{}
+	keys, types := map[uuid.UUID][]string{}, map[uuid.UUID]string{}
 	for _, l := range links {
 		keys[l.AccountID] = append(keys[l.AccountID], l.Key)
+	}
+	for _, a := range accts {
+		types[a.ID] = a.AccountableType
 	}
 	ranked, suggestions := map[string][]AccountCandidate{}, map[string]*uuid.UUID{}
 	for i, st := range file.Statements {
@@ -81,7 +84,7 @@ func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *ba
 			for _, a := range accts {
 				c := AccountCandidate{AccountID: a.ID, Name: a.Name, Currency: a.Currency, SameCurrency: a.Currency == sum.Currency,
 					Identifier: identifierMatch(st.Account, keys[a.ID], a.Name)}
-				if c.Identifier != IdentifierLinked && (a.Status != models.AccountActive || !c.SameCurrency && c.Identifier == "") {
+				if c.Identifier != IdentifierLinked && (a.Status != models.AccountActive || (!c.SameCurrency && c.Identifier == "")) {
 					continue
 				}
 				if c.SameCurrency && ok {
@@ -92,7 +95,7 @@ func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *ba
 				cands = append(cands, c)
 			}
 			slices.SortStableFunc(cands, func(x, y AccountCandidate) int {
-				return compareCandidates(x, y, accountType(accts, x.AccountID) == sum.Account.Type, accountType(accts, y.AccountID) == sum.Account.Type)
+				return compareCandidates(x, y, types[x.AccountID] == sum.Account.Type, types[y.AccountID] == sum.Account.Type)
 			})
 			ranked[key] = cands
 			if len(cands) > 0 && suggested(cands[0], opening) {
@@ -130,15 +133,6 @@ func cmpBool(a, b bool) int {
 // suggested reports whether the best candidate is good enough to start the mapping with.
 func suggested(c AccountCandidate, opening decimal.Decimal) bool {
 	return c.Identifier == IdentifierLinked || c.SameCurrency && (c.Identifier != "" || c.BalanceContinues && !opening.IsZero())
-}
-
-func accountType(accts []models.Account, id uuid.UUID) string {
-	for _, a := range accts {
-		if a.ID == id {
-			return a.AccountableType
-		}
-	}
-	return ""
 }
 
 // openingOf is the balance the file's first statement of the account with key opens with,

@@ -467,8 +467,9 @@ func entryNotes(e bankfile.Entry, name, card string) string {
 	return strings.Join(lines, "\n")
 }
 
-// RowDetail is a labelled fact of a statement's entry that a person rarely needs: a reference, the
-// value date, the other party's account, the bank's code for the kind of transaction.
+// RowDetail is a labelled fact of a statement's entry that a person rarely needs: a
+// reference, the value date, the other party's account, the bank's code for the kind of
+// transaction.
 type RowDetail struct {
 	Label string `json:"label"`
 	Value string `json:"value"`
@@ -505,14 +506,15 @@ var cardNumber = regexp.MustCompile(`\b(?:[0-9]{13,19}|[0-9]{4}(?:[ -][0-9]{4}){
 var ibanStart = regexp.MustCompile(`[A-Z]{2}[0-9]{2} $`)
 
 // maskCardNumbers writes each card number in s as its last four digits, as statements'
-// headers name cards ("…4821"): the statement's own account number card, and any other run of
-// 13 to 19 digits that passes the Luhn check all card numbers carry.
+// headers name cards ("…4821"): the statement's own account number (card), and any other run
+// of 13 to 19 digits that passes the Luhn check all card numbers carry. The digits of an IBAN
+// written in groups are no card's.
 func maskCardNumbers(s, card string) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range cardNumber.FindAllStringIndex(s, -1) {
 		digits := strings.NewReplacer(" ", "", "-", "").Replace(s[m[0]:m[1]])
-		if digits != card && !luhn(digits) || ibanStart.MatchString(s[:m[0]]) {
+		if (digits != card && !luhn(digits)) || ibanStart.MatchString(s[:m[0]]) {
 			continue
 		}
 		b.WriteString(s[last:m[0]])
