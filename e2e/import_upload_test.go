@@ -131,3 +131,46 @@ func chooseLabel(t *testing.T, ctx context.Context, id, label string) {
 		t.Fatalf("%s has no option %q", id, label)
 	}
 }
+
+// TestARefusedUploadKeepsTheChosenFile: a CSV uploaded as an OFX file is refused in words for
+// a person, and the form comes back with the file still chosen, so that choosing "Detect from
+// the file" and uploading again reads it, without choosing the file a second time.
+func TestARefusedUploadKeepsTheChosenFile(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Sapphire", "CreditCard", "")
+	csv := filepath.Join(t.TempDir(), "Chase4821_Activity.csv")
+	content := "Chase Sapphire Preferred (...4821) activity from 10/01/2026 to 10/31/2026\n" +
+		"Transaction Date,Post Date,Description,Category,Type,Amount,Memo\n" +
+		"10/02/2026,10/03/2026,STARBUCKS STORE 0815,Food & Drink,Sale,-5.75,\n"
+	if err := os.WriteFile(csv, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	signInAs(t, ctx, srv, u.Email)
+	visit(t, ctx, srv.URL+"/imports/new")
+
+	step(t, "the wrong type is refused, and the file stays chosen", func(t *testing.T) {
+		choose(t, ctx, "field-type", "OfxImport")
+		uploadFile(t, ctx, "field-file", csv)
+		chooseLabel(t, ctx, "field-account_id", "Sapphire")
+		click(t, ctx, "new-import-submit")
+		visible(t, ctx, "error-file")
+		wantText(t, ctx, "error-file", "This file is not what “What the file is” says: it looks like Transactions (CSV). Choose “Transactions (CSV)” or “Detect from the file” there.")
+		wantText(t, ctx, "file-chosen", "Still chosen: Chase4821_Activity.csv.")
+		if n := run(t, ctx, "count the chosen files", chromedp.Evaluate[int](`document.querySelector('[data-testid="field-file"]').files.length`)); n != 1 {
+			t.Fatalf("%d files chosen after the refusal, want the one", n)
+		}
+		if got := inputValue(t, ctx, "field-account_id"); got == "" {
+			t.Error("the account was forgotten")
+		}
+		shot(t, ctx, "import-new-refused-keeps-file")
+	})
+
+	step(t, "detected from the file, the same file is read", func(t *testing.T) {
+		choose(t, ctx, "field-type", "auto")
+		click(t, ctx, "new-import-submit")
+		visible(t, ctx, "import-summary")
+		wantText(t, ctx, "stat-valid", "1")
+	})
+}

@@ -509,6 +509,9 @@ func (a *app) apiImportRows(c echo.Context) error {
 		if w := r.Warnings(); len(w) > 0 {
 			row["warnings"] = w
 		}
+		if len(r.Details) > 0 {
+			row["details"] = r.Details
+		}
 		data = append(data, row)
 	}
 	ms, err := imports.Mappings(ctx, a.DB, im.ID)

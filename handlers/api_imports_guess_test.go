@@ -123,6 +123,46 @@ func TestImportReadsAGermanExportWithNoConfiguration(t *testing.T) {
 	}
 }
 
+// The German layout: the purpose is the only text, and every row was "Imported item"
+// with the text in its notes. Without a column of the other party the purpose is the name;
+// with one (the French file here) that is the name and the purpose goes into the notes.
+func TestImportNamesRowsByThePurposeWhenNoColumnNamesTheOtherParty(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Girokonto", "Depository", "")
+	cases := []struct {
+		name, file, nameCol, notesCol string
+		entries                       []string
+	}{
+		{"a German account", "Buchungstag;Wertstellung;Verwendungszweck;Betrag;Währung\n" +
+			"02.01.2026;02.01.2026;REWE Markt Grünwald EC 12345;-23,45;EUR\n05.01.2026;05.01.2026;Miete Januar Wohnung 3;-900,00;EUR\n",
+			"Verwendungszweck", "", []string{"REWE Markt Grünwald EC 12345 / ", "Miete Januar Wohnung 3 / "}},
+		{"a French account naming the other party", "Date;Bénéficiaire;Libellé;Montant\n" +
+			"02/01/2026;EDF;PRLV SEPA EDF FACTURE 123;-110,00\n03/01/2026;Boulangerie Paul;CB BOULANGERIE PAUL 02/01;-4,20\n",
+			"Bénéficiaire", "Libellé", []string{"EDF / PRLV SEPA EDF FACTURE 123", "Boulangerie Paul / CB BOULANGERIE PAUL 02/01"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			b := e.guessed(t, e.create(t, map[string]any{"account_id": acct.ID.String(), "raw_file_content": c.file, "publish": "true"}, http.StatusCreated))
+			cfg := b.Data.Configuration
+			notes := ""
+			if cfg.NotesColLabel != nil {
+				notes = *cfg.NotesColLabel
+			}
+			if deref(cfg.NameColLabel) != c.nameCol || notes != c.notesCol || !slices.Contains(cfg.Guessed, "name_col_label") {
+				t.Errorf("name column %q, notes column %q, guessed %v", deref(cfg.NameColLabel), notes, cfg.Guessed)
+			}
+			if done := e.waitFor(t, b.Data.ID); done.Data.Status != "complete" {
+				t.Fatalf("publish ended %s: %s", done.Data.Status, deref(done.Data.Error))
+			}
+			got := e.strings(t, "SELECT name || ' / ' || notes FROM entries WHERE import_id = ? ORDER BY date", uuid.MustParse(b.Data.ID))
+			if !slices.Equal(got, c.entries) {
+				t.Errorf("entries %q, want %q", got, c.entries)
+			}
+		})
+	}
+}
+
 // A date that reads two ways (03-04-2026) is not guessed: the rows say what is wrong and the
 // person chooses.
 func TestImportDoesNotGuessAnAmbiguousDateFormat(t *testing.T) {

@@ -69,6 +69,12 @@ func TestPreflight(t *testing.T) {
 					t.Errorf("errors %+v warnings %v", b.Data.Errors, b.Data.Warnings)
 				}
 			}},
+		{"lines of separators only", map[string]any{"raw_file_content": ",,\n , ,\n"}, 200, false,
+			func(t *testing.T, b preflightBody, _ string) {
+				if len(b.Data.Errors) != 1 || b.Data.Errors[0].Code != "no_data_rows" || b.Data.Errors[0].Message != "The file has no transactions: it is blank." {
+					t.Errorf("errors %+v", b.Data.Errors)
+				}
+			}},
 		{"rows are checked, not just headers", map[string]any{"raw_file_content": "date,amount\n2024-13-45,abc\n", "date_format": "%Y-%m-%d", "account_id": acct.ID.String()}, 200, false,
 			func(t *testing.T, b preflightBody, _ string) {
 				if b.Data.Stats.ValidRowsCount != 0 || len(b.Data.Errors) != 2 || b.Data.Errors[0].Code != "invalid_row" {

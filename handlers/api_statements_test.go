@@ -361,9 +361,27 @@ func TestMT940GermanStatement(t *testing.T) {
 		!contains(entries, "transaction 2026-03-03 45.60 BAECKEREI (B2603030002)") {
 		t.Fatalf("MT940 account: %s\n%s", balance, strings.Join(entries, "\n"))
 	}
+	// The notes are the purpose; the mandate and the bank's codes are the row's details.
 	notes := e.strings(t, "SELECT notes FROM entries WHERE account_id = ? AND external_id = 'B2603030002'", acct)
-	if len(notes) != 1 || !strings.Contains(notes[0], "Brot und Kuchen") || !strings.Contains(notes[0], "M-77") {
-		t.Fatalf("the purpose and mandate are not in the notes: %q", notes)
+	if len(notes) != 1 || notes[0] != "Brot und Kuchen" {
+		t.Fatalf("notes %q, want the purpose alone", notes)
+	}
+	var rows struct {
+		Data []struct {
+			Fields  map[string]string `json:"fields"`
+			Details []struct{ Label, Value string }
+		} `json:"data"`
+	}
+	e.c.API(http.MethodGet, "/api/v1/imports/"+b.Data.ID+"/rows", e.read, nil).JSON(t, &rows)
+	if len(rows.Data) != 2 {
+		t.Fatalf("%d rows", len(rows.Data))
+	}
+	r := rows.Data[1]
+	if got := fmt.Sprint(r.Details); got != "[{Funds code R} {Booking text SEPA-LASTSCHRIFT} {Mandate M-77} {Creditor id DE98ZZZ09999999999} {Reference R1} {Bank code NDDT+105}]" {
+		t.Errorf("details %s", got)
+	}
+	if r.Fields["notes"] != "Brot und Kuchen" || r.Fields["account"] != "…3000" || r.Fields["amount"] != "-45.6" {
+		t.Errorf("fields %v", r.Fields)
 	}
 }
 
@@ -387,6 +405,8 @@ func TestStatementFileRefusals(t *testing.T) {
 		{"XML with a DTD", map[string]any{"type": "CamtImport", "raw_file_content": strings.Replace(camt053(testIBAN, "1", "2026-03-01", "1", "2026-03-01"),
 			"<Document", `<!DOCTYPE Document [<!ENTITY x "y">]><Document`, 1)}, []string{"invalid_statement", "DTD"}},
 		{"account_id with a file of two accounts", map[string]any{"type": "CamtImport", "raw_file_content": twoAccounts, "account_id": mine.ID.String()}, []string{"account_id", "2 accounts"}},
+		{"a statement with no entries", map[string]any{"type": "CamtImport", "raw_file_content": camt053(testIBAN, "1", "2026-03-01", "1", "2026-03-01")},
+			[]string{"no_data_rows", "The file has no transactions: its statements list no entries."}},
 		{"account_id of another family", map[string]any{"type": "OfxImport", "raw_file_content": cardOFX, "account_id": theirs.ID.String()}, []string{"Account must belong to your family"}},
 	}
 	for _, c := range cases {
@@ -465,7 +485,8 @@ func TestStatementAccountMapping(t *testing.T) {
 		} `json:"mappings"`
 	}
 	var nb importBody
-	e.create(t, map[string]any{"type": "CamtImport", "raw_file_content": camt053(testIBAN, "10.00", "2026-03-03", "10.00", "2026-03-03")}, http.StatusCreated).JSON(t, &nb)
+	e.create(t, map[string]any{"type": "CamtImport", "raw_file_content": camt053(testIBAN, "10.00", "2026-03-03", "15.00", "2026-03-03",
+		"X2 2026-03-03 CRDT 5.00 Refund")}, http.StatusCreated).JSON(t, &nb)
 	e.c.API(http.MethodGet, "/api/v1/imports/"+nb.Data.ID+"/rows", e.read, nil).JSON(t, &next)
 	if len(next.Mappings) != 1 || next.Mappings[0].TargetID == nil || *next.Mappings[0].TargetID != savings.ID.String() {
 		b, _ := json.Marshal(next)

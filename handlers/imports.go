@@ -380,10 +380,11 @@ var importNewFields = []string{"type", "account_id", "extractor", "preset", "dat
 
 // importNew is GET /imports/new: the upload form.
 func (a *app) importNew(c echo.Context) error {
-	return a.renderNewImport(c, http.StatusOK, &views.Form{Values: map[string]string{"type": c.QueryParam("type")}})
+	return a.renderNewImport(c, http.StatusOK, &views.Form{Values: map[string]string{"type": c.QueryParam("type")}}, "")
 }
 
-func (a *app) renderNewImport(c echo.Context, status int, form *views.Form) error {
+// renderNewImport shows the upload form; chosen is the name of the file a refused upload sent.
+func (a *app) renderNewImport(c echo.Context, status int, form *views.Form, chosen string) error {
 	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, currentUser(c).FamilyID)
 	if err != nil {
 		return err
@@ -392,7 +393,10 @@ func (a *app) renderNewImport(c echo.Context, status int, form *views.Form) erro
 	for _, acct := range accts {
 		opts = append(opts, views.SelectOption{Value: acct.ID.String(), Label: acct.Name})
 	}
-	return a.render(c, status, views.NewImportPage(views.NewImport{Form: form, Accounts: opts, LLM: a.Imports.LLM != nil}))
+	return a.render(c, status, views.NewImportPage(views.NewImport{Form: form, Accounts: opts, LLM: a.Imports.LLM != nil,
+		// htmx posts the form and swaps it back in around the file input, which keeps the file;
+		// a browser posting the form itself forgets it.
+		Chosen: chosen, FileKept: c.Request().Header.Get("HX-Request") == "true"}))
 }
 
 // importCreate is POST /imports: the upload, stored as a pending import whose page then shows
@@ -434,11 +438,32 @@ func (a *app) importCreate(c echo.Context) error {
 	if len(e.Fields) == 0 || len(other) > 0 {
 		form.Message = strings.TrimSpace(e.Message + " " + strings.Join(other, " "))
 	}
-	if e.Slug == "missing_content" {
-		form.Errors["file"] = []string{"Choose the file to upload."}
+	if msg := fileProblem(e); msg != "" {
+		form.Errors["file"] = []string{msg}
 		form.Message = ""
 	}
-	return a.renderNewImport(c, statusOf(e.Code), form)
+	return a.renderNewImport(c, statusOf(e.Code), form, req.Upload.Filename)
+}
+
+// fileProblem says to a person what is wrong with the file they chose, where the API's
+// message tells a client which parameter to send; "" for the other problems.
+func fileProblem(e *apperr.Error) string {
+	switch e.Slug {
+	case "missing_content":
+		return "Choose the file to upload."
+	case "unrecognized_format":
+		return "Tally could not tell what kind of file this is. It reads bank statements (OFX, QFX, QBO, camt, MT940, PDF), " +
+			"QIF files, Tally exports and CSV files: if the file is one of these, choose which under “What the file is”."
+	case "invalid_file_type":
+		if d, ok := e.Details.(map[string]any); ok {
+			if t, ok := d["detected_type"].(imports.Type); ok {
+				label := views.ImportTypeLabel(t)
+				return "This file is not what “What the file is” says: it looks like " + label + ". Choose “" + label +
+					"” or “Detect from the file” there."
+			}
+		}
+	}
+	return ""
 }
 
 // importReconciliations are the reconciliations of the accounts a statement file's balances

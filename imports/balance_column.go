@@ -101,7 +101,7 @@ func (p *publisher) runningBalances(ctx context.Context, rows []balanceRow) erro
 	}
 
 	account := rows[0].Account
-	unknown, err := p.balanceUnknown(ctx, account)
+	unknown, err := balanceUnknown(ctx, p.tx, account)
 	if err != nil {
 		return err
 	}

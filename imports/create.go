@@ -3,6 +3,7 @@ package imports
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"iter"
 	"slices"
@@ -117,6 +118,10 @@ func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
 		copied, err := copyRows(ctx, tx, p.im.ID, p.each)
 		if err != nil {
 			return err
+		}
+		if copied.total == 0 {
+			// Such an import could never be published: refused now, not at publish.
+			return noRows(p.im.Type, emptyReason(p.im))
 		}
 		p.im.RowsCount, p.im.ValidRowsCount = copied.total, copied.valid
 		if _, err := tx.NewUpdate().Model(p.im).Column("rows_count", "valid_rows_count").WherePK().Exec(ctx); err != nil {
@@ -234,7 +239,7 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		p.each = eachRow(p.rows)
 		return p, nil
 	}
-	if typ.isStatementFile() && up.Present && len(up.Content) <= s.Limits.MaxBytes && len(bytes.TrimSpace(up.Content)) > 0 {
+	if typ.IsStatementFile() && up.Present && len(up.Content) <= s.Limits.MaxBytes && len(bytes.TrimSpace(up.Content)) > 0 {
 		p := &prepared{im: im, account: acct}
 		im.Content, im.ByteSize = up.Content, len(up.Content)
 		im.Filename = strPtr(defaultString(up.Filename, "statement."+statementExtensions[typ]))
@@ -287,7 +292,7 @@ func readRows(text string, rc *rowContext, p *prepared) error {
 	case CategoryImport, MerchantImport, RuleImport:
 		return taxonomyRows(text, rc, p)
 	}
-	table, err := readCSV(text, rc.cfg)
+	table, err := readCSV(text, rc.cfg, rc.typ)
 	if err != nil {
 		return err
 	}
@@ -325,8 +330,34 @@ func missingHeadersError(missing, headers []string) error {
 		WithDetails(map[string]any{"missing_required_headers": missing, "headers": headers})
 }
 
-// readCSV parses the file as CSV; a file that cannot be parsed is a 422 naming the line.
-func readCSV(text string, cfg *Config) (*parse.CSVTable, error) {
+// noRows refuses a file of type typ with nothing to import, and says why.
+func noRows(typ Type, why string) error {
+	what := "rows"
+	if typ.createsEntries() {
+		what = "transactions"
+	}
+	msg := fmt.Sprintf("The file has no %s: %s", what, why)
+	return apperr.New(apperr.Invalid, msg).WithSlug("no_data_rows").WithFields(map[string][]string{"content": {msg}})
+}
+
+// emptyReason says why a file that gave no rows has none.
+func emptyReason(im *Import) string {
+	switch {
+	case im.Type.IsStatementFile():
+		return "its statements list no entries."
+	case im.Type == PdfImport:
+		return "no line of the statement reads as one."
+	case im.Type == QifImport:
+		return "it holds no records."
+	case im.SkippedRows > 0:
+		return "every line under its header is blank, or one its bank marks as no transaction (a balance line)."
+	}
+	return "every line under its header is blank."
+}
+
+// readCSV parses the file as CSV; a file that cannot be parsed is a 422 naming the line, and
+// one with no line that holds a value says so.
+func readCSV(text string, cfg *Config, typ Type) (*parse.CSVTable, error) {
 	sep := ','
 	if r := []rune(cfg.ColSep); len(r) == 1 {
 		sep = r[0]
@@ -336,6 +367,9 @@ func readCSV(text string, cfg *Config) (*parse.CSVTable, error) {
 		opts.Headers = p.Header
 	}
 	table, err := parse.CSV(text, opts)
+	if errors.Is(err, parse.ErrEmpty) {
+		return nil, noRows(typ, "it is blank"+strings.TrimPrefix(err.Error(), parse.ErrEmpty.Error())+".")
+	}
 	if err != nil {
 		return nil, &apperr.Error{Code: apperr.Invalid, Slug: "invalid_csv", Message: "CSV content could not be parsed",
 			Fields: map[string][]string{"content": {err.Error()}}, Err: err}

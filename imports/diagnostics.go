@@ -32,6 +32,8 @@ type RowDiagnostic struct {
 	// Clipped names the texts of the row that were over their bound and are kept cut
 	// (clipRow); Warnings says so.
 	Clipped []string `bun:"clipped,array"`
+	// Details are a statement entry's references and codes, apart from its notes.
+	Details []RowDetail `bun:"details,type:jsonb"`
 }
 
 // clippedTexts are the labels and bounds of the texts clipRow cuts, by its field names.
@@ -91,6 +93,7 @@ func Rows(ctx context.Context, idb bun.IDB, f RowFilter) ([]RowDiagnostic, int, 
 		ColumnExpr("coalesce(currency, '') AS currency").ColumnExpr("coalesce(name, '') AS name").
 		ColumnExpr("cardinality(errors) = 0 AS valid").
 		ColumnExpr("coalesce(extra->>'matched_by', '') AS matched_by").
+		ColumnExpr("extra->'details' AS details").
 		Where("import_id = ?", f.ImportID).
 		OrderExpr("row_number").
 		Limit(int64(f.PerPage)).Offset(int64((f.Page - 1) * f.PerPage))

@@ -151,7 +151,7 @@ func AlreadyThere(ctx context.Context, idb bun.IDB, d *Detail, page []RowDiagnos
 	}
 	args := append(rowMatchArgs(d.Import), pgdialect.Array(numbers))
 	if err := idb.NewRaw(`SELECT rule, count(*) AS n, coalesce(array_agg(row_number) FILTER (WHERE row_number = ANY (?4::int[])), '{}') AS rows
-		FROM (`+rowMatches(d.Type.isStatementFile())+`) m GROUP BY rule`, args...).Scan(ctx, &found); err != nil && !db.IsNoRows(err) {
+		FROM (`+rowMatches(d.Type.IsStatementFile())+`) m GROUP BY rule`, args...).Scan(ctx, &found); err != nil && !db.IsNoRows(err) {
 		return m, fmt.Errorf("rows already there: %w", err)
 	}
 	for _, f := range found {

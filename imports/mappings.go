@@ -20,7 +20,7 @@ import (
 // record of exactly that name, or marked to be created on publish; account-type words carry
 // the account type they stand for.
 func syncMappings(ctx context.Context, tx db.Tx, im *Import, names rowKeys) error {
-	if im.Type.isStatementFile() {
+	if im.Type.IsStatementFile() {
 		return syncStatementMappings(ctx, tx, im)
 	}
 	for _, kind := range specs[im.Type].mappings {

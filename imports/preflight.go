@@ -68,6 +68,9 @@ func (s *Service) Preflight(ctx context.Context, req Request) (*PreflightResult,
 			res.RequiredHeaders = requiredHeaders(&Config{}, res.Type)
 			res.Errors = append(res.Errors, Problem{Code: e.Slug, Message: e.Message})
 			return res, nil
+		case "no_data_rows":
+			res.Errors = append(res.Errors, Problem{Code: e.Slug, Message: e.Message})
+			return res, nil
 		case "validation_failed":
 			for _, msgs := range e.Fields {
 				for _, m := range msgs {

@@ -166,9 +166,8 @@ type headerCandidate struct {
 // headLimit is how much of a file is looked at for its header.
 const headLimit = 64 << 10
 
-// fileHead is the records of the top of content that may be its header, read with each
-// separator.
-func fileHead(content []byte) []headerCandidate {
+// headText is the top of content, as text, that its header is looked for in.
+func headText(content []byte) string {
 	head := content
 	if len(head) > headLimit {
 		// Cut at a line end, so that no character is cut in half (which would make the
@@ -176,7 +175,12 @@ func fileHead(content []byte) []headerCandidate {
 		head = head[:bytes.LastIndexByte(head[:headLimit], '\n')+1]
 	}
 	text, _ := parse.Text(head)
-	text = strings.TrimPrefix(text, "\ufeff")
+	return strings.TrimPrefix(text, "\ufeff")
+}
+
+// fileHead is the records of the top of a file's text (headText) that may be its header, read
+// with each separator.
+func fileHead(text string) []headerCandidate {
 	var out []headerCandidate
 	for _, sep := range sniff.Separators {
 		recs, lines := sniff.Records(text, sep, 40)
@@ -214,7 +218,7 @@ func (s *Service) chooseMapping(ctx context.Context, req *Request, v *apperr.Val
 		}
 	}
 	if req.ProfileID == nil && req.Preset == nil && req.Upload.Present {
-		heads := fileHead(req.Upload.Content)
+		heads := fileHead(headText(req.Upload.Content))
 		var head *headerCandidate
 		profile, head = s.accountProfile(ctx, req, heads)
 		if profile == nil {

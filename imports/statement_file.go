@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -16,6 +18,7 @@ import (
 	"tally/imports/camt"
 	"tally/imports/mt940"
 	"tally/imports/ofx"
+	"tally/imports/sniff"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
@@ -77,6 +80,11 @@ type StatementAccount struct {
 	// Name and Type are what publish gives an account it creates for the statement.
 	Name string `json:"name"`
 	Type string `json:"account_type"`
+	// Candidates are the family's accounts the statement's entries could go into, best first
+	// (rankAccounts), and SuggestedAccountID the one its mapping started with, nil for a new
+	// account. Both are left out when the upload named the account.
+	Candidates         []AccountCandidate `json:"candidates,omitempty"`
+	SuggestedAccountID *uuid.UUID         `json:"suggested_account_id,omitempty"`
 }
 
 // BalanceAt is a balance on a day.
@@ -146,8 +154,8 @@ var statementReaders = map[Type]struct {
 	Mt940Import: {bankfile.FormatMT940, mt940.ReadEach, mt940.Sniff, "an MT940 or MT942 file"},
 }
 
-// isStatementFile reports whether t is a bank statement file type.
-func (t Type) isStatementFile() bool {
+// IsStatementFile reports whether t is a bank statement file type (OFX, camt, MT940).
+func (t Type) IsStatementFile() bool {
 	_, ok := statementReaders[t]
 	return ok
 }
@@ -158,11 +166,12 @@ func (t Type) isStatementFile() bool {
 func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct *models.Account, p *prepared) error {
 	rd := statementReaders[im.Type]
 	if !rd.sniff(up.Content) {
-		msg := fmt.Sprintf("The file is not %s.", rd.what)
+		e := apperr.Errorf(apperr.Invalid, "The file is not %s.", rd.what).WithSlug("invalid_file_type")
 		if t, ok := DetectType(up.Content); ok && t != im.Type {
-			msg += fmt.Sprintf(" It looks like a %s: send type=%s, or type=auto.", t, t)
+			e.Message += fmt.Sprintf(" It looks like a %s: send type=%s, or type=auto.", t, t)
+			e.Details = map[string]any{"detected_type": t}
 		}
-		return apperr.New(apperr.Invalid, msg).WithSlug("invalid_file_type")
+		return e
 	}
 	b := &rowBuilder{rc: &rowContext{now: s.now()}, flip: im.Config.SignageConvention == InflowsNegative,
 		read: func(each bankfile.EntryFunc) (*bankfile.File, error) { return rd.read(up.Content, each) }}
@@ -183,7 +192,13 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 		return apperr.Errorf(apperr.Invalid, "The file holds statements of %d accounts, so account_id cannot name one account for all of them: leave it out and map each account.", len(keys)).
 			WithSlug("validation_failed").WithFields(map[string][]string{"account_id": {fmt.Sprintf("the file holds %d accounts", len(keys))}})
 	}
-	im.Statements = &StatementFile{Format: string(file.Format), Version: file.Version, Statements: sums}
+	sf := &StatementFile{Format: string(file.Format), Version: file.Version, Statements: sums}
+	if acct == nil {
+		if err := rankAccounts(ctx, s.DB, im.FamilyID, file, sf); err != nil {
+			return err
+		}
+	}
+	im.Statements = sf
 	im.Config.DateFormat = strPtr("%Y-%m-%d")
 	p.each = b.rows
 	return nil
@@ -369,15 +384,17 @@ func (b *rowBuilder) rows(yield func(*Row) bool) {
 	}
 }
 
-// entry is the row of an entry, row n of the file's.
+// entry is the row of an entry, row n of the file's. Its cells show the account as a person
+// is shown it, a card's number masked.
 func (b *rowBuilder) entry(n, stmt int, accountKey, currency string, e bankfile.Entry) *Row {
+	acct := b.file.Statements[stmt].Account
 	r := &Row{Number: n + 1, Line: e.Line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
 	date := e.Booked
 	amount := e.Amount.Neg() // the ledger's sign: money out is positive
 	r.Date, r.Amount = &date, &amount
 	r.Currency = strings.ToUpper(firstNonBlank(e.Currency, currency))
 	r.Name = entryName(e)
-	r.Notes = entryNotes(e, r.Name)
+	r.Notes = entryNotes(e, r.Name, acct.Number)
 	r.Extra = map[string]any{"source": b.format, "statement": stmt + 1, "pending": e.Pending}
 	if e.ID != "" {
 		r.Extra["external_id"], r.Extra["id_source"] = e.ID, e.IDSource
@@ -387,6 +404,9 @@ func (b *rowBuilder) entry(n, stmt int, accountKey, currency string, e bankfile.
 	}
 	if e.Code != "" {
 		r.Extra["code"] = e.Code
+	}
+	if d := entryDetails(e, r.Name, acct.Number); len(d) > 0 {
+		r.Extra["details"] = d
 	}
 	if e.Reversal {
 		r.Extra["reversal"] = true
@@ -400,7 +420,7 @@ func (b *rowBuilder) entry(n, stmt int, accountKey, currency string, e bankfile.
 			r.Extra["in_file_duplicate"] = true
 		}
 	}
-	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColName] = accountKey, date.Format(time.DateOnly), r.Name
+	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColName] = acct.Display(), date.Format(time.DateOnly), r.Name
 	r.Raw[ColAmount], r.Raw[ColCurrency], r.Raw[ColNotes] = e.Amount.String(), r.Currency, r.Notes
 	switch {
 	case date.Before(earliestDate) || date.After(b.rc.latestDate()):
@@ -455,6 +475,7 @@ func (b *rowBuilder) holding(n, stmt int, accountKey, currency string, h bankfil
 
 // securityRow is the common part of a trade's or a holding's row.
 func (b *rowBuilder) securityRow(n, stmt int, accountKey, currency string, line int, sec bankfile.Security, date time.Time, qty, price decimal.Decimal) *Row {
+	acct := b.file.Statements[stmt].Account
 	r := &Row{Number: n + 1, Line: line, RecordID: uuid.Must(uuid.NewV7()), AccountKey: accountKey}
 	r.Date = &date
 	r.Currency = strings.ToUpper(currency)
@@ -464,7 +485,7 @@ func (b *rowBuilder) securityRow(n, stmt int, accountKey, currency string, line 
 	if sec.ID != "" {
 		r.Extra["security_id"] = sec.IDType + " " + sec.ID
 	}
-	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColTicker] = accountKey, date.Format(time.DateOnly), r.Ticker
+	r.Raw[ColAccount], r.Raw[ColDate], r.Raw[ColTicker] = acct.Display(), date.Format(time.DateOnly), r.Ticker
 	r.Raw[ColQty], r.Raw[ColPrice], r.Raw[ColCurrency] = qty.String(), price.String(), r.Currency
 	switch {
 	case r.Ticker == "":
@@ -554,33 +575,94 @@ var codeWords = map[string]string{
 	"CASH": "Cash withdrawal", "DIRECTDEP": "Direct deposit", "DIRECTDEBIT": "Direct debit", "REPEATPMT": "Standing order",
 }
 
-// entryNotes keeps everything else the bank said about the entry, a fact a line.
-func entryNotes(e bankfile.Entry, name string) string {
+// entryNotes is what the bank said about the entry in words, for a person to read: its text,
+// when that is not its name, and whether it reverses an earlier booking. The references and
+// codes go in its details (entryDetails).
+func entryNotes(e bankfile.Entry, name, card string) string {
 	var lines []string
 	if t := cleanText(e.Text); t != "" && t != name {
-		lines = append(lines, t)
-	}
-	if e.Reference != "" && e.Reference != name {
-		lines = append(lines, "Reference: "+e.Reference)
-	}
-	if e.Value != nil && !e.Value.Equal(e.Booked) {
-		lines = append(lines, "Value date: "+e.Value.Format(time.DateOnly))
-	}
-	if e.CounterpartyAccount != "" {
-		lines = append(lines, "Counterparty account: "+e.CounterpartyAccount)
-	}
-	if e.Code != "" {
-		lines = append(lines, "Bank code: "+e.Code)
+		lines = append(lines, maskCardNumbers(t, card))
 	}
 	if e.Reversal {
 		lines = append(lines, "Reversal of an earlier booking")
 	}
-	for _, d := range e.Details {
-		if v := cleanText(d.Value); v != "" {
-			lines = append(lines, capitalizeFirst(d.Label)+": "+v)
+	return strings.Join(lines, "\n")
+}
+
+// RowDetail is a labelled fact of a statement's entry that a person rarely needs: a
+// reference, the value date, the other party's account, the bank's code for the kind of
+// transaction.
+type RowDetail struct {
+	Label string `json:"label"`
+	Value string `json:"value"`
+}
+
+// entryDetails are the entry's references and codes, kept beside its notes. A card number
+// among them is masked.
+func entryDetails(e bankfile.Entry, name, card string) []RowDetail {
+	var out []RowDetail
+	add := func(label, value string) {
+		v := maskCardNumbers(cleanText(value), card)
+		if v != "" && !slices.ContainsFunc(out, func(d RowDetail) bool { return d.Value == v }) {
+			out = append(out, RowDetail{Label: label, Value: v})
 		}
 	}
-	return strings.Join(lines, "\n")
+	for _, d := range e.Details {
+		add(capitalizeFirst(d.Label), d.Value)
+	}
+	if e.Reference != name {
+		add("Reference", e.Reference)
+	}
+	if e.Value != nil && !e.Value.Equal(e.Booked) {
+		add("Value date", e.Value.Format(time.DateOnly))
+	}
+	add("Counterparty account", e.CounterpartyAccount)
+	add("Bank code", e.Code)
+	return out
+}
+
+// cardNumber is as many digits as a card number has, in one run or in groups of four.
+var cardNumber = regexp.MustCompile(`\b(?:[0-9]{13,19}|[0-9]{4}(?:[ -][0-9]{4}){2}[ -][0-9]{1,7})\b`)
+
+// ibanStart is the country and check digits an IBAN written in groups starts with.
+var ibanStart = regexp.MustCompile(`[A-Z]{2}[0-9]{2} $`)
+
+// maskCardNumbers writes each card number in s as its last four digits, as statements'
+// headers name cards ("…4821"): the statement's own account number (card), and any other run
+// of 13 to 19 digits that passes the Luhn check all card numbers carry. The digits of an IBAN
+// written in groups are no card's.
+func maskCardNumbers(s, card string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range cardNumber.FindAllStringIndex(s, -1) {
+		digits := strings.NewReplacer(" ", "", "-", "").Replace(s[m[0]:m[1]])
+		if (digits != card && !luhn(digits)) || ibanStart.MatchString(s[:m[0]]) {
+			continue
+		}
+		b.WriteString(s[last:m[0]])
+		b.WriteString("…" + digits[len(digits)-4:])
+		last = m[1]
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// luhn reports whether digits pass the Luhn check that card numbers carry.
+func luhn(digits string) bool {
+	sum := 0
+	for i := range len(digits) {
+		d := int(digits[len(digits)-1-i] - '0')
+		if i%2 == 1 {
+			if d *= 2; d > 9 {
+				d -= 9
+			}
+		}
+		sum += d
+	}
+	return sum%10 == 0
 }
 
 func cleanText(s string) string { return strings.Join(strings.Fields(s), " ") }
@@ -699,7 +781,7 @@ func DetectType(content []byte) (t Type, ok bool) {
 	case bytes.HasPrefix(head, []byte(`{"type":`)) || bytes.HasPrefix(head, []byte(`{ "type":`)):
 		return NativeImport, true
 	}
-	if looksLikeText(Upload{Content: content}) && bytes.ContainsAny(firstLine(head), ",;\t") {
+	if looksLikeText(Upload{Content: content}) && (bytes.ContainsAny(firstLine(head), ",;\t") || hasTable(content)) {
 		return TransactionImport, true
 	}
 	return "", false
@@ -712,23 +794,24 @@ func firstLine(b []byte) []byte {
 	return b
 }
 
+// hasTable reports whether a text whose first line is no record (a bank's preamble: "Chase
+// Sapphire Preferred (...4821) activity from ...") has a table under it, found as reading the
+// file finds it: a bank export's header, or a header the layout guess finds.
+func hasTable(content []byte) bool {
+	text := headText(content)
+	if p, _ := recognise(fileHead(text)); p != nil {
+		return true
+	}
+	_, ok := sniff.Table(text)
+	return ok
+}
+
 // syncStatementMappings adds an account mapping per account the file names: the account
-// given by account_id, else the one the family linked to the account's identifier, else a new
-// account of the suggested type, which the user may change before publishing.
+// given by account_id, else the account rankAccounts suggested, else a new account of the
+// suggested type, which the user may change before publishing.
 func syncStatementMappings(ctx context.Context, tx db.Tx, im *Import) error {
 	if im.Statements == nil {
 		return nil
-	}
-	links := map[string]uuid.UUID{}
-	var rows []struct {
-		Key       string    `bun:"key"`
-		AccountID uuid.UUID `bun:"account_id"`
-	}
-	if err := tx.NewRaw("SELECT key, account_id FROM account_identifiers WHERE family_id = ?", im.FamilyID).Scan(ctx, &rows); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		links[r.Key] = r.AccountID
 	}
 	done := map[string]bool{}
 	for _, st := range im.Statements.Statements {
@@ -738,11 +821,11 @@ func syncStatementMappings(ctx context.Context, tx db.Tx, im *Import) error {
 		}
 		done[a.Key] = true
 		m := mapping{ID: uuid.Must(uuid.NewV7()), ImportID: im.ID, Kind: MapAccount, Key: a.Key, Value: strPtr(a.Type)}
-		switch id, linked := links[a.Key]; {
+		switch {
 		case im.AccountID != nil:
 			m.TargetID = im.AccountID
-		case linked:
-			m.TargetID = &id
+		case a.SuggestedAccountID != nil:
+			m.TargetID = a.SuggestedAccountID
 		default:
 			m.CreateWhenEmpty = true
 		}

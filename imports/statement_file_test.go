@@ -1,6 +1,8 @@
 package imports
 
 import (
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -105,9 +107,13 @@ func TestRowsFromAStatement(t *testing.T) {
 	if r.AccountKey != "acct:37040044/0532013000" || r.Name != "Corner Bakery" || r.Amount.String() != "45.6" || r.Currency != "EUR" {
 		t.Fatalf("row: key %s name %q amount %s currency %s", r.AccountKey, r.Name, r.Amount, r.Currency)
 	}
-	wantNotes := "Bread and cake\nReference: E2E-7\nValue date: 2026-03-04\nBank code: PMNT/IDDT/ESDD\nMandate: M-77"
-	if r.Notes != wantNotes {
-		t.Fatalf("notes:\n%s\nwant\n%s", r.Notes, wantNotes)
+	// The notes are the bank's words; its references and codes are details, apart.
+	if r.Notes != "Bread and cake" {
+		t.Fatalf("notes %q, want the entry's text alone", r.Notes)
+	}
+	wantDetails := []RowDetail{{"Mandate", "M-77"}, {"Reference", "E2E-7"}, {"Value date", "2026-03-04"}, {"Bank code", "PMNT/IDDT/ESDD"}}
+	if got := r.Extra["details"]; !slices.Equal(got.([]RowDetail), wantDetails) {
+		t.Fatalf("details %v, want %v", got, wantDetails)
 	}
 	if r.Extra["external_id"] != "B1" || r.Extra["source"] != "camt" || r.Extra["value_date"] != "2026-03-04" {
 		t.Fatalf("extra: %v", r.Extra)
@@ -117,6 +123,56 @@ func TestRowsFromAStatement(t *testing.T) {
 	}
 	if _, ok := rows[1].Extra["external_id"]; ok {
 		t.Fatal("an entry without a bank id got one")
+	}
+}
+
+// The issue's card statement: its header masked the card as "…4821", and every row showed
+// acct:4266841234564821. Rows, notes and details show a card number as its last four digits;
+// an IBAN, which is no card, stays whole.
+func TestStatementRowsMaskCardNumbers(t *testing.T) {
+	st := bankfile.Statement{Account: bankfile.Account{Number: "4266841234564821", Kind: bankfile.KindCreditCard}, Currency: "USD",
+		Entries: []bankfile.Entry{{ID: "F1", Booked: day(3), Amount: money("-11.40"), Counterparty: "UBER TRIP",
+			Text: "Card 4266 8412 3456 4821 on 03/02", CounterpartyAccount: "4266841234564821",
+			Details: []bankfile.Detail{{Label: "original card", Value: "card no. 4266-8412-3456-4821"}, {Label: "payee account", Value: "DE89 3704 0044 0532 0130 00"}}}}}
+	rows, sums := build(st)
+	r := rows[0]
+	if r.AccountKey != "acct:4266841234564821" {
+		t.Fatalf("account key %s: the mapping's key is the bank's identifier, unmasked", r.AccountKey)
+	}
+	if r.Raw[ColAccount] != "…4821" || sums[0].Account.Display != "…4821" {
+		t.Errorf("account shown as %q in the rows, %q in the header", r.Raw[ColAccount], sums[0].Account.Display)
+	}
+	if r.Notes != "Card …4821 on 03/02" || r.Raw[ColNotes] != r.Notes {
+		t.Errorf("notes %q (cell %q)", r.Notes, r.Raw[ColNotes])
+	}
+	want := []RowDetail{{"Original card", "card no. …4821"}, {"Payee account", "DE89 3704 0044 0532 0130 00"}, {"Counterparty account", "…4821"}}
+	if got := r.Extra["details"].([]RowDetail); !slices.Equal(got, want) {
+		t.Errorf("details %v, want %v", got, want)
+	}
+	for _, s := range []string{"4266841234564821", "4266 8412 3456 4821", "4266-8412-3456-4821"} {
+		if strings.Contains(strings.Join(r.Raw[:], "|")+r.Notes+fmt.Sprint(r.Extra["details"]), s) {
+			t.Errorf("the card number %s is shown", s)
+		}
+	}
+}
+
+func TestMaskCardNumbers(t *testing.T) {
+	const card = "4266841234564821" // the statement's own card
+	for in, want := range map[string]string{
+		"4266841234564821":                         "…4821",
+		"paid with 4266 8412 3456 4821 online":     "paid with …4821 online",
+		"refund to 4266-8412-3456-4821":            "refund to …4821",
+		"378282246310005":                          "…0005", // another card: 15 digits that pass the Luhn check
+		"4111111111111111":                         "…1111",
+		"4266841234564822":                         "4266841234564822", // neither: an id, not a card
+		"order 1234567890123 and 4266841234564821": "order 1234567890123 and …4821",
+		"DE89370400440532013000":                   "DE89370400440532013000",
+		"IBAN DE89 3704 0044 0532 0130 00":         "IBAN DE89 3704 0044 0532 0130 00",
+		"EREF+4266841234564821X":                   "EREF+4266841234564821X",
+	} {
+		if got := maskCardNumbers(in, card); got != want {
+			t.Errorf("maskCardNumbers(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 
@@ -161,8 +217,15 @@ func TestDetectType(t *testing.T) {
 		{"NDJSON", `{"type":"Account","data":{}}` + "\n", NativeImport, true},
 		{"a CSV", "date,amount,name\n2024-01-01,1,x\n", TransactionImport, true},
 		{"a semicolon CSV", "Datum;Betrag\n01.01.2024;1,00\n", TransactionImport, true},
+		{"a card export under a line naming the card and period",
+			"Chase Sapphire Preferred (...4821) activity from 10/01/2026 to 10/31/2026\n" +
+				"Transaction Date,Post Date,Description,Category,Type,Amount,Memo\n" +
+				"10/02/2026,10/03/2026,STARBUCKS STORE 0815,Food & Drink,Sale,-5.75,\n", TransactionImport, true},
+		{"a German export under its account and period", "Umsätze Girokonto\nZeitraum: 01.01.2026 - 31.01.2026\n\n" +
+			"Buchungstag;Verwendungszweck;Betrag\n02.01.2026;Miete;-900,00\n03.01.2026;Brötchen;-3,50\n", TransactionImport, true},
 		{"binary", "\x00\x01\x02", "", false},
 		{"one word", "hello", "", false},
+		{"lines of prose", "Your statement is attached\nKind regards\n", "", false},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

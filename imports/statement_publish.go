@@ -377,7 +377,7 @@ func (p *publisher) ledgerChecks(ctx context.Context, accounts map[string]statem
 		if err != nil {
 			return c, nil
 		}
-		if unknown, err := p.balanceUnknown(ctx, acct.ID); err != nil || unknown {
+		if unknown, err := balanceUnknown(ctx, p.tx, acct.ID); err != nil || unknown {
 			return c, err
 		}
 		walk, err := models.DailyBalances(ctx, p.tx, p.im.FamilyID, acct.ID, day, day)
@@ -542,7 +542,7 @@ func (p *publisher) closingAnchors(ctx context.Context, accounts map[string]stat
 		if !ok {
 			continue
 		}
-		unknown, err := p.balanceUnknown(ctx, acct.ID)
+		unknown, err := balanceUnknown(ctx, p.tx, acct.ID)
 		if err != nil {
 			return err
 		}
@@ -561,9 +561,9 @@ func (p *publisher) closingAnchors(ctx context.Context, accounts map[string]stat
 
 // balanceUnknown reports whether account is a manual one whose balance is not known: it has
 // no anchor, and its value is not set by valuations.
-func (p *publisher) balanceUnknown(ctx context.Context, account uuid.UUID) (bool, error) {
+func balanceUnknown(ctx context.Context, idb bun.IDB, account uuid.UUID) (bool, error) {
 	var unknown bool
-	err := p.tx.NewRaw(`SELECT a.source IS NULL AND a.accountable_type NOT IN (?) AND NOT EXISTS (
+	err := idb.NewRaw(`SELECT a.source IS NULL AND a.accountable_type NOT IN (?) AND NOT EXISTS (
 			SELECT 1 FROM entries e JOIN valuations v ON v.entry_id = e.id
 			WHERE e.account_id = a.id AND e.kind = 'valuation' AND v.kind IN (?, ?))
 		FROM accounts a WHERE a.id = ?`, bun.In(models.ValuedTypes()), models.ValuationOpeningAnchor, models.ValuationCurrentAnchor, account).
@@ -581,7 +581,7 @@ func (p *publisher) pdfBalances(ctx context.Context) error {
 		return nil
 	}
 	account := *p.im.AccountID
-	unknown, err := p.balanceUnknown(ctx, account)
+	unknown, err := balanceUnknown(ctx, p.tx, account)
 	if err != nil {
 		return err
 	}

@@ -29,7 +29,7 @@ func taxonomyRows(text string, rc *rowContext, p *prepared) error {
 		p.headers, p.rows = ruleRows(text, rc.cfg.ColSep)
 		return nil
 	}
-	table, err := readCSV(text, rc.cfg)
+	table, err := readCSV(text, rc.cfg, rc.typ)
 	if err != nil {
 		return err
 	}

@@ -238,14 +238,17 @@ func skipLines(text string, n int) (string, error) {
 	return text, nil
 }
 
+// ErrEmpty is a file with no line that holds a value: blank, or only separators.
+var ErrEmpty = errors.New("the file is empty")
+
 func emptyFile(skipped int) error {
 	switch skipped {
 	case 0:
-		return errors.New("the file is empty")
+		return ErrEmpty
 	case 1:
-		return errors.New("the file is empty after its first line, which is skipped")
+		return fmt.Errorf("%w after its first line, which is skipped", ErrEmpty)
 	default:
-		return fmt.Errorf("the file is empty after its first %d lines, which are skipped", skipped)
+		return fmt.Errorf("%w after its first %d lines, which are skipped", ErrEmpty, skipped)
 	}
 }
 

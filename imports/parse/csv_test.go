@@ -2,6 +2,7 @@ package parse
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -249,6 +250,9 @@ func TestCSV(t *testing.T) {
 				}
 				if err.Error() != tt.wantErr {
 					t.Fatalf("CSV(%q) error = %q, want %q", tt.text, err, tt.wantErr)
+				}
+				if empty := strings.HasPrefix(tt.wantErr, "the file is empty"); errors.Is(err, ErrEmpty) != empty {
+					t.Fatalf("CSV(%q) error %q is ErrEmpty: %v, want %v", tt.text, err, !empty, empty)
 				}
 				return
 			}

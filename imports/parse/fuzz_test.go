@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode"
 )
 
 func FuzzNumber(f *testing.F) {
@@ -86,6 +87,8 @@ func FuzzCSV(f *testing.F) {
 		"Joe's 12\" pizza,1\n",
 		"\ufeffa, \"b, c\"\n1,2",
 		"",
+		",,\n , ,\n",
+		"date,amount\n,,\n\n \"\" ,\n",
 	} {
 		f.Add(s, false, uint8(0))
 		f.Add(s, true, uint8(2))
@@ -96,6 +99,17 @@ func FuzzCSV(f *testing.F) {
 			opts.Separator = ';'
 		}
 		table, err := CSV(text, opts)
+		if errors.Is(err, ErrEmpty) {
+			// Empty means no character but separators, quotes and spaces after the skipped lines.
+			body := strings.TrimPrefix(text, "\ufeff")
+			if !strings.Contains(body, "\n") {
+				body = strings.ReplaceAll(body, "\r", "\n")
+			}
+			rest, _ := skipLines(body, opts.RowsToSkip)
+			if i := strings.IndexFunc(rest, func(r rune) bool { return !unicode.IsSpace(r) && r != opts.Separator && r != '"' }); i >= 0 {
+				t.Fatalf("%q is empty, but holds %q", text, rest[i:])
+			}
+		}
 		if err != nil {
 			return
 		}

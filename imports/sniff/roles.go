@@ -1,6 +1,7 @@
 package sniff
 
 import (
+	"slices"
 	"strings"
 	"unicode"
 
@@ -26,9 +27,16 @@ const (
 	RoleIgnore   Role = "ignore"
 )
 
+// rolePurpose is a header role of its own, never a column's: the column of what a
+// transaction was for, or of the bank's description of it (a German "Verwendungszweck", a
+// French "Libellé"). It is the name when the file has no column of the other party (RoleName),
+// and the notes when it has one.
+const rolePurpose Role = "purpose"
+
 // headerWords are the headers banks and apps give each role's column, in English, German,
 // French, Spanish, Italian, Portuguese, Dutch and Japanese, folded as fold does. Within a
 // role, earlier words win: a file with a booking date and a value date gets the booking date.
+// RoleName's words name the other party (the payee, or the payer of money in).
 var headerWords = []struct {
 	role  Role
 	words []string
@@ -36,34 +44,40 @@ var headerWords = []struct {
 	{RoleDate, []string{"date", "transaction date", "trans date", "posting date", "post date", "posted date", "booking date",
 		"started date", "completed date", "datum", "buchungstag", "buchungsdatum", "buchung", "belegdatum", "date operation",
 		"date de l'operation", "date comptable", "fecha", "fecha operacion", "fecha valor", "data", "data operazione",
-		"data contabile", "data movimento", "boekingsdatum", "transactiedatum", "日付", "取引日", "wertstellung", "valutadatum",
-		"date valeur", "value date"}},
+		"data contabile", "data registrazione", "data movimento", "boekingsdatum", "transactiedatum", "日付", "取引日",
+		"wertstellung", "valutadatum", "date valeur", "value date"}},
 	{RoleDebit, []string{"debit", "debits", "debit amount", "money out", "paid out", "withdrawal", "withdrawals", "soll",
-		"lastschrift", "ausgang", "debit eur", "montant debit", "debe", "cargo", "cargos", "addebiti", "uscite"}},
+		"lastschrift", "ausgang", "montant debit", "debe", "cargo", "cargos", "addebiti", "uscite", "dare"}},
 	{RoleCredit, []string{"credit", "credits", "credit amount", "money in", "paid in", "deposit", "deposits", "haben",
-		"gutschrift", "eingang", "credit eur", "montant credit", "haber", "abono", "abonos", "accrediti", "entrate"}},
-	{RoleAmount, []string{"amount", "transaction amount", "amount eur", "amount usd", "amount gbp", "value", "betrag",
-		"betrag eur", "betrag €", "umsatz", "montant", "montant eur", "importe", "importo", "valor", "bedrag", "bedrag eur",
-		"金額", "取引金額"}},
-	{RoleName, []string{"name", "description", "payee", "merchant", "merchant name", "counterparty", "counterparty name",
-		"partner name", "transaction description", "details", "beschreibung", "empfanger", "empfänger",
-		"zahlungsempfanger", "zahlungsempfänger", "auftraggeber", "beguenstigter/zahlungspflichtiger",
-		"begunstigter/zahlungspflichtiger", "auftraggeber / begunstigter", "auftraggeber/empfanger", "name/beschreibung",
-		"libelle", "libellé", "libelle operation", "beneficiaire", "concepto", "descripcion", "beneficiario",
-		"descrizione", "descricao", "naam / omschrijving", "naam", "omschrijving", "tegenpartij", "摘要", "内容"}},
-	{RoleNotes, []string{"notes", "note", "memo", "reference", "payment reference", "purpose", "remarks", "verwendungszweck",
-		"buchungstext", "referenz", "notiz", "vorgang", "communication", "reference de l'operation", "referencia",
-		"observaciones", "causale", "mededelingen", "omschrijving-1", "備考", "メモ"}},
+		"gutschrift", "eingang", "montant credit", "haber", "abono", "abonos", "accrediti", "entrate", "avere"}},
+	{RoleAmount, []string{"amount", "transaction amount", "value", "betrag", "umsatz", "montant", "montant de l'operation",
+		"montant operation", "importe", "importo", "valor", "bedrag", "transactiebedrag", "金額", "取引金額"}},
+	{RoleName, []string{"payee", "merchant", "merchant name", "counterparty", "counterparty name", "partner name",
+		"beneficiary", "name", "empfanger", "zahlungsempfanger", "zahlungsempfangerin", "beguenstigter/zahlungspflichtiger",
+		"begunstigter/zahlungspflichtiger", "auftraggeber/empfanger", "auftraggeber / empfanger", "auftraggeber / begunstigter",
+		"begunstigter / auftraggeber", "auftraggeber/zahlungsempfanger", "name zahlungsbeteiligter", "sender / empfanger",
+		"zahlungspflichtiger", "auftraggeber", "beneficiaire", "tiers", "beneficiario", "ordenante", "naam / omschrijving",
+		"naam tegenpartij", "tegenpartij", "naam"}},
+	{rolePurpose, []string{"description", "transaction description", "purpose", "payment reference", "beschreibung",
+		"verwendungszweck", "vorgang/verwendungszweck", "buchungsdetails", "name/beschreibung", "libelle", "libelle operation",
+		"libelle de l'operation", "concepto", "descripcion", "descrizione", "descrizione operazione", "descricao", "omschrijving",
+		"omschrijving 1", "摘要", "内容", "detail de l'ecriture", "descrizione estesa", "causale", "mededelingen", "buchungstext"}},
+	{RoleNotes, []string{"notes", "note", "memo", "reference", "remarks", "referenz", "notiz", "vorgang", "communication",
+		"commentaire", "reference de l'operation", "referencia", "observaciones", "note operazione", "備考", "メモ"}},
 	{RoleCategory, []string{"category", "categories", "kategorie", "categorie", "catégorie", "categoria", "categoría",
 		"rubrik", "カテゴリ"}},
 	{RoleTags, []string{"tags", "tag", "labels", "label", "schlagworte", "etiquettes", "etiquetas"}},
 	{RoleCurrency, []string{"currency", "currency code", "ccy", "wahrung", "waehrung", "währung", "devise", "moneda", "divisa",
-		"valuta", "moeda", "通貨"}},
+		"valuta", "moeda", "munt", "通貨"}},
 	{RoleBalance, []string{"balance", "running balance", "running bal", "available balance", "saldo", "kontostand",
-		"solde", "saldo na mutatie", "残高"}},
+		"solde", "saldo na mutatie", "saldo na trn", "残高"}},
 	// Not "Kontonummer" or "account number": in most exports that is the other party's.
 	{RoleAccount, []string{"account", "account name", "konto", "auftragskonto", "compte", "cuenta", "conto", "rekening", "口座"}},
 }
+
+// currencyUnits are the units a header may end in ("Betrag (EUR)", "Importe (€)"): a header
+// is also looked up without them.
+var currencyUnits = []string{"eur", "euro", "euros", "usd", "gbp", "chf", "€", "$", "£"}
 
 // fold is how a header is compared: lower case, accents and '*' off, runs of space, '_',
 // '-' and '.' as one space, and a bracketed unit such as "(EUR)" or "(€)" as a word.
@@ -88,33 +102,39 @@ func fold(h string) string {
 	return strings.TrimSpace(b.String())
 }
 
-// headerIndex maps each folded header word to its role and rank (its place in the role's
-// list).
-var headerIndex = func() map[string]struct {
+// headerEntry is a header word's role and rank (its place in the role's list).
+type headerEntry struct {
 	role Role
 	rank int
-} {
-	m := map[string]struct {
-		role Role
-		rank int
-	}{}
+}
+
+// headerIndex maps each folded header word to its role and rank.
+var headerIndex = func() map[string]headerEntry {
+	m := map[string]headerEntry{}
 	for _, hw := range headerWords {
 		for i, w := range hw.words {
 			if _, dup := m[fold(w)]; !dup {
-				m[fold(w)] = struct {
-					role Role
-					rank int
-				}{hw.role, i}
+				m[fold(w)] = headerEntry{hw.role, i}
 			}
 		}
 	}
 	return m
 }()
 
-// HeaderRole is the role a header names, if it names one.
-func HeaderRole(header string) (Role, bool) {
-	e, ok := headerIndex[fold(header)]
-	return e.role, ok
+// headerRole is the role a header names, if it names one: as it is, or without the currency
+// unit it ends in.
+func headerRole(header string) (headerEntry, bool) {
+	h := fold(header)
+	if e, ok := headerIndex[h]; ok {
+		return e, true
+	}
+	for _, u := range currencyUnits {
+		if rest, ok := strings.CutSuffix(h, " "+u); ok {
+			e, ok := headerIndex[rest]
+			return e, ok
+		}
+	}
+	return headerEntry{}, false
 }
 
 // Column is a column of a file with its guessed role.
@@ -128,7 +148,9 @@ type Column struct {
 }
 
 // Columns guesses the role of each of a file's columns. Names come first: a header that
-// names a role takes it, the best-ranked header when several name the same role. Then the
+// names a role takes it, the best-ranked header when several name the same role. The best
+// column of what a transaction was for (rolePurpose) is the name when no column names the
+// other party, and the notes when one does; other such columns fill the notes. Then the
 // values: a file with no date column by name takes the first column whose values are all
 // dates, one with no amount (nor debit and credit) the first whose values are all amounts
 // and not a balance, and one with no name the text column with the most distinct values.
@@ -138,13 +160,22 @@ func Columns(headers []string, samples [][]string) []Column {
 	cols := make([]Column, len(headers))
 	taken := map[Role]int{} // role → column index
 	rank := map[int]int{}
+	var purposes []int
 	for i, h := range headers {
 		cols[i] = Column{Index: i, Header: h, Role: RoleIgnore}
-		e, ok := headerIndex[fold(h)]
+		e, ok := headerRole(h)
 		if !ok {
 			continue
 		}
 		role := byValues(e.role, column(samples, i))
+		if role != e.role {
+			// Named for another role, it comes after every column named for this one.
+			e.rank += len(headerIndex)
+		}
+		if role == rolePurpose {
+			purposes, rank[i] = append(purposes, i), e.rank
+			continue
+		}
 		if j, dup := taken[role]; dup && rank[j] <= e.rank {
 			continue
 		} else if dup {
@@ -152,6 +183,24 @@ func Columns(headers []string, samples [][]string) []Column {
 		}
 		cols[i].Role, cols[i].By = role, "header"
 		taken[role], rank[i] = i, e.rank
+	}
+	// The best purpose column is always read: as the name when no column names the other
+	// party, else as the notes, before a column of notes by name. Others fill the notes.
+	slices.SortStableFunc(purposes, func(a, b int) int { return rank[a] - rank[b] })
+	for n, i := range purposes {
+		role := RoleNotes
+		_, named := taken[RoleName]
+		j, noted := taken[RoleNotes]
+		switch {
+		case !named:
+			role = RoleName
+		case n == 0 && noted:
+			cols[j].Role, cols[j].By = RoleIgnore, ""
+		case noted:
+			continue
+		}
+		cols[i].Role, cols[i].By = role, "header"
+		taken[role] = i
 	}
 	free := func(pick func(i int, values []string) bool) int {
 		for i := range cols {

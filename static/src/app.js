@@ -225,6 +225,36 @@
       e.detail.isError = false;
     }
   });
+  // The upload form is posted by htmx and swapped back in around its file input
+  // (hx-preserve), so that a refused upload keeps the chosen file: the answer is the form with
+  // its errors. An answer that is no form (the request was refused before it was read) goes
+  // above the form as its error.
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var target = e.detail.target, xhr = e.detail.xhr;
+    if (xhr.status < 400 || !target.hasAttribute || !target.hasAttribute("data-keeps-file")) return;
+    var doc = new DOMParser().parseFromString(xhr.responseText, "text/html");
+    if (doc.querySelector("#" + target.id + " > form")) {
+      e.detail.shouldSwap = true;
+      e.detail.isError = false;
+      return;
+    }
+    var alert = doc.querySelector('[role="alert"]'), form = target.querySelector("form");
+    if (!alert || !form) return;
+    var old = form.querySelector('[role="alert"]');
+    if (old) old.remove();
+    form.prepend(alert);
+    alert.setAttribute("tabindex", "-1");
+    alert.focus();
+  });
+  document.addEventListener("htmx:afterSwap", function (e) {
+    var target = e.detail.target;
+    if (!target.hasAttribute || !target.hasAttribute("data-keeps-file")) return;
+    var first = target.querySelector('[role="alert"], [id^="error-"]');
+    if (first) {
+      first.setAttribute("tabindex", "-1");
+      first.focus();
+    }
+  });
   document.addEventListener("htmx:afterSwap", function (e) {
     var panel = e.detail.target;
     if (!panel.hasAttribute || !panel.hasAttribute("data-panel")) return;

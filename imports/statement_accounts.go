@@ -1,0 +1,284 @@
+package imports
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+
+	"tally/imports/bankfile"
+	"tally/models"
+)
+
+// AccountCandidate is one of the family's accounts that a statement's entries could go into,
+// with what speaks for it.
+type AccountCandidate struct {
+	AccountID uuid.UUID `json:"account_id"`
+	Name      string    `json:"name"`
+	Currency  string    `json:"currency"`
+	// Identifier is how the account's identifiers meet the statement's (an identifierMatch),
+	// "" when they do not.
+	Identifier string `json:"identifier,omitempty"`
+	// SameCurrency is true when the account is in the statement's currency.
+	SameCurrency bool `json:"same_currency"`
+	// BalanceContinues is true when the account's balance at the end of the day before the
+	// statement is its opening balance (for an OFX file, which states none, its closing balance
+	// less its entries), to the cent.
+	BalanceContinues bool `json:"balance_continues"`
+}
+
+// How an account's identifiers meet a statement's, strongest first.
+const (
+	// IdentifierLinked is the statement's own key, linked to the account by an earlier file.
+	IdentifierLinked = "linked"
+	// IdentifierNumberInIBAN is an account number inside an IBAN: an MT940 :25: of
+	// "37040044/0532013000" and a camt file's DE89370400440532013000.
+	IdentifierNumberInIBAN = "number_in_iban"
+	// IdentifierCardDigits is a card's last four digits: a file that masks the card number
+	// and one that does not, or an account named "Sapphire …4821".
+	IdentifierCardDigits = "card_digits"
+)
+
+var identifierStrength = map[string]int{IdentifierLinked: 3, IdentifierNumberInIBAN: 2, IdentifierCardDigits: 1}
+
+// rankAccounts sets the candidates of each account of a statement file, best first, and the
+// account its mapping starts with (SuggestedAccountID). Candidates are ranked by identifier,
+// then currency, then whether the balance continues, the account of the statement's type
+// first among equals; an account in another currency never comes before one in the
+// statement's, but for the account the statement's key was linked to, which a person chose.
+// An account is suggested when it is so linked, or is in the statement's currency with an
+// identifier that matches or a balance that continues from a non-zero one: the balance
+// alone of an empty account says nothing.
+func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *bankfile.File, sf *StatementFile) error {
+	accts, err := models.AccountsForFamily(ctx, idb, familyID)
+	if err != nil {
+		return err
+	}
+	var links []struct {
+		Key       string    `bun:"key"`
+		AccountID uuid.UUID `bun:"account_id"`
+	}
+	if err := idb.NewRaw("SELECT key, account_id FROM account_identifiers WHERE family_id = ?", familyID).Scan(ctx, &links); err != nil {
+		return fmt.Errorf("account identifiers: %w", err)
+	}
+	keys, types := map[uuid.UUID][]string{}, map[uuid.UUID]string{}
+	for _, l := range links {
+		keys[l.AccountID] = append(keys[l.AccountID], l.Key)
+	}
+	for _, a := range accts {
+		types[a.ID] = a.AccountableType
+	}
+	ranked, suggestions := map[string][]AccountCandidate{}, map[string]*uuid.UUID{}
+	for i, st := range file.Statements {
+		sum := &sf.Statements[i]
+		key := sum.Account.Key
+		if _, done := ranked[key]; !done {
+			opening, day, ok := openingOf(file, key, sf.Format)
+			var cands []AccountCandidate
+			for _, a := range accts {
+				c := AccountCandidate{AccountID: a.ID, Name: a.Name, Currency: a.Currency, SameCurrency: a.Currency == sum.Currency,
+					Identifier: identifierMatch(st.Account, keys[a.ID], a.Name)}
+				if c.Identifier != IdentifierLinked && (a.Status != models.AccountActive || (!c.SameCurrency && c.Identifier == "")) {
+					continue
+				}
+				if c.SameCurrency && ok {
+					if c.BalanceContinues, err = balanceOn(ctx, idb, &a, day, opening); err != nil {
+						return err
+					}
+				}
+				cands = append(cands, c)
+			}
+			slices.SortStableFunc(cands, func(x, y AccountCandidate) int {
+				return compareCandidates(x, y, types[x.AccountID] == sum.Account.Type, types[y.AccountID] == sum.Account.Type)
+			})
+			ranked[key] = cands
+			if len(cands) > 0 && suggested(cands[0], opening) {
+				suggestions[key] = &cands[0].AccountID
+			}
+		}
+		sum.Account.Candidates, sum.Account.SuggestedAccountID = ranked[key], suggestions[key]
+	}
+	return nil
+}
+
+// compareCandidates orders x before y when it is the better candidate; xType and yType say
+// whether each is of the type a new account for the statement would be.
+func compareCandidates(x, y AccountCandidate, xType, yType bool) int {
+	linked := func(c AccountCandidate) bool { return c.Identifier == IdentifierLinked }
+	return cmp.Or(
+		-cmpBool(linked(x), linked(y)),
+		-cmpBool(x.SameCurrency, y.SameCurrency),
+		-cmp.Compare(identifierStrength[x.Identifier], identifierStrength[y.Identifier]),
+		-cmpBool(x.BalanceContinues, y.BalanceContinues),
+		-cmpBool(xType, yType),
+	)
+}
+
+func cmpBool(a, b bool) int {
+	switch {
+	case a == b:
+		return 0
+	case a:
+		return 1
+	}
+	return -1
+}
+
+// suggested reports whether the best candidate is good enough to start the mapping with.
+func suggested(c AccountCandidate, opening decimal.Decimal) bool {
+	return c.Identifier == IdentifierLinked || c.SameCurrency && (c.Identifier != "" || c.BalanceContinues && !opening.IsZero())
+}
+
+// openingOf is the balance the file's first statement of the account with key opens with,
+// and the day whose end it is the balance of: its opening balance, or for a statement that
+// states none (OFX) its closing balance less its booked entries, before its first day. ok is
+// false when the file says neither.
+func openingOf(file *bankfile.File, key string, format string) (decimal.Decimal, time.Time, bool) {
+	for _, st := range file.Statements {
+		if st.Account.Key() != key || st.Intraday {
+			continue
+		}
+		sum := StatementSummary{Opening: firstBalance(st, bankfile.BalanceOpening), Closing: lastBalance(st, bankfile.BalanceClosing)}
+		if st.From != nil {
+			sum.From = strPtr(st.From.Format(time.DateOnly))
+		}
+		if sum.Opening != nil {
+			day, err := time.Parse(time.DateOnly, openingDay(&sum, format))
+			return sum.Opening.Amount, day, err == nil
+		}
+		if sum.Closing == nil {
+			return decimal.Zero, time.Time{}, false
+		}
+		opening, first := sum.Closing.Amount, st.From
+		for _, e := range st.Entries {
+			if e.Pending {
+				continue
+			}
+			opening = opening.Sub(e.Amount)
+			if first == nil || e.Booked.Before(*first) {
+				first = &e.Booked
+			}
+		}
+		if first == nil {
+			return decimal.Zero, time.Time{}, false
+		}
+		return opening, first.AddDate(0, 0, -1), true
+	}
+	return decimal.Zero, time.Time{}, false
+}
+
+// balanceOn reports whether the account's balance at the end of day is amount, a statement's
+// balance (a card's balance owed is negative in it, positive in Tally). An account whose
+// balance is not known has no balance to continue.
+func balanceOn(ctx context.Context, idb bun.IDB, a *models.Account, day time.Time, amount decimal.Decimal) (bool, error) {
+	unknown, err := balanceUnknown(ctx, idb, a.ID)
+	if err != nil || unknown {
+		return false, err
+	}
+	walk, err := models.DailyBalances(ctx, idb, a.FamilyID, a.ID, day, day)
+	if err != nil || len(walk) != 1 {
+		return false, err
+	}
+	return tallyBalance(statementAccount{Liability: a.Classification() == "liability"}, amount).Equal(walk[0].Balance.Round(2)), nil
+}
+
+// identifierMatch says how an account, with the identifier keys linked to it and its name,
+// meets a statement's account (an Identifier constant), "" when it does not.
+func identifierMatch(st bankfile.Account, keys []string, name string) string {
+	best := ""
+	better := func(m string) {
+		if identifierStrength[m] > identifierStrength[best] {
+			best = m
+		}
+	}
+	for _, k := range keys {
+		other := accountOfKey(k)
+		switch {
+		case k == st.Key():
+			better(IdentifierLinked)
+		case numberInIBAN(st, other) || numberInIBAN(other, st):
+			better(IdentifierNumberInIBAN)
+		case sameCardDigits(st.Number, other.Number):
+			better(IdentifierCardDigits)
+		}
+	}
+	if d := cardDigits(st); d != "" && hasDigitGroup(name, d) {
+		better(IdentifierCardDigits)
+	}
+	return best
+}
+
+// hasDigitGroup reports whether s holds digits as a group of its own, not inside a longer
+// number: "Sapphire …4821" holds 4821, "Order 148213" does not.
+func hasDigitGroup(s, digits string) bool {
+	isDigit := func(i int) bool { return i >= 0 && i < len(s) && s[i] >= '0' && s[i] <= '9' }
+	for i := 0; ; {
+		j := strings.Index(s[i:], digits)
+		if j < 0 {
+			return false
+		}
+		at := i + j
+		if !isDigit(at-1) && !isDigit(at+len(digits)) {
+			return true
+		}
+		i = at + 1
+	}
+}
+
+// accountOfKey is the account a key (bankfile.Account.Key) names.
+func accountOfKey(key string) bankfile.Account {
+	if iban, ok := strings.CutPrefix(key, "iban:"); ok {
+		return bankfile.Account{IBAN: iban}
+	}
+	rest := strings.TrimPrefix(key, "acct:")
+	if bank, number, ok := strings.Cut(rest, "/"); ok {
+		return bankfile.Account{BankID: bank, Number: number}
+	}
+	return bankfile.Account{Number: rest}
+}
+
+// numberInIBAN reports whether a's account number (with its bank code, when it has one) is
+// inside b's IBAN: the BBAN of a German IBAN is the bank code and the account number, padded
+// with zeros to ten digits.
+func numberInIBAN(a, b bankfile.Account) bool {
+	if a.IBAN != "" || b.IBAN == "" || len(b.IBAN) < 5 {
+		return false
+	}
+	bban := strings.ToUpper(strings.ReplaceAll(b.IBAN[4:], " ", ""))
+	number := strings.TrimLeft(strings.ToUpper(a.Number), "0")
+	if len(number) < 5 || !strings.HasSuffix(bban, number) {
+		return false
+	}
+	return a.BankID == "" || strings.Contains(strings.TrimSuffix(bban, number), strings.ToUpper(a.BankID))
+}
+
+// cardDigits are the last four digits of a card statement's number, "" for another account.
+func cardDigits(a bankfile.Account) string {
+	digits := strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return r
+		}
+		return -1
+	}, a.Number)
+	if a.Kind != bankfile.KindCreditCard || len(digits) < 4 {
+		return ""
+	}
+	return digits[len(digits)-4:]
+}
+
+// sameCardDigits reports whether two card numbers are one card's, one of them masked
+// ("XXXXXXXXXXXX4821" and "4266841234564821"): the same last four digits.
+func sameCardDigits(a, b string) bool {
+	masked := func(s string) bool { return strings.ContainsAny(strings.ToUpper(s), "X*•…") }
+	if len(a) < 8 || len(b) < 8 || !masked(a) && !masked(b) {
+		return false
+	}
+	last := func(s string) string { return s[len(s)-4:] }
+	return last(a) == last(b) && strings.Trim(last(a), "0123456789") == ""
+}
