@@ -55,7 +55,7 @@ var identifierStrength = map[string]int{IdentifierLinked: 3, IdentifierNumberInI
 // An account is suggested when it is so linked, or is in the statement's currency with an
 // identifier that matches or a balance that continues from a non-zero one: the balance
 // alone of an empty account says nothing.
-func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *bankfile.File, sf *StatementFile) error {
+func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *bankfile.File, totals []entryTotals, sf *StatementFile) error {
 	accts, err := models.AccountsForFamily(ctx, idb, familyID)
 	if err != nil {
 		return err
@@ -79,7 +79,7 @@ func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *ba
 		sum := &sf.Statements[i]
 		key := sum.Account.Key
 		if _, done := ranked[key]; !done {
-			opening, day, ok := openingOf(file, key, sf.Format)
+			opening, day, ok := openingOf(file, totals, key, sf.Format)
 			var cands []AccountCandidate
 			for _, a := range accts {
 				c := AccountCandidate{AccountID: a.ID, Name: a.Name, Currency: a.Currency, SameCurrency: a.Currency == sum.Currency,
@@ -137,10 +137,10 @@ func suggested(c AccountCandidate, opening decimal.Decimal) bool {
 
 // openingOf is the balance the file's first statement of the account with key opens with,
 // and the day whose end it is the balance of: its opening balance, or for a statement that
-// states none (OFX) its closing balance less its booked entries, before its first day. ok is
-// false when the file says neither.
-func openingOf(file *bankfile.File, key string, format string) (decimal.Decimal, time.Time, bool) {
-	for _, st := range file.Statements {
+// states none (OFX) its closing balance less its booked entries (totals, the file's first
+// read), before its first day. ok is false when the file says neither.
+func openingOf(file *bankfile.File, totals []entryTotals, key string, format string) (decimal.Decimal, time.Time, bool) {
+	for i, st := range file.Statements {
 		if st.Account.Key() != key || st.Intraday {
 			continue
 		}
@@ -155,20 +155,18 @@ func openingOf(file *bankfile.File, key string, format string) (decimal.Decimal,
 		if sum.Closing == nil {
 			return decimal.Zero, time.Time{}, false
 		}
-		opening, first := sum.Closing.Amount, st.From
-		for _, e := range st.Entries {
-			if e.Pending {
-				continue
-			}
-			opening = opening.Sub(e.Amount)
-			if first == nil || e.Booked.Before(*first) {
-				first = &e.Booked
-			}
+		var t entryTotals
+		if i < len(totals) {
+			t = totals[i]
 		}
-		if first == nil {
+		first := st.From
+		if first == nil || !t.first.IsZero() && t.first.Before(*first) {
+			first = &t.first
+		}
+		if first.IsZero() {
 			return decimal.Zero, time.Time{}, false
 		}
-		return opening, first.AddDate(0, 0, -1), true
+		return sum.Closing.Amount.Sub(t.booked), first.AddDate(0, 0, -1), true
 	}
 	return decimal.Zero, time.Time{}, false
 }

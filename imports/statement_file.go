@@ -5,9 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strconv"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -194,7 +194,7 @@ func (s *Service) statementRows(ctx context.Context, up Upload, im *Import, acct
 	}
 	sf := &StatementFile{Format: string(file.Format), Version: file.Version, Statements: sums}
 	if acct == nil {
-		if err := rankAccounts(ctx, s.DB, im.FamilyID, file, sf); err != nil {
+		if err := rankAccounts(ctx, s.DB, im.FamilyID, file, b.totals, sf); err != nil {
 			return err
 		}
 	}
@@ -223,6 +223,8 @@ type rowBuilder struct {
 	keys, currencies []string
 	// marks are what the first read decided for the rows whose bank id the file repeats.
 	marks map[int]rowMark
+	// totals are each statement's entries added up by the first read.
+	totals []entryTotals
 }
 
 // rowMark is what a row's bank id repeated in the file does to it.
@@ -235,6 +237,7 @@ type rowMark struct {
 type entryTotals struct {
 	count, pending int             // pending: by the entries' own word, before the statement's
 	sum, booked    decimal.Decimal // booked: of those not pending by their own word
+	first          time.Time       // the earliest day of those, zero when there are none
 }
 
 // idEntry is an entry with a bank id, with what deciding its repeats needs.
@@ -272,6 +275,9 @@ func (b *rowBuilder) plan() (*bankfile.File, []StatementSummary, error) {
 			t.pending++
 		} else {
 			t.booked = t.booked.Add(e.Amount)
+			if t.first.IsZero() || e.Booked.Before(t.first) {
+				t.first = e.Booked
+			}
 		}
 		return nil
 	})
@@ -291,6 +297,10 @@ func (b *rowBuilder) plan() (*bankfile.File, []StatementSummary, error) {
 		row += t.count + len(st.Trades) + len(st.Holdings)
 		sums[i] = summary(i, st, t)
 	}
+	for len(totals) < len(file.Statements) {
+		totals = append(totals, entryTotals{})
+	}
+	b.totals = totals
 	b.marks = map[int]rowMark{}
 	b.dedupInFile(ided)
 	return file, sums, nil
