@@ -99,7 +99,7 @@ func TransactionsPage(l TransactionsList) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Field(l.Filter, FieldOpts{Name: "q", Label: "Search", Type: "search", Placeholder: "Name, notes or merchant"}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field(l.Filter, FieldOpts{Name: "q", Label: "Search", Type: "search", Placeholder: "Name, notes, merchant or amount"}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
