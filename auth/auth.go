@@ -127,10 +127,16 @@ type Onboarding struct {
 	Email      string
 	Password   string
 	Currency   string
+	// Locale is the family's number style, one of models.Locales; its language names the
+	// starter categories.
+	Locale string
+	// StarterCategories gives the family models.StarterCategories to begin with.
+	StarterCategories bool
 }
 
-// Onboard creates the first user, as super admin of a new family. It fails with Conflict once
-// any user exists; concurrent attempts are serialised, so only one can win.
+// Onboard creates the first user, as super admin of a new family, with the starter categories
+// when asked. It fails with Conflict once any user exists; concurrent attempts are serialised,
+// so only one can win.
 func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, error) {
 	var v apperr.Validation
 	if msg := password.Validate(in.Password); msg != "" {
@@ -161,9 +167,14 @@ func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, err
 		if n > 0 {
 			return apperr.New(apperr.Conflict, MsgAlreadyOnboarded)
 		}
-		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency)
+		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency, in.Locale)
 		if err != nil {
 			return err
+		}
+		if in.StarterCategories {
+			if err := models.CreateStarterCategories(ctx, tx, f.ID, f.Locale); err != nil {
+				return err
+			}
 		}
 		u, err = models.CreateUser(ctx, tx, models.NewUser{
 			FamilyID: f.ID, Email: in.Email, PasswordHash: &hash, FirstName: in.FirstName, LastName: in.LastName,
@@ -206,7 +217,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUserInput) (*models.User
 		f, err := models.FamilyByName(ctx, tx, in.FamilyName)
 		creator := false
 		if apperr.Is(err, apperr.NotFound) {
-			f, err = models.CreateFamily(ctx, tx, in.FamilyName, "")
+			f, err = models.CreateFamily(ctx, tx, in.FamilyName, "", "")
 			creator = true
 		}
 		if err != nil {

@@ -42,11 +42,15 @@ func (f *Family) Today() time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// CreateFamily inserts a family named name with currency (USD when empty).
-func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Family, error) {
+// CreateFamily inserts a family named name with currency (USD when empty) and locale, one of
+// Locales (the first when empty).
+func CreateFamily(ctx context.Context, db bun.IDB, name, currency, locale string) (*Family, error) {
 	name = strings.TrimSpace(name)
 	if currency == "" {
 		currency = "USD"
+	}
+	if locale == "" {
+		locale = Locales[0].Code
 	}
 	var v apperr.Validation
 	if name == "" {
@@ -55,10 +59,13 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency string) (*Fami
 	if !ValidCurrency(currency) {
 		v.Add("currency", "Currency must be a three-letter ISO code such as USD")
 	}
+	if !validLocale(locale) {
+		v.Add("locale", "Choose one of the number styles offered")
+	}
 	if err := v.Err(); err != nil {
 		return nil, err
 	}
-	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: Locales[0].Code, DateFormat: DateFormats[0].Pattern,
+	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: locale, DateFormat: DateFormats[0].Pattern,
 		Timezone: "UTC", WeekStart: "monday"}
 	if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return nil, err

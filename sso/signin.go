@@ -206,7 +206,7 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 	if familyName == "" {
 		familyName = id.Email
 	}
-	fam, err := models.CreateFamily(ctx, tx, familyName+"'s family", "")
+	fam, err := models.CreateFamily(ctx, tx, familyName+"'s family", "", "")
 	if err != nil {
 		return nil, err
 	}
