@@ -145,8 +145,8 @@ func TestFindTransactions(t *testing.T) {
 		waitCount(t, ctx, "tx-edit-form", 0)
 	})
 	step(t, "ticked rows get a category at once, and undo puts them back", func(t *testing.T) {
-		visit(t, ctx, srv.URL+"/transactions?q=Shop+2")
-		waitText(t, ctx, "tx-count", "10", actionTimeout) // Shop 2 and 21 to 29
+		visit(t, ctx, srv.URL+"/transactions?q=%22Shop+2%22") // the phrase, not any Shop with a 2
+		waitText(t, ctx, "tx-count", "10", actionTimeout)     // Shop 2 and 21 to 29
 		run(t, ctx, "tick three", chromedp.Evaluate[bool](`(() => { const b = document.querySelectorAll('[data-testid="tx-select"]');
 			[0, 1, 2].forEach(i => b[i].click()); return true })()`))
 		choose(t, ctx, "bulk-field-category_id", coffee.String())

@@ -30,7 +30,7 @@ type searchWord struct {
 // planner sees them as values and can read their entries through entries_merchant_idx.
 func searchWords(ctx context.Context, idb bun.IDB, familyID uuid.UUID, query string) (searchWordList, error) {
 	var fields []string
-	for _, w := range strings.Fields(query) {
+	for _, w := range searchTerms(query) {
 		// A currency symbol alone ("13,99 €") says nothing a transaction's text would hold.
 		if strings.TrimFunc(w, func(r rune) bool { return unicode.Is(unicode.Sc, r) }) != "" {
 			fields = append(fields, w)
@@ -58,6 +58,32 @@ func searchWords(ctx context.Context, idb bun.IDB, familyID uuid.UUID, query str
 		words[f.I].merchants = f.IDs
 	}
 	return words, nil
+}
+
+// searchTerms splits a search into its words, a quoted phrase ("shop 2") being one.
+func searchTerms(query string) []string {
+	var terms []string
+	var term strings.Builder
+	quoted := false
+	end := func() {
+		if t := strings.TrimSpace(term.String()); t != "" {
+			terms = append(terms, t)
+		}
+		term.Reset()
+	}
+	for _, r := range query {
+		switch {
+		case r == '"':
+			end()
+			quoted = !quoted
+		case unicode.IsSpace(r) && !quoted:
+			end()
+		default:
+			term.WriteRune(r)
+		}
+	}
+	end()
+	return terms
 }
 
 // searchAmounts are the ledger amounts a word of a search stands for, none when it is not

@@ -62,6 +62,8 @@ func TestSearchFindsEveryWord(t *testing.T) {
 		{"without the accent the name has", "grunwald", []string{"REWE Markt Grünwald"}},
 		{"with an accent the name lacks", "rewé", []string{"REWE Markt Grünwald", "Refund REWE"}},
 		{"upper case", "GRÜNWALD", []string{"REWE Markt Grünwald"}},
+		{"a quoted phrase", `"markt grünwald"`, []string{"REWE Markt Grünwald"}},
+		{"a quoted phrase is in its order", `"grünwald markt"`, nil},
 		{"part of a word", "mark", []string{"REWE Markt Grünwald"}},
 		{"ß as ss", "strasse", []string{"Straße des 17. Juni Parkhaus"}},
 		{"ß in the search", "STRAßE", []string{"Straße des 17. Juni Parkhaus"}},
