@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/chromedp"
+
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
@@ -44,6 +46,8 @@ func TestFirstRunToAPIKey(t *testing.T) {
 		wantText(t, ctx, "starter-category-name", "Income")
 		choose(t, ctx, "field-locale", "de-DE")
 		waitText(t, ctx, "starter-category-name", "Einnahmen", 10*time.Second)
+		run(t, ctx, "scroll to the preview", chromedp.ScrollIntoView(testID("starter-categories")))
+		shot(t, ctx, "onboarding-starter-categories")
 		click(t, ctx, "onboarding-submit")
 
 		visible(t, ctx, "current-user")
