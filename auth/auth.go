@@ -223,10 +223,16 @@ type Onboarding struct {
 	// Timezone is the time zone the person's browser reports, if any: the family's unless
 	// the database does not know it.
 	Timezone string
+	// Locale is the family's number style, one of models.Locales; its language names the
+	// starter categories.
+	Locale string
+	// StarterCategories gives the family models.StarterCategories to begin with.
+	StarterCategories bool
 }
 
-// Onboard creates the first user, as super admin of a new family. It fails with Conflict once
-// any user exists; concurrent attempts are serialised, so only one can win.
+// Onboard creates the first user, as super admin of a new family, with the starter categories
+// when asked. It fails with Conflict once any user exists; concurrent attempts are serialised,
+// so only one can win.
 func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, error) {
 	var v apperr.Validation
 	if msg := password.Validate(in.Password); msg != "" {
@@ -257,9 +263,14 @@ func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, err
 		if n > 0 {
 			return apperr.New(apperr.Conflict, MsgAlreadyOnboarded)
 		}
-		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency, in.Timezone)
+		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency, in.Locale, in.Timezone)
 		if err != nil {
 			return err
+		}
+		if in.StarterCategories {
+			if err := models.CreateStarterCategories(ctx, tx, f.ID, f.Locale); err != nil {
+				return err
+			}
 		}
 		u, err = models.CreateUser(ctx, tx, models.NewUser{
 			FamilyID: f.ID, Email: in.Email, PasswordHash: &hash, FirstName: in.FirstName, LastName: in.LastName,
@@ -302,7 +313,7 @@ func (s *Service) CreateUser(ctx context.Context, in NewUserInput) (*models.User
 		f, err := models.FamilyByName(ctx, tx, in.FamilyName)
 		creator := false
 		if apperr.Is(err, apperr.NotFound) {
-			f, err = models.CreateFamily(ctx, tx, in.FamilyName, "", "UTC")
+			f, err = models.CreateFamily(ctx, tx, in.FamilyName, "", "", "UTC")
 			creator = true
 		}
 		if err != nil {

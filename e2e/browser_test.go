@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
@@ -45,6 +47,12 @@ func TestFirstRunToAPIKey(t *testing.T) {
 		fill(t, ctx, "field-email", email)
 		fill(t, ctx, "field-password", password)
 		choose(t, ctx, "field-currency", "EUR")
+		// The starter categories are ticked, and previewed in the language of the numbers.
+		wantText(t, ctx, "starter-category-name", "Income")
+		choose(t, ctx, "field-locale", "de-DE")
+		waitText(t, ctx, "starter-category-name", "Einnahmen", 10*time.Second)
+		run(t, ctx, "scroll to the preview", chromedp.ScrollIntoView(testID("starter-categories")))
+		shot(t, ctx, "onboarding-starter-categories")
 		click(t, ctx, "onboarding-submit")
 
 		visible(t, ctx, "current-user")
@@ -58,8 +66,11 @@ func TestFirstRunToAPIKey(t *testing.T) {
 		if err != nil {
 			t.Fatalf("onboarded user: %v", err)
 		}
-		if u.Family == nil || u.Family.Currency != "EUR" || u.Family.Timezone != "Europe/Lisbon" {
-			t.Errorf("family %+v, want currency EUR as chosen and the browser's time zone", u.Family)
+		if u.Family == nil || u.Family.Currency != "EUR" || u.Family.Timezone != "Europe/Lisbon" || u.Family.Locale != "de-DE" {
+			t.Errorf("family %+v, want currency EUR and numbers de-DE as chosen, and the browser's time zone", u.Family)
+		}
+		if all, err := models.AllCategories(context.Background(), srv.DB, u.FamilyID); err != nil || !slices.ContainsFunc(all, func(c models.Category) bool { return c.Name == "Lebensmittel" }) {
+			t.Errorf("the family starts with %d categories, without Lebensmittel (err %v)", len(all), err)
 		}
 	})
 

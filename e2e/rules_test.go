@@ -13,7 +13,8 @@ import (
 
 // TestRulesPage is a person making a rule on Settings › Rules: the live preview counts the
 // transactions it matches as they type, a rule that cannot run is refused on its row, and the
-// saved rule is applied to existing transactions and undone.
+// saved rule is applied to existing transactions from the list and undone there, then applied
+// as it is saved.
 func TestRulesPage(t *testing.T) {
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
@@ -74,13 +75,14 @@ func TestRulesPage(t *testing.T) {
 		wantText(t, ctx, "rule-conditions", "When name contains “rewe”")
 		wantText(t, ctx, "rule-actions", "Then category Groceries")
 	})
-	step(t, "applied to existing transactions, and undone", func(t *testing.T) {
-		click(t, ctx, "rule-name")
-		visible(t, ctx, "rule-apply")
+	step(t, "applied to existing transactions from the list, and undone there", func(t *testing.T) {
 		click(t, ctx, "rule-apply")
-		visible(t, ctx, "rule-applied")
+		waitText(t, ctx, "flash-success", "“Supermarket” changed 3 existing transactions; you can undo that below for 30 days.", 10*time.Second)
 		if n := categorised(); n != 3 {
 			t.Fatalf("%d transactions categorised after apply, want 3", n)
+		}
+		if n := count(t, ctx, "rule-application"); n != 1 {
+			t.Fatalf("%d applications offered to undo, want 1", n)
 		}
 		shot(t, ctx, "rule-applied")
 		click(t, ctx, "rule-undo")
@@ -88,5 +90,20 @@ func TestRulesPage(t *testing.T) {
 		if n := categorised(); n != 0 {
 			t.Fatalf("%d transactions still categorised after undo", n)
 		}
+		if n := count(t, ctx, "rule-application"); n != 0 {
+			t.Errorf("an undone application is still offered: %d", n)
+		}
+	})
+	step(t, "applied when saved", func(t *testing.T) {
+		click(t, ctx, "rule-name")
+		visible(t, ctx, "rule-form")
+		click(t, ctx, "field-apply")
+		click(t, ctx, "rule-save")
+		waitText(t, ctx, "flash-success", "The rule is saved. It runs on every new transaction. “Supermarket” changed 3 existing transactions; you can undo that below for 30 days.", 10*time.Second)
+		wantPath(t, ctx, "/settings/rules")
+		if n := categorised(); n != 3 {
+			t.Fatalf("%d transactions categorised after saving with apply, want 3", n)
+		}
+		visible(t, ctx, "rule-undo")
 	})
 }

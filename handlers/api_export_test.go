@@ -52,7 +52,8 @@ func TestExport(t *testing.T) {
 			rule = rec.Data
 		}
 	}
-	if got := strings.Join(types, ","); got != "Account,Category,Category,Tag,Transaction,Valuation,Rule" {
+	// The merchant is the one the import read out of the transaction's name.
+	if got := strings.Join(types, ","); got != "Account,Category,Category,Tag,Merchant,Transaction,Valuation,Rule" {
 		t.Fatalf("record order %s", got)
 	}
 	if tx["amount"] != "12.5000" || tx["date"] != "2024-01-02" || tx["source"] != "import" || len(tx["tag_ids"].([]any)) != 1 {

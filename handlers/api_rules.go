@@ -183,7 +183,7 @@ func (a *app) apiChangeUndo(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if _, err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -10,9 +10,11 @@ import (
 	"tally/views"
 )
 
-var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency", "timezone"}
+var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency", "timezone", "locale", "starter_categories", "_submitted"}
 
-// onboardingNew shows the first-run form, only while no user exists.
+// onboardingNew shows the first-run form, only while no user exists: the number style is the
+// browser's language's, and the starter categories are ticked. For htmx, a changed number style
+// answers the starter categories' preview in its language alone.
 func (a *app) onboardingNew(c echo.Context) error {
 	n, err := models.CountUsers(c.Request().Context(), a.DB)
 	if err != nil {
@@ -21,16 +23,26 @@ func (a *app) onboardingNew(c echo.Context) error {
 	if n > 0 {
 		return redirect(c, "/sessions/new")
 	}
-	return a.render(c, http.StatusOK, views.OnboardingPage(nil))
+	locale := models.LocaleOf(c.QueryParam("locale"))
+	if c.QueryParam("locale") == "" {
+		locale = models.LocaleFor(c.Request().Header.Get("Accept-Language"))
+	}
+	starter := models.StarterCategories(locale.Code)
+	if isFragment(c, "starter-categories") {
+		return a.render(c, http.StatusOK, views.StarterCategoriesPreview(starter))
+	}
+	form := &views.Form{Values: map[string]string{"locale": locale.Code, "starter_categories": "1"}}
+	return a.render(c, http.StatusOK, views.OnboardingPage(form, starter))
 }
 
-// onboardingCreate creates the first family and its super admin, and signs them in.
+// onboardingCreate creates the first family and its super admin, with the starter categories
+// when ticked, and signs them in.
 func (a *app) onboardingCreate(c echo.Context) error {
 	form := formOf(c, onboardingFields...)
 	u, err := a.Auth.Onboard(c.Request().Context(), auth.Onboarding{
 		FamilyName: form.Value("family_name"), FirstName: form.Value("first_name"), LastName: form.Value("last_name"),
 		Email: form.Value("email"), Password: form.Value("password"), Currency: form.Value("currency"),
-		Timezone: form.Value("timezone"),
+		Timezone: form.Value("timezone"), Locale: form.Value("locale"), StarterCategories: form.Value("starter_categories") != "",
 	})
 	if err != nil {
 		if e := asConflict(err); e != "" {
@@ -38,7 +50,7 @@ func (a *app) onboardingCreate(c echo.Context) error {
 			return redirect(c, "/sessions/new")
 		}
 		if status, ok := withError(form, err); ok {
-			return a.render(c, status, views.OnboardingPage(form))
+			return a.render(c, status, views.OnboardingPage(form, models.StarterCategories(form.Value("locale"))))
 		}
 		return err
 	}

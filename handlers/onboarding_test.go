@@ -3,8 +3,11 @@ package handlers_test
 import (
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/google/uuid"
 
 	"tally/internal/apptest"
 	"tally/models"
@@ -91,5 +94,103 @@ func TestOnboardingUnderRequiredMFA(t *testing.T) {
 	}
 	if r := c.Get("/"); r.Status != http.StatusSeeOther || r.Location() != "/settings/mfa/totp/new" {
 		t.Fatalf("after onboarding, GET / → %d %q, want the second factor's set-up", r.Status, r.Location())
+	}
+}
+
+// TestOnboardingStarterCategories is the first family's choice of starting with common
+// categories: offered ticked, previewed in the language of the browser or of the number style
+// chosen, and created in that language, parents with subcategories that share their colour;
+// or not at all when unticked.
+func TestOnboardingStarterCategories(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name, acceptLanguage, locale string
+		starter                      bool
+		want                         map[string]string // a subcategory, with its parent, among those created
+	}{
+		{"English, as the browser asks", "en-GB,en;q=0.9", "en-GB", true, map[string]string{"Groceries": "Food & drink", "Salary": "Income"}},
+		{"German, as the browser asks", "de-DE,de;q=0.9", "de-DE", true, map[string]string{"Lebensmittel": "Essen & Trinken", "Gehalt": "Einnahmen"}},
+		{"German, chosen in an English browser", "en-US", "de-CH", true, map[string]string{"Lebensmittel": "Essen & Trinken"}},
+		{"none, unticked", "de-DE", "de-DE", false, nil},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := apptest.StartServer(t, apptest.ServerOptions{})
+			c := apptest.NewClient(t, srv)
+
+			page := c.Do(http.MethodGet, "/onboarding", nil, map[string]string{"Accept-Language": tc.acceptLanguage})
+			d := page.Doc(t)
+			if _, ticked := d.Find(`[data-testid="field-starter_categories"]`).Attr("checked"); !ticked {
+				t.Error("the starter categories are not ticked at first")
+			}
+			wantFirst := map[bool]string{true: "Einnahmen", false: "Income"}[strings.HasPrefix(tc.acceptLanguage, "de")]
+			if got := d.Find(`[data-testid="starter-category-name"]`).First().Text(); got != wantFirst {
+				t.Errorf("the preview starts with %q, want %q", got, wantFirst)
+			}
+			// Choosing another number style previews the categories in its language.
+			preview := c.Do(http.MethodGet, "/onboarding?locale="+tc.locale, nil, map[string]string{"HX-Request": "true", "HX-Target": "starter-categories"})
+			wantFirst = map[bool]string{true: "Einnahmen", false: "Income"}[strings.HasPrefix(tc.locale, "de")]
+			if got := preview.Doc(t).Find(`[data-testid="starter-category-name"]`).First().Text(); got != wantFirst || strings.Contains(preview.Body, "<form") {
+				t.Errorf("the preview for %s starts with %q, want %q alone", tc.locale, got, wantFirst)
+			}
+
+			form := url.Values{"family_name": {"The Bergers"}, "email": {"anna@example.com"}, "password": {"a long enough password"},
+				"currency": {"EUR"}, "locale": {tc.locale}, "_submitted": {"1"}}
+			if tc.starter {
+				form.Set("starter_categories", "1")
+			}
+			// A refused form keeps the choice and the preview's language.
+			form.Set("password", "short")
+			refused := c.PostForm("/onboarding", form)
+			d = refused.Doc(t)
+			if _, ticked := d.Find(`[data-testid="field-starter_categories"]`).Attr("checked"); refused.Status != http.StatusUnprocessableEntity || ticked != tc.starter ||
+				d.Find(`[data-testid="starter-category-name"]`).First().Text() != wantFirst {
+				t.Errorf("a refused form: %d, ticked %v, preview %q", refused.Status, ticked, d.Find(`[data-testid="starter-category-name"]`).First().Text())
+			}
+			form.Set("password", "a long enough password")
+			if r := c.PostForm("/onboarding", form); r.Status != http.StatusSeeOther {
+				t.Fatalf("onboarding: %d\n%s", r.Status, r.Body)
+			}
+			u, err := models.UserByEmail(t.Context(), srv.DB, "anna@example.com")
+			if err != nil || u.Family.Locale != tc.locale {
+				t.Fatalf("the family's number style: %v (err %v)", u.Family, err)
+			}
+			all, err := models.AllCategories(t.Context(), srv.DB, u.FamilyID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !tc.starter {
+				if len(all) != 0 {
+					t.Errorf("unticked, the family starts with %d categories", len(all))
+				}
+				return
+			}
+			byID := map[uuid.UUID]models.Category{}
+			parents := 0
+			for _, c := range all {
+				byID[c.ID] = c
+				if c.ParentID == nil {
+					parents++
+				}
+			}
+			if parents < 10 || len(all) < 2*parents {
+				t.Errorf("%d categories, %d of them parents: not a set with subcategories", len(all), parents)
+			}
+			for sub, parent := range tc.want {
+				i := slices.IndexFunc(all, func(c models.Category) bool { return c.Name == sub })
+				if i < 0 || all[i].ParentID == nil {
+					t.Errorf("no subcategory %q", sub)
+					continue
+				}
+				p := byID[*all[i].ParentID]
+				if p.Name != parent || all[i].Color != p.Color || !models.ValidColor(p.Color) || p.Color == models.DefaultCategoryColor || all[i].Classification != p.Classification {
+					t.Errorf("%q is under %q (%s, %s), want under %q with its colour and classification", sub, p.Name, all[i].Color, all[i].Classification, parent)
+				}
+			}
+			// They are the family's own: listed on the categories page, which offers to edit each.
+			if r := c.Get("/categories"); r.Doc(t).Find(`[data-testid="category-row"]`).Length() != len(all) {
+				t.Errorf("the categories page does not list the %d categories", len(all))
+			}
+		})
 	}
 }

@@ -27,7 +27,6 @@ func (a *app) rulesRoutes(g *echo.Group) {
 	g.GET("/settings/rules/new", a.ruleNew)
 	g.POST("/settings/rules", a.ruleCreate)
 	g.POST("/settings/rules/preview", a.rulePreview)
-	g.GET("/settings/rules/undo_expired", func(c echo.Context) error { return c.NoContent(http.StatusOK) })
 	g.GET("/settings/rules/:id/edit", a.ruleEdit)
 	g.POST("/settings/rules/:id", a.ruleUpdate)
 	g.POST("/settings/rules/:id/move", a.ruleMove)
@@ -91,6 +90,10 @@ var (
 	recordNoun = map[string]string{"accounts": "account", "categories": "category", "merchants": "merchant"}
 )
 
+// appliedShown is how many of the rules applied to the history, the latest, the rules page
+// offers to undo.
+const appliedShown = 10
+
 func (a *app) rulesPage(c echo.Context) error {
 	ctx, u := c.Request().Context(), currentUser(c)
 	list, err := rules.List(ctx, a.DB, u.FamilyID)
@@ -105,14 +108,8 @@ func (a *app) rulesPage(c echo.Context) error {
 	for _, r := range list {
 		page.Rules = append(page.Rules, views.RuleItem{Rule: r, Conditions: conditionsText(r.Rule, names), Actions: actionsText(r.Actions, names)})
 	}
-	if id, err := uuid.Parse(c.QueryParam("applied")); err == nil {
-		app, name, err := rules.OpenApplication(ctx, a.DB, u.FamilyID, id)
-		if err != nil {
-			return err
-		}
-		if app != nil {
-			page.Applied = &views.AppliedRule{ID: id.String(), Name: name, Changed: app.Changed}
-		}
+	if page.Applied, err = rules.OpenApplications(ctx, a.DB, u.FamilyID, appliedShown); err != nil {
+		return err
 	}
 	return a.render(c, http.StatusOK, views.SettingsRulesPage(page))
 }
@@ -360,7 +357,7 @@ func (a *app) ruleEdit(c echo.Context) error {
 // ruleFromForm reads the rule form. rowOf maps a condition's index to its form row; problems
 // with values the page resolves (names, direction) come back as field errors.
 func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input, []int, error) {
-	form := formOf(c, "name", "match", "continue", "active", "effective_date", "action_category", "action_merchant", "action_name", "action_exclude", "action_transfer", "grouped")
+	form := formOf(c, "name", "match", "continue", "active", "effective_date", "action_category", "action_merchant", "action_name", "action_exclude", "action_transfer", "grouped", "apply")
 	form.Values["_submitted"] = "1"
 	params, _ := c.FormParams()
 	form.Values["action_tags"] = strings.Join(params["action_tags"], ",")
@@ -485,11 +482,12 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 		return err
 	}
 	form, in, rowOf, err := ruleFromForm(c, names)
+	var saved *rules.Stored
 	if err == nil {
 		if id == nil {
-			_, err = rules.Create(ctx, a.DB, u.FamilyID, in)
+			saved, err = rules.Create(ctx, a.DB, u.FamilyID, in)
 		} else {
-			_, err = rules.Update(ctx, a.DB, u.FamilyID, *id, in)
+			saved, err = rules.Update(ctx, a.DB, u.FamilyID, *id, in)
 		}
 	}
 	if err != nil {
@@ -511,7 +509,29 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 	if !*in.Active {
 		msg = "The rule is saved. It is off: turn it on to run it on new transactions."
 	}
+	if form.Value("apply") != "" {
+		return a.applyRule(c, saved.ID, msg+" ")
+	}
 	a.flash(c, "success", msg)
+	return redirect(c, "/settings/rules")
+}
+
+// applyRule runs the family's rule id over its existing transactions and says what it
+// changed, after said, on the rules page, which offers the undo.
+func (a *app) applyRule(c echo.Context, id uuid.UUID, said string) error {
+	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
+		a.flash(c, "error", said+"It cannot run as it is: "+e.Message)
+		return redirect(c, "/settings/rules/"+id.String()+"/edit")
+	} else if err != nil {
+		return err
+	}
+	if app.Changed == 0 {
+		a.flash(c, "success", said+"No existing transaction needed what it sets.")
+	} else {
+		a.flash(c, "success", fmt.Sprintf("%s“%s” changed %s; you can undo that below for %d days.", said, app.RuleName,
+			views.Plural(app.Changed, "existing transaction", "existing transactions"), int(models.UndoWindow.Hours()/24)))
+	}
 	return redirect(c, "/settings/rules")
 }
 
@@ -600,38 +620,14 @@ func (a *app) ruleDeletePage(c echo.Context) error {
 	return redirect(c, "/settings/rules")
 }
 
+// ruleApplyPage is POST /settings/rules/:id/apply: the rule run over the existing transactions.
 func (a *app) ruleApplyPage(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
-	if err != nil {
-		if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
-			a.flash(c, "error", "This rule cannot run as it is: "+e.Message)
-			return redirect(c, "/settings/rules/"+id.String()+"/edit")
-		}
-		return err
-	}
-	if app.Changed == 0 {
-		a.flash(c, "success", "Nothing to change: no transaction needed what this rule sets.")
-		return redirect(c, "/settings/rules")
-	}
-	return redirect(c, "/settings/rules?applied="+app.ID.String())
+	return a.applyRule(c, id, "")
 }
 
-func (a *app) ruleUndoPage(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	if err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
-		if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
-			a.flash(c, "error", e.Message)
-			return redirect(c, "/settings/rules")
-		}
-		return err
-	}
-	a.flash(c, "success", "Undone: the transactions are as they were.")
-	return redirect(c, "/settings/rules")
-}
+// ruleUndoPage is POST /settings/rule_applications/:id/undo: a rule's application taken back.
+func (a *app) ruleUndoPage(c echo.Context) error { return a.undoChange(c, "/settings/rules") }

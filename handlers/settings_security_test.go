@@ -63,7 +63,7 @@ func mustCreateSSOOnlyUser(t *testing.T, srv *apptest.Server) *models.User {
 	t.Helper()
 	ctx := context.Background()
 	email := "sso-" + uuid.NewString()[:8] + "@example.com"
-	f, err := models.CreateFamily(ctx, srv.DB, "Family of "+email, "USD", "UTC")
+	f, err := models.CreateFamily(ctx, srv.DB, "Family of "+email, "USD", "", "UTC")
 	if err != nil {
 		t.Fatal(err)
 	}

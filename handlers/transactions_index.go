@@ -54,8 +54,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 			return err
 		}
 		if change != nil && change.RuleID == nil {
-			l.Changed = &views.BulkChange{ID: change.ID.String(), Changed: change.Changed,
-				Seconds: max(1, int(time.Until(change.UndoUntil).Seconds()))}
+			l.Changed = &views.BulkChange{ID: change.ID.String(), Changed: change.Changed}
 		}
 	}
 	f, err := transactionFilter(c.QueryParams())
@@ -411,18 +410,28 @@ func filterOf(raw string) (ledger.Filter, error) {
 
 // transactionsUndo is POST /transactions/changes/:id/undo: a bulk edit taken back.
 func (a *app) transactionsUndo(c echo.Context) error {
+	return a.undoChange(c, returnTo(c.FormValue("return")))
+}
+
+// undoChange takes back the change of many transactions in the path (a bulk edit, a rule
+// applied to the history), says what it put back and what it left, and goes back.
+func (a *app) undoChange(c echo.Context, back string) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	back := returnTo(c.FormValue("return"))
-	if err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
-		if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
-			a.flash(c, "error", e.Message)
-			return redirect(c, back)
-		}
+	done, err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
+		a.flash(c, "error", e.Message)
+		return redirect(c, back)
+	} else if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Undone: the transactions are as they were.")
+	msg := "Undone: the transactions are as they were."
+	if done.Kept > 0 {
+		msg = "Undone: " + views.Plural(done.Restored, "transaction is", "transactions are") + " as before; " +
+			views.Plural(done.Kept, "changed since is left as it is.", "changed since are left as they are.")
+	}
+	a.flash(c, "success", msg)
 	return redirect(c, back)
 }

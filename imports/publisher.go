@@ -28,6 +28,9 @@ type publisher struct {
 	// rulesRan says the family's rules already ran over the rows (stageRules), and
 	// ruleResults that they changed some, which rule_results holds.
 	rulesRan, ruleResults bool
+	// merchants says the rows' bank texts have merchants, which import_merchants holds
+	// (deriveMerchants).
+	merchants bool
 }
 
 // validRows is the condition selecting the rows a publish writes.
@@ -87,6 +90,9 @@ func (p *publisher) publishEntries(ctx context.Context) error {
 		return err
 	}
 	if err := p.createSecurities(ctx); err != nil {
+		return err
+	}
+	if err := p.deriveMerchants(ctx); err != nil {
 		return err
 	}
 	if err := p.stageRules(ctx); err != nil {
@@ -210,17 +216,29 @@ func (p *publisher) stageRules(ctx context.Context) error {
 		return err
 	}
 	p.rulesRan = true
+	merchant, join := p.merchantJoin()
 	n, err := set.Stage(ctx, p.tx, `
 		SELECT r.record_id, a.id, r.date, (r.amount * 10000)::bigint, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''),
-			cm.target_id, NULL::uuid, `+rowTags+`, false, '{}'::text[], NULL::text
+			cm.target_id, `+merchant+`, `+rowTags+`, false, '{}'::text[], NULL::text
 		FROM import_rows r `+p.accountJoin()+`
 		JOIN accounts a ON a.id = coalesce($1::uuid, am.target_id) AND a.family_id = $2
 		LEFT JOIN import_mappings cm ON cm.import_id = r.import_id AND cm.kind = 'category' AND cm.key = r.category_key
+		`+join+`
 		WHERE r.import_id = $3 AND cardinality(r.errors) = 0 AND NOT r.duplicate
 			AND (r.extra->>'opening_balance') IS NULL AND (r.extra->>'holding') IS NULL AND r.ticker IS NULL`,
 		p.im.AccountID, p.im.FamilyID, p.im.ID)
 	p.ruleResults = n > 0
 	return err
+}
+
+// merchantJoin is a row's merchant as its bank text names it, and the join that reads it
+// (none when no row has one). A trade has none.
+func (p *publisher) merchantJoin() (merchant, join string) {
+	if !p.merchants {
+		return "NULL::uuid", ""
+	}
+	return "coalesce(xm.merchant_id, xn.merchant_id)", `LEFT JOIN import_merchants xm ON xm.name = r.name AND r.ticker IS NULL
+		LEFT JOIN import_merchant_names xn ON xn.merchant = xm.merchant`
 }
 
 // insertEntries writes rows (lo, hi] as entries, with their tags and what the rules set, and
@@ -229,13 +247,14 @@ func (p *publisher) insertEntries(ctx context.Context, lo, hi int) (int, error) 
 	im := p.im
 	// Without rule results, the row's own values; with them, the results' where a rule changed
 	// the field (rule_results is NULL where none did).
-	name, category, tags, merchant, excluded, original, kind, join := "r.name", "cm.target_id", rowTags, "NULL::uuid", "false", "NULL::text", "'standard'", ""
+	merchant, join := p.merchantJoin()
+	name, category, tags, excluded, original, kind := "r.name", "cm.target_id", rowTags, "false", "NULL::text", "'standard'"
 	if p.ruleResults {
 		name, category = "coalesce(rr.name, r.name)", "coalesce(rr.category_id, cm.target_id)"
 		tags = "CASE WHEN rr.tag_ids IS NULL THEN " + rowTags + " ELSE rr.tag_ids END"
-		merchant, excluded, original = "rr.merchant_id", "coalesce(rr.excluded, false)", "rr.original_name"
+		merchant, excluded, original = "coalesce(rr.merchant_id, "+merchant+")", "coalesce(rr.excluded, false)", "rr.original_name"
 		kind = "coalesce(rr.transaction_kind, 'standard')"
-		join = "LEFT JOIN rule_results rr ON rr.id = r.record_id"
+		join += " LEFT JOIN rule_results rr ON rr.id = r.record_id"
 	}
 	res, err := p.tx.NewRaw(`
 		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source,

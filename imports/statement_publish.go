@@ -65,6 +65,9 @@ func (p *publisher) publishStatement(ctx context.Context) error {
 	if err := p.createSecurities(ctx); err != nil {
 		return err
 	}
+	if err := p.deriveMerchants(ctx); err != nil {
+		return err
+	}
 	if err := p.entryBatches(ctx); err != nil {
 		return err
 	}

@@ -24,7 +24,8 @@ type Filter struct {
 	TagID      *uuid.UUID
 	MerchantID *uuid.UUID
 	ImportID   *uuid.UUID
-	// Query is found in the name, the notes or the merchant's name, whatever the case.
+	// Query's words are each found in the name, the notes or the merchant's name, in any
+	// order and whatever the case and accents, or in the amount when they read as money.
 	Query string
 	// MinAmount and MaxAmount bound the ledger amount (positive for money out), both included.
 	MinAmount, MaxAmount *decimal.Decimal
@@ -75,7 +76,7 @@ const MaxPage = 500
 // page costs the same however deep the client has walked.
 func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after *Cursor, limit int) ([]Transaction, *Cursor, error) {
 	var rows []Transaction
-	next, err := page(ctx, idb.NewSelect().Model(&rows), &rows, familyID, f, after, limit, func(t *Transaction) *models.Entry { return &t.Entry })
+	next, err := page(ctx, idb, idb.NewSelect().Model(&rows), &rows, familyID, f, after, limit, func(t *Transaction) *models.Entry { return &t.Entry })
 	if err != nil {
 		return nil, nil, err
 	}
@@ -89,14 +90,14 @@ func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after 
 // merchant, and its transfer.
 func Rows(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after *Cursor, limit int) ([]models.EntryRow, *Cursor, error) {
 	var rows []models.EntryRow
-	next, err := page(ctx, models.EntryRows(idb, &rows), &rows, familyID, f, after, limit, func(r *models.EntryRow) *models.Entry { return &r.Entry })
+	next, err := page(ctx, idb, models.EntryRows(idb, &rows), &rows, familyID, f, after, limit, func(r *models.EntryRow) *models.Entry { return &r.Entry })
 	return rows, next, err
 }
 
 // page reads into rows, through q (a select of entries as e), one page of the family's
 // transactions matching f after the cursor, and returns the next page's cursor. It reads one
 // row more than the page to know whether another follows.
-func page[T any](ctx context.Context, q *bun.SelectQuery, rows *[]T, familyID uuid.UUID, f Filter, after *Cursor, limit int, entry func(*T) *models.Entry) (*Cursor, error) {
+func page[T any](ctx context.Context, idb bun.IDB, q *bun.SelectQuery, rows *[]T, familyID uuid.UUID, f Filter, after *Cursor, limit int, entry func(*T) *models.Entry) (*Cursor, error) {
 	limit = min(max(limit, 1), MaxPage)
 	q.Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
 		OrderExpr("e.date DESC, e.id DESC").Limit(int64(limit + 1))
@@ -104,7 +105,9 @@ func page[T any](ctx context.Context, q *bun.SelectQuery, rows *[]T, familyID uu
 		// A row comparison in the index's order: the scan starts at the cursor.
 		q.Where("(e.date, e.id) < (?::date, ?::uuid)", after.Date, after.ID)
 	}
-	f.apply(q, familyID)
+	if err := f.apply(ctx, idb, q, familyID); err != nil {
+		return nil, err
+	}
 	if err := q.Scan(ctx); err != nil {
 		return nil, fmt.Errorf("list transactions: %w", err)
 	}
@@ -117,7 +120,7 @@ func page[T any](ctx context.Context, q *bun.SelectQuery, rows *[]T, familyID uu
 }
 
 // apply narrows q, a select of the family's entries e, to f.
-func (f Filter) apply(q *bun.SelectQuery, familyID uuid.UUID) {
+func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, familyID uuid.UUID) error {
 	if len(f.AccountIDs) > 0 {
 		q.Where("e.account_id IN (?)", bun.In(f.AccountIDs))
 	}
@@ -139,12 +142,11 @@ func (f Filter) apply(q *bun.SelectQuery, familyID uuid.UUID) {
 	if f.ImportID != nil {
 		q.Where("e.import_id = ?", *f.ImportID)
 	}
-	if s := strings.TrimSpace(f.Query); s != "" {
-		pattern := "%" + likeEscaper.Replace(s) + "%"
-		// The merchants that match are found once (a hashed subplan), not once a row.
-		q.Where(`(e.name ILIKE ? OR e.notes ILIKE ?
-			OR e.merchant_id IN (SELECT mq.id FROM merchants mq WHERE mq.family_id = ? AND mq.name ILIKE ?))`, pattern, pattern, familyID, pattern)
+	words, err := searchWords(ctx, idb, familyID, f.Query)
+	if err != nil {
+		return err
 	}
+	words.where(q)
 	if f.MinAmount != nil {
 		q.Where("e.amount >= ?", *f.MinAmount)
 	}
@@ -157,6 +159,7 @@ func (f Filter) apply(q *bun.SelectQuery, familyID uuid.UUID) {
 	if f.Kind != "" {
 		q.Where("e.transaction_kind = ?", f.Kind)
 	}
+	return nil
 }
 
 // Total is how many transactions a filter selects, and the money in and out among them, in
@@ -177,15 +180,14 @@ func Totals(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter) ([]T
 		ColumnExpr("coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS outflow").
 		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
 		GroupExpr("e.currency").OrderExpr("count(*) DESC, e.currency")
-	f.apply(q, familyID)
+	if err := f.apply(ctx, idb, q, familyID); err != nil {
+		return nil, err
+	}
 	if err := q.Scan(ctx, &out); err != nil {
 		return nil, fmt.Errorf("total transactions: %w", err)
 	}
 	return out, nil
 }
-
-// likeEscaper makes a search text match itself in ILIKE, percent signs and all.
-var likeEscaper = strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)
 
 // withTransfers sets the transfer each of the transactions is a side of, in one query.
 func withTransfers(ctx context.Context, idb bun.IDB, familyID uuid.UUID, rows []Transaction) error {

@@ -111,7 +111,9 @@ func UpdateMatching(ctx context.Context, d *db.DB, familyID uuid.UUID, f Filter,
 	q := d.NewSelect().TableExpr("entries AS e").Column("e.id").
 		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
 		OrderExpr("e.id").Limit(MaxMatching + 1)
-	f.apply(q, familyID)
+	if err := f.apply(ctx, d, q, familyID); err != nil {
+		return nil, err
+	}
 	var ids []uuid.UUID
 	if err := q.Scan(ctx, &ids); err != nil {
 		return nil, fmt.Errorf("transactions to change: %w", err)

@@ -14,8 +14,10 @@ import (
 )
 
 // UndoWindow is how long a change of many transactions at once (a rule applied to the
-// history, a person's bulk edit) can be taken back.
-const UndoWindow = 10 * time.Second
+// history, a person's bulk edit) can be taken back: as long as Tally keeps what the
+// transactions were (PruneChanges deletes it a day later). An undo never takes back what was
+// changed since, so that a late one loses no later edit.
+const UndoWindow = 30 * 24 * time.Hour
 
 // Change is a change of many of a family's transactions, kept until UndoUntil so that it can
 // be taken back. RuleID is the rule that made it, nil for a person's edit.
@@ -23,6 +25,7 @@ type Change struct {
 	ID        uuid.UUID  `bun:"id"`
 	RuleID    *uuid.UUID `bun:"rule_id"`
 	Changed   int        `bun:"changed"`
+	CreatedAt time.Time  `bun:"created_at"`
 	UndoUntil time.Time  `bun:"undo_until"`
 }
 
@@ -40,7 +43,7 @@ func RecordChange(ctx context.Context, tx bun.IDB, familyID uuid.UUID, ruleID *u
 			now() + ?::interval
 		FROM `+from+`
 		HAVING count(*) > 0
-		RETURNING changed, undo_until`, append(append(head, tail...), args...)...).Scan(ctx, &c.Changed, &c.UndoUntil)
+		RETURNING changed, created_at, undo_until`, append(append(head, tail...), args...)...).Scan(ctx, &c.Changed, &c.CreatedAt, &c.UndoUntil)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
@@ -50,15 +53,24 @@ func RecordChange(ctx context.Context, tx bun.IDB, familyID uuid.UUID, ruleID *u
 	return c, nil
 }
 
-// UndoChange puts the family's change id back: each transaction as it was before, while the
-// change is open (Conflict after UndoWindow, or a second time).
-func UndoChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) error {
-	return idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+// Undone is what an undo put back: the transactions as they were before the change, and those
+// left as they are because they changed since (or are gone).
+type Undone struct {
+	Restored, Kept int
+}
+
+// UndoChange puts the family's change id back while it is open (Conflict after UndoWindow, or
+// a second time): each transaction as it was before, unless something changed it since, which
+// stays (a transaction's updated_at is the change's own time until then).
+func UndoChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (Undone, error) {
+	var done Undone
+	err := idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var c struct {
-			Open   bool       `bun:"open"`
-			Undone *time.Time `bun:"undone_at"`
+			Open    bool       `bun:"open"`
+			Undone  *time.Time `bun:"undone_at"`
+			Changed int        `bun:"changed"`
 		}
-		err := tx.NewRaw("SELECT undo_until > now() AS open, undone_at FROM transaction_changes WHERE family_id = ? AND id = ? FOR UPDATE",
+		err := tx.NewRaw("SELECT undo_until > now() AS open, undone_at, changed FROM transaction_changes WHERE family_id = ? AND id = ? FOR UPDATE",
 			familyID, id).Scan(ctx, &c)
 		if errors.Is(err, sql.ErrNoRows) {
 			return apperr.New(apperr.NotFound, "Change not found")
@@ -70,32 +82,53 @@ func UndoChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) error 
 			return apperr.New(apperr.Conflict, "This change was already undone.")
 		}
 		if !c.Open {
-			return apperr.New(apperr.Conflict, fmt.Sprintf("Too late to undo: a change can be taken back for %d seconds.", int(UndoWindow.Seconds())))
+			return apperr.New(apperr.Conflict, fmt.Sprintf("Too late to undo: a change can be taken back for %d days.", int(UndoWindow.Hours()/24)))
 		}
 		// Older records have no locked_fields: those keep the current ones.
-		if _, err := tx.NewRaw(`UPDATE entries e SET name = p.name, original_name = p.original_name, category_id = p.category_id,
+		res, err := tx.NewRaw(`UPDATE entries e SET name = p.name, original_name = p.original_name, category_id = p.category_id,
 				merchant_id = p.merchant_id, tag_ids = p.tag_ids, excluded = p.excluded,
 				transaction_kind = coalesce(p.transaction_kind, e.transaction_kind),
 				locked_fields = coalesce(p.locked_fields, e.locked_fields), updated_at = now()
 			FROM transaction_changes tc, jsonb_to_recordset(tc.previous) AS p(id uuid, name text, original_name text, category_id uuid,
 				merchant_id uuid, tag_ids uuid[], excluded boolean, transaction_kind text, locked_fields text[])
-			WHERE tc.id = ? AND tc.family_id = ? AND e.id = p.id AND e.family_id = tc.family_id`, id, familyID).Exec(ctx); err != nil {
+			WHERE tc.id = ? AND tc.family_id = ? AND e.id = p.id AND e.family_id = tc.family_id AND e.updated_at <= tc.created_at`,
+			id, familyID).Exec(ctx)
+		if err != nil {
 			return err
 		}
+		n, err := res.RowsAffected()
+		if err != nil {
+			return err
+		}
+		done = Undone{Restored: int(n), Kept: c.Changed - int(n)}
 		_, err = tx.NewRaw("UPDATE transaction_changes SET undone_at = now(), previous = '[]' WHERE id = ? AND family_id = ?", id, familyID).Exec(ctx)
 		return err
 	})
+	return done, err
 }
 
 // OpenChange is the family's change id while it can still be undone; nil otherwise.
 func OpenChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Change, error) {
 	c := new(Change)
-	err := idb.NewRaw(`SELECT id, rule_id, changed, undo_until FROM transaction_changes
-		WHERE family_id = ? AND id = ? AND undone_at IS NULL AND undo_until > now()`, familyID, id).Scan(ctx, c)
+	err := openChanges(idb, familyID).Where("id = ?", id).Scan(ctx, c)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	return c, err
+}
+
+// OpenRuleChanges are the family's changes that rules applied to the history made and that
+// can still be undone, the newest first, at most limit of them.
+func OpenRuleChanges(ctx context.Context, idb bun.IDB, familyID uuid.UUID, limit int) ([]Change, error) {
+	list := []Change{}
+	err := openChanges(idb, familyID).Where("rule_id IS NOT NULL").OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Scan(ctx, &list)
+	return list, err
+}
+
+// openChanges selects the family's changes that can still be undone.
+func openChanges(idb bun.IDB, familyID uuid.UUID) *bun.SelectQuery {
+	return idb.NewSelect().TableExpr("transaction_changes").Column("id", "rule_id", "changed", "created_at", "undo_until").
+		Where("family_id = ? AND undone_at IS NULL AND undo_until > now()", familyID)
 }
 
 // PruneChanges deletes the changes that can no longer be undone, a day after.

@@ -62,14 +62,18 @@ type Entry struct {
 // EntryRow is an entry as lists show it, with the names of what it refers to.
 type EntryRow struct {
 	Entry        `bun:",extend"`
-	AccountName  string `bun:"account_name"`
-	CategoryName string `bun:"category_name"`
-	MerchantName string `bun:"merchant_name"`
+	AccountName  string `bun:"account_name,scanonly"`
+	CategoryName string `bun:"category_name,scanonly"`
+	MerchantName string `bun:"merchant_name,scanonly"`
 	// The transfer the entry is a side of, with the other side's account; nil when none.
-	TransferID       *uuid.UUID `bun:"transfer_id"`
-	TransferStatus   string     `bun:"transfer_status"`
-	OtherAccountName string     `bun:"other_account_name"`
+	TransferID       *uuid.UUID `bun:"transfer_id,scanonly"`
+	TransferStatus   string     `bun:"transfer_status,scanonly"`
+	OtherAccountName string     `bun:"other_account_name,scanonly"`
 }
+
+// entryColumns selects an Entry's columns of entries e: not e.*, as the table has columns
+// only the database reads (search_text).
+const entryColumns = "?TableColumns"
 
 // SourceManual is the source of a transaction a person or an API client added by hand.
 const SourceManual = "manual"
@@ -100,7 +104,7 @@ type EntryFilter struct {
 // merchant's names and the transfer they are a side of. The caller adds where, order and limit.
 func EntryRows(db bun.IDB, rows *[]EntryRow) *bun.SelectQuery {
 	return db.NewSelect().Model(rows).
-		ColumnExpr("e.*").
+		ColumnExpr(entryColumns).
 		ColumnExpr("a.name AS account_name").
 		ColumnExpr("coalesce(c.name, '') AS category_name, coalesce(m.name, '') AS merchant_name").
 		ColumnExpr("t.id AS transfer_id, coalesce(t.status, '') AS transfer_status, coalesce(t.other_account_name, '') AS other_account_name").
@@ -151,7 +155,7 @@ func TransferCandidates(ctx context.Context, db bun.IDB, familyID, id uuid.UUID,
 	from := rows[0]
 	var out []EntryRow
 	err = db.NewSelect().Model(&out).
-		ColumnExpr("e.*").ColumnExpr("a.name AS account_name").
+		ColumnExpr(entryColumns).ColumnExpr("a.name AS account_name").
 		Join("JOIN accounts AS a ON a.id = e.account_id").
 		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
 		Where("e.account_id <> ? AND sign(e.amount) = -sign(?::numeric)", from.AccountID, from.Amount).

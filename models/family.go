@@ -42,13 +42,16 @@ func (f *Family) Today() time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// CreateFamily inserts a family named name with currency (USD when empty). Its time zone is
-// zone, the one a person's browser said, when the database knows it, else the usual one of
-// the currency (UTC when none is usual).
-func CreateFamily(ctx context.Context, db bun.IDB, name, currency, zone string) (*Family, error) {
+// CreateFamily inserts a family named name with currency (USD when empty) and locale, one of
+// Locales (the first when empty). Its time zone is zone, the one a person's browser said, when
+// the database knows it, else the usual one of the currency (UTC when none is usual).
+func CreateFamily(ctx context.Context, db bun.IDB, name, currency, locale, zone string) (*Family, error) {
 	name = strings.TrimSpace(name)
 	if currency == "" {
 		currency = "USD"
+	}
+	if locale == "" {
+		locale = Locales[0].Code
 	}
 	var v apperr.Validation
 	if name == "" {
@@ -57,6 +60,9 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency, zone string) 
 	CheckText(&v, "family_name", "Family name", name, MaxName)
 	if !ValidCurrency(currency) {
 		v.Add("currency", "Currency must be a three-letter ISO code such as USD")
+	}
+	if !validLocale(locale) {
+		v.Add("locale", "Choose one of the number styles offered")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err
@@ -68,7 +74,7 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency, zone string) 
 	if !known {
 		zone = currencyZone(currency)
 	}
-	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: Locales[0].Code, DateFormat: DateFormats[0].Pattern,
+	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: locale, DateFormat: DateFormats[0].Pattern,
 		Timezone: zone, WeekStart: "monday"}
 	if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return nil, err

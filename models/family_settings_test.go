@@ -141,7 +141,7 @@ func TestANewFamilysTimeZone(t *testing.T) {
 		{"a currency with no usual zone", "ISK", "", "UTC"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			f, err := models.CreateFamily(context.Background(), d, "Family "+tc.name, tc.currency, tc.browser)
+			f, err := models.CreateFamily(context.Background(), d, "Family "+tc.name, tc.currency, "", tc.browser)
 			if err != nil || f.Timezone != tc.want {
 				t.Errorf("zone %q (err %v), want %q", f.Timezone, err, tc.want)
 			}

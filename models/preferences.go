@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"golang.org/x/text/language"
 
 	"tally/internal/apperr"
 )
@@ -47,6 +48,27 @@ func LocaleOf(code string) Locale {
 var DateFormats = []struct{ Pattern, Label string }{
 	{"%Y-%m-%d", "2026-01-31"}, {"%d.%m.%Y", "31.01.2026"}, {"%d/%m/%Y", "31/01/2026"}, {"%m/%d/%Y", "01/31/2026"},
 }
+
+// LocaleFor is the locale that best fits a browser's Accept-Language header ("de-AT,de;q=0.9"
+// is de-DE), or the default when none does.
+func LocaleFor(acceptLanguage string) Locale {
+	tags, _, err := language.ParseAcceptLanguage(acceptLanguage)
+	if err != nil || len(tags) == 0 {
+		return Locales[0]
+	}
+	if _, i, confidence := localeMatcher.Match(tags...); confidence != language.No {
+		return Locales[i]
+	}
+	return Locales[0]
+}
+
+var localeMatcher = func() language.Matcher {
+	tags := make([]language.Tag, len(Locales))
+	for i, l := range Locales {
+		tags[i] = language.MustParse(l.Code)
+	}
+	return language.NewMatcher(tags)
+}()
 
 func validLocale(code string) bool { return LocaleOf(code).Code == code }
 

@@ -11,9 +11,11 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/imports"
+	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/testkit"
 	"tally/jobs"
+	"tally/ledger"
 	"tally/models"
 	"tally/rules"
 )
@@ -150,12 +152,13 @@ func TestRulesRunOnPublish(t *testing.T) {
 	if len(got) != 5 {
 		t.Fatalf("%d transactions: %v", len(got), got)
 	}
+	// Where no rule sets a merchant, the one the bank's text names is the transaction's.
 	want := map[string]row{
 		"AMZN Mktp US*2K4": {Name: "Amazon", Merchant: ptr("Amazon"), Tags: "online"},
-		"REWE Markt 0815":  {Name: "REWE Markt 0815", Category: ptr("Groceries")},
-		"UBER * TRIP 8XK":  {Name: "UBER * TRIP 8XK", Category: ptr("Transport")},
-		"Uber * Trip QQ1":  {Name: "Uber * Trip QQ1", Category: ptr("Travel")},
-		"Kiosk":            {Name: "Kiosk"},
+		"REWE Markt 0815":  {Name: "REWE Markt 0815", Category: ptr("Groceries"), Merchant: ptr("REWE Markt")},
+		"UBER * TRIP 8XK":  {Name: "UBER * TRIP 8XK", Category: ptr("Transport"), Merchant: ptr("Uber")},
+		"Uber * Trip QQ1":  {Name: "Uber * Trip QQ1", Category: ptr("Travel"), Merchant: ptr("Uber")},
+		"Kiosk":            {Name: "Kiosk", Merchant: ptr("Kiosk")},
 	}
 	for name, w := range want {
 		g := got[name]
@@ -242,6 +245,69 @@ func TestRunOverHistoryLeavesHandEditsAlone(t *testing.T) {
 }
 
 func ptr(s string) *string { return &s }
+
+// TestUndoOfAnApplicationStaysAndKeepsLaterEdits applies a rule to the history and undoes it
+// an hour later, after a person changed one of its transactions: the undo is still offered,
+// puts the others back, and leaves the person's edit; past models.UndoWindow it is refused.
+func TestUndoOfAnApplicationStaysAndKeepsLaterEdits(t *testing.T) {
+	f := newFamily(t)
+	ctx := context.Background()
+	f.publish("date,amount,name\n2026-03-01,-10,Coffee Corner\n2026-03-02,-12,Coffee Corner\n2026-03-03,-4,Coffee Corner\n")
+	drinks, treats := f.named("categories", "Drinks"), f.named("categories", "Treats")
+	st, err := rules.Create(ctx, f.d, f.u.FamilyID, rules.Input{Name: ptr("Coffee"),
+		Conditions: &[]rules.Condition{{Type: "transaction_name", Operator: "like", Value: "coffee"}},
+		Actions:    &[]rules.Action{{Type: "set_transaction_category", Value: drinks.String()}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	app, err := rules.ApplyToHistory(ctx, f.d, f.u.FamilyID, st.ID)
+	if err != nil || app.Changed != 3 || app.RuleName != "Coffee" {
+		t.Fatalf("apply: %+v, %v", app, err)
+	}
+	// An hour passes, then a person gives one of them another category by hand.
+	if _, err := f.d.NewRaw(`UPDATE transaction_changes SET created_at = created_at - interval '1 hour' WHERE id = ?;
+		UPDATE entries SET updated_at = updated_at - interval '1 hour' WHERE family_id = ?`, app.ID, f.u.FamilyID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var edited uuid.UUID
+	if err := f.d.NewRaw("SELECT id FROM entries WHERE family_id = ? AND date = '2026-03-02'", f.u.FamilyID).Scan(ctx, &edited); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ledger.Update(ctx, f.d, f.u.FamilyID, edited, ledger.Patch{Category: &ledger.Ref{ID: &treats}}); err != nil {
+		t.Fatal(err)
+	}
+	open, err := rules.OpenApplications(ctx, f.d, f.u.FamilyID, 10)
+	if err != nil || len(open) != 1 || open[0].ID != app.ID || open[0].Changed != 3 {
+		t.Fatalf("the applications still offered: %+v, %v", open, err)
+	}
+	done, err := models.UndoChange(ctx, f.d, f.u.FamilyID, app.ID)
+	if err != nil || done != (models.Undone{Restored: 2, Kept: 1}) {
+		t.Fatalf("undo: %+v, %v", done, err)
+	}
+	var categories []string
+	if err := f.d.NewRaw(`SELECT coalesce(c.name, '') FROM entries e LEFT JOIN categories c ON c.id = e.category_id
+		WHERE e.family_id = ? AND e.kind = 'transaction' ORDER BY e.date`, f.u.FamilyID).Scan(ctx, &categories); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(categories, ",") != ",Treats," {
+		t.Errorf("categories after the undo: %q, want none but the hand-set Treats", categories)
+	}
+	if open, err := rules.OpenApplications(ctx, f.d, f.u.FamilyID, 10); err != nil || len(open) != 0 {
+		t.Errorf("an undone application is still offered: %+v, %v", open, err)
+	}
+
+	// Past the window, an application can no longer be undone.
+	again, err := rules.ApplyToHistory(ctx, f.d, f.u.FamilyID, st.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.d.NewRaw("UPDATE transaction_changes SET undo_until = now() - interval '1 second' WHERE id = ?", again.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := models.UndoChange(ctx, f.d, f.u.FamilyID, again.ID); !apperr.Is(err, apperr.Conflict) {
+		t.Errorf("an undo past the window: %v, want a conflict", err)
+	}
+}
 
 // TestMarkAsTransfer marks card payments as transfers to the card by rule: the payment stops
 // counting as spending when it is published, before the card's side exists, and pairs with

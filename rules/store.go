@@ -266,15 +266,18 @@ func toJSON(v any) string {
 
 // Application is a rule applied to a family's history.
 type Application struct {
-	ID        uuid.UUID
-	RuleID    uuid.UUID
-	Changed   int
+	ID      uuid.UUID
+	RuleID  uuid.UUID
+	Changed int
+	// RuleName is the rule's name, "" when the rule is gone or has none.
+	RuleName  string
+	CreatedAt time.Time
 	UndoUntil time.Time
 }
 
 // ApplyToHistory runs the family's rule id (active or not) over all of the family's
 // transactions in one database transaction, leaving fields set by hand alone, and keeps what
-// it changed for UndoWindow.
+// it changed for models.UndoWindow.
 func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*Application, error) {
 	st, err := Get(ctx, d, familyID, id)
 	if err != nil {
@@ -302,7 +305,7 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 		if err != nil || change == nil {
 			return err
 		}
-		app.ID, app.Changed, app.UndoUntil = change.ID, change.Changed, change.UndoUntil
+		app.ID, app.Changed, app.RuleName, app.CreatedAt, app.UndoUntil = change.ID, change.Changed, st.Name, change.CreatedAt, change.UndoUntil
 		_, err = tx.Pgx.Exec(ctx, writeResults, familyID)
 		return err
 	})
@@ -312,23 +315,32 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 	return app, nil
 }
 
-// OpenApplication is the family's application id with its rule's name, while it can still be
-// undone; nil otherwise.
-func OpenApplication(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Application, string, error) {
-	c, err := models.OpenChange(ctx, idb, familyID, id)
-	if err != nil || c == nil {
-		return nil, "", err
+// OpenApplications are the family's rules applied to its history that can still be undone,
+// the newest first, at most limit of them.
+func OpenApplications(ctx context.Context, idb bun.IDB, familyID uuid.UUID, limit int) ([]Application, error) {
+	changes, err := models.OpenRuleChanges(ctx, idb, familyID, limit)
+	if err != nil || len(changes) == 0 {
+		return nil, err
 	}
-	app := &Application{ID: c.ID, Changed: c.Changed, UndoUntil: c.UndoUntil}
-	name := "The rule"
-	if c.RuleID != nil {
-		app.RuleID = *c.RuleID
-		var rule string
-		if err := idb.NewRaw("SELECT name FROM rules WHERE id = ? AND family_id = ?", *c.RuleID, familyID).Scan(ctx, &rule); err == nil && rule != "" {
-			name = rule
+	names := map[uuid.UUID]string{}
+	var rows []struct {
+		ID   uuid.UUID `bun:"id"`
+		Name string    `bun:"name"`
+	}
+	if err := idb.NewRaw("SELECT id, name FROM rules WHERE family_id = ?", familyID).Scan(ctx, &rows); err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		names[r.ID] = r.Name
+	}
+	out := make([]Application, len(changes))
+	for i, c := range changes {
+		out[i] = Application{ID: c.ID, Changed: c.Changed, CreatedAt: c.CreatedAt, UndoUntil: c.UndoUntil}
+		if c.RuleID != nil {
+			out[i].RuleID, out[i].RuleName = *c.RuleID, names[*c.RuleID]
 		}
 	}
-	return app, name, nil
+	return out, nil
 }
 
 // checkText bounds a rule's free text as it is written: its name, the text its conditions

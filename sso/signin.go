@@ -215,7 +215,7 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 		familyName = id.Email
 	}
 	familyName, _ = models.Clip(familyName, models.MaxName-len("'s family"))
-	fam, err := models.CreateFamily(ctx, tx, familyName+"'s family", "", "UTC")
+	fam, err := models.CreateFamily(ctx, tx, familyName+"'s family", "", "", "UTC")
 	if err != nil {
 		return nil, err
 	}

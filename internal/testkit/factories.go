@@ -38,7 +38,7 @@ func MustCreateUser(tb testing.TB, d *db.DB, o UserOpts) *models.User {
 	famID := o.FamilyID
 	creator := false
 	if famID == uuid.Nil {
-		f, err := models.CreateFamily(ctx, d, "Family of "+o.Email, "USD", "UTC")
+		f, err := models.CreateFamily(ctx, d, "Family of "+o.Email, "USD", "", "UTC")
 		must(tb, err, "create family")
 		famID, creator = f.ID, true
 	}

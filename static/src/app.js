@@ -22,11 +22,6 @@
 
   function init(root) {
     labelCells(root.closest ? (root.closest("table[data-stack]") || root) : root);
-    // An offer that lapses (the undo of a bulk edit) leaves the page when it does.
-    root.querySelectorAll("[data-expires-in]").forEach(function (el) {
-      setTimeout(function () { el.remove(); }, 1000 * Number(el.getAttribute("data-expires-in")));
-    });
-
     // The first invalid field of a form gets focus.
     var invalid = root.querySelector('[aria-invalid="true"]');
     if (invalid && root === document) invalid.focus();
