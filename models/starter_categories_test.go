@@ -9,7 +9,7 @@ import (
 )
 
 // TestStarterCategories is the starter set in each of its languages, and in English for a
-// number style whose language it lacks: every name is given and used once (a family's category
+// locale whose language it lacks: every name is given and used once (a family's category
 // names are unique), every parent has a colour and an icon, and the set is created as it reads.
 func TestStarterCategories(t *testing.T) {
 	t.Parallel()
@@ -20,7 +20,11 @@ func TestStarterCategories(t *testing.T) {
 		{"en-GB", "Income", "Salary"},
 		{"de-DE", "Einnahmen", "Gehalt"},
 		{"de-CH", "Einnahmen", "Gehalt"},
-		{"fr-FR", "Income", "Salary"},
+		{"fr-FR", "Revenus", "Salaire"},
+		{"nl-NL", "Inkomsten", "Salaris"},
+		{"es-ES", "Ingresos", "Nómina"},
+		{"it-IT", "Entrate", "Stipendio"},
+		{"pt-PT", "Income", "Salary"},
 	} {
 		t.Run(tc.locale, func(t *testing.T) {
 			set := models.StarterCategories(tc.locale)
