@@ -71,7 +71,26 @@ func (a *app) renderCategories(c echo.Context, status int, form *views.Form) err
 	if err != nil {
 		return err
 	}
-	return a.render(c, status, views.CategoriesPage(views.CategoryList{All: all, Form: form}))
+	list := views.CategoryList{All: all, Form: form}
+	if u := currentUser(c); len(all) == 0 && u.Family != nil {
+		list.Starter = models.StarterCategories(u.Family.Locale)
+	}
+	return a.render(c, status, views.CategoriesPage(list))
+}
+
+// categoriesStarter is POST /categories/starter: a family without categories takes the starter
+// set, as onboarding offers it, in the language of its number style.
+func (a *app) categoriesStarter(c echo.Context) error {
+	u := currentUser(c)
+	locale := ""
+	if u.Family != nil {
+		locale = u.Family.Locale
+	}
+	if err := models.CreateStarterCategories(c.Request().Context(), a.DB, u.FamilyID, locale); err != nil {
+		return err
+	}
+	a.flash(c, "success", "The common categories are yours now: rename, recolour or delete any of them.")
+	return redirect(c, "/categories")
 }
 
 // categoryCreate is POST /categories.

@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"net/url"
 	"strings"
@@ -8,7 +9,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"tally/internal/apptest"
 	"tally/internal/testkit"
+	"tally/models"
 )
 
 // TestCategoriesPages manages categories as a person without JavaScript: the list is a tree
@@ -226,4 +229,41 @@ func TestCategoriesPages(t *testing.T) {
 			t.Error("another family sees our categories")
 		}
 	})
+}
+
+// TestAFamilyWithoutCategoriesIsOfferedTheStarterSet checks the offer for a family that did not
+// go through onboarding (made by an admin, the CLI or SSO): its empty categories page previews
+// the starter set in the family's language and creates it with one click, and once the family
+// has categories it is neither offered nor taken again.
+func TestAFamilyWithoutCategoriesIsOfferedTheStarterSet(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	ctx := context.Background()
+	if _, err := srv.DB.NewRaw("UPDATE families SET locale = 'fr-FR' WHERE id = ?", u.FamilyID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := testkit.NewClient(t, srv.URL)
+	c.SignIn(u.Email, testkit.Password)
+	page := c.Get("/categories")
+	names := page.Doc(t).Find(`[data-testid="starter-category-name"]`)
+	if !page.Has(t, "starter-form") || names.Length() != len(models.StarterCategories("fr-FR")) || names.First().Text() != "Revenus" {
+		t.Fatalf("an empty categories page offers %d starter categories, the first %q", names.Length(), names.First().Text())
+	}
+	wantRedirect(t, c.PostForm("/categories/starter", nil), "/categories")
+	var n int
+	if err := srv.DB.NewRaw("SELECT count(*) FROM categories WHERE family_id = ? AND name IN ('Revenus', 'Salaire', 'Courses')", u.FamilyID).Scan(ctx, &n); err != nil || n != 3 {
+		t.Fatalf("after taking the set, %d of its French categories (err %v)", n, err)
+	}
+	if c.Get("/categories").Has(t, "starter-form") {
+		t.Error("the starter set is still offered to a family that has categories")
+	}
+	var before, after int
+	_ = srv.DB.NewRaw("SELECT count(*) FROM categories WHERE family_id = ?", u.FamilyID).Scan(ctx, &before)
+	if r := c.PostForm("/categories/starter", nil); r.Status != http.StatusConflict {
+		t.Errorf("taking the set again: %d, want 409", r.Status)
+	}
+	if _ = srv.DB.NewRaw("SELECT count(*) FROM categories WHERE family_id = ?", u.FamilyID).Scan(ctx, &after); after != before {
+		t.Errorf("taking the set again changed the categories: %d, then %d", before, after)
+	}
 }

@@ -81,6 +81,7 @@ func (a *app) routes(e *echo.Echo) {
 	// Categories, tags and merchants: every member of the family manages them.
 	signedIn.GET("/categories", a.categoriesIndex)
 	signedIn.POST("/categories", a.categoryCreate)
+	signedIn.POST("/categories/starter", a.categoriesStarter)
 	signedIn.GET("/categories/:id/edit", a.categoryEdit)
 	signedIn.POST("/categories/:id", a.categoryUpdate)
 	signedIn.GET("/categories/:id/delete", a.categoryDeletePage)

@@ -7,6 +7,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+
+	"tally/internal/apperr"
 )
 
 // StarterCategory is a category a new family may start with, with its subcategories, which
@@ -106,6 +108,14 @@ func StarterCategories(locale string) []StarterCategory {
 // language of locale, in one statement. They are the family's own from then on: a person
 // renames, recolours, moves or deletes them like any other.
 func CreateStarterCategories(ctx context.Context, db bun.IDB, familyID uuid.UUID, locale string) error {
+	// Only into an empty list: the set's names would meet the family's own.
+	has, err := db.NewSelect().Model((*Category)(nil)).Where("family_id = ?", familyID).Exists(ctx)
+	if err != nil {
+		return err
+	}
+	if has {
+		return apperr.New(apperr.Conflict, "The family has categories already: the common ones are offered only to start with.")
+	}
 	var rows []Category
 	for _, c := range StarterCategories(locale) {
 		parent := Category{ID: newID(), FamilyID: familyID, Name: c.Name, Color: c.Color, Icon: c.Icon, Classification: c.Classification}
