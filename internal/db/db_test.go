@@ -2,10 +2,16 @@ package db_test
 
 import (
 	"context"
+	"database/sql/driver"
 	"errors"
+	"fmt"
+	"net"
 	"os"
 	"strings"
+	"syscall"
 	"testing"
+
+	"github.com/jackc/pgx/v5/pgconn"
 
 	"tally/internal/db"
 	"tally/internal/testkit"
@@ -84,5 +90,28 @@ func TestInTxRollsBackOnError(t *testing.T) {
 	var n int
 	if err := d.NewRaw("SELECT count(*) FROM families").Scan(ctx, &n); err != nil || n != 0 {
 		t.Fatalf("families after rollback = %d (err %v), want 0", n, err)
+	}
+}
+
+// TestUnreachable is which errors mean the database could not take the work now (a 503 and a
+// retry), and which are a bug or the client's own.
+func TestUnreachable(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		err  error
+		want bool
+	}{
+		{"database/sql out of live connections", fmt.Errorf("query: %w", driver.ErrBadConn), true},
+		{"a refused connection", &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}, true},
+		{"a server shutting down", &pgconn.PgError{Code: "57P01"}, true},
+		{"a read-only database", &pgconn.PgError{Code: "25006"}, true},
+		{"too many connections", &pgconn.PgError{Code: "53300"}, true},
+		{"a unique violation", &pgconn.PgError{Code: "23505"}, false},
+		{"a cancelled request", context.Canceled, false},
+		{"nothing", nil, false},
+	} {
+		if got := db.Unreachable(tc.err); got != tc.want {
+			t.Errorf("%s: Unreachable is %v, want %v", tc.name, got, tc.want)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package db
 import (
 	"context"
 	"crypto/rand"
+	"database/sql/driver"
 	"encoding/hex"
 	"errors"
 	"io"
@@ -50,7 +51,10 @@ func Unreachable(err error) bool {
 	var netErr net.Error
 	// ErrConnClosed is a pooled connection the driver closed as its socket went away: a
 	// request that took it just as the server went down gets it.
+	// driver.ErrBadConn is database/sql giving up on pooled connections that all went away
+	// ("driver: bad connection").
 	return errors.As(err, &connectErr) || errors.As(err, &netErr) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, driver.ErrBadConn) ||
 		errors.Is(err, net.ErrClosed) || errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
 		errors.Is(err, pgconn.ErrConnClosed) || pgconn.Timeout(err)
 }
