@@ -467,17 +467,13 @@ func (p *publisher) valuation(ctx context.Context, account uuid.UUID, date strin
 // anchored.
 func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]statementAccount) (map[accountDay]bool, error) {
 	anchored := map[accountDay]bool{}
-	type first struct {
-		opening *BalanceAt
-		from    string
-	}
-	firsts := map[string]*first{}
+	firsts := map[string]*BalanceAt{} // each account's earliest opening balance
 	for _, st := range p.im.Statements.Statements {
 		if st.Opening == nil || st.Intraday {
 			continue
 		}
-		if f := firsts[st.Account.Key]; f == nil || st.Opening.Date < f.opening.Date {
-			firsts[st.Account.Key] = &first{opening: st.Opening}
+		if f := firsts[st.Account.Key]; f == nil || st.Opening.Date < f.Date {
+			firsts[st.Account.Key] = st.Opening
 		}
 	}
 	keys := make([]string, 0, len(firsts))
@@ -490,8 +486,8 @@ func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]stat
 		if !ok || !acct.Created {
 			continue
 		}
-		f := firsts[key]
-		date, err := time.Parse(time.DateOnly, f.opening.Date)
+		opening := firsts[key]
+		date, err := time.Parse(time.DateOnly, opening.Date)
 		if err != nil {
 			return nil, err
 		}
@@ -504,7 +500,7 @@ func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]stat
 			date = firstEntry.AddDate(0, 0, -1)
 		}
 		d := date.Format(time.DateOnly)
-		if _, err := p.valuation(ctx, acct.ID, d, tallyBalance(acct, f.opening.Amount), models.ValuationOpeningAnchor, "balance:"+d, "Opening balance"); err != nil {
+		if _, err := p.valuation(ctx, acct.ID, d, tallyBalance(acct, opening.Amount), models.ValuationOpeningAnchor, "balance:"+d, "Opening balance"); err != nil {
 			return nil, err
 		}
 		anchored[accountDay{acct.ID, d}] = true

@@ -368,17 +368,10 @@ func (r *scaleRun) export(rows int) {
 
 // waitStatus waits until the import has status, failing if it fails.
 func waitStatus(b *testing.B, d *db.DB, id uuid.UUID, status string) {
-	for {
-		var now string
-		if err := d.NewRaw("SELECT status FROM imports WHERE id = ?", id).Scan(context.Background(), &now); err != nil {
-			b.Fatal(err)
-		}
-		if now == status {
-			return
-		}
+	pollStatus(b, d, id, func(now string) bool {
 		if now == "failed" {
 			b.Fatalf("import %s failed", id)
 		}
-		time.Sleep(5 * time.Millisecond)
-	}
+		return now == status
+	})
 }

@@ -251,8 +251,19 @@ func postImport(b *testing.B, base, key string, body []byte) uuid.UUID {
 	return uuid.MustParse(created.Data.ID)
 }
 
-// waitComplete waits until the import's publish is complete, as a client does.
+// waitComplete waits until the import's publish is complete, as a client does, failing if it
+// ends otherwise.
 func waitComplete(b *testing.B, d *db.DB, id uuid.UUID) {
+	pollStatus(b, d, id, func(status string) bool {
+		if status != "complete" && status != "importing" {
+			b.Fatalf("import ended %s", status)
+		}
+		return status == "complete"
+	})
+}
+
+// pollStatus reads the import's status until done says it is what the caller waits for.
+func pollStatus(b *testing.B, d *db.DB, id uuid.UUID, done func(status string) bool) {
 	// Poll the status alone: counting the import's entries while the publish writes them
 	// would scan every uncommitted row, and load the machine the publish runs on.
 	for {
@@ -260,11 +271,8 @@ func waitComplete(b *testing.B, d *db.DB, id uuid.UUID) {
 		if err := d.NewRaw("SELECT status FROM imports WHERE id = ?", id).Scan(context.Background(), &status); err != nil {
 			b.Fatal(err)
 		}
-		if status == "complete" {
+		if done(status) {
 			return
-		}
-		if status != "importing" {
-			b.Fatalf("import ended %s", status)
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
