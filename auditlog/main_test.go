@@ -31,7 +31,7 @@ type entry struct {
 	at       time.Time
 }
 
-// mustInsert writes audit rows as sso.Record would, at their own times, and returns their ids.
+// mustInsert writes audit rows as Record would, at their own times, and returns their ids.
 func mustInsert(tb testing.TB, d *db.DB, entries ...entry) []uuid.UUID {
 	tb.Helper()
 	var ids []uuid.UUID

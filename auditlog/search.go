@@ -15,18 +15,17 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/sso"
 )
 
 // EventTypes are the audit events, in the order the filter offers them.
 var EventTypes = []string{
-	sso.EventLogin, sso.EventLoginFailed, sso.EventLogout, sso.EventLogoutIdP, sso.EventLink, sso.EventUnlink,
-	sso.EventJITAccountCreated, sso.EventOverrideLogin, sso.EventRoleChanged, sso.EventProviderChanged,
-	sso.EventUserSuspended, sso.EventUserReactivated, sso.EventUserDeleted,
-	sso.EventOAuthGrant, sso.EventOAuthGrantDenied, sso.EventOAuthTokenReuse, sso.EventOAuthRevoke, sso.EventOAuthClientChanged,
-	sso.EventOAuthFailed,
-	sso.EventMFAEnabled, sso.EventMFADisabled, sso.EventMFAFailed, sso.EventMFARecoveryUsed, sso.EventMFARecoveryRenewed,
-	sso.EventWebhookChanged,
+	EventLogin, EventLoginFailed, EventLogout, EventLogoutIdP, EventLink, EventUnlink,
+	EventJITAccountCreated, EventOverrideLogin, EventRoleChanged, EventProviderChanged,
+	EventUserSuspended, EventUserReactivated, EventUserDeleted,
+	EventOAuthGrant, EventOAuthGrantDenied, EventOAuthTokenReuse, EventOAuthRevoke, EventOAuthClientChanged,
+	EventOAuthFailed,
+	EventMFAEnabled, EventMFADisabled, EventMFAFailed, EventMFARecoveryUsed, EventMFARecoveryRenewed,
+	EventWebhookChanged,
 }
 
 // DateLayout is how the filter's dates are written: 2026-01-05.

@@ -12,13 +12,13 @@ import (
 
 	"github.com/google/uuid"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/password"
 	"tally/internal/ratelimit"
 	"tally/models"
-	"tally/sso"
 )
 
 // Messages shown to people and API clients.
@@ -98,7 +98,7 @@ type Attempt struct {
 	Email, Password string
 	// Browser is the browser's Browsers cookie, "" when it has none.
 	Browser string
-	Meta    sso.Meta
+	Meta    auditlog.Meta
 }
 
 // PasswordRule limits wrong passwords per account, counted in PostgreSQL across every
@@ -129,8 +129,8 @@ func (s *Service) SignIn(ctx context.Context, at Attempt) (SignInResult, error) 
 		if res.Held {
 			data["held"] = true
 		}
-		e := sso.Event{Type: sso.EventLoginFailed, UserID: userID, Meta: at.Meta, Data: data}
-		if rerr := sso.Record(context.WithoutCancel(ctx), s.DB, e); rerr != nil {
+		e := auditlog.Event{Type: auditlog.EventLoginFailed, UserID: userID, Meta: at.Meta, Data: data}
+		if rerr := auditlog.Record(context.WithoutCancel(ctx), s.DB, e); rerr != nil {
 			return SignInResult{}, fmt.Errorf("audit a refused sign-in: %w", rerr)
 		}
 	}

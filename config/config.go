@@ -1,5 +1,9 @@
 // Package config reads Tally's configuration from the environment. A bad value fails at start
 // with a message that names the variable.
+//
+// It parses settings only and imports no domain package: a setting whose values a domain
+// package defines (the JIT mode, the audit tier and archive, the exchange-rates feed) is read
+// here as text and checked by its owner in app.LoadConfig, which every command calls.
 package config
 
 import (
@@ -12,9 +16,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"tally/auditlog"
-	"tally/fx"
 )
 
 // Config is everything Tally reads from the environment.
@@ -73,8 +74,8 @@ type Config struct {
 	AuthConfigFile string
 	// AppEnv picks the section of AuthConfigFile (TALLY_ENV, default production).
 	AppEnv string
-	// JITMode is create_and_link or link_only (AUTH_JIT_MODE); "" when unset, so that the
-	// auth file may set it.
+	// JITMode is create_and_link or link_only (AUTH_JIT_MODE, sso's names, checked by
+	// app.LoadConfig); "" when unset, so that the auth file may set it.
 	JITMode string
 	// AllowedOIDCDomains limits just-in-time account creation to these email domains
 	// (ALLOWED_OIDC_DOMAINS, comma-separated); "" allows any.
@@ -92,10 +93,12 @@ type Config struct {
 	// (ADMIN_RATE_LIMIT_PER_MINUTE, default 10).
 	AdminRateLimit int
 	// AuditLogRetention is how long the SSO audit log is kept (AUDIT_LOG_RETENTION: standard,
-	// the default, extended or compliance; see package auditlog).
-	AuditLogRetention auditlog.Retention
+	// the default, extended or compliance; auditlog.Retention's names, which app.LoadConfig
+	// checks and sets).
+	AuditLogRetention string
 	// AuditArchiveURL is where archived audit days are stored (AUDIT_ARCHIVE_URL, default
-	// file://<TALLY_DATA_DIR or .data, absolute>/audit-archive).
+	// file://<TALLY_DATA_DIR or .data, absolute>/audit-archive; auditlog.Open's schemes,
+	// checked by app.LoadConfig).
 	AuditArchiveURL string
 	// OAuthAccessTokenTTL and OAuthRefreshTokenTTL are the lifetimes of the tokens Tally
 	// issues to API clients (OAUTH_ACCESS_TOKEN_TTL, default 1h; OAUTH_REFRESH_TOKEN_TTL,
@@ -110,8 +113,8 @@ type Config struct {
 	// is never cut.
 	BodyTimeout time.Duration
 	// ExchangeRatesURL is the ECB's daily feed of reference rates, fetched once a day with
-	// its history beside it (EXCHANGE_RATES_URL, default fx.DefaultURL); fx.Off ("none")
-	// fetches none.
+	// its history beside it (EXCHANGE_RATES_URL); fx.Off ("none") fetches none. Empty here
+	// when unset: app.LoadConfig sets fx.DefaultURL and checks it with fx.CheckURL.
 	ExchangeRatesURL string
 	// Getenv is the environment the configuration was read from, for what reads more of it
 	// (the auth file's ${NAME} references, the encryption keys).
@@ -158,9 +161,6 @@ func Load(getenv func(string) string) (Config, error) {
 	}
 	if c.AppEnv == "" {
 		c.AppEnv = "production"
-	}
-	if c.JITMode != "" && c.JITMode != "create_and_link" && c.JITMode != "link_only" {
-		errs = append(errs, fmt.Errorf("AUTH_JIT_MODE %q must be create_and_link or link_only", c.JITMode))
 	}
 	if c.ListenAddr == "" {
 		c.ListenAddr = "127.0.0.1:3000"
@@ -298,9 +298,7 @@ func Load(getenv func(string) string) (Config, error) {
 	if c.WebhooksAllowInsecure, err = boolVar(getenv, "WEBHOOKS_ALLOW_INSECURE", false); err != nil {
 		errs = append(errs, err)
 	}
-	if c.AuditLogRetention, err = auditlog.ParseRetention(getenv("AUDIT_LOG_RETENTION")); err != nil {
-		errs = append(errs, fmt.Errorf("AUDIT_LOG_RETENTION %v", err))
-	}
+	c.AuditLogRetention = getenv("AUDIT_LOG_RETENTION")
 	if c.AuditArchiveURL = strings.TrimSpace(getenv("AUDIT_ARCHIVE_URL")); c.AuditArchiveURL == "" {
 		dir := c.DataDir
 		if dir == "" {
@@ -310,15 +308,7 @@ func Load(getenv func(string) string) (Config, error) {
 			c.AuditArchiveURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 		}
 	}
-	if _, err := auditlog.Open(c.AuditArchiveURL); err != nil {
-		errs = append(errs, fmt.Errorf("AUDIT_ARCHIVE_URL %q: %v", c.AuditArchiveURL, err))
-	}
-	if c.ExchangeRatesURL = strings.TrimSpace(getenv("EXCHANGE_RATES_URL")); c.ExchangeRatesURL == "" {
-		c.ExchangeRatesURL = fx.DefaultURL
-	}
-	if err := fx.CheckURL(c.ExchangeRatesURL); err != nil {
-		errs = append(errs, fmt.Errorf("EXCHANGE_RATES_URL %q %v", c.ExchangeRatesURL, err))
-	}
+	c.ExchangeRatesURL = strings.TrimSpace(getenv("EXCHANGE_RATES_URL"))
 	return c, errors.Join(errs...)
 }
 

@@ -4,8 +4,6 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
-
-	"tally/fx"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -15,8 +13,7 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ListenAddr != "127.0.0.1:3000" || !c.LocalLoginEnabled || c.LocalAdminOverrideEnabled || c.LogLevel != slog.LevelInfo ||
-		c.ExchangeRatesURL != fx.DefaultURL {
+	if c.ListenAddr != "127.0.0.1:3000" || !c.LocalLoginEnabled || c.LocalAdminOverrideEnabled || c.LogLevel != slog.LevelInfo {
 		t.Fatalf("defaults wrong: %+v", c)
 	}
 }
@@ -33,7 +30,6 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"LOG_FORMAT":                        {"LOG_FORMAT": "xml"},
 		"TRUSTED_PROXIES":                   {"TRUSTED_PROXIES": "10.0.0.0/8, proxy.local"},
 		"AUTH_REQUIRE_MFA":                  {"AUTH_REQUIRE_MFA": "everyone"},
-		"EXCHANGE_RATES_URL":                {"EXCHANGE_RATES_URL": "off"},
 		"REQUEST_TIMEOUT":                   {"REQUEST_TIMEOUT": "10ms"},
 		"REQUEST_BODY_TIMEOUT":              {"REQUEST_BODY_TIMEOUT": "soon"},
 	}

@@ -29,7 +29,7 @@ func (a *app) adminAuditRoutes(g *echo.Group) {
 // list.
 func (a *app) auditIndex(c echo.Context) error {
 	ctx := c.Request().Context()
-	tier := a.Config.AuditLogRetention
+	tier := auditlog.Retention(a.Config.AuditLogRetention)
 	form := formOf(c, views.AuditFilterFields...)
 	page := pageNumber(c)
 	l := views.AuditLog{Form: form, Retention: tier, DatabaseFrom: tier.DatabaseCutoff(time.Now()), FirstPage: page == 1}
@@ -88,7 +88,7 @@ func (a *app) auditCSV(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	archive, err := a.auditArchive(f, a.Config.AuditLogRetention.DatabaseCutoff(time.Now()))
+	archive, err := a.auditArchive(f, auditlog.Retention(a.Config.AuditLogRetention).DatabaseCutoff(time.Now()))
 	if err != nil {
 		return err
 	}
@@ -166,7 +166,7 @@ func auditFieldLabel(field string) string {
 // and f's range starts before dbFrom, the first day the database keeps (only older days are
 // ever archived).
 func (a *app) auditArchive(f auditlog.Filter, dbFrom time.Time) (auditlog.Archive, error) {
-	if !a.Config.AuditLogRetention.Archives() || f.From.IsZero() || !f.From.Before(dbFrom) {
+	if !auditlog.Retention(a.Config.AuditLogRetention).Archives() || f.From.IsZero() || !f.From.Before(dbFrom) {
 		return nil, nil
 	}
 	return auditlog.Open(a.Config.AuditArchiveURL)

@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
@@ -203,7 +204,7 @@ func (a *app) auditProvider(ctx context.Context, tx db.Tx, c echo.Context, p *ss
 	if changes != nil {
 		data["changes"] = changes
 	}
-	return sso.Record(ctx, tx, sso.Event{Type: sso.EventProviderChanged, UserID: &u.ID, Provider: p.Name, Meta: a.meta(c), Data: data})
+	return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventProviderChanged, UserID: &u.ID, Provider: p.Name, Meta: a.meta(c), Data: data})
 }
 
 // provider loads the provider of :id, whatever its state.

@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/mail"
@@ -159,13 +160,13 @@ func (a *app) userAction(c echo.Context, what string, do func(ctx context.Contex
 	return redirect(c, "/admin/users/"+u.ID.String())
 }
 
-func (a *app) adminEvent(c echo.Context, kind string, target *models.User, data map[string]any) sso.Event {
+func (a *app) adminEvent(c echo.Context, kind string, target *models.User, data map[string]any) auditlog.Event {
 	actor := currentUser(c)
 	if data == nil {
 		data = map[string]any{}
 	}
 	data["actor_user_id"] = actor.ID.String()
-	return sso.Event{Type: kind, UserID: &target.ID, Meta: a.meta(c), Data: data}
+	return auditlog.Event{Type: kind, UserID: &target.ID, Meta: a.meta(c), Data: data}
 }
 
 // userRole is POST /admin/users/:id/role.
@@ -189,8 +190,8 @@ func (a *app) userRole(c echo.Context) error {
 		if err := models.SetRole(ctx, tx, u.ID, role, "local"); err != nil {
 			return "", err
 		}
-		e := a.adminEvent(c, sso.EventRoleChanged, u, map[string]any{"from": u.Role, "to": role, "by": "admin"})
-		return u.Email + " is now " + role.Label() + ".", sso.Record(ctx, tx, e)
+		e := a.adminEvent(c, auditlog.EventRoleChanged, u, map[string]any{"from": u.Role, "to": role, "by": "admin"})
+		return u.Email + " is now " + role.Label() + ".", auditlog.Record(ctx, tx, e)
 	})
 }
 
@@ -211,8 +212,8 @@ func (a *app) userSuspend(c echo.Context) error {
 		if err != nil {
 			return "", err
 		}
-		e := a.adminEvent(c, sso.EventUserSuspended, u, map[string]any{"sessions_revoked": n})
-		return u.Email + " is suspended: their sessions ended, and their password, single sign-on and API keys are refused.", sso.Record(ctx, tx, e)
+		e := a.adminEvent(c, auditlog.EventUserSuspended, u, map[string]any{"sessions_revoked": n})
+		return u.Email + " is suspended: their sessions ended, and their password, single sign-on and API keys are refused.", auditlog.Record(ctx, tx, e)
 	})
 }
 
@@ -225,7 +226,7 @@ func (a *app) userReactivate(c echo.Context) error {
 		if err := models.SetSuspended(ctx, tx, u.ID, false); err != nil {
 			return "", err
 		}
-		return u.Email + " can sign in again.", sso.Record(ctx, tx, a.adminEvent(c, sso.EventUserReactivated, u, nil))
+		return u.Email + " can sign in again.", auditlog.Record(ctx, tx, a.adminEvent(c, auditlog.EventUserReactivated, u, nil))
 	})
 }
 
@@ -255,9 +256,9 @@ func (a *app) userDelete(c echo.Context) error {
 		if err != nil {
 			return "", err
 		}
-		e := a.adminEvent(c, sso.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": last})
+		e := a.adminEvent(c, auditlog.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": last})
 		e.UserID = nil // the row is about to go; the ids stay in the metadata
-		if err := sso.Record(ctx, tx, e); err != nil {
+		if err := auditlog.Record(ctx, tx, e); err != nil {
 			return "", err
 		}
 		if _, err := sessions.RevokeUser(ctx, tx, u.ID, ""); err != nil {
@@ -303,8 +304,8 @@ func (a *app) userSyncRoles(c echo.Context) error {
 		if err := models.SetRole(ctx, tx, u.ID, target, "sso"); err != nil {
 			return "", err
 		}
-		e := a.adminEvent(c, sso.EventRoleChanged, u, map[string]any{"from": u.Role, "to": target, "by": "sync"})
-		return u.Email + " is now " + target.Label() + ", from their groups.", sso.Record(ctx, tx, e)
+		e := a.adminEvent(c, auditlog.EventRoleChanged, u, map[string]any{"from": u.Role, "to": target, "by": "sync"})
+		return u.Email + " is now " + target.Label() + ", from their groups.", auditlog.Record(ctx, tx, e)
 	})
 }
 
@@ -332,8 +333,8 @@ func (a *app) userResetMFA(c echo.Context) error {
 			return "", err
 		}
 		target = u
-		e := a.adminEvent(c, sso.EventMFADisabled, u, map[string]any{"by": "admin", "reason": reason})
-		return "The second factor of " + u.Email + " is removed: their password alone signs them in until they set one up again. They were told by mail.", sso.Record(ctx, tx, e)
+		e := a.adminEvent(c, auditlog.EventMFADisabled, u, map[string]any{"by": "admin", "reason": reason})
+		return "The second factor of " + u.Email + " is removed: their password alone signs them in until they set one up again. They were told by mail.", auditlog.Record(ctx, tx, e)
 	})
 	if err == nil && target != nil {
 		admin := currentUser(c)

@@ -12,13 +12,13 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/password"
 	"tally/internal/ratelimit"
 	"tally/mfa"
 	"tally/models"
-	"tally/sso"
 	"tally/views"
 )
 
@@ -261,7 +261,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 		if status, ok := withError(form, err); ok {
 			// The wrong password of a held sign-in is audited already (login_failed).
 			if !passwordWrong {
-				if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
+				if rerr := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
 					return rerr
 				}
 			}
@@ -278,7 +278,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
+		if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
 			Data: map[string]any{"left": st.RecoveryCodes}}); err != nil {
 			return err
 		}
@@ -372,7 +372,7 @@ func (a *app) totpConfirm(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAEnabled, UserID: &u.ID, Meta: a.meta(c),
+	if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAEnabled, UserID: &u.ID, Meta: a.meta(c),
 		Data: map[string]any{"method": mfa.MethodTOTP}}); err != nil {
 		return err
 	}
@@ -388,7 +388,7 @@ func (a *app) recoveryCodesRenew(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryRenewed, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
+	if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFARecoveryRenewed, UserID: &u.ID, Meta: a.meta(c)}); err != nil {
 		return err
 	}
 	return a.render(c, http.StatusOK, views.RecoveryCodesPage(codes, false))
@@ -417,7 +417,7 @@ func (a *app) totpDisable(c echo.Context) error {
 		proven = err == nil
 	}
 	if !proven {
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
+		if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
 			Data: map[string]any{"action": "disable"}}); err != nil {
 			return err
 		}
@@ -428,7 +428,7 @@ func (a *app) totpDisable(c echo.Context) error {
 		if err := a.MFA.DisableTOTP(ctx, tx, u.ID); err != nil {
 			return err
 		}
-		return sso.Record(ctx, tx, sso.Event{Type: sso.EventMFADisabled, UserID: &u.ID, Meta: a.meta(c), Data: map[string]any{"method": mfa.MethodTOTP}})
+		return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventMFADisabled, UserID: &u.ID, Meta: a.meta(c), Data: map[string]any{"method": mfa.MethodTOTP}})
 	})
 	if err != nil {
 		return err
@@ -481,7 +481,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 					a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
 					c.Set(ctxSteppedUp, true)
 					if method == mfa.MethodRecovery {
-						if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
+						if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
 							Data: map[string]any{"step_up": what}}); err != nil {
 							return err
 						}
@@ -494,7 +494,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 				if msgs := form.Errors["code"]; msgs != nil {
 					form.Errors = map[string][]string{"step_up_code": msgs}
 				}
-				if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
+				if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
 					Data: map[string]any{"step_up": what, "method": method}}); err != nil {
 					return err
 				}

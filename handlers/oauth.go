@@ -14,11 +14,11 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/ory/fosite"
 
+	"tally/auditlog"
 	"tally/config"
 	"tally/internal/db"
 	"tally/internal/ratelimit"
 	"tally/oauth"
-	"tally/sso"
 	"tally/views"
 )
 
@@ -115,11 +115,11 @@ func (a *app) oauthDecide(c echo.Context) error {
 	if err != nil {
 		return a.oauthAuthorizeError(c, ar, err)
 	}
-	event := sso.Event{UserID: &u.ID, Meta: a.meta(c), Data: map[string]any{"client_id": ar.GetClient().GetID(),
+	event := auditlog.Event{UserID: &u.ID, Meta: a.meta(c), Data: map[string]any{"client_id": ar.GetClient().GetID(),
 		"scopes": strings.Join(ar.GetRequestedScopes(), " "), "grant_type": oauth.GrantAuthorizationCode}}
 	if c.FormValue("decision") != "allow" {
-		event.Type = sso.EventOAuthGrantDenied
-		if err := sso.Record(ctx, a.DB, event); err != nil {
+		event.Type = auditlog.EventOAuthGrantDenied
+		if err := auditlog.Record(ctx, a.DB, event); err != nil {
 			return err
 		}
 		p.WriteAuthorizeError(ctx, c.Response(), ar, fosite.ErrAccessDenied.WithHint("The user denied the request."))
@@ -135,8 +135,8 @@ func (a *app) oauthDecide(c echo.Context) error {
 	if err != nil {
 		return a.oauthAuthorizeError(c, ar, err)
 	}
-	event.Type = sso.EventOAuthGrant
-	if err := sso.Record(ctx, a.DB, event); err != nil {
+	event.Type = auditlog.EventOAuthGrant
+	if err := auditlog.Record(ctx, a.DB, event); err != nil {
 		return err
 	}
 	p.WriteAuthorizeResponse(ctx, c.Response(), ar, resp)
@@ -184,7 +184,7 @@ func (a *app) issueToken(ctx context.Context, c echo.Context) (fosite.AccessRequ
 	}
 	if ar.GetGrantTypes().ExactOne(oauth.GrantClientCredentials) {
 		uid, _ := oauth.UserOf(ar)
-		err = sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthGrant, UserID: &uid, Meta: a.meta(c),
+		err = auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventOAuthGrant, UserID: &uid, Meta: a.meta(c),
 			Data: map[string]any{"client_id": ar.GetClient().GetID(), "scopes": strings.Join(ar.GetGrantedScopes(), " "),
 				"grant_type": oauth.GrantClientCredentials}})
 	}
@@ -210,7 +210,7 @@ func (a *app) oauthFailed(c echo.Context, endpoint string, r fosite.Requester, e
 	} else if id := c.Request().PostFormValue("client_id"); id != "" {
 		data["client_id"] = id
 	}
-	if rerr := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOAuthFailed, UserID: userID, Meta: a.meta(c), Data: data}); rerr != nil {
+	if rerr := auditlog.Record(c.Request().Context(), a.DB, auditlog.Event{Type: auditlog.EventOAuthFailed, UserID: userID, Meta: a.meta(c), Data: data}); rerr != nil {
 		a.Log.ErrorContext(c.Request().Context(), "audit an OAuth refusal", "error", rerr.Error())
 	}
 }
@@ -229,7 +229,7 @@ func (a *app) oauthRevoke(c echo.Context) error {
 		return c.JSON(http.StatusBadRequest, fosite.ErrorToRFC6749Error(err).WithHint("The token was issued to another client."))
 	}
 	if err == nil && clientID != "" {
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthRevoke, UserID: owner, Meta: a.meta(c),
+		if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventOAuthRevoke, UserID: owner, Meta: a.meta(c),
 			Data: map[string]any{"client_id": clientID, "by": "client"}}); err != nil {
 			return err
 		}
@@ -289,7 +289,7 @@ func (a *app) oauthRegister(c echo.Context) error {
 
 // auditRegistrationRefused records a refused client registration.
 func (a *app) auditRegistrationRefused(c echo.Context, rerr *oauth.RegistrationError) {
-	if err := sso.Record(c.Request().Context(), a.DB, sso.Event{Type: sso.EventOAuthFailed, Meta: a.meta(c),
+	if err := auditlog.Record(c.Request().Context(), a.DB, auditlog.Event{Type: auditlog.EventOAuthFailed, Meta: a.meta(c),
 		Data: map[string]any{"endpoint": "register", "error": rerr.Code, "description": rerr.Description}}); err != nil {
 		a.Log.ErrorContext(c.Request().Context(), "audit an OAuth refusal", "error", err.Error())
 	}

@@ -10,11 +10,11 @@ import (
 	"github.com/labstack/echo/v4"
 	"github.com/uptrace/bun"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
 	"tally/oauth"
-	"tally/sso"
 	"tally/views"
 )
 
@@ -149,7 +149,7 @@ func (a *app) changeOAuthApp(c echo.Context, action, problem string,
 			return err
 		}
 		actor := currentUser(c)
-		return sso.Record(ctx, tx, sso.Event{Type: sso.EventOAuthClientChanged, UserID: &actor.ID, Meta: a.meta(c),
+		return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventOAuthClientChanged, UserID: &actor.ID, Meta: a.meta(c),
 			Data: map[string]any{"action": action, "client_id": client.ID, "name": client.Name}})
 	})
 	return client, err

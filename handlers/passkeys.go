@@ -9,10 +9,10 @@ import (
 	"github.com/go-webauthn/webauthn/webauthn"
 	"github.com/labstack/echo/v4"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/mfa"
-	"tally/sso"
 	"tally/views"
 )
 
@@ -96,7 +96,7 @@ func (a *app) passkeyRegister(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAEnabled, UserID: &u.ID, Meta: a.meta(c),
+	if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAEnabled, UserID: &u.ID, Meta: a.meta(c),
 		Data: map[string]any{"method": mfa.MethodPasskey, "name": p.Name}}); err != nil {
 		return err
 	}
@@ -164,7 +164,7 @@ func (a *app) passkeyDelete(c echo.Context) error {
 		if name, err = a.MFA.RemovePasskey(ctx, tx, u.ID, id); err != nil {
 			return err
 		}
-		return sso.Record(ctx, tx, sso.Event{Type: sso.EventMFADisabled, UserID: &u.ID, Meta: a.meta(c),
+		return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventMFADisabled, UserID: &u.ID, Meta: a.meta(c),
 			Data: map[string]any{"method": mfa.MethodPasskey, "name": name}})
 	})
 	if err != nil {
@@ -204,12 +204,12 @@ func (a *app) passkeyLogin(c echo.Context) error {
 	if _, err := a.completeSignIn(c, id); err != nil {
 		return err
 	}
-	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventLogin, UserID: &id, Meta: a.meta(c),
+	if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventLogin, UserID: &id, Meta: a.meta(c),
 		Data: map[string]any{"method": mfa.MethodPasskey}}); err != nil {
 		return err
 	}
 	if override {
-		if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &id, Meta: a.meta(c)}); err != nil {
+		if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventOverrideLogin, UserID: &id, Meta: a.meta(c)}); err != nil {
 			return err
 		}
 	}
@@ -246,7 +246,7 @@ func (a *app) passkeyMFA(c echo.Context) error {
 	}
 	got, err := a.MFA.FinishPasskeyLogin(ctx, s, &id, c.Request().Body)
 	if err != nil {
-		if rerr := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventMFAFailed, UserID: &id, Meta: a.meta(c),
+		if rerr := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAFailed, UserID: &id, Meta: a.meta(c),
 			Data: map[string]any{"method": mfa.MethodPasskey}}); rerr != nil {
 			return rerr
 		}

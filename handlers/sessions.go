@@ -6,10 +6,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/auditlog"
 	"tally/auth"
 	"tally/internal/apperr"
 	"tally/models"
-	"tally/sso"
 	"tally/views"
 )
 
@@ -89,12 +89,12 @@ func (a *app) recordPasswordSignIn(c echo.Context, userID uuid.UUID, override bo
 	if secondFactor != "" {
 		data["second_factor"] = secondFactor
 	}
-	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventLogin, UserID: &userID, Meta: a.meta(c), Data: data}); err != nil {
+	if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventLogin, UserID: &userID, Meta: a.meta(c), Data: data}); err != nil {
 		return err
 	}
 	if override {
 		// A password sign-in while local login is off: the admin override, always audited.
-		return sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOverrideLogin, UserID: &userID, Meta: a.meta(c)})
+		return auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventOverrideLogin, UserID: &userID, Meta: a.meta(c)})
 	}
 	return nil
 }

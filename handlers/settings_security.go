@@ -6,6 +6,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/sessions"
@@ -92,7 +93,7 @@ func (a *app) identityDisconnect(c echo.Context) error {
 		if gone, err = models.DisconnectIdentity(ctx, tx, u.ID, id, a.signInRules(all)); err != nil {
 			return err
 		}
-		return sso.Record(ctx, tx, sso.Event{Type: sso.EventUnlink, UserID: &u.ID, Provider: gone.Provider, Meta: a.meta(c)})
+		return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventUnlink, UserID: &u.ID, Provider: gone.Provider, Meta: a.meta(c)})
 	})
 	if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
 		return a.securityPage(c, http.StatusConflict, e.Message)
@@ -139,7 +140,7 @@ func (a *app) appRevoke(c echo.Context) error {
 	if !revoked {
 		return notAuthorized
 	}
-	if err := sso.Record(ctx, a.DB, sso.Event{Type: sso.EventOAuthRevoke, UserID: &u.ID, Meta: a.meta(c),
+	if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventOAuthRevoke, UserID: &u.ID, Meta: a.meta(c),
 		Data: map[string]any{"client_id": id, "by": "user"}}); err != nil {
 		return err
 	}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tally/auditlog"
 	"tally/config"
 	"tally/internal/apperr"
 	"tally/internal/metrics"
@@ -96,8 +97,8 @@ func EncryptionKeys(cfg config.Config) (*secrets.Keys, error) {
 	})
 }
 
-func (a *app) meta(c echo.Context) sso.Meta {
-	return sso.Meta{IP: c.RealIP(), UserAgent: c.Request().UserAgent()}
+func (a *app) meta(c echo.Context) auditlog.Meta {
+	return auditlog.Meta{IP: c.RealIP(), UserAgent: c.Request().UserAgent()}
 }
 
 // ssoButtons are the sign-in page's provider buttons.
@@ -528,11 +529,11 @@ func (a *app) signOut(c echo.Context, idp bool) error {
 		return err
 	}
 	if u != nil {
-		e := sso.Event{Type: sso.EventLogout, UserID: &u.ID, Provider: providerName, Meta: a.meta(c)}
+		e := auditlog.Event{Type: auditlog.EventLogout, UserID: &u.ID, Provider: providerName, Meta: a.meta(c)}
 		if end != "" {
-			e.Type = sso.EventLogoutIdP
+			e.Type = auditlog.EventLogoutIdP
 		}
-		if err := sso.Record(ctx, a.DB, e); err != nil {
+		if err := auditlog.Record(ctx, a.DB, e); err != nil {
 			a.Log.ErrorContext(ctx, "write audit event", "event", e.Type, "error", err.Error())
 		}
 	}

@@ -19,9 +19,9 @@ import (
 	"github.com/ory/fosite/handler/oauth2"
 	"github.com/uptrace/bun"
 
+	"tally/auditlog"
 	"tally/internal/db"
 	"tally/models"
-	"tally/sso"
 )
 
 // Options configure the server.
@@ -249,12 +249,12 @@ func (s *Server) introspectionCaller(r *http.Request) string {
 type metaKey struct{}
 
 // WithMeta carries who made a token request, for the audit events the store writes.
-func WithMeta(ctx context.Context, m sso.Meta) context.Context {
+func WithMeta(ctx context.Context, m auditlog.Meta) context.Context {
 	return context.WithValue(ctx, metaKey{}, m)
 }
 
-func metaOf(ctx context.Context) sso.Meta {
-	m, _ := ctx.Value(metaKey{}).(sso.Meta)
+func metaOf(ctx context.Context) auditlog.Meta {
+	m, _ := ctx.Value(metaKey{}).(auditlog.Meta)
 	return m
 }
 

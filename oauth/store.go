@@ -13,8 +13,8 @@ import (
 	"github.com/ory/fosite"
 	"github.com/uptrace/bun"
 
+	"tally/auditlog"
 	"tally/internal/db"
-	"tally/sso"
 )
 
 // Token kinds, as stored.
@@ -229,7 +229,7 @@ func (s *store) DeleteRefreshTokenSession(ctx context.Context, signature string)
 	if err != nil {
 		return err
 	}
-	return sso.Record(ctx, s.idb(ctx), sso.Event{Type: sso.EventOAuthTokenReuse, UserID: row.UserID, Meta: metaOf(ctx),
+	return auditlog.Record(ctx, s.idb(ctx), auditlog.Event{Type: auditlog.EventOAuthTokenReuse, UserID: row.UserID, Meta: metaOf(ctx),
 		Data: map[string]any{"client_id": row.ClientID, "grant": row.RequestID}})
 }
 

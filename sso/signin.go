@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/password"
@@ -21,6 +22,14 @@ const (
 	JITCreateAndLink = "create_and_link" // first sign-ins create accounts
 	JITLinkOnly      = "link_only"       // sign-ins only reach users that exist
 )
+
+// CheckJITMode says what is wrong with mode as a JIT mode; "" (unset) is allowed.
+func CheckJITMode(mode string) error {
+	if mode != "" && mode != JITCreateAndLink && mode != JITLinkOnly {
+		return fmt.Errorf("%q must be %s or %s", mode, JITCreateAndLink, JITLinkOnly)
+	}
+	return nil
+}
 
 // Rules are the sign-in rules of the deployment.
 type Rules struct {
@@ -57,7 +66,7 @@ type identityRow struct {
 
 // Complete signs in (or links, for PurposeLink with current set) the person a provider
 // vouched for. Every refusal is a *Failure and is audited as login_failed.
-func (s *Service) Complete(ctx context.Context, p *Provider, id *Identity, meta Meta, purpose string, current *models.User) (*Outcome, error) {
+func (s *Service) Complete(ctx context.Context, p *Provider, id *Identity, meta auditlog.Meta, purpose string, current *models.User) (*Outcome, error) {
 	out, err := s.complete(ctx, p, id, meta, purpose, current)
 	if f, ok := AsFailure(err); ok {
 		s.audit(ctx, failureEvent(p.Name, f, meta))
@@ -65,7 +74,7 @@ func (s *Service) Complete(ctx context.Context, p *Provider, id *Identity, meta 
 	return out, err
 }
 
-func (s *Service) complete(ctx context.Context, p *Provider, id *Identity, meta Meta, purpose string, current *models.User) (*Outcome, error) {
+func (s *Service) complete(ctx context.Context, p *Provider, id *Identity, meta auditlog.Meta, purpose string, current *models.User) (*Outcome, error) {
 	var out *Outcome
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		row, err := s.identity(ctx, tx, p.Name, id.Subject)
@@ -96,7 +105,7 @@ func (s *Service) identity(ctx context.Context, tx db.Tx, provider, subject stri
 }
 
 // returning signs in the user an identity is linked to.
-func (s *Service) returning(ctx context.Context, tx db.Tx, p *Provider, id *Identity, row *identityRow, meta Meta, purpose string, current *models.User) (*Outcome, error) {
+func (s *Service) returning(ctx context.Context, tx db.Tx, p *Provider, id *Identity, row *identityRow, meta auditlog.Meta, purpose string, current *models.User) (*Outcome, error) {
 	if row.Issuer != nil && *row.Issuer != "" && p.Strategy != StrategyOAuth2 && *row.Issuer != id.Issuer {
 		return nil, fail(ReasonIssuerMismatch, "This account was connected through another issuer than the provider now reports, so you were not signed in. Contact your administrator.",
 			fmt.Errorf("identity issuer %q, token issuer %q", *row.Issuer, id.Issuer))
@@ -128,23 +137,23 @@ func (s *Service) returning(ctx context.Context, tx db.Tx, p *Provider, id *Iden
 		// Tally asks for no second factor of its own: the log says why.
 		data = map[string]any{"second_factor": "provider"}
 	}
-	return &Outcome{User: u}, Record(ctx, tx, Event{Type: EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta, Data: data})
+	return &Outcome{User: u}, auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta, Data: data})
 }
 
 // link connects a new identity to the signed-in user.
-func (s *Service) link(ctx context.Context, tx db.Tx, p *Provider, id *Identity, u *models.User, meta Meta) (*Outcome, error) {
+func (s *Service) link(ctx context.Context, tx db.Tx, p *Provider, id *Identity, u *models.User, meta auditlog.Meta) (*Outcome, error) {
 	if err := s.insertIdentity(ctx, tx, u.ID, id); err != nil {
 		return nil, err
 	}
 	if err := s.syncRole(ctx, tx, p, u, id.Groups, meta); err != nil {
 		return nil, err
 	}
-	return &Outcome{User: u}, Record(ctx, tx, Event{Type: EventLink, UserID: &u.ID, Provider: p.Name, Meta: meta})
+	return &Outcome{User: u}, auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventLink, UserID: &u.ID, Provider: p.Name, Meta: meta})
 }
 
 // firstSignIn handles an identity seen for the first time: an existing user with its email
 // must confirm with their password; otherwise the user is created just in time.
-func (s *Service) firstSignIn(ctx context.Context, tx db.Tx, p *Provider, id *Identity, meta Meta) (*Outcome, error) {
+func (s *Service) firstSignIn(ctx context.Context, tx db.Tx, p *Provider, id *Identity, meta auditlog.Meta) (*Outcome, error) {
 	if id.Email == "" {
 		return nil, fail(ReasonEmailMissing, "The sign-in provider did not share your email address, which Tally needs. Ask your administrator to release the email claim or attribute to Tally.", nil)
 	}
@@ -177,7 +186,7 @@ func (s *Service) firstSignIn(ctx context.Context, tx db.Tx, p *Provider, id *Id
 	if err := s.insertIdentity(ctx, tx, u.ID, id); err != nil {
 		return nil, err
 	}
-	if err := Record(ctx, tx, Event{Type: EventJITAccountCreated, UserID: &u.ID, Provider: p.Name, Meta: meta}); err != nil {
+	if err := auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventJITAccountCreated, UserID: &u.ID, Provider: p.Name, Meta: meta}); err != nil {
 		return nil, err
 	}
 	if err := s.syncRole(ctx, tx, p, u, id.Groups, meta); err != nil {
@@ -186,7 +195,7 @@ func (s *Service) firstSignIn(ctx context.Context, tx db.Tx, p *Provider, id *Id
 	if err := markLogin(ctx, tx, u.ID); err != nil {
 		return nil, err
 	}
-	return &Outcome{User: u, Created: true}, Record(ctx, tx, Event{Type: EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta})
+	return &Outcome{User: u, Created: true}, auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta})
 }
 
 // createUser makes the user a first sign-in needs, in a family of their own, which they
@@ -229,7 +238,7 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 
 // ConfirmLink links the identity to the user with email once their password is confirmed,
 // and signs them in.
-func (s *Service) ConfirmLink(ctx context.Context, p *Provider, id *Identity, email, pw string, meta Meta) (*models.User, error) {
+func (s *Service) ConfirmLink(ctx context.Context, p *Provider, id *Identity, email, pw string, meta auditlog.Meta) (*models.User, error) {
 	var out *models.User
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		u, err := models.UserByEmail(ctx, tx, email)
@@ -249,7 +258,7 @@ func (s *Service) ConfirmLink(ctx context.Context, p *Provider, id *Identity, em
 		if err := s.insertIdentity(ctx, tx, u.ID, id); err != nil {
 			return err
 		}
-		if err := Record(ctx, tx, Event{Type: EventLink, UserID: &u.ID, Provider: p.Name, Meta: meta}); err != nil {
+		if err := auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventLink, UserID: &u.ID, Provider: p.Name, Meta: meta}); err != nil {
 			return err
 		}
 		if err := s.syncRole(ctx, tx, p, u, id.Groups, meta); err != nil {
@@ -259,7 +268,7 @@ func (s *Service) ConfirmLink(ctx context.Context, p *Provider, id *Identity, em
 			return err
 		}
 		out = u
-		return Record(ctx, tx, Event{Type: EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta})
+		return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta})
 	})
 	return out, err
 }
@@ -291,7 +300,7 @@ func (s *Service) touch(ctx context.Context, tx db.Tx, identityID uuid.UUID, id 
 
 // syncRole sets the user's role from the provider's group mappings, within the floors, and
 // audits a change.
-func (s *Service) syncRole(ctx context.Context, tx db.Tx, p *Provider, u *models.User, groups []string, meta Meta) error {
+func (s *Service) syncRole(ctx context.Context, tx db.Tx, p *Provider, u *models.User, groups []string, meta auditlog.Meta) error {
 	role, ok := MappedRole(p, groups)
 	if !ok {
 		return nil
@@ -305,7 +314,7 @@ func (s *Service) syncRole(ctx context.Context, tx db.Tx, p *Provider, u *models
 	}
 	from := u.Role
 	u.Role, u.RoleSource = role, "sso"
-	return Record(ctx, tx, Event{Type: EventRoleChanged, UserID: &u.ID, Provider: p.Name, Meta: meta,
+	return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventRoleChanged, UserID: &u.ID, Provider: p.Name, Meta: meta,
 		Data: map[string]any{"from": from, "to": role, "groups": groups, "by": "sso"}})
 }
 
@@ -337,12 +346,12 @@ func displayName(id *Identity) string {
 }
 
 // failureEvent is the audit entry of a refused sign-in.
-func failureEvent(provider string, f *Failure, meta Meta) Event {
-	return Event{Type: EventLoginFailed, Provider: provider, Meta: meta, Data: map[string]any{"reason": f.Reason}}
+func failureEvent(provider string, f *Failure, meta auditlog.Meta) auditlog.Event {
+	return auditlog.Event{Type: auditlog.EventLoginFailed, Provider: provider, Meta: meta, Data: map[string]any{"reason": f.Reason}}
 }
 
 // RecordFailure audits a sign-in a strategy refused before any rule ran.
-func (s *Service) RecordFailure(ctx context.Context, provider string, err error, meta Meta) {
+func (s *Service) RecordFailure(ctx context.Context, provider string, err error, meta auditlog.Meta) {
 	f, ok := AsFailure(err)
 	if !ok {
 		f = &Failure{Reason: "error"}
@@ -351,8 +360,8 @@ func (s *Service) RecordFailure(ctx context.Context, provider string, err error,
 }
 
 // audit writes an event on its own; a failure to write is logged, never hidden.
-func (s *Service) audit(ctx context.Context, e Event) {
-	if err := Record(context.WithoutCancel(ctx), s.DB, e); err != nil {
+func (s *Service) audit(ctx context.Context, e auditlog.Event) {
+	if err := auditlog.Record(context.WithoutCancel(ctx), s.DB, e); err != nil {
 		s.Log.ErrorContext(ctx, "write audit event", "event", e.Type, "error", err.Error())
 	}
 }

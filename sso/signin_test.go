@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tally/auditlog"
 	"tally/internal/db"
 	"tally/internal/testkit"
 	"tally/models"
@@ -37,7 +38,7 @@ func identity(subject, email string, groups ...string) *sso.Identity {
 
 func (e *signinEnv) complete(t *testing.T, id *sso.Identity) (*sso.Outcome, error) {
 	t.Helper()
-	return e.svc.Complete(context.Background(), e.p, id, sso.Meta{IP: "192.0.2.1", UserAgent: "test"}, sso.PurposeLogin, nil)
+	return e.svc.Complete(context.Background(), e.p, id, auditlog.Meta{IP: "192.0.2.1", UserAgent: "test"}, sso.PurposeLogin, nil)
 }
 
 func (e *signinEnv) events(t *testing.T, kind string) int {
@@ -68,7 +69,7 @@ func TestJITCreatesAUserWhoAdministersANewFamily(t *testing.T) {
 	if !out.Created || u.Email != "ada@example.com" || u.Role != models.RoleAdmin || !u.FamilyCreator || u.PasswordHash != nil || u.FirstName != "Ada" {
 		t.Fatalf("JIT user %+v created=%v", u, out.Created)
 	}
-	if e.events(t, sso.EventJITAccountCreated) != 1 || e.events(t, sso.EventLogin) != 1 {
+	if e.events(t, auditlog.EventJITAccountCreated) != 1 || e.events(t, auditlog.EventLogin) != 1 {
 		t.Fatal("JIT creation and login not audited")
 	}
 	// The second sign-in finds the identity, whatever the email says now.
@@ -167,14 +168,14 @@ func TestAnExistingUsersEmailNeedsTheirPassword(t *testing.T) {
 		t.Fatalf("first SSO sign-in of an existing email: %+v %v", out, err)
 	}
 	ctx := context.Background()
-	if _, err := e.svc.ConfirmLink(ctx, e.p, id, "bob@example.com", "wrong password", sso.Meta{}); err == nil {
+	if _, err := e.svc.ConfirmLink(ctx, e.p, id, "bob@example.com", "wrong password", auditlog.Meta{}); err == nil {
 		t.Fatal("a wrong password linked the identity")
 	}
-	linked, err := e.svc.ConfirmLink(ctx, e.p, id, "bob@example.com", testkit.Password, sso.Meta{})
+	linked, err := e.svc.ConfirmLink(ctx, e.p, id, "bob@example.com", testkit.Password, auditlog.Meta{})
 	if err != nil || linked.ID != u.ID {
 		t.Fatalf("link: %v", err)
 	}
-	if e.events(t, sso.EventLink) != 1 {
+	if e.events(t, auditlog.EventLink) != 1 {
 		t.Fatal("the link is not audited")
 	}
 	again, err := e.complete(t, id)
@@ -188,12 +189,12 @@ func TestLinkingWhileSignedIn(t *testing.T) {
 	e := newSigninEnv(t, sso.Rules{})
 	u := testkit.MustCreateUser(t, e.db, testkit.UserOpts{Email: "carol@example.com"})
 	// The provider's email need not be the user's: the session says who it is.
-	out, err := e.svc.Complete(context.Background(), e.p, identity("carol-at-work", "c.smith@corp.example"), sso.Meta{}, sso.PurposeLink, u)
-	if err != nil || out.User.ID != u.ID || e.events(t, sso.EventLink) != 1 {
+	out, err := e.svc.Complete(context.Background(), e.p, identity("carol-at-work", "c.smith@corp.example"), auditlog.Meta{}, sso.PurposeLink, u)
+	if err != nil || out.User.ID != u.ID || e.events(t, auditlog.EventLink) != 1 {
 		t.Fatalf("%+v %v", out, err)
 	}
 	other := testkit.MustCreateUser(t, e.db, testkit.UserOpts{})
-	_, err = e.svc.Complete(context.Background(), e.p, identity("carol-at-work", "c.smith@corp.example"), sso.Meta{}, sso.PurposeLink, other)
+	_, err = e.svc.Complete(context.Background(), e.p, identity("carol-at-work", "c.smith@corp.example"), auditlog.Meta{}, sso.PurposeLink, other)
 	if f, ok := sso.AsFailure(err); !ok || f.Reason != sso.ReasonIdentityInUse {
 		t.Fatalf("linking another user's identity: %v", err)
 	}
@@ -231,14 +232,14 @@ func TestRoleMapping(t *testing.T) {
 				t.Fatal(err)
 			}
 			id := identity("sub-"+uuid.NewString(), u.Email, c.groups...)
-			if _, err := e.svc.Complete(ctx, e.p, id, sso.Meta{}, sso.PurposeLink, mustUser(t, e, u.ID)); err != nil {
+			if _, err := e.svc.Complete(ctx, e.p, id, auditlog.Meta{}, sso.PurposeLink, mustUser(t, e, u.ID)); err != nil {
 				t.Fatal(err)
 			}
 			got := mustUser(t, e, u.ID)
 			if got.Role != c.want {
 				t.Fatalf("role %s, want %s", got.Role, c.want)
 			}
-			changed := e.events(t, sso.EventRoleChanged)
+			changed := e.events(t, auditlog.EventRoleChanged)
 			if (c.start != c.want) != (changed == 1) {
 				t.Fatalf("%d role_changed events for %s → %s", changed, c.start, c.want)
 			}

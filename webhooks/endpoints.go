@@ -15,10 +15,10 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/netguard"
-	"tally/sso"
 )
 
 // Input is an endpoint as an admin writes it. Nil fields are left as they are on update.
@@ -38,10 +38,10 @@ const maxDescription = 200
 // Actor is who changes an endpoint, as the audit log records them.
 type Actor struct {
 	UserID uuid.UUID
-	Meta   sso.Meta
+	Meta   auditlog.Meta
 }
 
-// audit records a change to ep (sso.EventWebhookChanged) in the change's transaction. It
+// audit records a change to ep (auditlog.EventWebhookChanged) in the change's transaction. It
 // names the URL's host only: a webhook's path often carries a token of its own.
 func audit(ctx context.Context, tx bun.IDB, by Actor, action string, ep *Endpoint, changes []string) error {
 	data := map[string]any{"action": action, "webhook_id": ep.ID.String()}
@@ -51,7 +51,7 @@ func audit(ctx context.Context, tx bun.IDB, by Actor, action string, ep *Endpoin
 	if changes != nil {
 		data["changes"] = changes
 	}
-	return sso.Record(ctx, tx, sso.Event{Type: sso.EventWebhookChanged, UserID: &by.UserID, Meta: by.Meta, Data: data})
+	return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventWebhookChanged, UserID: &by.UserID, Meta: by.Meta, Data: data})
 }
 
 // SecretPrefix starts every signing secret, so that one is recognised where it is pasted.

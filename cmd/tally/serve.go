@@ -16,6 +16,8 @@ import (
 	"strings"
 	"time"
 
+	"tally/app"
+	"tally/auditlog"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
@@ -55,7 +57,7 @@ func limitMemory(getenv func(string) string) {
 
 // runServe serves the web app and works jobs (web=true), or only works jobs.
 func runServe(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer, web bool) error {
-	cfg, err := config.Load(getenv)
+	cfg, err := app.LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
@@ -92,7 +94,7 @@ func runServe(ctx context.Context, getenv func(string) string, stdout, stderr io
 // runDev runs Tally with no configuration: a private PostgreSQL under .data/ (or
 // TALLY_DATA_DIR), a secret key kept beside it, migrations applied, web and worker together.
 func runDev(ctx context.Context, getenv func(string) string, stdout, stderr io.Writer) error {
-	cfg, err := config.Load(getenv)
+	cfg, err := app.LoadConfig(getenv)
 	if err != nil {
 		return err
 	}
@@ -328,6 +330,6 @@ func jobOptions(cfg config.Config, d *db.DB, log *slog.Logger) (jobs.Options, er
 	if err != nil {
 		return jobs.Options{}, err
 	}
-	return jobs.Options{Work: true, AuditRetention: cfg.AuditLogRetention, AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank,
+	return jobs.Options{Work: true, AuditRetention: auditlog.Retention(cfg.AuditLogRetention), AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank,
 		Webhooks: hooks, ExchangeRatesURL: cfg.ExchangeRatesURL}, nil
 }

@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"tally/auditlog"
 	"tally/banksync"
 	"tally/handlers"
 	"tally/internal/db"
@@ -103,7 +104,7 @@ func runSSOSeed(ctx context.Context, getenv func(string) string, stdout io.Write
 			if err := reg.Save(ctx, tx, p); err != nil {
 				return err
 			}
-			return sso.Record(ctx, tx, sso.Event{Type: sso.EventProviderChanged, Provider: p.Name,
+			return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventProviderChanged, Provider: p.Name,
 				Data: map[string]any{"action": strings.ToLower(verb), "by": "sso_providers:seed", "changes": changes}})
 		})
 		if err != nil {

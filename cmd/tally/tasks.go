@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 
+	"tally/app"
 	"tally/auth"
 	"tally/config"
 	"tally/imports"
@@ -25,7 +26,7 @@ import (
 // cluster under the data directory, which is started for the task when it is not running.
 // The returned close function closes the database and stops a cluster started here.
 func openDB(ctx context.Context, getenv func(string) string) (*db.DB, config.Config, func(), error) {
-	cfg, err := config.Load(getenv)
+	cfg, err := app.LoadConfig(getenv)
 	if err != nil {
 		return nil, cfg, nil, err
 	}

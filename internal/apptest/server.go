@@ -3,17 +3,20 @@ package apptest
 
 import (
 	"context"
-	"github.com/pquerna/otp/totp"
 	"io"
 	"log/slog"
 	"net"
 	"net/http/httptest"
 	"strings"
 	"sync"
-	"tally/mfa"
-	"tally/models"
 	"testing"
 	"time"
+
+	"github.com/pquerna/otp/totp"
+
+	"tally/app"
+	"tally/mfa"
+	"tally/models"
 
 	"tally/config"
 	"tally/fx"
@@ -68,7 +71,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	for k, v := range opts.Env {
 		env[k] = v
 	}
-	cfg, err := config.Load(func(k string) string { return env[k] })
+	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {
 		tb.Fatalf("load config: %v", err)
 	}

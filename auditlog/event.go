@@ -1,4 +1,4 @@
-package sso
+package auditlog
 
 import (
 	"context"
@@ -8,8 +8,11 @@ import (
 	"github.com/uptrace/bun"
 )
 
-// Audit event types.
+// The audit event catalogue: every event type any package writes, grouped by the package that
+// writes it. A package with a new event declares it here, so that the log, its filter and its
+// page know every event without importing the packages that write them.
 const (
+	// Sign-in and the users' accounts (sso, auth, the admin pages).
 	EventLogin             = "login"
 	EventLoginFailed       = "login_failed"
 	EventLogout            = "logout"
@@ -24,7 +27,7 @@ const (
 	EventUserReactivated   = "user_reactivated"
 	EventUserDeleted       = "user_deleted"
 
-	// Tally as an OAuth authorization server.
+	// Tally as an OAuth authorization server (oauth).
 	EventOAuthGrant         = "oauth_grant"
 	EventOAuthGrantDenied   = "oauth_grant_denied"
 	EventOAuthTokenReuse    = "oauth_token_reuse"
@@ -32,14 +35,15 @@ const (
 	EventOAuthClientChanged = "oauth_client_changed"
 	EventOAuthFailed        = "oauth_failed"
 
-	// Second factors.
+	// Second factors (mfa).
 	EventMFAEnabled         = "mfa_enabled"
 	EventMFADisabled        = "mfa_disabled"
 	EventMFAFailed          = "mfa_failed"
 	EventMFARecoveryUsed    = "mfa_recovery_code_used"
 	EventMFARecoveryRenewed = "mfa_recovery_codes_renewed"
 
-	// A family's webhook endpoint created, updated, given a new secret or deleted (action).
+	// A family's webhook endpoint created, updated, given a new secret or deleted (webhooks;
+	// the action is in the event's data).
 	EventWebhookChanged = "webhook_changed"
 )
 

@@ -1,12 +1,13 @@
-package auditlog_test
+package app_test
 
 import (
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"tally/app"
 	"tally/auditlog"
-	"tally/config"
+	"tally/fx"
 )
 
 // The retention settings are read with the rest of the configuration, and a bad one stops
@@ -29,7 +30,7 @@ func TestAuditConfigReadsTheRetentionSettings(t *testing.T) {
 			fail: `AUDIT_ARCHIVE_URL "ftp://archive/audit": scheme "ftp" is not supported`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			cfg, err := config.Load(func(k string) string { return tc.env[k] })
+			cfg, err := app.LoadConfig(func(k string) string { return tc.env[k] })
 			if tc.fail != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.fail) {
 					t.Fatalf("Load error %v, want %q", err, tc.fail)
@@ -39,8 +40,31 @@ func TestAuditConfigReadsTheRetentionSettings(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if cfg.AuditLogRetention != tc.tier || cfg.AuditArchiveURL != tc.url {
+			if auditlog.Retention(cfg.AuditLogRetention) != tc.tier || cfg.AuditArchiveURL != tc.url {
 				t.Errorf("retention %q, archive %q; want %q, %q", cfg.AuditLogRetention, cfg.AuditArchiveURL, tc.tier, tc.url)
+			}
+		})
+	}
+}
+
+// The settings whose values a domain package defines are checked by it and named when bad;
+// unset, they take the owner's default.
+func TestLoadConfigChecksTheDomainSettings(t *testing.T) {
+	cfg, err := app.LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ExchangeRatesURL != fx.DefaultURL || cfg.JITMode != "" {
+		t.Errorf("defaults: rates %q, JIT mode %q", cfg.ExchangeRatesURL, cfg.JITMode)
+	}
+	for name, env := range map[string]map[string]string{
+		"EXCHANGE_RATES_URL": {"EXCHANGE_RATES_URL": "off"},
+		"AUTH_JIT_MODE":      {"AUTH_JIT_MODE": "create"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			_, err := app.LoadConfig(func(k string) string { return env[k] })
+			if err == nil || !strings.Contains(err.Error(), name) {
+				t.Fatalf("LoadConfig error %v does not name %s", err, name)
 			}
 		})
 	}
