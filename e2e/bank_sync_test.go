@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"tally/app"
 	"tally/banksync/fakesimplefin"
-	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 )
@@ -87,7 +87,7 @@ func TestConnectABankAndReconnectIt(t *testing.T) {
 		if err := srv.DB.NewRaw("SELECT access_url FROM bank_connections").Scan(context.Background(), &stored); err != nil {
 			t.Fatal(err)
 		}
-		keys, err := handlers.EncryptionKeys(srv.Config)
+		keys, err := app.EncryptionKeys(srv.Config)
 		if err != nil {
 			t.Fatal(err)
 		}

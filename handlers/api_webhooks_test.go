@@ -13,6 +13,7 @@ import (
 	"github.com/getkin/kin-openapi/openapi3"
 	"github.com/google/uuid"
 
+	"tally/app"
 	"tally/banksync/fakesimplefin"
 	"tally/handlers"
 	"tally/imports"
@@ -137,7 +138,7 @@ func TestWebhooksAPI(t *testing.T) {
 	if err := e.srv.DB.NewRaw("SELECT secret FROM webhook_endpoints WHERE id = ?", w.ID).Scan(ctx, &stored); err != nil {
 		t.Fatal(err)
 	}
-	keys, _ := handlers.EncryptionKeys(e.srv.Config)
+	keys, _ := app.EncryptionKeys(e.srv.Config)
 	if plain, wasPlain, err := keys.Decrypt(stored, "webhook_endpoints.secret"); strings.Contains(stored, *w.Secret) || wasPlain || err != nil || plain != *w.Secret {
 		t.Fatalf("stored secret %q: plain %v, %v", stored, wasPlain, err)
 	}

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"tally/app"
 	"tally/banksync/fakesimplefin"
-	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/jobs"
@@ -170,7 +170,7 @@ func TestBankConnectionsAreTheFamilyAdminsAndTheirFamilysOnly(t *testing.T) {
 // keysURL decrypts a connection's access URL, as only the sync does.
 func keysURL(t *testing.T, srv *apptest.Server, ctx context.Context, id string, out *string) {
 	t.Helper()
-	keys, err := handlers.EncryptionKeys(srv.Config)
+	keys, err := app.EncryptionKeys(srv.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,8 +2,6 @@ package handlers
 
 import (
 	"context"
-	"crypto/hkdf"
-	"crypto/sha256"
 	"encoding/json"
 	"errors"
 	"net/http"
@@ -15,8 +13,6 @@ import (
 	"github.com/ory/fosite"
 
 	"tally/auditlog"
-	"tally/config"
-	"tally/internal/db"
 	"tally/internal/ratelimit"
 	"tally/oauth"
 	"tally/views"
@@ -24,15 +20,6 @@ import (
 
 // oauthRule limits the token and registration endpoints per IP across every instance.
 var oauthRule = ratelimit.Rule{Limit: 10, Window: time.Minute}
-
-// NewOAuth builds the authorization server, its HMAC key derived from SECRET_KEY_BASE.
-func NewOAuth(cfg config.Config, d *db.DB) *oauth.Server {
-	key, err := hkdf.Key(sha256.New, []byte(cfg.SecretKeyBase), nil, "tally oauth tokens v1", 32)
-	if err != nil {
-		panic(err) // only for keys longer than HKDF-SHA-256 can give
-	}
-	return oauth.New(oauth.Options{DB: d, Secret: key, AccessTTL: cfg.OAuthAccessTokenTTL, RefreshTTL: cfg.OAuthRefreshTokenTTL})
-}
 
 // oauthRoutes registers the authorization server. The token, revocation, introspection and
 // registration endpoints are called by applications, not browsers: no session, no CSRF.

@@ -18,15 +18,14 @@ import (
 	"tally/config"
 	"tally/imports"
 	"tally/internal/db"
-	"tally/internal/mail"
 	"tally/internal/ratelimit"
-	"tally/internal/sessions"
 	"tally/mfa"
 	"tally/oauth"
 	"tally/webhooks"
 )
 
-// Deps are what the handlers need. Every field is required.
+// Deps are what the handlers need, built by the composition root (package app): handlers
+// receive services and never build them. Every field is required.
 type Deps struct {
 	Config   config.Config
 	DB       *db.DB
@@ -35,7 +34,7 @@ type Deps struct {
 	Limiter  *ratelimit.Limiter
 	Sessions *scs.SessionManager
 	Log      *slog.Logger
-	// SSO is sign-in through identity providers; nil until LoadSSO.
+	// SSO is sign-in through identity providers.
 	SSO *SSO
 	// Bank connects families to their bank-data provider; BankQueue queues its syncs.
 	Bank      *banksync.Service
@@ -55,71 +54,6 @@ type Deps struct {
 // BankQueue queues a bank connection's sync; false when one is already queued or running.
 type BankQueue interface {
 	EnqueueSync(ctx context.Context, connID uuid.UUID) (bool, error)
-}
-
-// NewDeps assembles the handlers' dependencies from the configuration: mailer sends the mail
-// and imports runs the imports.
-func NewDeps(cfg config.Config, d *db.DB, log *slog.Logger, mailer mail.Mailer, imp *imports.Service) (Deps, error) {
-	keys, err := EncryptionKeys(cfg)
-	if err != nil {
-		return Deps{}, err
-	}
-	// Passkeys are bound to a domain name: with an IP address in APP_URL they are off.
-	rp, err := mfa.NewWebAuthn(cfg.AppURL)
-	if err != nil {
-		log.Warn("passkeys are off: APP_URL must name this Tally by a domain (such as tally.example.com or localhost)", "app_url", cfg.AppURL, "reason", err.Error())
-		rp = nil
-	}
-	browsers, err := auth.NewBrowsers(cfg.SecretKeyBase)
-	if err != nil {
-		return Deps{}, err
-	}
-	limiter := ratelimit.New(d)
-	second := &mfa.Service{DB: d, Keys: keys, WebAuthn: rp}
-	return Deps{
-		Config:  cfg,
-		DB:      d,
-		Imports: imp,
-		Limiter: limiter,
-		Auth: &auth.Service{
-			DB: d, Mailer: mailer, AppURL: cfg.AppURL, Log: log,
-			Policy:  auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
-			Limiter: limiter, Browsers: browsers,
-			SecondFactor: func(ctx context.Context, userID uuid.UUID) (bool, error) {
-				st, err := second.StatusOf(ctx, userID)
-				return st.Any(), err
-			},
-		},
-		Sessions: NewSessionManager(d, cfg),
-		Log:      log,
-		OAuth:    NewOAuth(cfg, d),
-		MFA:      second,
-		Now:      time.Now,
-	}, nil
-}
-
-// ImportLimits are the 10 MB content cap and the configured row and record limits.
-func ImportLimits(cfg config.Config) imports.Limits {
-	return imports.LimitsOf(cfg.ImportMaxRows, cfg.ImportMaxRecords, cfg.MaxConcurrentUploads)
-}
-
-// NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs.
-func NewBank(cfg config.Config, d *db.DB, log *slog.Logger) (*banksync.Service, error) {
-	keys, err := EncryptionKeys(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}, nil
-}
-
-// NewWebhooks is the webhook service for cfg, with the keys of its encrypted secrets. It
-// queues deliveries once a job client is made with it (jobs.Options.Webhooks).
-func NewWebhooks(cfg config.Config, d *db.DB, log *slog.Logger) (*webhooks.Service, error) {
-	keys, err := EncryptionKeys(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return &webhooks.Service{DB: d, Keys: keys, Log: log, AllowInsecure: cfg.WebhooksAllowInsecure}, nil
 }
 
 // app is the handlers' receiver.
@@ -148,20 +82,6 @@ func New(d Deps) *echo.Echo {
 	e.IPExtractor = ipExtractor(d.Config.TrustedProxies)
 	a.routes(e)
 	return e
-}
-
-// NewSessionManager returns the scs manager storing sessions in db.
-func NewSessionManager(d *db.DB, cfg config.Config) *scs.SessionManager {
-	sm := scs.New()
-	sm.Store = &sessions.Store{DB: d, Codec: sm.Codec}
-	sm.Lifetime = 30 * 24 * time.Hour
-	sm.IdleTimeout = 14 * 24 * time.Hour
-	sm.Cookie.Name = "tally_session"
-	sm.Cookie.HttpOnly = true
-	sm.Cookie.SameSite = http.SameSiteLaxMode
-	sm.Cookie.Secure = cfg.SecureCookies
-	sm.Cookie.Persist = true
-	return sm
 }
 
 func ipExtractor(trusted []*net.IPNet) echo.IPExtractor {

@@ -6,15 +6,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"tally/auditlog"
-	"tally/config"
 	"tally/internal/apperr"
 	"tally/internal/metrics"
-	"tally/internal/secrets"
 	"tally/internal/sessions"
 	"tally/models"
 	"tally/sso"
@@ -37,65 +34,6 @@ const (
 	sessSSOProvider = "sso_provider" // the provider the session signed in with
 	sessSSOIDToken  = "sso_id_token" // its ID token, for RP-initiated logout
 )
-
-// LoadSSO reads the provider source the configuration names and wires sign-in through it.
-// The auth file's local_login and jit settings apply where their variables are not set.
-func (d *Deps) LoadSSO() error {
-	cfg := &d.Config
-	keys, err := EncryptionKeys(*cfg)
-	if err != nil {
-		return err
-	}
-	file, err := sso.LoadAuthFile(cfg.AuthConfigFile, cfg.AppEnv, cfg.Getenv)
-	if err != nil {
-		return err
-	}
-	if !cfg.Set["AUTH_LOCAL_LOGIN_ENABLED"] && file.LocalLoginEnabled != nil {
-		d.Auth.Policy.LocalLoginEnabled = *file.LocalLoginEnabled
-	}
-	if !cfg.Set["AUTH_LOCAL_ADMIN_OVERRIDE_ENABLED"] && file.AdminOverrideEnabled != nil {
-		d.Auth.Policy.AdminOverrideEnabled = *file.AdminOverrideEnabled
-	}
-	rules := sso.Rules{JITMode: cfg.JITMode, AllowedDomains: sso.ParseDomains(cfg.AllowedOIDCDomains)}
-	if rules.JITMode == "" {
-		rules.JITMode = file.JITMode
-	}
-	if rules.JITMode == "" {
-		rules.JITMode = sso.JITCreateAndLink
-	}
-	if !cfg.Set["ALLOWED_OIDC_DOMAINS"] && file.AllowedDomains != "" {
-		rules.AllowedDomains = sso.ParseDomains(file.AllowedDomains)
-	}
-	var reg sso.Registry = &sso.StaticRegistry{Providers: file.Providers}
-	if cfg.AuthProvidersSource == "db" {
-		reg = &sso.DBRegistry{DB: d.DB, Keys: keys}
-	}
-	d.SSO = &SSO{
-		Service:    &sso.Service{DB: d.DB, Rules: rules, Log: d.Log},
-		Registry:   reg,
-		Strategies: map[string]sso.Strategy{sso.StrategyOIDC: sso.OIDC(), sso.StrategyOAuth2: sso.OAuth2(), sso.StrategySAML: sso.SAML()},
-		Flows:      &sso.Flows{DB: d.DB},
-		Env: sso.Env{AppURL: cfg.AppURL, HTTP: &http.Client{Timeout: 15 * time.Second}, Now: time.Now,
-			Assertions: &sso.Assertions{DB: d.DB}},
-	}
-	return nil
-}
-
-// EncryptionKeys are the keys of secrets stored in the database: from the
-// ACTIVE_RECORD_ENCRYPTION_* variables, else from SECRET_KEY_BASE (which tally dev keeps in its
-// data directory rather than the environment).
-func EncryptionKeys(cfg config.Config) (*secrets.Keys, error) {
-	getenv := cfg.Getenv
-	if getenv == nil {
-		getenv = func(string) string { return "" }
-	}
-	return secrets.FromEnv(func(k string) string {
-		if v := getenv(k); v != "" || k != secrets.EnvSecretKeyBase {
-			return v
-		}
-		return cfg.SecretKeyBase
-	})
-}
 
 func (a *app) meta(c echo.Context) auditlog.Meta {
 	return auditlog.Meta{IP: c.RealIP(), UserAgent: c.Request().UserAgent()}

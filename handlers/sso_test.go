@@ -16,7 +16,7 @@ import (
 	"github.com/pquerna/otp/totp"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"tally/handlers"
+	"tally/app"
 	"tally/internal/apperr"
 	"tally/internal/apptest"
 	"tally/internal/db"
@@ -240,7 +240,7 @@ func TestDatabaseProvidersApplyAtTheNextRequest(t *testing.T) {
 	if c.Get("/sessions/new").Has(t, "sso-buttons") {
 		t.Fatal("buttons before any provider exists")
 	}
-	keys, err := handlers.EncryptionKeys(srv.Config)
+	keys, err := app.EncryptionKeys(srv.Config)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"tally/app"
 	"tally/banksync"
 	"tally/banksync/fakesimplefin"
 	"tally/config"
-	"tally/handlers"
 	"tally/internal/db"
 	"tally/internal/testkit"
 	"tally/jobs"
@@ -42,7 +42,7 @@ func TestKilledWorkerMidSyncSyncsOnce(t *testing.T) {
 
 	// Connect and link as the page does, with the secret the worker processes use.
 	secret := strings.Repeat("s", 64)
-	svc, err := handlers.NewBank(config.Config{SecretKeyBase: secret, BanksyncAllowInsecure: true}, d, testkit.DiscardLogger())
+	svc, err := app.NewBank(config.Config{SecretKeyBase: secret, BanksyncAllowInsecure: true}, d, testkit.DiscardLogger())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,12 +17,8 @@ import (
 	"time"
 
 	"tally/app"
-	"tally/auditlog"
 	"tally/config"
-	"tally/handlers"
-	"tally/imports"
 	"tally/internal/db"
-	"tally/internal/mail"
 	"tally/internal/metrics"
 	"tally/internal/pgtmp"
 	"tally/jobs"
@@ -199,10 +195,6 @@ func devSecret(path string) (string, error) {
 
 // serve runs the web server on ln and the job worker until ctx ends, then shuts both down.
 func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, ln net.Listener, ready func(url string)) error {
-	mailer, err := mail.New(cfg.SMTPURL, cfg.MailFrom, log)
-	if err != nil {
-		return err
-	}
 	url := cfg.AppURL
 	if url == "" {
 		// On a loopback address the app is localhost: a name, which passkeys need, and a
@@ -214,35 +206,24 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		url = "http://" + net.JoinHostPort(host, port)
 		cfg.AppURL = url
 	}
-	opts, err := jobOptions(cfg, d, log)
+	a, err := app.New(cfg, d, log, app.Options{})
 	if err != nil {
 		return err
 	}
-	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), opts)
-	if err != nil {
-		return err
-	}
-	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
 	// River takes the end of Start's context for a hard stop, cancelling running jobs at once:
 	// the signal's context ends only the wait below, and stopJobs stops softly first.
-	if err := river.Start(context.WithoutCancel(ctx)); err != nil {
-		return fmt.Errorf("start job worker: %w", err)
+	if err := a.Start(context.WithoutCancel(ctx)); err != nil {
+		return err
 	}
-	stopWatch := jobs.WatchDurations(river)
+	stopWatch := jobs.WatchDurations(a.Jobs)
 	defer stopWatch()
-	if err := serveMetrics(ctx, cfg, d, river, log); err != nil {
+	if err := serveMetrics(ctx, a); err != nil {
 		return err
 	}
-	deps, err := handlers.NewDeps(cfg, d, log, mailer, importSvc)
+	h, err := a.Handler()
 	if err != nil {
-		return err
+		return errors.Join(err, stopJobs(a.Jobs))
 	}
-	if err := deps.LoadSSO(); err != nil {
-		return err
-	}
-	deps.Bank, deps.BankQueue, deps.Jobs = opts.Bank, jobs.BankEnqueuer{Client: river}, river
-	deps.Webhooks = opts.Webhooks
-	h := handlers.New(deps)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -257,26 +238,26 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
-	return errors.Join(err, stopJobs(river))
+	return errors.Join(err, stopJobs(a.Jobs))
 }
 
 // serveMetrics serves /metrics, with /healthz and /readyz, on METRICS_ADDR until ctx ends,
 // when it is set, and logs where.
-func serveMetrics(ctx context.Context, cfg config.Config, d *db.DB, river *jobs.Client, log *slog.Logger) error {
-	if cfg.MetricsAddr == "" {
+func serveMetrics(ctx context.Context, a *app.App) error {
+	if a.Config.MetricsAddr == "" {
 		return nil
 	}
-	ln, err := net.Listen("tcp", cfg.MetricsAddr)
+	ln, err := net.Listen("tcp", a.Config.MetricsAddr)
 	if err != nil {
-		return fmt.Errorf("listen on %s (METRICS_ADDR): %w", cfg.MetricsAddr, err)
+		return fmt.Errorf("listen on %s (METRICS_ADDR): %w", a.Config.MetricsAddr, err)
 	}
-	metrics.WatchDatabase(d.Pool, d)
+	metrics.WatchDatabase(a.DB.Pool, a.DB)
 	go func() {
-		if err := metrics.Serve(ctx, ln, handlers.Probes(d, river)); err != nil {
-			log.Error("metrics server stopped", "error", err.Error())
+		if err := metrics.Serve(ctx, ln, a.Probes()); err != nil {
+			a.Log.Error("metrics server stopped", "error", err.Error())
 		}
 	}()
-	log.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
+	a.Log.Info("serving metrics", "url", "http://"+ln.Addr().String()+"/metrics")
 	return nil
 }
 
@@ -297,39 +278,20 @@ func stopJobs(client *jobs.Client) error {
 
 // work runs only the job worker until ctx ends.
 func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) error {
-	opts, err := jobOptions(cfg, d, log)
+	a, err := app.New(cfg, d, log, app.Options{})
 	if err != nil {
 		return err
 	}
-	_, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), opts)
-	if err != nil {
+	if err := a.Start(context.WithoutCancel(ctx)); err != nil { // see serve: stopJobs stops it
 		return err
 	}
-	if err := river.Start(context.WithoutCancel(ctx)); err != nil { // see serve: stopJobs stops it
-		return err
-	}
-	stopWatch := jobs.WatchDurations(river)
+	stopWatch := jobs.WatchDurations(a.Jobs)
 	defer stopWatch()
-	if err := serveMetrics(ctx, cfg, d, river, log); err != nil {
+	if err := serveMetrics(ctx, a); err != nil {
 		return err
 	}
 	log.Info("worker started")
 	<-ctx.Done()
 	log.Info("shutting down")
-	return stopJobs(river)
-}
-
-// jobOptions are the job client's settings for cfg: every worker, the audit retention, the
-// bank syncs, the webhook deliveries and the exchange rates' fetch.
-func jobOptions(cfg config.Config, d *db.DB, log *slog.Logger) (jobs.Options, error) {
-	bank, err := handlers.NewBank(cfg, d, log)
-	if err != nil {
-		return jobs.Options{}, err
-	}
-	hooks, err := handlers.NewWebhooks(cfg, d, log)
-	if err != nil {
-		return jobs.Options{}, err
-	}
-	return jobs.Options{Work: true, AuditRetention: auditlog.Retention(cfg.AuditLogRetention), AuditArchiveURL: cfg.AuditArchiveURL, Bank: bank,
-		Webhooks: hooks, ExchangeRatesURL: cfg.ExchangeRatesURL}, nil
+	return stopJobs(a.Jobs)
 }

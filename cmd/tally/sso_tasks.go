@@ -11,13 +11,10 @@ import (
 	"strings"
 	"time"
 
+	"tally/app"
 	"tally/auditlog"
-	"tally/banksync"
-	"tally/handlers"
 	"tally/internal/db"
-	"tally/mfa"
 	"tally/sso"
-	"tally/webhooks"
 )
 
 var (
@@ -61,7 +58,7 @@ func runSSOSeed(ctx context.Context, getenv func(string) string, stdout io.Write
 		return nil
 	}
 	fmt.Fprintf(stdout, "Found %d provider(s) in %s\n%s\n", len(file.Providers), cfg.AuthConfigFile, dash80)
-	keys, err := handlers.EncryptionKeys(cfg)
+	keys, err := app.EncryptionKeys(cfg)
 	if err != nil {
 		return err
 	}
@@ -143,7 +140,7 @@ func runSSOList(ctx context.Context, getenv func(string) string, stdout io.Write
 		return err
 	}
 	defer closeDB()
-	keys, err := handlers.EncryptionKeys(cfg)
+	keys, err := app.EncryptionKeys(cfg)
 	if err != nil {
 		return err
 	}
@@ -166,10 +163,6 @@ func runSSOList(ctx context.Context, getenv func(string) string, stdout io.Write
 	return nil
 }
 
-// encryptedColumns are every column stored encrypted, as the packages that own them list
-// them.
-var encryptedColumns = slices.Concat(sso.EncryptedColumns, banksync.EncryptedColumns, mfa.EncryptedColumns, webhooks.EncryptedColumns)
-
 // runBackfillEncryption encrypts every secret still stored in plaintext, and reports counts
 // per column as JSON.
 func runBackfillEncryption(ctx context.Context, getenv func(string) string, stdout io.Writer) error {
@@ -178,7 +171,7 @@ func runBackfillEncryption(ctx context.Context, getenv func(string) string, stdo
 		return err
 	}
 	defer closeDB()
-	keys, err := handlers.EncryptionKeys(cfg)
+	keys, err := app.EncryptionKeys(cfg)
 	if err != nil {
 		return err
 	}
@@ -190,7 +183,7 @@ func runBackfillEncryption(ctx context.Context, getenv func(string) string, stdo
 		Failed    int `json:"failed_count"`
 	}
 	results := map[string]*result{}
-	for _, c := range encryptedColumns {
+	for _, c := range app.EncryptedColumns {
 		r := &result{}
 		results[c.Context()] = r
 		err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {

@@ -91,50 +91,31 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if cfg.AppURL == "" {
 		cfg.AppURL = base
 	}
-	bank, err := handlers.NewBank(cfg, d, log)
+	// The audit retention job is left out: tests write audit entries of any age themselves.
+	a, err := app.New(cfg, d, log, app.Options{Mailer: outbox, Now: opts.Now, WebhookRetry: opts.WebhookRetry, NoAuditRetention: true})
 	if err != nil {
-		tb.Fatalf("bank sync: %v", err)
+		tb.Fatalf("app: %v", err)
 	}
-	hooks, err := handlers.NewWebhooks(cfg, d, log)
-	if err != nil {
-		tb.Fatalf("webhooks: %v", err)
-	}
-	if opts.WebhookRetry != nil {
-		hooks.Retry = *opts.WebhookRetry
-	}
-	importSvc, river, err := jobs.NewImports(d, log, handlers.ImportLimits(cfg), jobs.Options{Work: true, Bank: bank, Webhooks: hooks,
-		ExchangeRatesURL: cfg.ExchangeRatesURL})
-	if err != nil {
-		tb.Fatalf("job client: %v", err)
-	}
-	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
 	if !opts.NoWorker {
 		ctx, cancel := context.WithCancel(context.Background())
-		if err := river.Start(ctx); err != nil {
+		if err := a.Jobs.Start(ctx); err != nil {
 			tb.Fatalf("start jobs: %v", err)
 		}
 		tb.Cleanup(func() {
 			stopCtx, stop := context.WithTimeout(context.Background(), 10*time.Second)
 			defer stop()
-			_ = river.Stop(stopCtx)
+			_ = a.Jobs.Stop(stopCtx)
 			cancel()
 		})
 	}
-	deps, err := handlers.NewDeps(cfg, d, log, outbox, importSvc)
+	h, err := a.Handler()
 	if err != nil {
 		tb.Fatalf("handlers: %v", err)
 	}
-	if err := deps.LoadSSO(); err != nil {
-		tb.Fatalf("load SSO providers: %v", err)
-	}
-	deps.Bank, deps.BankQueue, deps.Webhooks = bank, jobs.BankEnqueuer{Client: river}, hooks
-	if opts.Now != nil {
-		deps.Now = opts.Now
-	}
-	srv.Config.Handler = handlers.New(deps)
+	srv.Config.Handler = h
 	srv.Start()
 	tb.Cleanup(srv.Close)
-	return &Server{URL: base, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: importSvc, Jobs: river, Webhooks: hooks}
+	return &Server{URL: base, DB: d, Config: cfg, Outbox: outbox, Logs: logs, Imports: a.Imports, Jobs: a.Jobs, Webhooks: a.Webhooks}
 }
 
 // apiValidator checks API responses against Tally's OpenAPI document; it is built once per
@@ -211,7 +192,7 @@ func MustEnrolTOTP(tb testing.TB, srv *Server, u *models.User) string {
 // MustEnrolTOTPWithCodes is MustEnrolTOTP, and returns the recovery codes too.
 func MustEnrolTOTPWithCodes(tb testing.TB, srv *Server, u *models.User) (secret string, recovery []string) {
 	tb.Helper()
-	keys, err := handlers.EncryptionKeys(srv.Config)
+	keys, err := app.EncryptionKeys(srv.Config)
 	if err != nil {
 		tb.Fatal(err)
 	}
