@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestAuditRetentionWindows(t *testing.T) {

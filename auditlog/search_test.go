@@ -9,7 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"tally/internal/apperr"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestAuditQueryParse(t *testing.T) {

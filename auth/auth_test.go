@@ -12,7 +12,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/ratelimit"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

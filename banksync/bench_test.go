@@ -19,7 +19,7 @@ import (
 	"tally/banksync/fakesimplefin"
 	"tally/internal/db"
 	"tally/internal/secrets"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // The shape of the bank sync benchmark: three linked accounts with 20,000 posted transactions

@@ -21,10 +21,10 @@ import (
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/secrets"
-	"tally/internal/testkit"
 	"tally/jobs"
 	"tally/ledger"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

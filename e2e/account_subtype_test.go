@@ -7,9 +7,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestSubtypesFollowTheType opens the new account form: the subtype offers only the chosen

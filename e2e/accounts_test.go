@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestDeleteAnAccount is a person deleting an account from its edit page: a name typed wrong

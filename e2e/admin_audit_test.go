@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestFilterTheAuditLog is the journey "filter the audit log": a super admin opens

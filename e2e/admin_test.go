@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/chromedp/kb"
 	"github.com/oauth2-proxy/mockoidc"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // adminServer starts Tally with database providers and room for an admin's many requests.

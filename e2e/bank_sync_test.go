@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"tally/app"
+	"tally/app/apptest"
 	"tally/banksync/fakesimplefin"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // TestConnectABankAndReconnectIt is a family admin connecting a SimpleFIN provider from the

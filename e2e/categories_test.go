@@ -8,8 +8,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestCategoriesJourney is a person sorting their spending on the categories page: a parent

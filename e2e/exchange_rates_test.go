@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
+	"tally/app/apptest"
 	"tally/fx/fakeecb"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestExchangeRatesPage is a family admin with a pound account in a dollar family: the ECB's

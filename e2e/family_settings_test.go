@@ -7,9 +7,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/shopspring/decimal"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestFamilySettings is a family admin making the family German in the browser: a time zone

@@ -11,8 +11,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"golang.org/x/text/encoding/charmap"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestAGermanExportReadsWithoutOptions drops a German bank's export (Windows-1252, a preamble,

@@ -11,9 +11,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestImportWizardReadsBankFiles drops the files people bring on the upload form with no

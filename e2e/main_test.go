@@ -20,7 +20,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/chromedp"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) {

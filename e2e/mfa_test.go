@@ -8,9 +8,9 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestTurnOnTwoFactorAndSignIn is a person turning on an authenticator app from the security

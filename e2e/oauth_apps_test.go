@@ -11,9 +11,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // shownNow reports whether the element with data-testid id is on the page and not inside a

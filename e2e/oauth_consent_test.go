@@ -13,8 +13,8 @@ import (
 	"github.com/chromedp/chromedp"
 	"golang.org/x/oauth2"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // clientApp is an OAuth client's side of the flow: its redirect target, a local listener on

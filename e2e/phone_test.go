@@ -8,9 +8,9 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // household is a signed-in super admin of a family with an account, 30 transactions with long

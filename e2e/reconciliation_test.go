@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestReconcileAnAccount is a person typing today's balance for a new account, older

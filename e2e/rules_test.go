@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestRulesPage is a person making a rule on Settings › Rules: the live preview counts the

@@ -3,8 +3,8 @@ package e2e
 import (
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestProfileAndExportPages changes a person's number style, date format and password in the

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestSecurityDisconnectProvider disconnects a provider from security settings: a person

@@ -8,8 +8,8 @@ import (
 
 	"github.com/oauth2-proxy/mockoidc"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestSignInWithSSO clicks the provider's button on the sign-in page, signs in at an

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestStatementFileInTheBrowser drops a camt.053 statement on the New import page without

@@ -12,8 +12,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestFindTransactions is a person looking through a family's 130 transactions on

@@ -9,9 +9,9 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/rules"
+	"tally/testkit"
 )
 
 // TestAddATransactionByHand is a person adding transactions on an account page: the form

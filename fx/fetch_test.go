@@ -12,7 +12,7 @@ import (
 
 	"tally/fx/fakeecb"
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // fetchedRate is the fetched rate of EUR into code on date, "" when none is stored.

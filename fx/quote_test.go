@@ -11,7 +11,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // mustFetched stores fetched rates of EUR on date, currency to rate.

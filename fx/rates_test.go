@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 
 	"tally/internal/apperr"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestSetRateNamesEveryBadField(t *testing.T) {

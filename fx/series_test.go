@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"tally/internal/apperr"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // TestDailyRatesAgreeWithQuote checks that the rates of a range, read in one query, are on

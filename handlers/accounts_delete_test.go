@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestAccountDeletePage deletes an account from its edit page with the API's rule: its exact

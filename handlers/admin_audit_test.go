@@ -13,10 +13,10 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 
+	"tally/app/apptest"
 	"tally/auditlog"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // auditEnv is a server keeping the audit log in the extended tier, with an archive in a

@@ -9,10 +9,10 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
 	"tally/sso/ssotest"
+	"tally/testkit"
 )
 
 // adminEnv is a server with database providers, a super admin signed in, and room for the

@@ -10,10 +10,10 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
+	"tally/app/apptest"
 	"tally/imports"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestSuspendEndsEverythingAtOnceAndReactivateRestores(t *testing.T) {

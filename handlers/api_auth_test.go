@@ -5,9 +5,9 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestAPIAuthentication(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // apiCase is one request of a scenario: what is sent, what the answer must and must not

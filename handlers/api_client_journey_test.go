@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/apptest"
+	"tally/app/apptest"
 	"tally/webhooks/webhookstest"
 )
 

@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
+	"tally/app/apptest"
 	"tally/fx"
 	"tally/fx/fakeecb"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // TestExchangeRatesAPI sets, reads and deletes a family's own rates, and asks which rate

@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // reconciliation is the account's GET /api/v1/accounts/{id}/reconciliation answer.

@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"tally/app/apptest"
 	"tally/imports"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // presetBody is the part of ImportDetail a bank preset sets.

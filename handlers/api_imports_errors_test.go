@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // apiError is an ErrorResponse or ErrorResponseWithImportId.

@@ -9,9 +9,9 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/text/encoding/charmap"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // guessBody is the part of ImportDetail that says what was read off the file.

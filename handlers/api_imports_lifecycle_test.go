@@ -9,9 +9,9 @@ import (
 
 	"github.com/google/uuid"
 
+	"tally/app/apptest"
 	"tally/imports"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestPublishRevertPublishGivesTheSameResult(t *testing.T) {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 type preflightBody struct {

@@ -9,8 +9,8 @@ import (
 	"github.com/google/uuid"
 	"golang.org/x/text/encoding/charmap"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // rowsBody is the rows endpoint's answer.

@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // importEnv is a family with an API key of each scope, on a server whose worker runs.

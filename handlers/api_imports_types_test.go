@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // publish creates an import with publish=true and waits until the worker is done; the import

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestAPIKeysPage(t *testing.T) {

@@ -4,8 +4,8 @@ import (
 	"net/http"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestMerchantsAPI lists, shows, creates, changes and deletes merchants: a deleted merchant's

@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
+	"tally/app/apptest"
 )
 
 // nativeBody is an ImportDetail response with its NativeImport parts.

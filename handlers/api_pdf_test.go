@@ -12,8 +12,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 func statementPDF(t *testing.T, withElectric bool) []byte {

@@ -7,9 +7,9 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // An API key's requests are limited a minute across every server on the database, each answer

@@ -5,8 +5,8 @@ import (
 	"net/http"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestTagsAPI lists, shows, creates, changes and deletes tags: a deleted tag comes off its

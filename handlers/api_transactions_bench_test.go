@@ -13,9 +13,9 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // benchFamilyTransactions is the size of the family the cursor benchmark walks.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 type transactionPage struct {

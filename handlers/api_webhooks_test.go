@@ -14,12 +14,12 @@ import (
 	"github.com/google/uuid"
 
 	"tally/app"
+	"tally/app/apptest"
 	"tally/banksync/fakesimplefin"
 	"tally/handlers"
 	"tally/imports"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 	"tally/webhooks"
 	"tally/webhooks/webhookstest"
 )

@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"tally/app"
+	"tally/app/apptest"
 	"tally/banksync/fakesimplefin"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/jobs"
 	"tally/models"
+	"tally/testkit"
 )
 
 // bankEnv is a family admin signed in, and a fake provider with a checking account.

@@ -11,10 +11,10 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"tally/internal/apptest"
+	"tally/app/apptest"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // mustEntry writes a transaction of amount into the account on date, in category when set and

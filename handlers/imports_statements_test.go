@@ -9,9 +9,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // statementPage uploads a statement file for review and returns its import page.

@@ -10,9 +10,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // importPageEnv is an importEnv whose person is also signed in to the pages, with an account

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // An upload from the page larger than the import limit is refused before its body is read.

@@ -14,11 +14,11 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 	dto "github.com/prometheus/client_model/go"
 
-	"tally/internal/apptest"
+	"tally/app/apptest"
 	"tally/internal/db"
 	"tally/internal/metrics"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestARequestPastItsTimeIsStoppedAndWritesNothing holds a lock on an account so that a

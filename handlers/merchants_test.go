@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // TestMerchantsPages manages merchants as a person without JavaScript: a colour only when

@@ -14,9 +14,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/pquerna/otp/totp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestTOTPSignIn is two-factor sign-in through the real router: enrolment, then a password

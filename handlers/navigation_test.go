@@ -8,9 +8,9 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestNavigationGroups reads the sidebar as each role: the household's pages, the settings and

@@ -14,9 +14,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"golang.org/x/oauth2"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 const oauthRedirect = "http://127.0.0.1:9/callback"

@@ -9,7 +9,7 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
+	"tally/app/apptest"
 	"tally/models"
 )
 

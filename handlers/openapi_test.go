@@ -12,10 +12,10 @@ import (
 
 	"github.com/google/uuid"
 
+	"tally/app/apptest"
 	"tally/handlers"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestOpenAPIDocumentIsServed(t *testing.T) {

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 func TestPasswordReset(t *testing.T) {

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // The limit on password sign-in holds across two instances of Tally sharing one database.

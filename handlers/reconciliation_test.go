@@ -8,9 +8,9 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // reconciliationBody is a GET /api/v1/accounts/{id}/reconciliation answer.

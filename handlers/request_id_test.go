@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
+	"tally/app/apptest"
 )
 
 // Every response carries a request id, and an error quotes it; only a trusted proxy's id is

@@ -5,9 +5,9 @@ import (
 	"regexp"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestSessionTimesFollowTheFamily reads the security page's sessions of a family in Berlin that

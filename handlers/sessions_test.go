@@ -10,9 +10,9 @@ import (
 
 	"github.com/pquerna/otp/totp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // signInCase is one sign-in attempt under a configuration.

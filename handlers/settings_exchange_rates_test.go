@@ -7,11 +7,11 @@ import (
 	"strings"
 	"testing"
 
+	"tally/app/apptest"
 	"tally/fx"
 	"tally/fx/fakeecb"
-	"tally/internal/apptest"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestExchangeRatesPage is Settings › Family › Exchange rates without a browser: family admins

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 func berlinForm(name string) url.Values {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // A person changes their name and how numbers and dates look, and the pages follow.

@@ -13,9 +13,9 @@ import (
 	"github.com/oauth2-proxy/mockoidc"
 	"github.com/pquerna/otp/totp"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // securityServer starts Tally with three providers: corp, an OpenID Connect provider running

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestWebhooksSettingsPage is Settings › Webhooks without a browser: family admins only, the

@@ -17,13 +17,13 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/app"
+	"tally/app/apptest"
 	"tally/internal/apperr"
-	"tally/internal/apptest"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
 	"tally/sso"
 	"tally/sso/ssotest"
+	"tally/testkit"
 )
 
 // startMockOIDC runs an OpenID Connect provider for the test.

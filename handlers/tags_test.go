@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // TestTagsPages manages tags as a person without JavaScript: created with a colour, a taken

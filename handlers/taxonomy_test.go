@@ -4,9 +4,9 @@ import (
 	"net/http"
 	"testing"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // listPages is a family member signed in to the pages of one of the family's lists

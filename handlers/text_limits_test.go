@@ -9,8 +9,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
+	"tally/testkit"
 )
 
 // TestFreeTextIsBoundedThroughTheAPI writes names and notes past their bounds (a name 255

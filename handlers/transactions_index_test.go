@@ -12,9 +12,9 @@ import (
 	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 
-	"tally/internal/apptest"
-	"tally/internal/testkit"
+	"tally/app/apptest"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestTransactionsPage reads /transactions as a browser without JavaScript and as htmx: an

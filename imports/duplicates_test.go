@@ -10,7 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"tally/imports"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // rowRules are the rules that matched the import's rows, "-" for none, in file order.

@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

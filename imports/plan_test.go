@@ -11,8 +11,8 @@ import (
 
 	"tally/imports"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // The statements that read an import's staged rows beside the family's entries are planned

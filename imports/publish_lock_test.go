@@ -7,7 +7,7 @@ import (
 	"github.com/google/uuid"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // analyzeProbe is told of a publish's end inside its transaction, and tries there what another

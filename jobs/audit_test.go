@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"tally/auditlog"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestClientRunsTheAuditRetentionJobOnStart(t *testing.T) {

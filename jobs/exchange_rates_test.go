@@ -6,7 +6,7 @@ import (
 
 	"tally/fx"
 	"tally/fx/fakeecb"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestClientFetchesExchangeRatesOnStart(t *testing.T) {

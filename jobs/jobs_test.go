@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

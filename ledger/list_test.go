@@ -10,8 +10,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"tally/internal/testkit"
 	"tally/ledger"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

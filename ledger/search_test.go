@@ -8,8 +8,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/testkit"
 	"tally/ledger"
+	"tally/testkit"
 )
 
 // TestSearchFindsEveryWord is the search of the transactions lists: every word is found, in any

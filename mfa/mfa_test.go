@@ -10,7 +10,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/secrets"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func newService(t *testing.T, clock *time.Time) *Service {

@@ -12,8 +12,8 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // ledgerEntry is a row of an account's ledger for a test.

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"tally/internal/apperr"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 func berlinSettings() models.FamilySettings {

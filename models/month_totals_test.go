@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestMonthTotalsFollowEntries changes entries every way the app does (many rows in one

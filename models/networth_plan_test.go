@@ -8,8 +8,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestNetWorthIsReadThroughIndexes checks the plan of the dashboard's net worth over 30 days

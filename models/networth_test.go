@@ -10,8 +10,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/internal/apperr"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestDailyNetWorthSumsTheAccountsBalances checks that the family's net worth on every day is

@@ -12,8 +12,8 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // checkpointsOf formats a reconciliation's checkpoints as "day:bank/tally status" with days

@@ -4,8 +4,8 @@ import (
 	"context"
 	"testing"
 
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestStarterCategories is the starter set in each of its languages, and in English for a

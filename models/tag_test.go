@@ -7,8 +7,8 @@ import (
 
 	"github.com/google/uuid"
 
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

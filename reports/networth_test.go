@@ -11,9 +11,9 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
 	"tally/reports"
+	"tally/testkit"
 )
 
 // mustRate stores an exchange rate: fetched (family nil) or the family's own.

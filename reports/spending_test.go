@@ -12,9 +12,9 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
 	"tally/reports"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

@@ -13,11 +13,11 @@ import (
 	"tally/imports"
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/jobs"
 	"tally/ledger"
 	"tally/models"
 	"tally/rules"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

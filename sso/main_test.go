@@ -4,7 +4,7 @@ import (
 	"os"
 	"testing"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // TestMain gives the package's tests a private PostgreSQL cluster.

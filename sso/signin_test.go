@@ -10,9 +10,9 @@ import (
 
 	"tally/auditlog"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
 	"tally/sso"
+	"tally/testkit"
 )
 
 type signinEnv struct {

@@ -10,7 +10,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 	"tally/transfers"
 )
 

@@ -11,7 +11,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 	"tally/transfers"
 )
 

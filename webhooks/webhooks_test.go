@@ -18,8 +18,8 @@ import (
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/secrets"
-	"tally/internal/testkit"
 	"tally/jobs"
+	"tally/testkit"
 	"tally/webhooks"
 	"tally/webhooks/webhookstest"
 )

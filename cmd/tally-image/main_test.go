@@ -24,7 +24,7 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

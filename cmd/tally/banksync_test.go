@@ -13,8 +13,8 @@ import (
 	"tally/banksync/fakesimplefin"
 	"tally/config"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/jobs"
+	"tally/testkit"
 )
 
 // TestKilledWorkerMidSyncSyncsOnce kills a real worker process (SIGKILL) while its bank sync

@@ -16,8 +16,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // The mix of the NDJSON benchmark: 200,000 records, most of them ledger entries, as in a real

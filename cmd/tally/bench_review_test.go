@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // reviewRows is how many rows BenchmarkReviewUpload uploads, and reviewBound the most its

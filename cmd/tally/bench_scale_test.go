@@ -17,7 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 // scaleSizes are the file sizes BenchmarkScale runs, from TALLY_BENCH_ROWS (a comma-separated

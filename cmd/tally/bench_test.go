@@ -21,8 +21,8 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // csvShape is a 10 MB transaction file of one layout: its rows as CSV, and the same rows as

@@ -18,9 +18,9 @@ import (
 
 	"tally/imports"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/jobs"
 	"tally/models"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

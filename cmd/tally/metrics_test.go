@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestMetricsOnTheirOwnListener runs `tally serve` with METRICS_ADDR: /metrics answers there,

@@ -20,8 +20,8 @@ import (
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/pgtmp"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // lines collects a process's log lines.

@@ -17,8 +17,8 @@ import (
 
 	"tally/imports"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/models"
+	"tally/testkit"
 )
 
 // TestSeveralWebAndWorkerProcesses runs two `tally serve` and a `tally worker` on one

@@ -15,7 +15,7 @@ import (
 
 	"tally/internal/db"
 	"tally/internal/secrets"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 const seedFile = `default: &default

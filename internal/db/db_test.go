@@ -14,7 +14,7 @@ import (
 	"github.com/jackc/pgx/v5/pgconn"
 
 	"tally/internal/db"
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

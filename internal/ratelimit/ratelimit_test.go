@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"tally/internal/testkit"
+	"tally/testkit"
 )
 
 func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }

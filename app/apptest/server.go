@@ -24,8 +24,8 @@ import (
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/mail"
-	"tally/internal/testkit"
 	"tally/jobs"
+	"tally/testkit"
 	"tally/webhooks"
 )
 
