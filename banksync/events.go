@@ -15,12 +15,6 @@ const (
 	EventFailed    = "bank_sync.failed"
 )
 
-// Notifier hears of syncs that end, inside the transaction that records the end, so that what
-// it does commits with the sync or not at all.
-type Notifier interface {
-	Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventType string, data any) error
-}
-
 // EventData is what a bank sync event says about the sync.
 type EventData struct {
 	ConnectionID uuid.UUID `json:"connection_id"`

@@ -32,7 +32,7 @@ type Service struct {
 	Now    func() time.Time
 	// Events hears of syncs that end (bank_sync.completed, bank_sync.failed); nil tells
 	// nobody.
-	Events Notifier
+	Events models.Notifier
 }
 
 // accessURLColumn holds each connection's access URL, encrypted.

@@ -17,12 +17,6 @@ const (
 	EventReverted  = "import.reverted"
 )
 
-// Notifier hears of imports that end, inside the transaction that records the end, so that
-// what it does commits with the import's new status or not at all.
-type Notifier interface {
-	Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventType string, data any) error
-}
-
 // EventData is what an import event says about the import.
 type EventData struct {
 	ImportID           uuid.UUID   `json:"import_id"`

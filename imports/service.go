@@ -10,6 +10,7 @@ import (
 
 	"tally/imports/statement"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Enqueuer starts background work inside the caller's transaction, so that a job exists if
@@ -69,7 +70,7 @@ type Service struct {
 	LLM *statement.LLM
 	// Events hears of publishes and reverts that end (import.completed, import.failed,
 	// import.reverted); nil tells nobody.
-	Events Notifier
+	Events models.Notifier
 	// Now is the clock; nil means time.Now.
 	Now func() time.Time
 

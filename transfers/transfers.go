@@ -15,6 +15,8 @@ package transfers
 import (
 	"context"
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/google/uuid"
@@ -40,9 +42,9 @@ const MatchDays = 3
 // or a cheque can take weeks.
 const ManualDays = 31
 
-// transferKinds are the transaction kinds of a transfer's sides; a transaction of any other
-// kind (a one-time expense, say) is not matched on its own.
-const transferKinds = "'standard', 'funds_movement', 'cc_payment', 'loan_payment', 'investment_contribution'"
+// transferKinds are the transaction kinds of a transfer's sides, as an SQL list: every one of
+// models.TransactionKinds but a one-time expense, which is not matched on its own.
+var transferKinds = "'" + strings.Join(slices.DeleteFunc(slices.Clone(models.TransactionKinds), func(k string) bool { return k == "one_time" }), "', '") + "'"
 
 // lockTransfer marks an entry's kind as set by hand (SQL): a rule's "mark as transfer" leaves
 // alone what a person linked or unlinked.
