@@ -72,7 +72,7 @@ lint:
 	@sum() { find . -name '*_templ.go' -not -path './node_modules/*' | sort | xargs cat | sha256sum; }; \
 		before=$$(sum); if ! $(GO) tool templ generate >/dev/null 2>&1; then $(GO) tool templ generate 2>&1 | grep -v '^(✓)'; exit 1; fi; \
 		if [ "$$before" != "$$(sum)" ]; then echo "generated templ files were stale: they are regenerated now, commit them"; exit 1; fi
-	# Each layer's import rule (docs/architecture.md, "Where things are built"), read from go list.
+	@# Each layer's import rule (docs/architecture.md, "Where things are built"), read from go list.
 	$(GO) test -count=1 -run '^TestLayer' ./app
 
 clean:
