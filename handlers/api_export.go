@@ -15,13 +15,9 @@ import (
 	"tally/views"
 )
 
-// apiExport is GET /api/v1/export: the family's data as native NDJSON, for its admins only.
-func (a *app) apiExport(c echo.Context) error {
-	if !currentUser(c).IsAdmin() {
-		return apperr.New(apperr.Forbidden, "Only an admin of the family can export its data")
-	}
-	return a.streamExport(c)
-}
+// exportAdmin lets only the family's admins export through the API (members get a 403 that
+// says why); the page's download link answers members 404, as every admin page does.
+var exportAdmin = adminsOnly(apperr.Forbidden, "Only an admin of the family can export its data")
 
 // streamExport sends the family's export as it is read: a large family's download starts at
 // once and the browser shows its progress, and the server holds no more of it than a buffer.
@@ -73,12 +69,4 @@ func (a *app) exportPage(c echo.Context) error {
 		}
 	}
 	return a.render(c, http.StatusOK, views.SettingsExportPage(p))
-}
-
-// exportDownload is GET /settings/export/download, the page's link.
-func (a *app) exportDownload(c echo.Context) error {
-	if !currentUser(c).IsAdmin() {
-		return apperr.New(apperr.NotFound, "Page not found")
-	}
-	return a.streamExport(c)
 }

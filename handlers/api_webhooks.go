@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
@@ -61,14 +60,7 @@ func webhookDeliveryJSON(d *webhooks.Delivery) WebhookDeliveryJSON {
 
 // requireAPIAdmin lets only the family's admins through: a webhook sends the family's events
 // wherever it points. Anyone else gets a 403 (the API's webhooks are documented, not hidden).
-func requireAPIAdmin(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if u := currentUser(c); u == nil || !u.IsAdmin() {
-			return apperr.New(apperr.Forbidden, "Only an admin of the family can manage its webhooks")
-		}
-		return next(c)
-	}
-}
+var requireAPIAdmin = adminsOnly(apperr.Forbidden, "Only an admin of the family can manage its webhooks")
 
 // webhookActor is the signed-in user (or API client's user) changing a webhook, for the
 // audit log.
@@ -185,7 +177,7 @@ func (a *app) apiWebhookDeliveries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	list, err := a.Webhooks.Deliveries(c.Request().Context(), currentUser(c).FamilyID, id)
+	_, list, err := a.Webhooks.Deliveries(c.Request().Context(), currentUser(c).FamilyID, id)
 	if err != nil {
 		return err
 	}
@@ -203,9 +195,9 @@ func (a *app) apiWebhookRedeliver(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	deliveryID, err := uuid.Parse(c.Param("delivery_id"))
+	deliveryID, err := pathParamID(c, "delivery_id")
 	if err != nil {
-		return echo.ErrNotFound
+		return err
 	}
 	d, err := a.Webhooks.Redeliver(c.Request().Context(), currentUser(c).FamilyID, id, deliveryID)
 	if err != nil {

@@ -20,7 +20,7 @@ func (a *app) bankRoutes(g *echo.Group) {
 	if a.Bank == nil {
 		return
 	}
-	b := g.Group("/settings/bank_connections", a.requireFamilyAdmin)
+	b := g.Group("/settings/bank_connections", requireFamilyAdmin)
 	b.GET("", a.banksIndex)
 	b.POST("", a.bankConnect)
 	b.GET("/:id/link", a.bankLinkPage)
@@ -30,16 +30,6 @@ func (a *app) bankRoutes(g *echo.Group) {
 	b.POST("/:id/settings", a.bankSettings)
 	b.POST("/:id/reconnect", a.bankReconnect)
 	b.POST("/:id/delete", a.bankDelete)
-}
-
-// requireFamilyAdmin lets the family's admins through; members get a 404.
-func (a *app) requireFamilyAdmin(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if u := currentUser(c); u == nil || !u.IsAdmin() {
-			return apperr.New(apperr.NotFound, "Page not found")
-		}
-		return next(c)
-	}
 }
 
 func (a *app) banksIndex(c echo.Context) error { return a.renderBanks(c, http.StatusOK, nil) }

@@ -207,8 +207,11 @@ func lastDay(nw *reports.NetWorth) time.Time {
 }
 
 // pathID parses the :id route parameter. A malformed id is simply not found.
-func pathID(c echo.Context) (uuid.UUID, error) {
-	id, err := uuid.Parse(c.Param("id"))
+func pathID(c echo.Context) (uuid.UUID, error) { return pathParamID(c, "id") }
+
+// pathParamID parses the route parameter name as an id; a malformed one is not found.
+func pathParamID(c echo.Context, name string) (uuid.UUID, error) {
+	id, err := uuid.Parse(c.Param(name))
 	if err != nil {
 		return uuid.Nil, echo.ErrNotFound
 	}

@@ -397,3 +397,20 @@ func (a *app) requestTimeout(next echo.HandlerFunc) echo.HandlerFunc {
 		return next(c)
 	}
 }
+
+// adminsOnly lets the family's admins through and answers anyone else with an error of code
+// and message: a page answers 404 (requireFamilyAdmin), so that a member learns nothing of
+// it, and the API a 403 that says what needs an admin.
+func adminsOnly(code apperr.Code, message string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if u := currentUser(c); u == nil || !u.IsAdmin() {
+				return apperr.New(code, message)
+			}
+			return next(c)
+		}
+	}
+}
+
+// requireFamilyAdmin lets the family's admins through to a page; members get a 404.
+var requireFamilyAdmin = adminsOnly(apperr.NotFound, "Page not found")

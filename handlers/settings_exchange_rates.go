@@ -18,7 +18,7 @@ const exchangeRatesPerPage = 50
 // exchangeRateRoutes registers Settings › Family › Exchange rates: family admins only (anyone
 // else gets a 404), as the family's settings are.
 func (a *app) exchangeRateRoutes(g *echo.Group) {
-	r := g.Group("/settings/exchange_rates", a.requireFamilyAdmin)
+	r := g.Group("/settings/exchange_rates", requireFamilyAdmin)
 	r.GET("", a.exchangeRatesIndex)
 	r.POST("", a.exchangeRateCreate)
 	r.POST("/:id/delete", a.exchangeRateDelete)

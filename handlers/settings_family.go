@@ -11,7 +11,7 @@ import (
 
 // familyRoutes registers Settings › Family: family admins only (anyone else gets a 404).
 func (a *app) familyRoutes(g *echo.Group) {
-	f := g.Group("/settings/family", a.requireFamilyAdmin)
+	f := g.Group("/settings/family", requireFamilyAdmin)
 	f.GET("", a.familyShow)
 	f.POST("", a.familyUpdate)
 }

@@ -3,10 +3,8 @@ package handlers
 import (
 	"net/http"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"tally/internal/apperr"
 	"tally/views"
 	"tally/webhooks"
 )
@@ -18,7 +16,7 @@ func (a *app) webhookRoutes(g *echo.Group) {
 	if a.Webhooks == nil {
 		return
 	}
-	w := g.Group("/settings/webhooks", a.requireFamilyAdmin)
+	w := g.Group("/settings/webhooks", requireFamilyAdmin)
 	w.GET("", a.webhooksIndex)
 	w.POST("", a.webhookCreate, a.stepUp("add a webhook", nil))
 	w.GET("/:id", a.webhookShow)
@@ -72,11 +70,7 @@ func (a *app) renderWebhook(c echo.Context, status int, secret string) error {
 		return err
 	}
 	ctx, familyID := c.Request().Context(), currentUser(c).FamilyID
-	ep, err := a.Webhooks.Get(ctx, familyID, id)
-	if err != nil {
-		return err
-	}
-	list, err := a.Webhooks.Deliveries(ctx, familyID, id)
+	ep, list, err := a.Webhooks.Deliveries(ctx, familyID, id)
 	if err != nil {
 		return err
 	}
@@ -134,9 +128,9 @@ func (a *app) webhookRedeliver(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	deliveryID, err := uuid.Parse(c.Param("delivery_id"))
+	deliveryID, err := pathParamID(c, "delivery_id")
 	if err != nil {
-		return apperr.New(apperr.NotFound, "Delivery not found")
+		return err
 	}
 	to := "/settings/webhooks/" + id.String()
 	if _, err := a.Webhooks.Redeliver(c.Request().Context(), currentUser(c).FamilyID, id, deliveryID); err != nil {

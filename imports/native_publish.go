@@ -537,7 +537,7 @@ func kindOr(k string) string {
 	if slices.Contains(models.TransactionKinds, k) {
 		return k
 	}
-	return "standard"
+	return models.KindStandard
 }
 
 // ledgerRecord reads the account, date and amount every ledger record needs; a record without
@@ -711,7 +711,7 @@ func (w *nativeWriter) writeTrades(ctx context.Context, recs []*native.Record) e
 		cur := w.currencyOf(r, a)
 		w.summary.of("trades").Created++
 		w.entry(id, acct, "trade", date, amount, cur, name, r.String("notes"), false, pgtype.UUID{}, pgtype.UUID{}, nil,
-			"standard", pgtype.UUID{}, r.String("external_id"), r.String("source"))
+			models.KindStandard, pgtype.UUID{}, r.String("external_id"), r.String("source"))
 		w.entries.trades = append(w.entries.trades, []any{pgUUID(id), pgUUID(sec), numeric(&qty), numeric(&price), numeric(&fee), cur})
 		if err := w.maybeFlush(ctx); err != nil {
 			return err
@@ -778,7 +778,7 @@ func (w *nativeWriter) writeValuations(ctx context.Context, recs []*native.Recor
 		id := uuid.Must(uuid.NewV7())
 		w.summary.of("valuations").Created++
 		w.entry(id, acct, "valuation", date, amount, w.currencyOf(r, a), orDefault(r.String("name"), "Valuation"), r.String("notes"),
-			false, pgtype.UUID{}, pgtype.UUID{}, nil, "standard", pgtype.UUID{}, r.String("external_id"), r.String("source"))
+			false, pgtype.UUID{}, pgtype.UUID{}, nil, models.KindStandard, pgtype.UUID{}, r.String("external_id"), r.String("source"))
 		w.entries.valuations = append(w.entries.valuations, []any{pgUUID(id), kind})
 		if err := w.maybeFlush(ctx); err != nil {
 			return err
@@ -1009,7 +1009,7 @@ func (w *nativeWriter) openingBalances(ctx context.Context) error {
 		}
 		entry := uuid.Must(uuid.NewV7())
 		w.entry(entry, id, "valuation", date, amount, a.currency, "Opening balance", "", false, pgtype.UUID{}, pgtype.UUID{}, nil,
-			"standard", pgtype.UUID{}, "", "")
+			models.KindStandard, pgtype.UUID{}, "", "")
 		w.entries.valuations = append(w.entries.valuations, []any{pgUUID(entry), "opening_anchor"})
 		w.link("valuations", entry, "synthesized")
 	}

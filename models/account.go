@@ -391,7 +391,7 @@ type Valuation struct {
 func insertValuation(ctx context.Context, db bun.IDB, a *Account, v Valuation) (*Entry, error) {
 	e := &Entry{
 		ID: newID(), FamilyID: a.FamilyID, AccountID: a.ID, Kind: EntryValuation, Date: v.Date,
-		Amount: v.Amount, Currency: a.Currency, Name: v.Name, TransactionKind: "standard", Source: v.Source,
+		Amount: v.Amount, Currency: a.Currency, Name: v.Name, TransactionKind: KindStandard, Source: v.Source,
 	}
 	if _, err := db.NewInsert().Model(e).Exec(ctx); err != nil {
 		return nil, err

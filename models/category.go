@@ -81,32 +81,23 @@ func (in *CategoryInput) Validate(creating bool) error {
 const categoryCounts = `SELECT category_id AS id, count(*) AS count FROM entries
 	WHERE family_id = ? AND category_id IS NOT NULL GROUP BY category_id`
 
+var categoryList = taxon[Category]{noun: "category", alias: "c", counts: categoryCounts}
+
 // Categories returns one page of the family's categories by name, and how many there are.
 func Categories(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Category, int, error) {
-	list := []Category{}
-	if err := categoriesByName(db, &list, familyID).Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
-		return nil, 0, err
-	}
-	total, err := db.NewSelect().Model((*Category)(nil)).Where("family_id = ?", familyID).Count(ctx)
-	return list, int(total), err
+	return categoryList.page(ctx, db, familyID, p)
 }
 
 // AllCategories returns every category of the family by name, as the page draws their tree.
 func AllCategories(ctx context.Context, db bun.IDB, familyID uuid.UUID) ([]Category, error) {
 	list := []Category{}
-	err := categoriesByName(db, &list, familyID).Scan(ctx)
+	err := categoryList.byName(db, &list, familyID).Scan(ctx)
 	return list, err
-}
-
-func categoriesByName(db bun.IDB, list *[]Category, familyID uuid.UUID) *bun.SelectQuery {
-	return withCounts(db, list, "c", categoryCounts, familyID).OrderExpr("lower(c.name), c.name, c.id")
 }
 
 // CategoryByID returns the family's category with id.
 func CategoryByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Category, error) {
-	c := new(Category)
-	err := withCounts(db, c, "c", categoryCounts, familyID).Where("c.id = ?", id).Scan(ctx)
-	return c, notFound(err, "category")
+	return categoryList.byID(ctx, db, familyID, id)
 }
 
 // CreateCategory creates a category in the family: expense, grey and "shapes" unless told

@@ -17,14 +17,25 @@ const (
 	EntryValuation   = "valuation"
 )
 
-// TransactionKinds are the kinds of transaction (entries.transaction_kind): standard, one_time
-// (an expense set apart from the usual spending), or one of TransferKinds.
-var TransactionKinds = []string{"standard", "funds_movement", "cc_payment", "loan_payment", "one_time", "investment_contribution"}
+// The kinds of transaction (entries.transaction_kind).
+const (
+	KindStandard = "standard"
+	// KindOneTime is an expense set apart from the usual spending.
+	KindOneTime = "one_time"
+	// The kinds of a transfer's sides, TransferKinds.
+	KindFundsMovement          = "funds_movement"
+	KindCCPayment              = "cc_payment"
+	KindLoanPayment            = "loan_payment"
+	KindInvestmentContribution = "investment_contribution"
+)
 
 // TransferKinds are the kinds of a transfer's sides, money moving between the family's own
 // accounts, which is neither spending nor income: a card's payment, a loan's, a contribution
 // to an investment account, any other movement of funds.
-var TransferKinds = []string{"funds_movement", "cc_payment", "loan_payment", "investment_contribution"}
+var TransferKinds = []string{KindFundsMovement, KindCCPayment, KindLoanPayment, KindInvestmentContribution}
+
+// TransactionKinds are every kind of transaction: standard, one-time, or one of TransferKinds.
+var TransactionKinds = append([]string{KindStandard, KindOneTime}, TransferKinds...)
 
 // Entry is one line of an account's ledger. Amount is signed: positive is an outflow.
 type Entry struct {

@@ -51,22 +51,16 @@ func (in *MerchantInput) Validate(creating bool) error {
 const merchantCounts = `SELECT merchant_id AS id, count(*) AS count FROM entries
 	WHERE family_id = ? AND merchant_id IS NOT NULL GROUP BY merchant_id`
 
+var merchantList = taxon[Merchant]{noun: "merchant", alias: "m", counts: merchantCounts}
+
 // Merchants returns one page of the family's merchants by name, and how many there are.
 func Merchants(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Merchant, int, error) {
-	list := []Merchant{}
-	if err := withCounts(db, &list, "m", merchantCounts, familyID).OrderExpr("lower(m.name), m.name, m.id").
-		Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
-		return nil, 0, err
-	}
-	total, err := db.NewSelect().Model((*Merchant)(nil)).Where("family_id = ?", familyID).Count(ctx)
-	return list, int(total), err
+	return merchantList.page(ctx, db, familyID, p)
 }
 
 // MerchantByID returns the family's merchant with id.
 func MerchantByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Merchant, error) {
-	m := new(Merchant)
-	err := withCounts(db, m, "m", merchantCounts, familyID).Where("m.id = ?", id).Scan(ctx)
-	return m, notFound(err, "merchant")
+	return merchantList.byID(ctx, db, familyID, id)
 }
 
 // CreateMerchant creates a merchant in the family.

@@ -328,7 +328,7 @@ func StateBalance(ctx context.Context, db bun.IDB, a *Account, date time.Time, a
 		return nil
 	}
 	e := &Entry{ID: newID(), FamilyID: a.FamilyID, AccountID: a.ID, Kind: EntryValuation, Date: date, Amount: amount,
-		Currency: a.Currency, Name: name, TransactionKind: "standard", Source: &source, ExternalID: &external}
+		Currency: a.Currency, Name: name, TransactionKind: KindStandard, Source: &source, ExternalID: &external}
 	res, err = db.NewInsert().Model(e).On("CONFLICT (account_id, source, external_id) WHERE external_id IS NOT NULL AND source IS NOT NULL DO NOTHING").Exec(ctx)
 	if err != nil {
 		return err
@@ -501,7 +501,7 @@ func adjust(ctx context.Context, tx bun.Tx, a *Account, anchor *Anchor, c *Check
 		Amount: change.Mul(decimal.NewFromInt(int64(a.flowSign()))), Currency: a.Currency,
 		Name:       BalanceAdjustmentCategory,
 		Notes:      fmt.Sprintf("Brings the balance to the bank's %s of %s (%s).", c.Bank.StringFixed(2), c.Date.Format(time.DateOnly), c.Source),
-		CategoryID: &category, Excluded: true, TransactionKind: "standard", Source: &source,
+		CategoryID: &category, Excluded: true, TransactionKind: KindStandard, Source: &source,
 		LockedFields: []string{"category", "excluded", "name"},
 	}
 	if _, err := tx.NewInsert().Model(e).Exec(ctx); err != nil {

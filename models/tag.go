@@ -46,22 +46,16 @@ func (in *TagInput) Validate(creating bool) error {
 const tagCounts = `SELECT u.id, count(*) AS count FROM entries, unnest(tag_ids) AS u(id)
 	WHERE family_id = ? AND tag_ids <> '{}' GROUP BY u.id`
 
+var tagList = taxon[Tag]{noun: "tag", alias: "t", counts: tagCounts}
+
 // Tags returns one page of the family's tags by name, and how many there are.
 func Tags(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Tag, int, error) {
-	list := []Tag{}
-	if err := withCounts(db, &list, "t", tagCounts, familyID).OrderExpr("lower(t.name), t.name, t.id").
-		Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
-		return nil, 0, err
-	}
-	total, err := db.NewSelect().Model((*Tag)(nil)).Where("family_id = ?", familyID).Count(ctx)
-	return list, int(total), err
+	return tagList.page(ctx, db, familyID, p)
 }
 
 // TagByID returns the family's tag with id.
 func TagByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Tag, error) {
-	t := new(Tag)
-	err := withCounts(db, t, "t", tagCounts, familyID).Where("t.id = ?", id).Scan(ctx)
-	return t, notFound(err, "tag")
+	return tagList.byID(ctx, db, familyID, id)
 }
 
 // CreateTag creates a tag in the family.

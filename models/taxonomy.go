@@ -100,14 +100,43 @@ func validURL(v *apperr.Validation, field, what string, u *string) {
 	}
 }
 
-// withCounts selects the family's records into model with their transactions_count: counts
-// is one grouped query over the family's entries, yielding (id, count), joined once rather
-// than run per record.
-func withCounts(db bun.IDB, model any, alias, counts string, familyID uuid.UUID) *bun.SelectQuery {
-	return db.NewSelect().Model(model).ColumnExpr(alias+".*").
+// taxon is one of the family's named lists (categories, tags or merchants) as it is read: its
+// table's alias and a grouped query over the family's entries yielding (id, count), which is
+// joined once rather than run per record to give each its transactions_count.
+type taxon[T any] struct {
+	noun, alias, counts string
+}
+
+// query selects the family's records into model with their counts.
+func (x taxon[T]) query(db bun.IDB, model any, familyID uuid.UUID) *bun.SelectQuery {
+	a := x.alias
+	return db.NewSelect().Model(model).ColumnExpr(a+".*").
 		ColumnExpr("coalesce(n.count, 0) AS transactions_count").
-		Join("LEFT JOIN ("+counts+") AS n ON n.id = "+alias+".id", familyID).
-		Where(alias+".family_id = ?", familyID)
+		Join("LEFT JOIN ("+x.counts+") AS n ON n.id = "+a+".id", familyID).
+		Where(a+".family_id = ?", familyID)
+}
+
+// byName selects the family's records by name, case aside.
+func (x taxon[T]) byName(db bun.IDB, list *[]T, familyID uuid.UUID) *bun.SelectQuery {
+	a := x.alias
+	return x.query(db, list, familyID).OrderExpr("lower(" + a + ".name), " + a + ".name, " + a + ".id")
+}
+
+// page returns one page of the family's records by name, and how many there are.
+func (x taxon[T]) page(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]T, int, error) {
+	list := []T{}
+	if err := x.byName(db, &list, familyID).Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
+		return nil, 0, err
+	}
+	total, err := db.NewSelect().Model((*T)(nil)).Where("family_id = ?", familyID).Count(ctx)
+	return list, int(total), err
+}
+
+// byID returns the family's record with id, or NotFound naming the noun.
+func (x taxon[T]) byID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*T, error) {
+	r := new(T)
+	err := x.query(db, r, familyID).Where(x.alias+".id = ?", id).Scan(ctx)
+	return r, notFound(err, x.noun)
 }
 
 // ruleRefersTo is the condition on rules r that their conditions or actions name the id given

@@ -8,6 +8,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
+	"tally/models"
 	"tally/transfers"
 )
 
@@ -204,7 +205,7 @@ func (s *Set) Apply(t *Txn) bool {
 // movement, and money out is after the account it goes to (transfers.KindTo).
 func (s *Set) transferKind(t *Txn, other uuid.UUID) string {
 	if t.units < 0 {
-		return "funds_movement"
+		return models.KindFundsMovement
 	}
 	return transfers.KindTo(s.accountTypes[t.AccountID], s.accountTypes[other])
 }

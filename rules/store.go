@@ -264,15 +264,11 @@ func toJSON(v any) string {
 	return string(b)
 }
 
-// Application is a rule applied to a family's history.
+// Application is a rule applied to a family's history: the change it made (Changed is 0 when
+// it changed nothing) and the rule's name, "" when the rule is gone or has none.
 type Application struct {
-	ID      uuid.UUID
-	RuleID  uuid.UUID
-	Changed int
-	// RuleName is the rule's name, "" when the rule is gone or has none.
-	RuleName  string
-	CreatedAt time.Time
-	UndoUntil time.Time
+	models.Change
+	RuleName string
 }
 
 // ApplyToHistory runs the family's rule id (active or not) over all of the family's
@@ -294,7 +290,7 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 	if set.accountTypes, err = accountTypes(ctx, d, familyID); err != nil {
 		return nil, err
 	}
-	app := &Application{RuleID: id}
+	app := &Application{Change: models.Change{RuleID: &id}}
 	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		n, err := set.Stage(ctx, tx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction'`, familyID)
 		if err != nil || n == 0 {
@@ -305,7 +301,7 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 		if err != nil || change == nil {
 			return err
 		}
-		app.ID, app.Changed, app.RuleName, app.CreatedAt, app.UndoUntil = change.ID, change.Changed, st.Name, change.CreatedAt, change.UndoUntil
+		app.Change, app.RuleName = *change, st.Name
 		_, err = tx.Pgx.Exec(ctx, writeResults, familyID)
 		return err
 	})
@@ -335,9 +331,9 @@ func OpenApplications(ctx context.Context, idb bun.IDB, familyID uuid.UUID, limi
 	}
 	out := make([]Application, len(changes))
 	for i, c := range changes {
-		out[i] = Application{ID: c.ID, Changed: c.Changed, CreatedAt: c.CreatedAt, UndoUntil: c.UndoUntil}
+		out[i] = Application{Change: c}
 		if c.RuleID != nil {
-			out[i].RuleID, out[i].RuleName = *c.RuleID, names[*c.RuleID]
+			out[i].RuleName = names[*c.RuleID]
 		}
 	}
 	return out, nil

@@ -15,7 +15,6 @@ package transfers
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"time"
 
@@ -42,9 +41,9 @@ const MatchDays = 3
 // or a cheque can take weeks.
 const ManualDays = 31
 
-// transferKinds are the transaction kinds of a transfer's sides, as an SQL list: every one of
-// models.TransactionKinds but a one-time expense, which is not matched on its own.
-var transferKinds = "'" + strings.Join(slices.DeleteFunc(slices.Clone(models.TransactionKinds), func(k string) bool { return k == "one_time" }), "', '") + "'"
+// transferKinds are the transaction kinds a side of a transfer may have, as an SQL list: a
+// standard transaction or one of models.TransferKinds; a one-time expense is not matched.
+var transferKinds = "'" + strings.Join(append([]string{models.KindStandard}, models.TransferKinds...), "', '") + "'"
 
 // lockTransfer marks an entry's kind as set by hand (SQL): a rule's "mark as transfer" leaves
 // alone what a person linked or unlinked.
@@ -317,7 +316,7 @@ func setKinds(ctx context.Context, idb bun.IDB, where string, arg any) error {
 	ids, kinds := make([]uuid.UUID, 0, 2*len(pairs)), make([]string, 0, 2*len(pairs))
 	for _, p := range pairs {
 		ids = append(ids, p.In, p.Out)
-		kinds = append(kinds, "funds_movement", KindTo(p.From, p.To))
+		kinds = append(kinds, models.KindFundsMovement, KindTo(p.From, p.To))
 	}
 	if _, err := idb.NewRaw(`UPDATE entries e SET transaction_kind = k.kind, updated_at = now()
 		FROM unnest(?::uuid[], ?::text[]) AS k(id, kind) WHERE e.id = k.id AND e.transaction_kind <> k.kind`,
@@ -333,11 +332,11 @@ func setKinds(ctx context.Context, idb bun.IDB, where string, arg any) error {
 func KindTo(from, to string) string {
 	switch {
 	case to == "Loan":
-		return "loan_payment"
+		return models.KindLoanPayment
 	case to == "CreditCard" || to == "OtherLiability":
-		return "cc_payment"
+		return models.KindCCPayment
 	case (to == "Investment" || to == "Crypto") && from != "Investment" && from != "Crypto":
-		return "investment_contribution"
+		return models.KindInvestmentContribution
 	}
-	return "funds_movement"
+	return models.KindFundsMovement
 }

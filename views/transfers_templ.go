@@ -856,11 +856,11 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 func transferLabel(e models.EntryRow) string {
 	if e.TransferID == nil {
 		switch e.TransactionKind {
-		case "cc_payment":
+		case models.KindCCPayment:
 			return "Card payment"
-		case "loan_payment":
+		case models.KindLoanPayment:
 			return "Loan payment"
-		case "funds_movement", "investment_contribution":
+		case models.KindFundsMovement, models.KindInvestmentContribution:
 			return "Transfer"
 		}
 		return ""
@@ -869,11 +869,11 @@ func transferLabel(e models.EntryRow) string {
 		return "Transfer from " + e.OtherAccountName
 	}
 	switch e.TransactionKind {
-	case "cc_payment":
+	case models.KindCCPayment:
 		return "Card payment to " + e.OtherAccountName
-	case "loan_payment":
+	case models.KindLoanPayment:
 		return "Loan payment to " + e.OtherAccountName
-	case "investment_contribution":
+	case models.KindInvestmentContribution:
 		return "Investment in " + e.OtherAccountName
 	}
 	return "Transfer to " + e.OtherAccountName

@@ -63,14 +63,15 @@ func (s *Service) queue(ctx context.Context, tx db.Tx, familyID, endpointID, eve
 }
 
 // Deliveries returns the newest deliveries of the family's endpoint, at most KeptDeliveries.
-func (s *Service) Deliveries(ctx context.Context, familyID, endpointID uuid.UUID) ([]Delivery, error) {
-	if _, err := s.Get(ctx, familyID, endpointID); err != nil {
-		return nil, err
+func (s *Service) Deliveries(ctx context.Context, familyID, endpointID uuid.UUID) (*Endpoint, []Delivery, error) {
+	ep, err := s.Get(ctx, familyID, endpointID)
+	if err != nil {
+		return nil, nil, err
 	}
 	list := []Delivery{}
-	err := deliveries(s.DB).Where("wd.endpoint_id = ?", endpointID).
+	err = deliveries(s.DB).Where("wd.endpoint_id = ?", endpointID).
 		OrderExpr("wd.created_at DESC, wd.id DESC").Limit(KeptDeliveries).Scan(ctx, &list)
-	return list, err
+	return ep, list, err
 }
 
 // deliveries selects deliveries with their event's type.

@@ -196,7 +196,7 @@ func TestDeliveryRetriesWithinItsWindowThenMarksTheEndpointFailing(t *testing.T)
 	if err := e.svc.Deliver(ctx, id, 1, false); err == nil || errors.Is(err, webhooks.ErrGaveUp) {
 		t.Fatalf("first failure: %v, want an error to retry", err)
 	}
-	list, err := e.svc.Deliveries(ctx, e.familyID, ep.ID)
+	_, list, err := e.svc.Deliveries(ctx, e.familyID, ep.ID)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("deliveries %v %v", list, err)
 	}
@@ -273,7 +273,7 @@ func TestDeliveriesKeepTheNewestFiftyAndNeverAPendingOne(t *testing.T) {
 	if left := e.pending(t); len(left) != 1 || left[0] != ids[0] {
 		t.Fatalf("pending %v", left)
 	}
-	list, _ := e.svc.Deliveries(ctx, e.familyID, ep.ID)
+	_, list, _ := e.svc.Deliveries(ctx, e.familyID, ep.ID)
 	if len(list) != webhooks.KeptDeliveries || list[0].ID != ids[54] {
 		t.Fatalf("listed %d, newest %s", len(list), list[0].ID)
 	}
