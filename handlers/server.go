@@ -103,13 +103,20 @@ func ImportLimits(cfg config.Config) imports.Limits {
 	return imports.LimitsOf(cfg.ImportMaxRows, cfg.ImportMaxRecords, cfg.MaxConcurrentUploads)
 }
 
-// NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs.
+// NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs and
+// session ids, Enable Banking's client when configured, and the mailer of its consent notices.
 func NewBank(cfg config.Config, d *db.DB, log *slog.Logger) (*banksync.Service, error) {
 	keys, err := EncryptionKeys(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}, nil
+	mailer, err := mail.New(cfg.SMTPURL, cfg.MailFrom, log)
+	if err != nil {
+		return nil, err
+	}
+	client := &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}
+	return &banksync.Service{DB: d, Keys: keys, Log: log, Client: client, AppURL: cfg.AppURL, Mailer: mailer,
+		EB: &banksync.EBClient{BaseURL: cfg.EnableBankingAPIURL, AppID: cfg.EnableBankingAppID, Key: cfg.EnableBankingKey.Key, Transport: client}}, nil
 }
 
 // NewWebhooks is the webhook service for cfg, with the keys of its encrypted secrets. It

@@ -92,6 +92,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if err != nil {
 		tb.Fatalf("bank sync: %v", err)
 	}
+	bank.Mailer = outbox
 	hooks, err := handlers.NewWebhooks(cfg, d, log)
 	if err != nil {
 		tb.Fatalf("webhooks: %v", err)
