@@ -630,7 +630,7 @@ func (s *Server) serveBalances(w http.ResponseWriter, r *http.Request) {
 
 // continuation is an opaque page key that needs URL-encoding: a space, + / and = in it.
 func continuation(offset int) string {
-	return "page " + base64.StdEncoding.EncodeToString([]byte("off+/"+strconv.Itoa(offset)))
+	return "page " + strconv.Itoa(offset) + "+/=" + base64.StdEncoding.EncodeToString([]byte("offset"+strconv.Itoa(offset)))
 }
 
 func (s *Server) serveTransactions(w http.ResponseWriter, r *http.Request) {
