@@ -186,22 +186,26 @@ func (s *Service) Start(ctx context.Context, familyID, userID uuid.UUID, in Star
 	if in.Days < 1 || in.Days > 730 {
 		v.Add("days", "History must be between 1 and 730 days")
 	}
+	// The bank is checked against the country's list even when another field is wrong, so
+	// that every problem is told at once.
+	var bank ASPSP
+	if slices.Contains(Countries, in.Country) && in.ASPSP != "" {
+		banks, err := s.ASPSPs(ctx, in.Country)
+		if err != nil {
+			return nil, err
+		}
+		i := slices.IndexFunc(banks, func(a ASPSP) bool { return a.Name == in.ASPSP })
+		switch {
+		case i < 0:
+			v.Add("aspsp", "Enable Banking does not list that bank in "+in.Country+": choose one from the list")
+		case in.Days > banks[i].MaxHistoryDays():
+			v.Add("days", fmt.Sprintf("%s gives at most %d days of history", banks[i].Name, banks[i].MaxHistoryDays()))
+		default:
+			bank = banks[i]
+		}
+	}
 	if err := v.Err(); err != nil {
 		return nil, err
-	}
-	banks, err := s.ASPSPs(ctx, in.Country)
-	if err != nil {
-		return nil, err
-	}
-	i := slices.IndexFunc(banks, func(a ASPSP) bool { return a.Name == in.ASPSP })
-	if i < 0 {
-		v.Add("aspsp", "Enable Banking does not list that bank in "+in.Country+": choose one from the list")
-		return nil, v.Err()
-	}
-	bank := banks[i]
-	if in.Days > bank.MaxHistoryDays() {
-		v.Add("days", fmt.Sprintf("%s gives at most %d days of history", bank.Name, bank.MaxHistoryDays()))
-		return nil, v.Err()
 	}
 	return s.authorize(ctx, familyID, userID, bank, in.Days, nil)
 }

@@ -114,7 +114,8 @@ func (a *app) bankCallback(c echo.Context) error {
 		if e == nil || e.Code == apperr.Internal {
 			return err
 		}
-		if mine {
+		// A refusal names no family's data, so any signed-in admin sees it on their page.
+		if u != nil && u.IsAdmin() {
 			a.flash(c, "error", e.Message)
 			return redirect(c, "/settings/bank_connections")
 		}
