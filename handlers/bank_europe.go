@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 	"strconv"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -93,7 +94,14 @@ func (a *app) bankAuthorization(c echo.Context) error {
 	if auth.Done() && auth.Error == nil {
 		return a.bankAuthorizationDone(c, auth)
 	}
+	if auth.Error == nil && time.Now().After(auth.ExpiresAt) {
+		msg := banksync.MsgStateUnknown
+		auth.Error = &msg
+	}
 	if isHTMX(c) {
+		if auth.Error != nil {
+			return redirect(c, c.Request().URL.Path) // the whole page, to say why
+		}
 		return c.NoContent(http.StatusNoContent)
 	}
 	return a.render(c, http.StatusOK, views.BankAuthorizationPage(*auth, c.Request().URL.Path))

@@ -5,6 +5,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"strings"
 	"testing"
@@ -12,6 +13,7 @@ import (
 
 	"tally/banksync"
 	"tally/banksync/fakeenablebanking"
+	"tally/handlers"
 	"tally/internal/apptest"
 	"tally/internal/testkit"
 	"tally/models"
@@ -37,7 +39,7 @@ func europeEnv(t *testing.T) (*apptest.Server, *testkit.Client, *fakeenablebanki
 		Balances: map[string]string{"CLBD": "50.00"},
 		Transactions: []fakeenablebanking.Transaction{{EntryReference: "A1", Amount: "5.00", Indicator: "DBIT", Status: "BOOK", BookingDate: today,
 			Creditor: &fakeenablebanking.Party{Name: "Kiosk"}}}})
-	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true",
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true", "WEBHOOKS_ALLOW_INSECURE": "true",
 		"ENABLE_BANKING_APP_ID": fake.AppID, "ENABLE_BANKING_PRIVATE_KEY": fake.PrivateKeyPEM(), "ENABLE_BANKING_API_URL": fake.URL}})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
@@ -76,6 +78,14 @@ func TestConnectAEuropeanBankLinkSyncAndRenew(t *testing.T) {
 	if _, err := srv.DB.NewRaw("INSERT INTO account_identifiers (family_id, key, account_id) VALUES (?, 'iban:DE89370400440532013000', ?)",
 		u.FamilyID, known.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
+	}
+
+	// A webhook hears of the syncs, as for SimpleFIN.
+	rcv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(rcv.Close)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	if r := c.API(http.MethodPost, "/api/v1/webhooks", key, map[string]any{"url": rcv.URL, "events": []string{"bank_sync.completed", "bank_sync.failed"}}); r.Status != http.StatusCreated {
+		t.Fatalf("webhook: %d %s", r.Status, r.Body)
 	}
 
 	page := c.Get("/settings/bank_connections/europe?country=DE")
@@ -129,6 +139,7 @@ func TestConnectAEuropeanBankLinkSyncAndRenew(t *testing.T) {
 	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
 	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
 	waitForStatus(t, srv, banksync.StatusNeedsRenewal)
+	waitForSyncsToFinish(t, srv)
 	if !c.Get("/settings/bank_connections").Has(t, "renew") {
 		t.Fatal("the page does not offer to renew")
 	}
@@ -140,6 +151,24 @@ func TestConnectAEuropeanBankLinkSyncAndRenew(t *testing.T) {
 	waitForSyncsToFinish(t, srv)
 	if got := testkitStrings(t, srv, "SELECT status || ':' || (SELECT count(*) FROM bank_accounts WHERE account_id IS NOT NULL) || ':' || (SELECT count(*) FROM entries WHERE source = 'enable_banking' AND kind = 'transaction') FROM bank_connections"); got[0] != "good:2:2" {
 		t.Fatalf("after renewing: %v", got)
+	}
+	if got := testkitStrings(t, srv, "SELECT type || ':' || (data->>'status') FROM webhook_events ORDER BY created_at"); strings.Join(got, ",") !=
+		"bank_sync.completed:good,bank_sync.failed:needs_renewal,bank_sync.completed:good" {
+		t.Fatalf("webhook events %v", got)
+	}
+	// The session id and the key are nowhere in the logs or on the page.
+	keys, err := handlers.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := testkitStrings(t, srv, "SELECT session_id FROM bank_connections")[0]
+	session, _, err := keys.Decrypt(stored, "bank_connections.session_id")
+	if err != nil || session == stored {
+		t.Fatalf("the session id is not stored encrypted: %v", err)
+	}
+	pemBody := strings.Split(fake.PrivateKeyPEM(), "\n")[1]
+	if logs := srv.Logs.String(); strings.Contains(logs, session) || strings.Contains(logs, pemBody) || strings.Contains(c.Get("/settings/bank_connections").Body, session) {
+		t.Fatal("the session id or the key is in the logs or on the page")
 	}
 }
 
