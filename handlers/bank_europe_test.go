@@ -270,8 +270,22 @@ func TestBankConnectionsAPI(t *testing.T) {
 		t.Fatalf("sync: %d %s", r.Status, r.Body)
 	}
 	waitForEBEntries(t, srv, 2)
-	if r := c.API(http.MethodPost, path+"/renew", key, nil); r.Status != http.StatusCreated || !strings.Contains(r.Body, `"connection_id":"`+conn.ID) {
+	var renewal struct {
+		Data struct {
+			AuthorizationURL string `json:"authorization_url"`
+		} `json:"data"`
+	}
+	r = c.API(http.MethodPost, path+"/renew", key, nil)
+	r.JSON(t, &renewal)
+	if r.Status != http.StatusCreated || !strings.Contains(r.Body, `"connection_id":"`+conn.ID) {
 		t.Fatalf("renew: %d %s", r.Status, r.Body)
+	}
+	// The person denies it at the bank: nothing changes, and the page says so.
+	bank, _ := url.Parse(renewal.Data.AuthorizationURL)
+	denied := browser.At(bank.Scheme+"://"+bank.Host).PostForm(bank.Path, url.Values{"decision": {"deny"}})
+	back, _ := strings.CutPrefix(denied.Location(), srv.URL)
+	if r := browser.Get(back); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.TestID(t, "eb-callback-error"), "did not give access") {
+		t.Fatalf("a denied renewal: %d", r.Status)
 	}
 
 	// Another family's key and a member's key.
