@@ -76,14 +76,7 @@ func bankConnectionJSON(v *banksync.View) BankConnectionJSON {
 
 // requireAPIBankAdmin lets only the family's admins through: a bank connection reads the
 // family's bank. Anyone else gets a 403, as for webhooks.
-func requireAPIBankAdmin(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if u := currentUser(c); u == nil || !u.IsAdmin() {
-			return apperr.New(apperr.Forbidden, "Only an admin of the family can manage its bank connections")
-		}
-		return next(c)
-	}
-}
+var requireAPIBankAdmin = requireAPIAdminOf("its bank connections")
 
 // apiBankView is the family's connection of :id; another family's is not found.
 func (a *app) apiBankView(c echo.Context) (*banksync.View, error) {

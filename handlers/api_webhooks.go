@@ -61,12 +61,18 @@ func webhookDeliveryJSON(d *webhooks.Delivery) WebhookDeliveryJSON {
 
 // requireAPIAdmin lets only the family's admins through: a webhook sends the family's events
 // wherever it points. Anyone else gets a 403 (the API's webhooks are documented, not hidden).
-func requireAPIAdmin(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if u := currentUser(c); u == nil || !u.IsAdmin() {
-			return apperr.New(apperr.Forbidden, "Only an admin of the family can manage its webhooks")
+var requireAPIAdmin = requireAPIAdminOf("its webhooks")
+
+// requireAPIAdminOf lets only the family's admins through to manage what; anyone else gets a
+// 403 naming it.
+func requireAPIAdminOf(what string) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			if u := currentUser(c); u == nil || !u.IsAdmin() {
+				return apperr.New(apperr.Forbidden, "Only an admin of the family can manage "+what)
+			}
+			return next(c)
 		}
-		return next(c)
 	}
 }
 
