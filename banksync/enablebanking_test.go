@@ -20,8 +20,8 @@ import (
 	"tally/banksync/fakeenablebanking"
 	"tally/config"
 	"tally/internal/apperr"
-	"tally/internal/apptest"
 	"tally/internal/db"
+	"tally/internal/mail"
 	"tally/internal/secrets"
 	"tally/internal/testkit"
 )
@@ -36,7 +36,15 @@ type ebEnv struct {
 	family uuid.UUID
 	user   uuid.UUID
 	now    time.Time
-	outbox *apptest.Outbox
+	outbox *outbox
+}
+
+// outbox keeps the mail the service sends.
+type outbox struct{ messages []mail.Message }
+
+func (o *outbox) Send(_ context.Context, m mail.Message) error {
+	o.messages = append(o.messages, m)
+	return nil
 }
 
 func ebDay(t time.Time, daysAgo int) string { return t.AddDate(0, 0, -daysAgo).Format(time.DateOnly) }
@@ -53,7 +61,7 @@ func newEBEnv(t *testing.T) *ebEnv {
 	fake.AddASPSP(fakeenablebanking.ASPSP{Name: "Testbank", Country: "DE"})
 	fake.AddASPSP(fakeenablebanking.ASPSP{Name: "App Bank", Country: "DE", Decoupled: true})
 	now := time.Now().UTC().Truncate(time.Second)
-	e := &ebEnv{t: t, db: d, fake: fake, now: now, outbox: &apptest.Outbox{}}
+	e := &ebEnv{t: t, db: d, fake: fake, now: now, outbox: &outbox{}}
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	e.family, e.user = u.FamilyID, u.ID
 	client := &banksync.Client{AllowInsecure: true, HTTP: &http.Client{Timeout: 5 * time.Second}, Sleep: func(context.Context, time.Duration) error { return nil }}
@@ -368,8 +376,8 @@ func TestEnableBankingDecoupledBankAndFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if e.outbox.Count() != 1 || !strings.Contains(e.outbox.Messages[0].Subject, "in 7 days") {
-		t.Fatalf("%d notices after the first week's runs", e.outbox.Count())
+	if len(e.outbox.messages) != 1 || !strings.Contains(e.outbox.messages[0].Subject, "in 7 days") {
+		t.Fatalf("%d notices after the first week's runs", len(e.outbox.messages))
 	}
 	e.now = e.now.Add(5*24*time.Hour + time.Hour)
 	for range 2 {
@@ -377,8 +385,8 @@ func TestEnableBankingDecoupledBankAndFaults(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if e.outbox.Count() != 2 || !strings.Contains(e.outbox.Messages[1].Subject, "tomorrow") {
-		t.Fatalf("%d notices after the last day's runs", e.outbox.Count())
+	if len(e.outbox.messages) != 2 || !strings.Contains(e.outbox.messages[1].Subject, "tomorrow") {
+		t.Fatalf("%d notices after the last day's runs", len(e.outbox.messages))
 	}
 }
 
