@@ -296,6 +296,16 @@ func TestEnableBankingSyncsAGermanBankExactly(t *testing.T) {
 	if _, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), ""); err != nil {
 		t.Fatal(err)
 	}
+	// The bank list was asked for once: the renewal read it from the day's copy.
+	lists := 0
+	for _, r := range e.fake.Requests() {
+		if r.Path == "/aspsps" {
+			lists++
+		}
+	}
+	if lists != 1 {
+		t.Fatalf("%d requests for the bank list, want 1 a day", lists)
+	}
 	// The state works once.
 	if _, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), ""); err == nil || !strings.Contains(err.Error(), "not one Tally is waiting for") {
 		t.Fatalf("a used state: %v", err)
