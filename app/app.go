@@ -72,7 +72,12 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, opts Options) (*App, err
 	if err != nil {
 		return nil, err
 	}
-	bank := newBank(cfg, d, log, keys)
+	if opts.Mailer == nil {
+		if opts.Mailer, err = mail.New(cfg.SMTPURL, cfg.MailFrom, log); err != nil {
+			return nil, err
+		}
+	}
+	bank := newBank(cfg, d, log, keys, opts.Mailer)
 	hooks := &webhooks.Service{DB: d, Keys: keys, Log: log, AllowInsecure: cfg.WebhooksAllowInsecure}
 	if opts.WebhookRetry != nil {
 		hooks.Retry = *opts.WebhookRetry
@@ -108,12 +113,6 @@ func (a *App) Probes() http.Handler { return handlers.Probes(a.DB, a.Jobs) }
 func (a *App) Handler() (*echo.Echo, error) {
 	cfg, d, log := a.Config, a.DB, a.Log
 	mailer := a.opts.Mailer
-	if mailer == nil {
-		var err error
-		if mailer, err = mail.New(cfg.SMTPURL, cfg.MailFrom, log); err != nil {
-			return nil, err
-		}
-	}
 	// Passkeys are bound to a domain name: with an IP address in APP_URL they are off.
 	rp, err := mfa.NewWebAuthn(cfg.AppURL)
 	if err != nil {
@@ -225,17 +224,26 @@ func ImportLimits(cfg config.Config) imports.Limits {
 	return imports.LimitsOf(cfg.ImportMaxRows, cfg.ImportMaxRecords, cfg.MaxConcurrentUploads)
 }
 
-// NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs.
+// NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs and
+// session ids, and the mailer of its consent notices.
 func NewBank(cfg config.Config, d *db.DB, log *slog.Logger) (*banksync.Service, error) {
 	keys, err := EncryptionKeys(cfg)
 	if err != nil {
 		return nil, err
 	}
-	return newBank(cfg, d, log, keys), nil
+	mailer, err := mail.New(cfg.SMTPURL, cfg.MailFrom, log)
+	if err != nil {
+		return nil, err
+	}
+	return newBank(cfg, d, log, keys, mailer), nil
 }
 
-func newBank(cfg config.Config, d *db.DB, log *slog.Logger, keys *secrets.Keys) *banksync.Service {
-	return &banksync.Service{DB: d, Keys: keys, Log: log, Client: &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}}
+// newBank syncs through SimpleFIN and, when configured, Enable Banking, over one HTTP client
+// (BANKSYNC_ALLOW_INSECURE governs both).
+func newBank(cfg config.Config, d *db.DB, log *slog.Logger, keys *secrets.Keys, mailer mail.Mailer) *banksync.Service {
+	client := &banksync.Client{AllowInsecure: cfg.BanksyncAllowInsecure}
+	return &banksync.Service{DB: d, Keys: keys, Log: log, Client: client, AppURL: cfg.AppURL, Mailer: mailer,
+		EB: &banksync.EBClient{BaseURL: cfg.EnableBankingAPIURL, AppID: cfg.EnableBankingAppID, Key: cfg.EnableBankingKey.Key, Transport: client}}
 }
 
 // newOAuth builds the authorization server, its HMAC key derived from SECRET_KEY_BASE.

@@ -13,7 +13,7 @@ import (
 	"tally/models"
 )
 
-// View is a connection as its pages show it: never with its access URL.
+// View is a connection as its pages show it: never with its access URL or session id.
 type View struct {
 	Connection
 	Accounts []BankAccount
@@ -28,7 +28,7 @@ func notFound() error { return apperr.New(apperr.NotFound, "Bank connection not 
 // List returns the family's connections with their accounts.
 func (s *Service) List(ctx context.Context, familyID uuid.UUID) ([]View, error) {
 	var conns []Connection
-	if err := s.DB.NewSelect().Model(&conns).ExcludeColumn("access_url").Where("family_id = ?", familyID).Order("created_at").Scan(ctx); err != nil {
+	if err := s.DB.NewSelect().Model(&conns).ExcludeColumn("access_url", "session_id").Where("family_id = ?", familyID).Order("created_at").Scan(ctx); err != nil {
 		return nil, err
 	}
 	loc, err := s.location(ctx, familyID)
@@ -49,7 +49,7 @@ func (s *Service) List(ctx context.Context, familyID uuid.UUID) ([]View, error) 
 // Get returns the family's connection; another family's is not found.
 func (s *Service) Get(ctx context.Context, familyID, id uuid.UUID) (*View, error) {
 	var c Connection
-	err := s.DB.NewSelect().Model(&c).ExcludeColumn("access_url").Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
+	err := s.DB.NewSelect().Model(&c).ExcludeColumn("access_url", "session_id").Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
 	if db.IsNoRows(err) {
 		return nil, notFound()
 	}
@@ -190,8 +190,10 @@ func (s *Service) UpdateSettings(ctx context.Context, familyID, id uuid.UUID, se
 // Reconnect claims a new setup token for a connection the provider stopped accepting, and
 // keeps its linked accounts: the access URL is replaced in place.
 func (s *Service) Reconnect(ctx context.Context, familyID, id uuid.UUID, token string) error {
-	if _, err := s.Get(ctx, familyID, id); err != nil {
+	if v, err := s.Get(ctx, familyID, id); err != nil {
 		return err
+	} else if v.Provider != ProviderSimpleFIN {
+		return apperr.New(apperr.Invalid, "A European bank's connection is renewed at the bank, not with a setup token.")
 	}
 	access, err := s.claim(ctx, token)
 	if err != nil {
@@ -207,17 +209,25 @@ func (s *Service) Reconnect(ctx context.Context, familyID, id uuid.UUID, token s
 }
 
 // Delete removes the connection. Its linked accounts stay, as manual accounts with all their
-// entries: their balance is the family's to keep from now on.
+// entries: their balance is the family's to keep from now on. An Enable Banking session is
+// closed at the provider.
 func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
-	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+	var session string
+	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		// The connection's lock first, as a sync's writes take it: a sync running now finishes
 		// before the accounts are let go, rather than the two deadlocking on their rows.
-		var locked []uuid.UUID
-		if err := tx.NewRaw("SELECT id FROM bank_connections WHERE id = ? AND family_id = ? FOR UPDATE", id, familyID).Scan(ctx, &locked); err != nil {
+		var locked []struct {
+			ID        uuid.UUID `bun:"id"`
+			SessionID *string   `bun:"session_id"`
+		}
+		if err := tx.NewRaw("SELECT id, session_id FROM bank_connections WHERE id = ? AND family_id = ? FOR UPDATE", id, familyID).Scan(ctx, &locked); err != nil && !db.IsNoRows(err) {
 			return err
 		}
 		if len(locked) == 0 {
 			return notFound()
+		}
+		if locked[0].SessionID != nil {
+			session = *locked[0].SessionID
 		}
 		if _, err := tx.NewRaw(`UPDATE accounts a SET source = NULL, external_id = NULL, updated_at = now()
 			FROM bank_accounts b WHERE b.account_id = a.id AND b.connection_id = ?`, id).Exec(ctx); err != nil {
@@ -226,4 +236,9 @@ func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
 		_, err := tx.NewRaw("DELETE FROM bank_connections WHERE id = ?", id).Exec(ctx)
 		return err
 	})
+	if err != nil {
+		return err
+	}
+	s.deleteSession(context.WithoutCancel(ctx), session)
+	return nil
 }

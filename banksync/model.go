@@ -12,30 +12,47 @@ import (
 const (
 	StatusGood       = "good"
 	StatusNeedsToken = "needs_token" // the provider refused the access URL: paste a new setup token
+	// StatusNeedsRenewal is an Enable Banking connection whose consent ended or was revoked:
+	// a new authorisation at the same bank renews it.
+	StatusNeedsRenewal = "needs_renewal"
+)
+
+// Providers.
+const (
+	ProviderSimpleFIN     = "simplefin"
+	ProviderEnableBanking = "enable_banking"
 )
 
 // Connection is one claimed access URL of a family.
 type Connection struct {
 	bun.BaseModel `bun:"table:bank_connections,alias:bc"`
 
-	ID             uuid.UUID  `bun:"id,pk,type:uuid"`
-	FamilyID       uuid.UUID  `bun:"family_id,type:uuid"`
-	Name           string     `bun:"name"`
-	AccessURL      string     `bun:"access_url"` // encrypted in the table, plain in memory
-	Status         string     `bun:"status"`
-	IncludePending bool       `bun:"include_pending"`
-	Protocol       int        `bun:"protocol"`
-	HistoryDays    int        `bun:"history_days"`
-	SyncMinute     int        `bun:"sync_minute"`
-	LastSyncedAt   *time.Time `bun:"last_synced_at"`
-	LastAttemptAt  *time.Time `bun:"last_attempt_at"`
-	PausedUntil    *time.Time `bun:"paused_until"`
-	LastError      *string    `bun:"last_error"`
-	RequestsOn     *time.Time `bun:"requests_on,type:date"`
-	RequestsToday  int        `bun:"requests_today"`
-	LastStats      Stats      `bun:"last_stats,type:jsonb"`
-	CreatedAt      time.Time  `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt      time.Time  `bun:"updated_at,nullzero,default:now()"`
+	ID        uuid.UUID `bun:"id,pk,type:uuid"`
+	FamilyID  uuid.UUID `bun:"family_id,type:uuid"`
+	Name      string    `bun:"name"`
+	Provider  string    `bun:"provider"`
+	AccessURL string    `bun:"access_url,nullzero"` // SimpleFIN's; encrypted in the table, plain in memory
+	SessionID string    `bun:"session_id,nullzero"` // Enable Banking's; encrypted in the table, plain in memory
+	// ASPSPName and ASPSPCountry name an Enable Banking connection's bank.
+	ASPSPName        string     `bun:"aspsp_name,nullzero"`
+	ASPSPCountry     string     `bun:"aspsp_country,nullzero"`
+	ConsentExpiresAt *time.Time `bun:"consent_expires_at"`
+	// ConsentNoticeDays is the last consent notice mailed (7 or 1 days before its end).
+	ConsentNoticeDays *int       `bun:"consent_notice_days"`
+	Status            string     `bun:"status"`
+	IncludePending    bool       `bun:"include_pending"`
+	Protocol          int        `bun:"protocol"`
+	HistoryDays       int        `bun:"history_days"`
+	SyncMinute        int        `bun:"sync_minute"`
+	LastSyncedAt      *time.Time `bun:"last_synced_at"`
+	LastAttemptAt     *time.Time `bun:"last_attempt_at"`
+	PausedUntil       *time.Time `bun:"paused_until"`
+	LastError         *string    `bun:"last_error"`
+	RequestsOn        *time.Time `bun:"requests_on,type:date"`
+	RequestsToday     int        `bun:"requests_today"`
+	LastStats         Stats      `bun:"last_stats,type:jsonb"`
+	CreatedAt         time.Time  `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt         time.Time  `bun:"updated_at,nullzero,default:now()"`
 }
 
 // BankAccount is one of the provider's accounts under a connection.
@@ -52,6 +69,8 @@ type BankAccount struct {
 	AvailableBalance  *decimal.Decimal `bun:"available_balance,type:numeric"`
 	BalanceDate       *time.Time       `bun:"balance_date"`
 	Institution       string           `bun:"institution"`
+	IBAN              string           `bun:"iban,nullzero"`
+	AccountKey        string           `bun:"account_key,nullzero"`
 	AccountID         *uuid.UUID       `bun:"account_id,type:uuid"`
 	Skipped           bool             `bun:"skipped"`
 	Error             *string          `bun:"error"`
@@ -95,12 +114,33 @@ func (s *Stats) add(written upserts) {
 // SimpleFIN Bridge warns a token past 24 a day and may disable it.
 const DailyRequestBudget = 24
 
-// RequestsLeft is what remains of today's request budget at now.
+// DailyReadLimit is how many unattended reads of an account PSD2 lets a provider make in a
+// day. An Enable Banking sync reads every linked account once (its balances and all its
+// transaction pages), so it counts one against each.
+const DailyReadLimit = 4
+
+// Budget is the connection's daily budget: requests for SimpleFIN, reads for Enable Banking.
+func (c *Connection) Budget() int {
+	if c.Provider == ProviderEnableBanking {
+		return DailyReadLimit
+	}
+	return DailyRequestBudget
+}
+
+// RequestsLeft is what remains of today's budget at now.
 func (c *Connection) RequestsLeft(now time.Time) int {
 	if c.RequestsOn == nil || !sameDay(*c.RequestsOn, now) {
-		return DailyRequestBudget
+		return c.Budget()
 	}
-	return max(0, DailyRequestBudget-c.RequestsToday)
+	return max(0, c.Budget()-c.RequestsToday)
+}
+
+// Source is what the connection's entries and accounts carry as their source.
+func (c *Connection) Source() string {
+	if c.Provider == ProviderEnableBanking {
+		return SourceEnableBanking
+	}
+	return Source
 }
 
 func sameDay(a, b time.Time) bool {

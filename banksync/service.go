@@ -17,6 +17,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/mail"
 	"tally/internal/secrets"
 	"tally/models"
 	"tally/rules"
@@ -33,17 +34,29 @@ type Service struct {
 	// Events hears of syncs that end (bank_sync.completed, bank_sync.failed); nil tells
 	// nobody.
 	Events models.Notifier
+	// EB is the Enable Banking client; nil (or not Configured) leaves European banks out.
+	EB *EBClient
+	// AppURL is Tally's public URL: the bank sends people back to its callback, and the
+	// consent notices link to the bank connections page.
+	AppURL string
+	// Mailer sends the consent notices to the family's admins.
+	Mailer mail.Mailer
 }
 
 // accessURLColumn holds each connection's access URL, encrypted.
 var accessURLColumn = secrets.Column{Table: "bank_connections", Key: "id", Name: "access_url"}
 
+// sessionIDColumn holds each Enable Banking connection's session id, encrypted.
+var sessionIDColumn = secrets.Column{Table: "bank_connections", Key: "id", Name: "session_id"}
+
 // EncryptedColumns are this package's encrypted columns.
-var EncryptedColumns = []secrets.Column{accessURLColumn}
+var EncryptedColumns = []secrets.Column{accessURLColumn, sessionIDColumn}
 
 const (
-	// Source marks the entries and accounts the provider writes.
+	// Source marks the entries and accounts SimpleFIN writes.
 	Source = "simplefin"
+	// SourceEnableBanking marks the entries and accounts Enable Banking writes.
+	SourceEnableBanking = "enable_banking"
 	// window is the most one /accounts request spans.
 	window = 60 * 24 * time.Hour
 	// overlap is how far back a later sync reaches before the last one, for late postings.
@@ -66,6 +79,8 @@ const (
 	MsgPaymentRequired = "The provider says your subscription there needs payment. Renew it at the provider; Tally tries again at the next sync."
 	MsgAccountGone     = "The provider no longer reports this account. If your bank replaced it, link the new one and disconnect or skip this one."
 	MsgOverBudget      = "Today's requests to the provider are used up (SimpleFIN allows 24 a day per connection). The next sync runs tomorrow."
+	MsgOverReadLimit   = "Today's reads are used up: European rules (PSD2) let Tally read an account 4 times a day without you. The next sync runs tomorrow."
+	MsgNeedsRenewal    = "Your bank's consent has ended or was withdrawn. Renew it at your bank: your linked accounts and their history stay as they are."
 )
 
 // Connect claims a setup token and reads the provider's accounts (balances only), so that
@@ -80,7 +95,7 @@ func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string)
 	if err != nil {
 		return nil, err
 	}
-	c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, Name: "SimpleFIN connection", Status: StatusGood,
+	c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, Name: "SimpleFIN connection", Status: StatusGood, Provider: ProviderSimpleFIN,
 		HistoryDays: 90, SyncMinute: 360, LastStats: Stats{}, Protocol: protocolOf(ctx, s.Client, access)}
 	set, readErr := s.Client.Accounts(ctx, access, Query{Version2: c.Protocol == 2, BalancesOnly: true})
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
@@ -181,6 +196,10 @@ func userMessage(err error) string {
 	switch {
 	case errors.Is(err, ErrAccessRevoked):
 		return MsgNeedsToken
+	case errors.Is(err, ErrSessionExpired):
+		return MsgNeedsRenewal
+	case errors.Is(err, ErrOverReadLimit):
+		return MsgOverReadLimit
 	case errors.As(err, &rl):
 		return "The provider asked Tally to slow down: syncing resumes tomorrow."
 	case errors.Is(err, ErrOverBudget):
@@ -245,6 +264,13 @@ type Choice struct {
 // Link applies the family's choices for the connection's accounts.
 func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices []Choice) error {
 	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		c := new(Connection)
+		if err := tx.NewSelect().Model(c).Column("id", "provider").Where("id = ? AND family_id = ?", connID, familyID).Scan(ctx); err != nil {
+			if db.IsNoRows(err) {
+				return notFound()
+			}
+			return err
+		}
 		for _, ch := range choices {
 			ba := new(BankAccount)
 			if err := tx.NewSelect().Model(ba).Where("id = ? AND connection_id = ? AND family_id = ?", ch.BankAccountID, connID, familyID).
@@ -264,7 +290,7 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 				if err != nil {
 					return err
 				}
-				if err := s.link(ctx, tx, ba, acct.ID, acct.AccountableType); err != nil {
+				if err := s.link(ctx, tx, c, ba, acct.ID, acct.AccountableType); err != nil {
 					return err
 				}
 			case "new":
@@ -275,7 +301,7 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 				if err != nil {
 					return err
 				}
-				if err := s.link(ctx, tx, ba, acct.ID, ch.Type); err != nil {
+				if err := s.link(ctx, tx, c, ba, acct.ID, ch.Type); err != nil {
 					return err
 				}
 			default:
@@ -288,7 +314,7 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 
 // link points the provider account at a Tally account, whose balance the provider keeps
 // from now on.
-func (s *Service) link(ctx context.Context, tx db.Tx, ba *BankAccount, accountID uuid.UUID, accountType string) error {
+func (s *Service) link(ctx context.Context, tx db.Tx, c *Connection, ba *BankAccount, accountID uuid.UUID, accountType string) error {
 	if _, err := tx.NewRaw("UPDATE bank_accounts SET account_id = ?, skipped = false, updated_at = now() WHERE id = ?", accountID, ba.ID).Exec(ctx); err != nil {
 		if c, ok := apperr.UniqueViolation(err); ok && c == "bank_accounts_account_id_key" {
 			return apperr.New(apperr.Invalid, "That Tally account is already linked to another bank account.")
@@ -296,7 +322,7 @@ func (s *Service) link(ctx context.Context, tx db.Tx, ba *BankAccount, accountID
 		return err
 	}
 	q := "UPDATE accounts SET source = ?, external_id = ?, updated_at = now()"
-	args := []any{Source, ba.ProviderAccountID}
+	args := []any{c.Source(), ba.ProviderAccountID}
 	if ba.Balance != nil {
 		q += ", balance = ?, cash_balance = ?"
 		b := tallyBalance(accountType, *ba.Balance)
@@ -328,7 +354,7 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		return nil, err
 	}
 	now := s.now().UTC()
-	if c.Status == StatusNeedsToken || (c.PausedUntil != nil && c.PausedUntil.After(now)) {
+	if c.Status == StatusNeedsToken || c.Status == StatusNeedsRenewal || (c.PausedUntil != nil && c.PausedUntil.After(now)) {
 		return &Stats{}, nil
 	}
 	from := now.Add(-time.Duration(c.HistoryDays) * 24 * time.Hour)
@@ -342,48 +368,24 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		}
 	}
 	stats := &Stats{Accounts: len(ids)}
-	// end-date is exclusive and the provider's clock may be ahead: reach a day past now.
-	spans := windows(from, now.Add(24*time.Hour))
-	planned := 1
-	if len(ids) > 0 {
-		planned = len(spans)
-	}
-	if left := c.RequestsLeft(now); planned > left {
-		return stats, s.failed(ctx, c, now, stats, ErrOverBudget)
-	}
-	// Every window is read before anything is written: a failure half way writes nothing.
+	// Every read happens before anything is written: a failure half way writes nothing.
 	var sets []*AccountSet
-	var callErr error
-	if len(ids) == 0 {
-		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, BalancesOnly: true})
-		stats.Requests++
-		callErr = err
-		if set != nil {
-			sets = append(sets, set)
-		}
-	} else {
-		for _, w := range spans {
-			start, end := w[0], w[1]
-			set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, Start: &start, End: &end, Pending: c.IncludePending, Accounts: ids})
-			stats.Requests++
-			if err != nil {
-				callErr = err
-				break
-			}
-			sets = append(sets, set)
-		}
-	}
-	// A linked account missing from the answers was dropped, re-issued under a new id, or
-	// failed: one look at the whole account list tells which, and finds a new id to link.
 	var discovery *AccountSet
-	if callErr == nil && len(ids) > 0 && missing(ids, sets) && c.RequestsLeft(now) > planned {
-		discovery, callErr = s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, BalancesOnly: true})
-		stats.Requests++
-		if discovery != nil {
-			sets = append(sets, discovery)
-		}
+	var callErr error
+	if c.Provider == ProviderEnableBanking {
+		sets, err = s.readEnableBanking(ctx, c, accounts, from, now, stats)
+	} else {
+		sets, discovery, err = s.readSimpleFIN(ctx, c, ids, from, now, stats)
 	}
-	if err := s.countRequests(ctx, c.ID, now, stats.Requests); err != nil {
+	if errors.Is(err, ErrOverBudget) || errors.Is(err, ErrOverReadLimit) {
+		return stats, s.failed(ctx, c, now, stats, err)
+	}
+	callErr = err
+	used := stats.Requests
+	if c.Provider == ProviderEnableBanking {
+		used = min(1, stats.Requests) // one read of each account, however many pages
+	}
+	if err := s.countRequests(ctx, c.ID, now, used); err != nil {
 		return stats, err
 	}
 	if callErr != nil {
@@ -428,7 +430,7 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 			if ba.AccountID == nil {
 				continue
 			}
-			if err := s.syncAccount(ctx, tx, ba, sets, from, now, stats); err != nil {
+			if err := s.syncAccount(ctx, tx, c.Source(), ba, sets, from, now, stats); err != nil {
 				return fmt.Errorf("sync %s: %w", ba.Name, err)
 			}
 		}
@@ -459,6 +461,48 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		}
 	}
 	return stats, err
+}
+
+// readSimpleFIN reads the linked accounts (ids) from from to now, in windows of at most 60
+// days, or only the balances when none is linked. discovery is the whole account list, read
+// when a linked account is missing from the answers.
+func (s *Service) readSimpleFIN(ctx context.Context, c *Connection, ids []string, from, now time.Time, stats *Stats) (sets []*AccountSet, discovery *AccountSet, err error) {
+	// end-date is exclusive and the provider's clock may be ahead: reach a day past now.
+	spans := windows(from, now.Add(24*time.Hour))
+	planned := 1
+	if len(ids) > 0 {
+		planned = len(spans)
+	}
+	if left := c.RequestsLeft(now); planned > left {
+		return nil, nil, ErrOverBudget
+	}
+	if len(ids) == 0 {
+		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, BalancesOnly: true})
+		stats.Requests++
+		if set != nil {
+			sets = append(sets, set)
+		}
+		return sets, nil, err
+	}
+	for _, w := range spans {
+		start, end := w[0], w[1]
+		set, err := s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, Start: &start, End: &end, Pending: c.IncludePending, Accounts: ids})
+		stats.Requests++
+		if err != nil {
+			return sets, nil, err
+		}
+		sets = append(sets, set)
+	}
+	// A linked account missing from the answers was dropped, re-issued under a new id, or
+	// failed: one look at the whole account list tells which, and finds a new id to link.
+	if missing(ids, sets) && c.RequestsLeft(now) > planned {
+		discovery, err = s.Client.Accounts(ctx, c.AccessURL, Query{Version2: c.Protocol == 2, BalancesOnly: true})
+		stats.Requests++
+		if discovery != nil {
+			sets = append(sets, discovery)
+		}
+	}
+	return sets, discovery, err
 }
 
 // retried reports whether a sync that ended with err runs again at once (the worker stopped,
@@ -549,6 +593,8 @@ func (s *Service) failed(ctx context.Context, c *Connection, now time.Time, stat
 	switch {
 	case errors.Is(err, ErrAccessRevoked):
 		status = StatusNeedsToken
+	case errors.Is(err, ErrSessionExpired):
+		status = StatusNeedsRenewal
 	case errors.As(err, &rl):
 		t := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 		paused = &t
@@ -574,13 +620,11 @@ func (s *Service) load(ctx context.Context, connID uuid.UUID) (*Connection, []Ba
 	if err := s.DB.NewSelect().Model(c).Where("id = ?", connID).Scan(ctx); err != nil {
 		return nil, nil, err
 	}
-	plain, _, err := s.Keys.Decrypt(c.AccessURL, accessURLColumn.Context())
-	if err != nil {
+	if err := s.decryptCredentials(c); err != nil {
 		return nil, nil, err
 	}
-	c.AccessURL = plain
 	var accounts []BankAccount
-	err = s.DB.NewSelect().Model(&accounts).Where("connection_id = ?", connID).Order("name").Scan(ctx)
+	err := s.DB.NewSelect().Model(&accounts).Where("connection_id = ?", connID).Order("name").Scan(ctx)
 	return c, accounts, err
 }
 
@@ -596,7 +640,7 @@ type existing struct {
 }
 
 // syncAccount writes one linked account's balance and transactions from the sets read.
-func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, sets []*AccountSet, from, now time.Time, stats *Stats) error {
+func (s *Service) syncAccount(ctx context.Context, tx db.Tx, source string, ba BankAccount, sets []*AccountSet, from, now time.Time, stats *Stats) error {
 	acct, err := models.AccountByID(ctx, tx, ba.FamilyID, *ba.AccountID)
 	if err != nil {
 		return err
@@ -636,7 +680,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 		if latest.BalanceDate != nil {
 			day = *latest.BalanceDate
 		}
-		if err := models.StateBalance(ctx, tx, acct, day.UTC().Truncate(24*time.Hour), b, Source, "Balance reported by the bank"); err != nil {
+		if err := models.StateBalance(ctx, tx, acct, day.UTC().Truncate(24*time.Hour), b, source, "Balance reported by the bank"); err != nil {
 			return err
 		}
 	}
@@ -650,7 +694,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 	var old []existing
 	// Their names are the bank's text, whatever a rule or a person renamed.
 	if err := tx.NewRaw(`SELECT id, external_id, date, amount, coalesce(original_name, name) AS name, notes, pending FROM entries
-		WHERE account_id = ? AND source = ? AND kind = 'transaction' AND date >= ?`, acct.ID, Source, from.AddDate(0, 0, -pendingMatchDays)).
+		WHERE account_id = ? AND source = ? AND kind = 'transaction' AND date >= ?`, acct.ID, source, from.AddDate(0, 0, -pendingMatchDays)).
 		Scan(ctx, &old); err != nil {
 		return err
 	}
@@ -728,7 +772,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, ba BankAccount, set
 					CASE WHEN 'notes' = ANY (entries.locked_fields) THEN excluded.notes ELSE entries.notes END)
 				IS DISTINCT FROM (excluded.amount, excluded.date, excluded.name, excluded.pending, excluded.notes)
 			RETURNING id, (xmax = 0) AS inserted`,
-			acct.FamilyID, acct.ID, acct.Currency, Source, pgdialect.Array(ids), pgdialect.Array(exts), pgdialect.Array(dates),
+			acct.FamilyID, acct.ID, acct.Currency, source, pgdialect.Array(ids), pgdialect.Array(exts), pgdialect.Array(dates),
 			pgdialect.Array(amounts), pgdialect.Array(names), pgdialect.Array(notes), pgdialect.Array(pend)).Scan(ctx, &written)
 		if err != nil && !db.IsNoRows(err) {
 			return err

@@ -85,6 +85,14 @@ type Config struct {
 	// BanksyncAllowInsecure lets bank connections use plain http and private or loopback
 	// hosts (BANKSYNC_ALLOW_INSECURE): for tests and a local fake provider only.
 	BanksyncAllowInsecure bool
+	// EnableBankingAppID is the Enable Banking application's id (ENABLE_BANKING_APP_ID); ""
+	// leaves European bank sync out.
+	EnableBankingAppID string
+	// EnableBankingKey is the application's private key, read once at start from
+	// ENABLE_BANKING_PRIVATE_KEY_FILE or ENABLE_BANKING_PRIVATE_KEY. It prints as [redacted].
+	EnableBankingKey PrivateKey
+	// EnableBankingAPIURL is the provider's API (ENABLE_BANKING_API_URL, default production).
+	EnableBankingAPIURL string
 	// WebhooksAllowInsecure lets webhook endpoints be on a loopback address, over plain http
 	// too (WEBHOOKS_ALLOW_INSECURE): for development and tests only. Private and link-local
 	// addresses stay refused.
@@ -308,6 +316,7 @@ func Load(getenv func(string) string) (Config, error) {
 			c.AuditArchiveURL = (&url.URL{Scheme: "file", Path: filepath.ToSlash(abs)}).String()
 		}
 	}
+	errs = append(errs, c.loadEnableBanking(getenv)...)
 	c.ExchangeRatesURL = strings.TrimSpace(getenv("EXCHANGE_RATES_URL"))
 	return c, errors.Join(errs...)
 }

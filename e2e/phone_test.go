@@ -9,6 +9,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"tally/app/apptest"
+	"tally/banksync/fakeenablebanking"
 	"tally/models"
 	"tally/testkit"
 )
@@ -18,7 +19,10 @@ import (
 func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 	t.Helper()
 	ctx := newTab(t)
-	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
+	fake := fakeenablebanking.NewTest(t)
+	fake.AddASPSP(fakeenablebanking.ASPSP{Name: "Testbank", Country: "DE"})
+	srv := startServer(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true",
+		"ENABLE_BANKING_APP_ID": fake.AppID, "ENABLE_BANKING_PRIVATE_KEY": fake.PrivateKeyPEM(), "ENABLE_BANKING_API_URL": fake.URL}})
 	bg := context.Background()
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
 	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Everyday checking account with a long name", "Depository", "1234.56").ID
@@ -37,6 +41,7 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
 		"/categories", "/tags", "/merchants", "/reports/spending",
 		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
+		"/settings/bank_connections/europe?country=DE",
 		"/settings/export", "/settings/family", "/settings/exchange_rates", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
 	}
 	return ctx, srv, pages

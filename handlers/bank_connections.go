@@ -2,6 +2,7 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -30,6 +31,10 @@ func (a *app) bankRoutes(g *echo.Group) {
 	b.POST("/:id/settings", a.bankSettings)
 	b.POST("/:id/reconnect", a.bankReconnect)
 	b.POST("/:id/delete", a.bankDelete)
+	b.GET("/europe", a.bankEurope)
+	b.POST("/europe", a.bankEuropeStart)
+	b.GET("/authorizations/:id", a.bankAuthorization)
+	b.POST("/:id/renew", a.bankRenew)
 }
 
 func (a *app) banksIndex(c echo.Context) error { return a.renderBanks(c, http.StatusOK, nil) }
@@ -112,6 +117,16 @@ func (a *app) bankLinkPage(c echo.Context) error {
 			free = append(free, acct)
 		}
 	}
+	// An IBAN a statement import already knows preselects its account.
+	for i, ch := range choices {
+		known, err := a.Bank.KnownAccount(ctx, v.FamilyID, ch.Account.IBAN)
+		if err != nil {
+			return err
+		}
+		if known != nil && slices.ContainsFunc(free, func(acct models.Account) bool { return acct.ID == *known }) {
+			choices[i].Known = known.String()
+		}
+	}
 	return a.render(c, http.StatusOK, views.BankLinkPage(views.BankLink{Connection: *v, Choices: choices, Accounts: free}))
 }
 
@@ -173,7 +188,7 @@ func (a *app) bankSyncNow(c echo.Context) error {
 		return err
 	}
 	if v.RequestsLeft(time.Now()) == 0 {
-		a.flash(c, "error", banksync.MsgOverBudget)
+		a.flash(c, "error", overBudgetMessage(&v.Connection))
 		return redirect(c, "/settings/bank_connections")
 	}
 	queued, err := a.BankQueue.EnqueueSync(c.Request().Context(), v.ID)
@@ -186,6 +201,14 @@ func (a *app) bankSyncNow(c echo.Context) error {
 		a.flash(c, "success", "A sync of this connection is already running.")
 	}
 	return redirect(c, "/settings/bank_connections")
+}
+
+// overBudgetMessage says that the connection's budget for the day is spent.
+func overBudgetMessage(c *banksync.Connection) string {
+	if c.Provider == banksync.ProviderEnableBanking {
+		return banksync.MsgOverReadLimit
+	}
+	return banksync.MsgOverBudget
 }
 
 // bankSettings is POST /settings/bank_connections/:id/settings.

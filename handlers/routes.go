@@ -57,6 +57,12 @@ func (a *app) routes(e *echo.Echo) {
 		web.POST("/sso/link", a.ssoLinkConfirm, a.rateLimit("login", loginRule))
 	}
 
+	// The bank sends the person back here from Enable Banking, in whatever browser finished
+	// the approval: its state, single use and unguessable, stands for the session.
+	if a.Bank != nil {
+		web.GET("/bank_connections/enable_banking/callback", a.bankCallback)
+	}
+
 	signedIn := web.Group("", a.requireUser, a.requireEnrolment)
 	signedIn.GET("/", a.dashboard)
 	signedIn.GET("/reports/spending", a.spendingReport)
@@ -202,6 +208,14 @@ func (a *app) routes(e *echo.Echo) {
 	api.GET("/import_sessions/:id", a.apiSessionShow, requireScope(models.ScopeRead))
 	api.POST("/import_sessions/:id/chunks", a.apiSessionChunk, requireScope(models.ScopeReadWrite))
 	api.POST("/import_sessions/:id/publish", a.apiSessionPublish, requireScope(models.ScopeReadWrite))
+	// Bank connections hold the family's bank access: family admins only.
+	api.GET("/bank_connections", a.apiBankConnections, requireScope(models.ScopeRead), requireAPIBankAdmin)
+	api.POST("/bank_connections", a.apiBankConnectionCreate, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
+	api.GET("/bank_connections/:id", a.apiBankConnectionShow, requireScope(models.ScopeRead), requireAPIBankAdmin)
+	api.DELETE("/bank_connections/:id", a.apiBankConnectionDelete, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
+	api.PATCH("/bank_connections/:id/accounts/:uid", a.apiBankAccountLink, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
+	api.POST("/bank_connections/:id/sync", a.apiBankConnectionSync, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
+	api.POST("/bank_connections/:id/renew", a.apiBankConnectionRenew, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
 	// Webhooks send the family's events wherever they point: family admins only.
 	api.GET("/webhooks", a.apiWebhooks, requireScope(models.ScopeRead), requireAPIAdmin)
 	api.POST("/webhooks", a.apiWebhookCreate, requireScope(models.ScopeReadWrite), requireAPIAdmin)

@@ -91,16 +91,39 @@ func (w *bankScheduleWorker) Work(ctx context.Context, _ *river.Job[BankSchedule
 	return nil
 }
 
-// bankJobs registers the bank sync workers and the schedule that queues due syncs.
+// BankConsentNoticesArgs mails the admins of European connections whose consent ends soon.
+type BankConsentNoticesArgs struct{}
+
+// Kind names the job.
+func (BankConsentNoticesArgs) Kind() string { return "bank_consent_notices" }
+
+type bankConsentNoticesWorker struct {
+	river.WorkerDefaults[BankConsentNoticesArgs]
+	svc *banksync.Service
+}
+
+// Work sends the notices that are due (banksync.Service.SendConsentNotices): each once per
+// consent, so that running it every hour mails nobody twice.
+func (w *bankConsentNoticesWorker) Work(ctx context.Context, _ *river.Job[BankConsentNoticesArgs]) error {
+	_, err := w.svc.SendConsentNotices(ctx)
+	return err
+}
+
+// bankJobs registers the bank sync workers, the schedule that queues due syncs and the
+// hourly consent notices.
 func bankJobs(workers *river.Workers, log *slog.Logger, svc *banksync.Service, client func() *Client) []*river.PeriodicJob {
 	if svc == nil {
 		return nil
 	}
 	river.AddWorker(workers, &bankSyncWorker{svc: svc, log: log})
 	river.AddWorker(workers, &bankScheduleWorker{svc: svc, client: client})
+	river.AddWorker(workers, &bankConsentNoticesWorker{svc: svc})
 	return []*river.PeriodicJob{river.NewPeriodicJob(river.PeriodicInterval(5*time.Minute),
 		func() (river.JobArgs, *river.InsertOpts) { return BankScheduleArgs{}, nil },
-		&river.PeriodicJobOpts{ID: "bank_sync_schedule", RunOnStart: true})}
+		&river.PeriodicJobOpts{ID: "bank_sync_schedule", RunOnStart: true}),
+		river.NewPeriodicJob(river.PeriodicInterval(time.Hour),
+			func() (river.JobArgs, *river.InsertOpts) { return BankConsentNoticesArgs{}, nil },
+			&river.PeriodicJobOpts{ID: "bank_consent_notices", RunOnStart: true})}
 }
 
 // BankEnqueuer queues bank syncs for the web pages.

@@ -1,0 +1,152 @@
+package handlers
+
+import (
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+
+	"tally/banksync"
+	"tally/internal/apperr"
+	"tally/views"
+)
+
+// msgEuropeOff is the page's sentence when the operator has not set Enable Banking up.
+const msgEuropeOff = "European bank sync is not set up on this Tally: its operator registers an Enable Banking application and sets ENABLE_BANKING_APP_ID and its private key (see the README)."
+
+// bankEurope is GET /settings/bank_connections/europe: the country, then its banks.
+func (a *app) bankEurope(c echo.Context) error {
+	return a.renderEurope(c, http.StatusOK, c.QueryParam("country"), nil)
+}
+
+func (a *app) renderEurope(c echo.Context, status int, country string, form *views.Form) error {
+	p := views.BankEurope{Country: country, Form: form}
+	if !a.Bank.EnableBankingOn() {
+		p.Country, p.Off = "", msgEuropeOff
+		return a.render(c, status, views.BankEuropePage(p))
+	}
+	if country != "" {
+		banks, err := a.Bank.ASPSPs(c.Request().Context(), country)
+		if err != nil {
+			return a.refuseTo(c, "/settings/bank_connections/europe", err)
+		}
+		p.Banks = banks
+	}
+	return a.render(c, status, views.BankEuropePage(p))
+}
+
+// bankEuropeStart is POST /settings/bank_connections/europe: off to the bank, or to the page
+// that waits for a bank that approves in its app.
+func (a *app) bankEuropeStart(c echo.Context) error {
+	form := formOf(c, "aspsp", "days")
+	days, err := strconv.Atoi(c.FormValue("days"))
+	if err != nil && c.FormValue("days") != "" {
+		days = -1 // refused by Start, with the field named
+	}
+	u := currentUser(c)
+	auth, err := a.Bank.Start(c.Request().Context(), u.FamilyID, u.ID, banksync.StartInput{Country: c.FormValue("country"),
+		ASPSP: c.FormValue("aspsp"), Days: days})
+	if err != nil {
+		if status, ok := withError(form, err); ok {
+			return a.renderEurope(c, status, c.FormValue("country"), form)
+		}
+		return err
+	}
+	return a.toBank(c, auth)
+}
+
+// toBank sends the browser to the bank's authorisation page, or, for a bank that approves in
+// its own app, to the page that waits for it.
+func (a *app) toBank(c echo.Context, auth *banksync.Authorization) error {
+	if auth.Decoupled {
+		return redirect(c, "/settings/bank_connections/authorizations/"+auth.ID.String())
+	}
+	return c.Redirect(http.StatusSeeOther, auth.AuthorizationURL)
+}
+
+// bankRenew is POST /settings/bank_connections/:id/renew: a new consent at the same bank.
+func (a *app) bankRenew(c echo.Context) error {
+	v, err := a.bankView(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	auth, err := a.Bank.Renew(c.Request().Context(), u.FamilyID, u.ID, v.ID)
+	if err != nil {
+		return a.refuseTo(c, "/settings/bank_connections", err)
+	}
+	return a.toBank(c, auth)
+}
+
+// bankAuthorization is GET /settings/bank_connections/authorizations/:id: it waits for a
+// bank that approves in its app, polled by htmx, and moves on once the session exists.
+func (a *app) bankAuthorization(c echo.Context) error {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return apperr.New(apperr.NotFound, "Authorisation not found")
+	}
+	auth, err := a.Bank.GetAuthorization(c.Request().Context(), currentUser(c).FamilyID, id)
+	if err != nil {
+		return err
+	}
+	if auth.Done() && auth.Error == nil {
+		return a.bankAuthorizationDone(c, auth)
+	}
+	if auth.Error == nil && time.Now().After(auth.ExpiresAt) {
+		msg := banksync.MsgStateUnknown
+		auth.Error = &msg
+	}
+	if isHTMX(c) {
+		if auth.Error != nil {
+			return redirect(c, c.Request().URL.Path) // the whole page, to say why
+		}
+		return c.NoContent(http.StatusNoContent)
+	}
+	return a.render(c, http.StatusOK, views.BankAuthorizationPage(*auth, c.Request().URL.Path))
+}
+
+// bankCallback is GET /bank_connections/enable_banking/callback, where the bank sends the
+// person back. The state alone identifies the connection, so that an approval finished on a
+// phone or in another browser completes it: a browser signed in to the family goes on to
+// link the accounts, any other is told to go back where it started.
+func (a *app) bankCallback(c echo.Context) error {
+	q := c.QueryParams()
+	ctx := c.Request().Context()
+	auth, err := a.Bank.Complete(ctx, q.Get("state"), q.Get("code"), q.Get("error"))
+	u := currentUser(c)
+	mine := u != nil && u.IsAdmin() && auth != nil && u.FamilyID == auth.FamilyID
+	if err != nil {
+		e := apperr.As(err)
+		if e == nil || e.Code == apperr.Internal {
+			return err
+		}
+		// A refusal names no family's data, so any signed-in admin sees it on their page.
+		if u != nil && u.IsAdmin() {
+			a.flash(c, "error", e.Message)
+			return redirect(c, "/settings/bank_connections")
+		}
+		return a.render(c, statusOf(e.Code), views.BankCallbackPage(false, e.Message))
+	}
+	if auth.Renewal {
+		if _, err := a.BankQueue.EnqueueSync(ctx, *auth.ConnectionID); err != nil {
+			return err
+		}
+	}
+	if !mine {
+		return a.render(c, http.StatusOK, views.BankCallbackPage(true, ""))
+	}
+	return a.bankAuthorizationDone(c, auth)
+}
+
+// bankAuthorizationDone sends a finished authorisation's browser on: to link the accounts,
+// or back to the connections after a renewal.
+func (a *app) bankAuthorizationDone(c echo.Context, auth *banksync.Authorization) error {
+	if auth.Renewal {
+		a.flash(c, "success", "Renewed: syncing again.")
+		return redirect(c, "/settings/bank_connections")
+	}
+	a.flash(c, "success", "Connected. Choose what each of your bank's accounts becomes in Tally.")
+	return redirect(c, "/settings/bank_connections/"+auth.ConnectionID.String()+"/link")
+}

@@ -1,0 +1,321 @@
+package handlers_test
+
+import (
+	"context"
+
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/PuerkitoBio/goquery"
+
+	"tally/app"
+	"tally/app/apptest"
+	"tally/banksync"
+	"tally/banksync/fakeenablebanking"
+	"tally/models"
+	"tally/testkit"
+)
+
+// europeEnv is a family admin signed in to a Tally whose Enable Banking is the fake, with a
+// German bank of two accounts and a bank that approves in its app.
+func europeEnv(t *testing.T) (*apptest.Server, *testkit.Client, *fakeenablebanking.Server, *models.User) {
+	t.Helper()
+	fake := fakeenablebanking.NewTest(t)
+	fake.AddASPSP(fakeenablebanking.ASPSP{Name: "Testbank", Country: "DE"})
+	fake.AddASPSP(fakeenablebanking.ASPSP{Name: "App Bank", Country: "DE", Decoupled: true})
+	today := time.Now().UTC().Format(time.DateOnly)
+	fake.AddAccount("Testbank", fakeenablebanking.Account{Key: "giro", IBAN: "DE89370400440532013000", Name: "Girokonto", Currency: "EUR",
+		Balances: map[string]string{"CLBD": "1000.00"},
+		Transactions: []fakeenablebanking.Transaction{
+			{EntryReference: "E1", Amount: "12.50", Indicator: "DBIT", Status: "BOOK", BookingDate: today, Creditor: &fakeenablebanking.Party{Address: []string{"Bäckerei Schmidt"}}},
+			{Amount: "-30.00", Status: "PDNG", Creditor: &fakeenablebanking.Party{Name: "Tankstelle Nord"}},
+		}})
+	fake.AddAccount("Testbank", fakeenablebanking.Account{Key: "savings", IBAN: "DE02120300000000202051", Name: "Tagesgeld", Currency: "EUR",
+		Balances: map[string]string{"ITBD": "5000.00"}})
+	fake.AddAccount("App Bank", fakeenablebanking.Account{Key: "app", IBAN: "DE44500105175407324931", Name: "Konto", Currency: "EUR",
+		Balances: map[string]string{"CLBD": "50.00"},
+		Transactions: []fakeenablebanking.Transaction{{EntryReference: "A1", Amount: "5.00", Indicator: "DBIT", Status: "BOOK", BookingDate: today,
+			Creditor: &fakeenablebanking.Party{Name: "Kiosk"}}}})
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true", "WEBHOOKS_ALLOW_INSECURE": "true",
+		"ENABLE_BANKING_APP_ID": fake.AppID, "ENABLE_BANKING_PRIVATE_KEY": fake.PrivateKeyPEM(), "ENABLE_BANKING_API_URL": fake.URL}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	c := apptest.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	return srv, c, fake, u
+}
+
+// atTheBank approves at the fake's page (not decoupled) and returns the callback's path and
+// query, where the bank sends the browser back.
+func atTheBank(t *testing.T, srv *apptest.Server, c *testkit.Client, authURL string) string {
+	t.Helper()
+	u, _ := url.Parse(authURL)
+	r := c.At(u.Scheme+"://"+u.Host).PostForm(u.Path, url.Values{"decision": {"approve"}})
+	back, ok := strings.CutPrefix(r.Location(), srv.URL)
+	if r.Status != http.StatusFound || !ok || !strings.HasPrefix(back, banksync.CallbackPath+"?") {
+		t.Fatalf("the bank answered %d to %q", r.Status, r.Location())
+	}
+	return back
+}
+
+func waitForStatus(t *testing.T, srv *apptest.Server, want string) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); testkitStrings(t, srv, "SELECT status FROM bank_connections")[0] != want; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the connection's status is not %s", want)
+		}
+	}
+}
+
+func TestConnectAEuropeanBankLinkSyncAndRenew(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	ctx := context.Background()
+	// A statement import knows the current account's IBAN: the link page preselects it.
+	known := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Giro from statements", "Depository", "")
+	if _, err := srv.DB.NewRaw("INSERT INTO account_identifiers (family_id, key, account_id) VALUES (?, 'iban:DE89370400440532013000', ?)",
+		u.FamilyID, known.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// A webhook hears of the syncs, as for SimpleFIN.
+	rcv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	t.Cleanup(rcv.Close)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	if r := c.API(http.MethodPost, "/api/v1/webhooks", key, map[string]any{"url": rcv.URL, "events": []string{"bank_sync.completed", "bank_sync.failed"}}); r.Status != http.StatusCreated {
+		t.Fatalf("webhook: %d %s", r.Status, r.Body)
+	}
+
+	page := c.Get("/settings/bank_connections/europe?country=DE")
+	if page.Status != http.StatusOK || page.Doc(t).Find(`[data-testid="eb-banks"] option[value="Testbank"]`).Length() != 1 {
+		t.Fatalf("the bank list: %d", page.Status)
+	}
+	if r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Nobank"}, "days": {"abc"}}); r.Status != http.StatusUnprocessableEntity ||
+		!r.Has(t, "error-aspsp") || !r.Has(t, "error-days") {
+		t.Fatalf("a bank not listed and bad days: %d", r.Status)
+	}
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}, "days": {"30"}})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), fake.URL+"/fake/authorize/") {
+		t.Fatalf("start: %d %s", r.Status, r.Location())
+	}
+	back := atTheBank(t, srv, c, r.Location())
+	r = c.Get(back)
+	if r.Status != http.StatusSeeOther || !strings.HasSuffix(r.Location(), "/link") {
+		t.Fatalf("callback: %d %s %s", r.Status, r.Location(), r.Body)
+	}
+	// The state works once.
+	if again := c.Get(back); !strings.Contains(c.Get(again.Location()).TestID(t, "flash-error"), "not one Tally is waiting for") {
+		t.Fatal("a used state was taken again")
+	}
+	link := c.Get(r.Location())
+	values := url.Values{}
+	choices := link.Doc(t).Find(`[data-testid="link-choice"]`)
+	if choices.Length() != 2 {
+		t.Fatalf("%d accounts to link", choices.Length())
+	}
+	if got := choices.Eq(0).Find("option[selected]").AttrOr("value", ""); got != "existing:"+known.ID.String() {
+		t.Fatalf("the known IBAN's account is not preselected: %q", got)
+	}
+	choices.Each(func(i int, s *goquery.Selection) {
+		name, _ := s.Attr("name")
+		values.Set(name, s.Find("option[selected]").AttrOr("value", ""))
+	})
+	if r := c.PostForm(r.Location(), values); r.Status != http.StatusSeeOther {
+		t.Fatalf("link: %d", r.Status)
+	}
+	waitForEBEntries(t, srv, 2)
+	if got := testkitStrings(t, srv, "SELECT name || ':' || amount || ':' || pending FROM entries WHERE source = 'enable_banking' AND kind = 'transaction' ORDER BY name"); strings.Join(got, ",") != "Bäckerei Schmidt:12.5000:false,Tankstelle Nord:30.0000:true" {
+		t.Fatalf("synced %v", got)
+	}
+	if p := c.Get("/settings/bank_connections"); !strings.Contains(p.TestID(t, "bank-requests"), "of 4 (PSD2)") || p.TestID(t, "bank-consent-end") == "" {
+		t.Fatalf("the page lacks the reads or the consent's end")
+	}
+
+	// The consent ends: the next sync asks for renewal; renewing keeps the accounts.
+	waitForSyncsToFinish(t, srv)
+	fake.ExpireSessions()
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForStatus(t, srv, banksync.StatusNeedsRenewal)
+	waitForSyncsToFinish(t, srv)
+	if !c.Get("/settings/bank_connections").Has(t, "renew") {
+		t.Fatal("the page does not offer to renew")
+	}
+	r = c.PostForm("/settings/bank_connections/"+id+"/renew", nil)
+	r = c.Get(atTheBank(t, srv, c, r.Location()))
+	if r.Status != http.StatusSeeOther || r.Location() != "/settings/bank_connections" {
+		t.Fatalf("renewal callback: %d %s", r.Status, r.Location())
+	}
+	waitForSyncsToFinish(t, srv)
+	if got := testkitStrings(t, srv, "SELECT status || ':' || (SELECT count(*) FROM bank_accounts WHERE account_id IS NOT NULL) || ':' || (SELECT count(*) FROM entries WHERE source = 'enable_banking' AND kind = 'transaction') FROM bank_connections"); got[0] != "good:2:2" {
+		t.Fatalf("after renewing: %v", got)
+	}
+	if got := testkitStrings(t, srv, "SELECT type || ':' || (data->>'status') FROM webhook_events ORDER BY created_at"); strings.Join(got, ",") !=
+		"bank_sync.completed:good,bank_sync.failed:needs_renewal,bank_sync.completed:good" {
+		t.Fatalf("webhook events %v", got)
+	}
+	// The session id and the key are nowhere in the logs or on the page.
+	keys, err := app.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored := testkitStrings(t, srv, "SELECT session_id FROM bank_connections")[0]
+	session, _, err := keys.Decrypt(stored, "bank_connections.session_id")
+	if err != nil || session == stored {
+		t.Fatalf("the session id is not stored encrypted: %v", err)
+	}
+	pemBody := strings.Split(fake.PrivateKeyPEM(), "\n")[1]
+	if logs := srv.Logs.String(); strings.Contains(logs, session) || strings.Contains(logs, pemBody) || strings.Contains(c.Get("/settings/bank_connections").Body, session) {
+		t.Fatal("the session id or the key is in the logs or on the page")
+	}
+}
+
+func TestADecoupledBankCompletesFromAnotherDevice(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, _ := europeEnv(t)
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"App Bank"}})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), "/settings/bank_connections/authorizations/") {
+		t.Fatalf("start: %d %s", r.Status, r.Location())
+	}
+	waiting := r.Location()
+	page := c.Get(waiting)
+	authURL, _ := page.Doc(t).Find(`[data-testid="eb-open-bank"]`).Attr("href")
+	if !page.Has(t, "eb-decoupled") || authURL == "" {
+		t.Fatal("the waiting page does not say to approve in the app")
+	}
+	if r := c.Do(http.MethodGet, waiting, nil, map[string]string{"HX-Request": "true"}); r.Status != http.StatusNoContent {
+		t.Fatalf("polled before approval: %d", r.Status)
+	}
+	// The person opens the bank's page on a phone, approves in the app; the phone, never
+	// signed in to Tally, is sent back and completes the connection by its state.
+	u, _ := url.Parse(authURL)
+	phone := testkit.NewClient(t, u.Scheme+"://"+u.Host)
+	if r := phone.Get(u.Path); r.Status != http.StatusOK || !r.Has(t, "fake-decoupled") {
+		t.Fatalf("the bank's page before approval: %d", r.Status)
+	}
+	fake.ApproveInApp(u.Path[strings.LastIndex(u.Path, "/")+1:])
+	r = phone.Get(u.Path)
+	back, _ := strings.CutPrefix(r.Location(), srv.URL)
+	if done := phone.At(srv.URL).Get(back); done.Status != http.StatusOK || !done.Has(t, "eb-callback-ok") {
+		t.Fatalf("the phone's callback: %d", done.Status)
+	}
+	// The page that waited moves on to linking.
+	if r := c.Do(http.MethodGet, waiting, nil, map[string]string{"HX-Request": "true"}); !strings.HasSuffix(r.Header.Get("HX-Redirect"), "/link") {
+		t.Fatalf("polled after approval: %d %v", r.Status, r.Header)
+	}
+	if got := testkitStrings(t, srv, "SELECT aspsp_name || ':' || status FROM bank_connections"); strings.Join(got, "") != "App Bank:good" {
+		t.Fatalf("connections %v", got)
+	}
+}
+
+func TestBankConnectionsAPI(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	r := c.API(http.MethodPost, "/api/v1/bank_connections", key, map[string]any{"provider": "enable_banking", "country": "DE", "aspsp": "Testbank", "days": 5000})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, `"days"`) {
+		t.Fatalf("bad days: %d %s", r.Status, r.Body)
+	}
+	var created struct {
+		Data struct {
+			AuthorizationURL string `json:"authorization_url"`
+			Decoupled        bool   `json:"decoupled"`
+		} `json:"data"`
+	}
+	r = c.API(http.MethodPost, "/api/v1/bank_connections", key, map[string]any{"provider": "enable_banking", "country": "DE", "aspsp": "Testbank"})
+	r.JSON(t, &created)
+	if r.Status != http.StatusCreated || !strings.HasPrefix(created.Data.AuthorizationURL, fake.URL) || created.Data.Decoupled {
+		t.Fatalf("create: %d %s", r.Status, r.Body)
+	}
+	// The person approves in a browser that is not signed in.
+	browser := testkit.NewClient(t, srv.URL)
+	if done := browser.Get(atTheBank(t, srv, browser, created.Data.AuthorizationURL)); !done.Has(t, "eb-callback-ok") {
+		t.Fatalf("callback: %d", done.Status)
+	}
+	var list struct {
+		Data []struct {
+			ID       string `json:"id"`
+			Provider string `json:"provider"`
+			Status   string `json:"status"`
+			Accounts []struct {
+				UID       string  `json:"uid"`
+				IBAN      *string `json:"iban"`
+				AccountID *string `json:"account_id"`
+			} `json:"accounts"`
+			ConsentExpiresAt *string `json:"consent_expires_at"`
+		} `json:"data"`
+	}
+	c.API(http.MethodGet, "/api/v1/bank_connections", key, nil).JSON(t, &list)
+	if len(list.Data) != 1 || list.Data[0].Provider != "enable_banking" || len(list.Data[0].Accounts) != 2 || list.Data[0].ConsentExpiresAt == nil {
+		t.Fatalf("list %+v", list)
+	}
+	conn := list.Data[0]
+	path := "/api/v1/bank_connections/" + conn.ID
+	uid := conn.Accounts[0].UID
+	if r := c.API(http.MethodPatch, path+"/accounts/"+url.PathEscape(uid), key, map[string]any{"link": "maybe"}); r.Status != http.StatusUnprocessableEntity {
+		t.Fatalf("bad link: %d", r.Status)
+	}
+	if r := c.API(http.MethodPatch, path+"/accounts/"+url.PathEscape(uid), key, map[string]any{"link": "new"}); r.Status != http.StatusOK ||
+		!strings.Contains(r.Body, `"account_id":"`) {
+		t.Fatalf("link new: %d %s", r.Status, r.Body)
+	}
+	if r := c.API(http.MethodPatch, path+"/accounts/"+url.PathEscape(conn.Accounts[1].UID), key, map[string]any{"link": nil}); r.Status != http.StatusOK ||
+		!strings.Contains(r.Body, `"skipped":true`) {
+		t.Fatalf("link null: %d %s", r.Status, r.Body)
+	}
+	if r := c.API(http.MethodPost, path+"/sync", key, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("sync: %d %s", r.Status, r.Body)
+	}
+	waitForEBEntries(t, srv, 2)
+	var renewal struct {
+		Data struct {
+			AuthorizationURL string `json:"authorization_url"`
+		} `json:"data"`
+	}
+	r = c.API(http.MethodPost, path+"/renew", key, nil)
+	r.JSON(t, &renewal)
+	if r.Status != http.StatusCreated || !strings.Contains(r.Body, `"connection_id":"`+conn.ID) {
+		t.Fatalf("renew: %d %s", r.Status, r.Body)
+	}
+	// The person denies it at the bank: nothing changes, and the page says so.
+	bank, _ := url.Parse(renewal.Data.AuthorizationURL)
+	denied := browser.At(bank.Scheme+"://"+bank.Host).PostForm(bank.Path, url.Values{"decision": {"deny"}})
+	back, _ := strings.CutPrefix(denied.Location(), srv.URL)
+	if r := browser.Get(back); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.TestID(t, "eb-callback-error"), "did not give access") {
+		t.Fatalf("a denied renewal: %d", r.Status)
+	}
+
+	// Another family's key and a member's key.
+	stranger := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	if r := c.API(http.MethodGet, path, testkit.MustCreateAPIKey(t, srv.DB, stranger.ID, models.ScopeReadWrite), nil); r.Status != http.StatusNotFound {
+		t.Fatalf("another family: %d", r.Status)
+	}
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: u.FamilyID})
+	if r := c.API(http.MethodGet, path, testkit.MustCreateAPIKey(t, srv.DB, member.ID, models.ScopeReadWrite), nil); r.Status != http.StatusForbidden {
+		t.Fatalf("a member: %d", r.Status)
+	}
+
+	waitForSyncsToFinish(t, srv)
+	if r := c.API(http.MethodDelete, path, key, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("delete: %d", r.Status)
+	}
+	for _, st := range fake.SessionStatuses() {
+		if st == "AUTHORIZED" {
+			t.Fatal("a session is still open at the provider")
+		}
+	}
+}
+
+// waitForEBEntries polls until the family has n Enable Banking transactions.
+func waitForEBEntries(t *testing.T, srv *apptest.Server, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); len(testkitStrings(t, srv, "SELECT id::text FROM entries WHERE source = 'enable_banking' AND kind = 'transaction'")) != n; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("not %d synced entries after 20s", n)
+		}
+	}
+}
