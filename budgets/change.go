@@ -34,27 +34,7 @@ type Plan struct {
 // problems are reported together, each on its field (expected_income,
 // categories[i].category_id, categories[i].budgeted).
 func (s *Service) Put(ctx context.Context, fam *models.Family, month reports.Month, plan Plan) error {
-	cats, err := s.categories(ctx, s.DB, fam.ID)
-	if err != nil {
-		return err
-	}
-	var v apperr.Validation
-	if plan.ExpectedIncome != nil {
-		validAmount(&v, "expected_income", *plan.ExpectedIncome, fam.Currency)
-	}
-	seen := map[uuid.UUID]bool{}
-	for i, l := range plan.Lines {
-		field := fmt.Sprintf("categories[%d]", i)
-		switch {
-		case cats[l.CategoryID] == nil:
-			v.Add(field+".category_id", fmt.Sprintf("%s.category_id %s is not one of your categories", field, l.CategoryID))
-		case seen[l.CategoryID]:
-			v.Add(field+".category_id", fmt.Sprintf("%s.category_id %s is listed twice", field, l.CategoryID))
-		}
-		seen[l.CategoryID] = true
-		validAmount(&v, field+".budgeted", l.Budgeted, fam.Currency)
-	}
-	if err := v.Err(); err != nil {
+	if err := s.Check(ctx, fam, plan); err != nil {
 		return err
 	}
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
@@ -81,6 +61,34 @@ func (s *Service) Put(ctx context.Context, fam *models.Family, month reports.Mon
 		}
 		return syncTotal(ctx, tx, id)
 	})
+}
+
+// Check reports every problem of plan, as Put would, without writing anything.
+func (s *Service) Check(ctx context.Context, fam *models.Family, plan Plan) error {
+	cats, err := s.categories(ctx, s.DB, fam.ID)
+	if err != nil {
+		return err
+	}
+	var v apperr.Validation
+	if plan.ExpectedIncome != nil {
+		validAmount(&v, "expected_income", *plan.ExpectedIncome, fam.Currency)
+	}
+	seen := map[uuid.UUID]bool{}
+	for i, l := range plan.Lines {
+		field := fmt.Sprintf("categories[%d]", i)
+		switch {
+		case cats[l.CategoryID] == nil:
+			v.Add(field+".category_id", fmt.Sprintf("%s.category_id %s is not one of your categories", field, l.CategoryID))
+		case seen[l.CategoryID]:
+			v.Add(field+".category_id", fmt.Sprintf("%s.category_id %s is listed twice", field, l.CategoryID))
+		}
+		seen[l.CategoryID] = true
+		validAmount(&v, field+".budgeted", l.Budgeted, fam.Currency)
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	return v.Err()
 }
 
 // Change is what SetCategory changes of a category: its amount in the month, its rollover

@@ -13,6 +13,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/budgets"
 	"tally/auth"
 	"tally/banksync"
 	"tally/config"
@@ -50,6 +51,8 @@ type Deps struct {
 	Now func() time.Time
 	// Jobs is the job client of a process that works jobs, for readiness; nil otherwise.
 	Jobs JobRunner
+	// Bills tells budgets what confirmed recurring series still expect; nil: none are known.
+	Bills budgets.Bills
 }
 
 // BankQueue queues a bank connection's sync; false when one is already queued or running.

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"tally/budgets"
 	"tally/config"
 	"tally/fx"
 	"tally/handlers"
@@ -56,6 +57,8 @@ type ServerOptions struct {
 	// WebhookRetry replaces the webhooks' retry schedule (a day), so that a test sees
 	// deliveries retried and given up in seconds.
 	WebhookRetry *webhooks.RetryPolicy
+	// Bills stands in for the recurring series that budgets read; nil: none are known.
+	Bills budgets.Bills
 }
 
 // StartServer starts Tally's web app for a test, closed when the test ends.
@@ -128,6 +131,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 	if opts.Now != nil {
 		deps.Now = opts.Now
 	}
+	deps.Bills = opts.Bills
 	srv.Config.Handler = handlers.New(deps)
 	srv.Start()
 	tb.Cleanup(srv.Close)
