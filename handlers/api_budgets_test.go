@@ -120,7 +120,7 @@ func TestBudgetsAPI(t *testing.T) {
 		{name: "PATCH a rollover that is not one", method: http.MethodPatch, path: base + "/categories/" + cats["Rent"], status: http.StatusUnprocessableEntity,
 			body: map[string]any{"rollover": "sometimes"}, contains: []string{`"rollover"`}},
 		{name: "PATCH the amount and rollover", method: http.MethodPatch, path: base + "/categories/" + cats["Insurance"], status: http.StatusOK,
-			body: map[string]any{"budgeted": "50", "rollover": "both"},
+			body:     map[string]any{"budgeted": "50", "rollover": "both"},
 			contains: []string{`"category_id":"` + cats["Insurance"] + `"`, `"budgeted":"50.00"`, `"rollover":"both"`, `"available":"50.00"`}},
 		{name: "a move beyond what is budgeted", method: http.MethodPost, path: base + "/moves", status: http.StatusUnprocessableEntity,
 			body: map[string]any{"from_category_id": cats["Insurance"], "to_category_id": cats["Rent"], "amount": "50.01"}, contains: []string{`"amount"`}},

@@ -13,9 +13,9 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"tally/budgets"
 	"tally/auth"
 	"tally/banksync"
+	"tally/budgets"
 	"tally/config"
 	"tally/imports"
 	"tally/internal/db"
