@@ -11,6 +11,7 @@ package budgets
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -135,3 +136,22 @@ func (m *Month) Category(id uuid.UUID) *Category {
 }
 
 func sameMonth(day time.Time, m reports.Month) bool { return reports.MonthOf(day) == m }
+
+// Overshoot is how far the category is over what it may spend, or heading over at this pace:
+// the larger of spent and the forecast, less budgeted and carried.
+func (c Category) Overshoot() decimal.Decimal {
+	return decimal.Max(c.Spent, c.Forecast).Sub(c.Limit())
+}
+
+// MostOver returns up to n categories over their limit or heading over, the furthest first.
+// A parent with subcategories is left out: its subcategories say where.
+func (m *Month) MostOver(n int) []Category {
+	var out []Category
+	for _, c := range m.Categories {
+		if c.ID != nil && !c.HasChildren && c.Status != StatusOnTrack && c.Overshoot().IsPositive() {
+			out = append(out, c)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Category) int { return b.Overshoot().Cmp(a.Overshoot()) })
+	return out[:min(n, len(out))]
+}

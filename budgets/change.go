@@ -42,9 +42,8 @@ func (s *Service) Put(ctx context.Context, fam *models.Family, month reports.Mon
 		if err != nil {
 			return err
 		}
-		if _, err := tx.NewRaw(`UPDATE budgets SET expected_income = ?, currency = ?, updated_at = now() WHERE id = ?`,
-			plan.ExpectedIncome, fam.Currency, id).Exec(ctx); err != nil {
-			return fmt.Errorf("expected income: %w", err)
+		if err := setIncome(ctx, tx, fam, id, plan.ExpectedIncome); err != nil {
+			return err
 		}
 		keep := make([]uuid.UUID, 0, len(plan.Lines))
 		for _, l := range plan.Lines {
@@ -89,6 +88,33 @@ func (s *Service) Check(ctx context.Context, fam *models.Family, plan Plan) erro
 		return err
 	}
 	return v.Err()
+}
+
+// SetIncome sets the month's expected income; nil for none.
+func (s *Service) SetIncome(ctx context.Context, fam *models.Family, month reports.Month, income *decimal.Decimal) error {
+	if income != nil {
+		var v apperr.Validation
+		validAmount(&v, "expected_income", *income, fam.Currency)
+		if err := v.Err(); err != nil {
+			return err
+		}
+	}
+	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		id, err := ensureBudget(ctx, tx, fam, month)
+		if err != nil {
+			return err
+		}
+		return setIncome(ctx, tx, fam, id, income)
+	})
+}
+
+// setIncome sets the budget's expected income, in the family's currency.
+func setIncome(ctx context.Context, tx bun.Tx, fam *models.Family, budgetID uuid.UUID, income *decimal.Decimal) error {
+	if _, err := tx.NewRaw(`UPDATE budgets SET expected_income = ?, currency = ?, updated_at = now() WHERE id = ?`,
+		income, fam.Currency, budgetID).Exec(ctx); err != nil {
+		return fmt.Errorf("expected income: %w", err)
+	}
+	return nil
 }
 
 // Change is what SetCategory changes of a category: its amount in the month, its rollover

@@ -116,6 +116,7 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/import_profiles/:id/delete", a.importProfileDelete)
 	signedIn.POST("/imports/:id/delete", a.importDelete)
 
+	a.budgetRoutes(signedIn)
 	a.profileRoutes(signedIn)
 	a.familyRoutes(signedIn)
 	a.exchangeRateRoutes(signedIn)
