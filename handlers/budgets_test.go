@@ -126,7 +126,7 @@ func TestBudgetPage(t *testing.T) {
 		if r.Status != http.StatusSeeOther || r.Location() != next {
 			t.Fatalf("%d to %s", r.Status, r.Location())
 		}
-		if got := c.Get(next).Doc(t).Find(`[data-testid="budgeted-` + cats["Rent"] + `"]`).AttrOr("value", ""); got != "1200.50" {
+		if got := c.Get(next).Doc(t).Find(`[data-testid="budgeted-`+cats["Rent"]+`"]`).AttrOr("value", ""); got != "1200.50" {
 			t.Errorf("next month's Rent %q", got)
 		}
 	})
