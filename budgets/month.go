@@ -54,7 +54,6 @@ func (s *Service) Month(ctx context.Context, fam *models.Family, month reports.M
 	return s.figures(ctx, fam, l, today)
 }
 
-
 // read reads the ledger from start to end, and from the first budgeted month when a category
 // carries its leftover: the carry is computed from every month since.
 func (s *Service) read(ctx context.Context, fam *models.Family, start, end reports.Month, today time.Time) (*ledger, error) {
