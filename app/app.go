@@ -17,6 +17,7 @@ import (
 	"tally/auditlog"
 	"tally/auth"
 	"tally/banksync"
+	"tally/budgets"
 	"tally/config"
 	"tally/handlers"
 	"tally/imports"
@@ -43,6 +44,8 @@ type Options struct {
 	// NoAuditRetention leaves out the daily audit retention job, for tests that write audit
 	// entries of any age themselves.
 	NoAuditRetention bool
+	// Bills replaces what budgets learn of the recurring series, for tests.
+	Bills budgets.Bills
 }
 
 // App is Tally built from its configuration: the domain services on one database and the
@@ -58,6 +61,8 @@ type App struct {
 	Imports  *imports.Service
 	Bank     *banksync.Service
 	Webhooks *webhooks.Service
+	// Budgets plans each month's spending per category.
+	Budgets *budgets.Service
 	// Jobs is the River client that works every job (not started: see Start).
 	Jobs *jobs.Client
 
@@ -91,7 +96,9 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, opts Options) (*App, err
 		return nil, err
 	}
 	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
-	return &App{Config: cfg, DB: d, Log: log, Keys: keys, Imports: importSvc, Bank: bank, Webhooks: hooks, Jobs: river, opts: opts}, nil
+	plans := &budgets.Service{DB: d, Bills: opts.Bills}
+	return &App{Config: cfg, DB: d, Log: log, Keys: keys, Imports: importSvc, Bank: bank, Webhooks: hooks, Budgets: plans,
+		Jobs: river, opts: opts}, nil
 }
 
 // Start starts working jobs. River takes the end of ctx for a hard stop, cancelling running
@@ -146,6 +153,7 @@ func (a *App) Handler() (*echo.Echo, error) {
 		Bank:      a.Bank,
 		BankQueue: jobs.BankEnqueuer{Client: a.Jobs},
 		Webhooks:  a.Webhooks,
+		Budgets:   a.Budgets,
 		Now:       time.Now,
 	}
 	if a.opts.Now != nil {

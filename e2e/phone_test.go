@@ -39,7 +39,7 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 	pages := []string{
 		"/", "/accounts", "/accounts/" + acct.String(), "/accounts/" + acct.String() + "/edit", "/accounts/new",
 		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
-		"/categories", "/tags", "/merchants", "/reports/spending",
+		"/categories", "/tags", "/merchants", "/reports/spending", "/budgets/2026-06",
 		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
 		"/settings/bank_connections/europe?country=DE",
 		"/settings/export", "/settings/family", "/settings/exchange_rates", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",

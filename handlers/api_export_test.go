@@ -88,7 +88,7 @@ func (e *importEnv) familySnapshot(t *testing.T, family uuid.UUID) map[string][]
 			LEFT JOIN merchants m ON m.id = e.merchant_id LEFT JOIN entries p ON p.id = e.parent_id
 			LEFT JOIN valuations v ON v.entry_id = e.id LEFT JOIN trades tr ON tr.entry_id = e.id LEFT JOIN securities s ON s.id = tr.security_id
 			WHERE e.family_id = ?0 ORDER BY 1`,
-		"categories": `SELECT concat_ws('|', c.name, p.name, c.color, c.lucide_icon, c.classification) FROM categories c
+		"categories": `SELECT concat_ws('|', c.name, p.name, c.color, c.lucide_icon, c.classification, c.budget_rollover) FROM categories c
 			LEFT JOIN categories p ON p.id = c.parent_id WHERE c.family_id = ?0 ORDER BY 1`,
 		"tags":      `SELECT concat_ws('|', name, color) FROM tags WHERE family_id = ?0 ORDER BY 1`,
 		"merchants": `SELECT concat_ws('|', name, color, website_url) FROM merchants WHERE family_id = ?0 ORDER BY 1`,
@@ -138,6 +138,11 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	e.publish(t, map[string]any{"type": "NativeImport", "raw_file_content": string(content)})
 
+	// A budget's rollover setting travels with its category.
+	if r := e.c.API(http.MethodPatch, "/api/v1/budgets/2024-01/categories/"+e.strings(t, "SELECT id::text FROM categories WHERE family_id = ? AND name = 'Coffee'", e.user.FamilyID)[0],
+		e.write, map[string]any{"rollover": "both", "budgeted": "25"}); r.Status != http.StatusOK {
+		t.Fatalf("rollover: %d %s", r.Status, r.Body)
+	}
 	export := e.c.Do(http.MethodGet, "/api/v1/export", nil, map[string]string{"X-Api-Key": e.read})
 	if export.Status != http.StatusOK {
 		t.Fatalf("export: %d %s", export.Status, export.Body)
@@ -159,6 +164,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 	}
 	if n := b.Data.Verification.Readback.SynthesizedCounts; n["valuations"] != 0 || n["tags"] != 0 {
 		t.Errorf("the import had to make records the export should have carried: %v", n)
+	}
+	// The budget a Sure file carried is a budget month, in both families.
+	for _, k := range []string{e.read, key} {
+		r := e.c.API(http.MethodGet, "/api/v1/budgets/2024-01", k, nil)
+		if !strings.Contains(r.Body, `"expected_income":"2500.00"`) || !strings.Contains(r.Body, `"name":"Food","budgeted":"400.00"`) {
+			t.Errorf("January 2024's budget: %s", r.Body)
+		}
 	}
 	want, got := e.familySnapshot(t, e.user.FamilyID), e.familySnapshot(t, other.FamilyID)
 	for name := range want {

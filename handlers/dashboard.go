@@ -46,7 +46,12 @@ func (a *app) dashboard(c echo.Context) error {
 	}
 	rates := todayRates(nw)
 	groups := groupAccounts(accts, u.Family.Currency, rates, lastDay(nw))
-	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list}))
+	thisMonth, err := a.Budgets.Month(ctx, u.Family, reports.MonthOf(u.Family.Today()), u.Family.Today())
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list,
+		ThisMonth: thisMonth}))
 }
 
 // entryList loads the page of entries the request asks for (?page=N).

@@ -38,6 +38,8 @@ func navFor(path string) string {
 		return "dashboard"
 	case strings.HasPrefix(path, "/reports"):
 		return "spending"
+	case strings.HasPrefix(path, "/budgets"):
+		return "budgets"
 	case strings.HasPrefix(path, "/accounts"):
 		return "accounts"
 	case strings.HasPrefix(path, "/transactions"):

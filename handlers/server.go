@@ -15,6 +15,7 @@ import (
 
 	"tally/auth"
 	"tally/banksync"
+	"tally/budgets"
 	"tally/config"
 	"tally/imports"
 	"tally/internal/db"
@@ -49,6 +50,8 @@ type Deps struct {
 	Now func() time.Time
 	// Jobs is the job client of a process that works jobs, for readiness; nil otherwise.
 	Jobs JobRunner
+	// Budgets plans each month's spending per category.
+	Budgets *budgets.Service
 }
 
 // BankQueue queues a bank connection's sync; false when one is already queued or running.

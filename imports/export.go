@@ -40,7 +40,7 @@ var exportQueries = []struct{ typ, sql string }{
 	{"Category", `
 		SELECT json_build_object('type', 'Category', 'data', json_build_object(
 			'id', c.id, 'name', c.name, 'color', c.color, 'classification', c.classification,
-			'lucide_icon', c.lucide_icon, 'parent_id', c.parent_id))::text
+			'lucide_icon', c.lucide_icon, 'parent_id', c.parent_id, 'budget_rollover', c.budget_rollover))::text
 		FROM categories c WHERE c.family_id = ? ORDER BY c.parent_id NULLS FIRST, c.name`},
 	{"Tag", `
 		SELECT json_build_object('type', 'Tag', 'data', json_build_object('id', t.id, 'name', t.name, 'color', t.color))::text

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"tally/budgets"
 	"tally/imports/native"
 	"tally/internal/db"
 	"tally/models"
@@ -343,8 +344,8 @@ func (w *nativeWriter) writeTaxonomy(ctx context.Context, recs []*native.Record)
 	typ := recs[0].Type
 	t := taxonomy[typ]
 	type candidate struct {
-		src, name, color, icon, class, logo, website, parent string
-		id                                                   uuid.UUID
+		src, name, color, icon, class, logo, website, parent, rollover string
+		id                                                             uuid.UUID
 	}
 	var fresh []candidate
 	for _, r := range recs {
@@ -363,6 +364,10 @@ func (w *nativeWriter) writeTaxonomy(ctx context.Context, recs []*native.Record)
 			if c.class != "income" {
 				c.class = "expense"
 			}
+			// Tally's own export carries the budget rollover; Sure's has none.
+			if c.rollover = r.String("budget_rollover"); !slices.Contains(budgets.Rollovers, c.rollover) {
+				c.rollover = budgets.RolloverOff
+			}
 		case "Tag":
 			c.color = orDefault(c.color, "#e99537")
 		}
@@ -377,7 +382,8 @@ func (w *nativeWriter) writeTaxonomy(ctx context.Context, recs []*native.Record)
 	ids := make([]uuid.UUID, len(fresh))
 	for i, c := range fresh {
 		ids[i] = c.id
-		for k, v := range map[string]string{"name": c.name, "color": c.color, "icon": c.icon, "class": c.class, "logo": c.logo, "website": c.website} {
+		for k, v := range map[string]string{"name": c.name, "color": c.color, "icon": c.icon, "class": c.class, "logo": c.logo, "website": c.website,
+			"rollover": c.rollover} {
 			cols[k] = append(cols[k], v)
 		}
 	}
@@ -387,9 +393,10 @@ func (w *nativeWriter) writeTaxonomy(ctx context.Context, recs []*native.Record)
 	var args []any
 	switch typ {
 	case "Category":
-		insert = `INSERT INTO categories (id, family_id, name, color, lucide_icon, classification, import_id)
-			SELECT x.id, ?, x.name, x.color, x.icon, x.class, ? FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[]) AS x(id, name, color, icon, class)`
-		args = []any{w.im.FamilyID, w.im.ID, pgdialect.Array(ids), arr("name"), arr("color"), arr("icon"), arr("class")}
+		insert = `INSERT INTO categories (id, family_id, name, color, lucide_icon, classification, budget_rollover, import_id)
+			SELECT x.id, ?, x.name, x.color, x.icon, x.class, x.rollover, ?
+			FROM unnest(?::uuid[], ?::text[], ?::text[], ?::text[], ?::text[], ?::text[]) AS x(id, name, color, icon, class, rollover)`
+		args = []any{w.im.FamilyID, w.im.ID, pgdialect.Array(ids), arr("name"), arr("color"), arr("icon"), arr("class"), arr("rollover")}
 	case "Tag":
 		insert = `INSERT INTO tags (id, family_id, name, color, import_id)
 			SELECT x.id, ?, x.name, x.color, ? FROM unnest(?::uuid[], ?::text[], ?::text[]) AS x(id, name, color)`

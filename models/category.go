@@ -37,6 +37,9 @@ type Category struct {
 	// TransactionsCount is how many transactions (split parts included) carry the category,
 	// as Categories and CategoryByID read it.
 	TransactionsCount int `bun:"transactions_count,scanonly"`
+	// BudgetRollover is how the category's budget carries into the next month (off,
+	// surplus, both); only the budgets package changes it.
+	BudgetRollover string `bun:"budget_rollover,scanonly"`
 }
 
 // A new category's look when none is given (the table's defaults). The pages start their

@@ -15,6 +15,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"tally/app"
+	"tally/budgets"
 	"tally/mfa"
 	"tally/models"
 
@@ -59,6 +60,8 @@ type ServerOptions struct {
 	// WebhookRetry replaces the webhooks' retry schedule (a day), so that a test sees
 	// deliveries retried and given up in seconds.
 	WebhookRetry *webhooks.RetryPolicy
+	// Bills stands in for the recurring series that budgets read; nil: none are known.
+	Bills budgets.Bills
 }
 
 // StartServer starts Tally's web app for a test, closed when the test ends.
@@ -92,7 +95,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 		cfg.AppURL = base
 	}
 	// The audit retention job is left out: tests write audit entries of any age themselves.
-	a, err := app.New(cfg, d, log, app.Options{Mailer: outbox, Now: opts.Now, WebhookRetry: opts.WebhookRetry, NoAuditRetention: true})
+	a, err := app.New(cfg, d, log, app.Options{Mailer: outbox, Now: opts.Now, WebhookRetry: opts.WebhookRetry, NoAuditRetention: true, Bills: opts.Bills})
 	if err != nil {
 		tb.Fatalf("app: %v", err)
 	}

@@ -115,6 +115,9 @@ func (v *Validation) Add(field, msg string) {
 	v.fields[field] = append(v.fields[field], msg)
 }
 
+// Has reports whether a problem with field was recorded.
+func (v *Validation) Has(field string) bool { _, ok := v.fields[field]; return ok }
+
 // Merge adds the field problems of err, an Invalid error; other errors are ignored.
 func (v *Validation) Merge(err error) {
 	e := As(err)

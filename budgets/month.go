@@ -1,0 +1,297 @@
+package budgets
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+
+	"tally/fx"
+	"tally/models"
+	"tally/reports"
+)
+
+// category is a family's category as a budget reads it.
+type category struct {
+	ID             uuid.UUID  `bun:"id"`
+	ParentID       *uuid.UUID `bun:"parent_id"`
+	Name           string     `bun:"name"`
+	Color          string     `bun:"color"`
+	Classification string     `bun:"classification"`
+	Rollover       string     `bun:"budget_rollover"`
+}
+
+// ledger is what a budget reads of the months from start to end: the family's categories, the
+// budget lines and the spending per category, in the family's currency.
+type ledger struct {
+	currency   string
+	start, end reports.Month
+	cats       map[uuid.UUID]*category
+	// order is the top-level categories by name, each followed by its subcategories.
+	order    []uuid.UUID
+	children map[uuid.UUID][]uuid.UUID
+	lines    map[reports.Month]map[uuid.UUID]decimal.Decimal
+	spent    map[reports.Month]map[uuid.UUID]decimal.Decimal // uuid.Nil: without a category
+	income   map[reports.Month]decimal.Decimal
+	// expected is the end month's expected income; nil when none is set.
+	expected    *decimal.Decimal
+	unconverted []string
+}
+
+// Month returns the family's budget for month, as of today (the family's date).
+func (s *Service) Month(ctx context.Context, fam *models.Family, month reports.Month, today time.Time) (*Month, error) {
+	l, err := s.read(ctx, fam, month, month, today)
+	if err != nil {
+		return nil, err
+	}
+	return s.figures(ctx, fam, l, today)
+}
+
+// read reads the ledger from start to end, and from the first budgeted month when a category
+// carries its leftover: the carry is computed from every month since.
+func (s *Service) read(ctx context.Context, fam *models.Family, start, end reports.Month, today time.Time) (*ledger, error) {
+	l := &ledger{currency: fam.Currency, start: start, end: end, cats: map[uuid.UUID]*category{}, children: map[uuid.UUID][]uuid.UUID{},
+		lines: map[reports.Month]map[uuid.UUID]decimal.Decimal{}, spent: map[reports.Month]map[uuid.UUID]decimal.Decimal{},
+		income: map[reports.Month]decimal.Decimal{}}
+	var cats []category
+	if err := s.DB.NewRaw(`SELECT id, parent_id, name, color, classification, budget_rollover FROM categories WHERE family_id = ?`,
+		fam.ID).Scan(ctx, &cats); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("categories: %w", err)
+	}
+	l.order = orderCategories(cats, l.children) // before the map points into cats
+	rolls := false
+	for i := range cats {
+		c := &cats[i]
+		l.cats[c.ID] = c
+		rolls = rolls || c.Rollover != RolloverOff
+	}
+	if rolls {
+		var first *time.Time
+		if err := s.DB.NewRaw(`SELECT min(start_date) FROM budgets WHERE family_id = ? AND start_date <= ?`,
+			fam.ID, end.First()).Scan(ctx, &first); err != nil {
+			return nil, fmt.Errorf("first budget: %w", err)
+		}
+		if first != nil && first.Before(l.start.First()) {
+			l.start = reports.MonthOf(*first)
+		}
+	}
+	// A category's months come as one row, "month:amount:inflow,…" in ten-thousandths:
+	// ten years of 80 categories are 160 rows to scan rather than 20,000.
+	var lines, totals []amount
+	var err error
+	from, to := l.start.First(), end.First()
+	if lines, err = s.amounts(ctx, `
+		SELECT bc.category_id, bc.currency, string_agg(
+			((extract(year FROM b.start_date) * 12 + extract(month FROM b.start_date) - 1)::int)::text || ':' ||
+			((bc.budgeted_spending * 10000)::bigint)::text || ':0', ',') AS months
+		FROM budgets b JOIN budget_categories bc ON bc.budget_id = b.id
+		WHERE b.family_id = ?0 AND bc.family_id = ?0 AND b.start_date >= ?1 AND b.start_date < ?2
+		GROUP BY 1, 2`, fam.ID, from, end.Next().First()); err != nil {
+		return nil, fmt.Errorf("budget lines: %w", err)
+	}
+	if totals, err = s.amounts(ctx, `
+		SELECT category_id, currency, string_agg(
+			((extract(year FROM month) * 12 + extract(month FROM month) - 1)::int)::text || ':' ||
+			((outflow * 10000)::bigint)::text || ':' || ((inflow * 10000)::bigint)::text, ',') AS months
+		FROM category_month_totals WHERE family_id = ?0 AND month >= ?1 AND month <= ?2
+		GROUP BY 1, 2`, fam.ID, from, to); err != nil {
+		return nil, fmt.Errorf("category totals: %w", err)
+	}
+	var budget struct {
+		Income   *decimal.Decimal `bun:"expected_income"`
+		Currency string           `bun:"currency"`
+	}
+	err = s.DB.NewRaw(`SELECT expected_income, currency FROM budgets WHERE family_id = ? AND start_date = ? ORDER BY end_date LIMIT 1`,
+		fam.ID, end.First()).Scan(ctx, &budget)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("budget: %w", err)
+	}
+
+	var foreign []string
+	for _, cur := range append(currencies(lines, totals), budget.Currency) {
+		if cur != "" && cur != fam.Currency && !slices.Contains(foreign, cur) {
+			foreign = append(foreign, cur)
+		}
+	}
+	conv, err := newConverter(ctx, s, fam, foreign, l.start, end, today)
+	if err != nil {
+		return nil, err
+	}
+	add := func(to map[reports.Month]map[uuid.UUID]decimal.Decimal, m reports.Month, id uuid.UUID, v decimal.Decimal) {
+		if to[m] == nil {
+			to[m] = map[uuid.UUID]decimal.Decimal{}
+		}
+		to[m][id] = to[m][id].Add(v)
+	}
+	for _, r := range lines {
+		m := r.month()
+		if v, ok := conv.convert(l, decimal.New(r.Amount, -4), r.Currency, m); ok {
+			add(l.lines, m, r.Category, v)
+		}
+	}
+	for _, r := range totals {
+		m := r.month()
+		c := l.cats[r.Category]
+		// Money in is a refund in an expense category and income anywhere else, as the
+		// spending report counts it.
+		spent, income := r.Amount, int64(0)
+		if c != nil && c.Classification == models.CategoryExpense {
+			spent += r.Inflow
+		} else {
+			income = -r.Inflow
+		}
+		if v, ok := conv.convert(l, decimal.New(spent, -4), r.Currency, m); ok {
+			add(l.spent, m, r.Category, v)
+		}
+		if v, ok := conv.convert(l, decimal.New(income, -4), r.Currency, m); ok && income != 0 {
+			l.income[m] = l.income[m].Add(v)
+		}
+	}
+	if budget.Income != nil {
+		if v, ok := conv.convert(l, *budget.Income, budget.Currency, end); ok {
+			l.expected = &v
+		}
+	}
+	slices.Sort(l.unconverted)
+	return l, nil
+}
+
+// amount is a budget line or a month's total of a category in one currency, in
+// ten-thousandths (the columns' scale).
+type amount struct {
+	Month    int // year * 12 + month - 1
+	Category uuid.UUID
+	Currency string
+	Amount   int64
+	Inflow   int64
+}
+
+// amounts runs query, whose rows are a category, a currency and its months as
+// "month:amount:inflow,…", and returns them one amount a month.
+func (s *Service) amounts(ctx context.Context, query string, args ...any) ([]amount, error) {
+	var rows []struct {
+		Category uuid.UUID `bun:"category_id"`
+		Currency string    `bun:"currency"`
+		Months   string    `bun:"months"`
+	}
+	if err := s.DB.NewRaw(query, args...).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, err
+	}
+	var out []amount
+	for _, r := range rows {
+		for _, m := range strings.Split(r.Months, ",") {
+			parts := strings.Split(m, ":")
+			if len(parts) != 3 {
+				return nil, fmt.Errorf("month %q of %s", m, r.Category)
+			}
+			a := amount{Category: r.Category, Currency: r.Currency}
+			var err [3]error
+			a.Month, err[0] = strconv.Atoi(parts[0])
+			a.Amount, err[1] = strconv.ParseInt(parts[1], 10, 64)
+			a.Inflow, err[2] = strconv.ParseInt(parts[2], 10, 64)
+			if e := errors.Join(err[:]...); e != nil {
+				return nil, fmt.Errorf("month %q of %s: %w", m, r.Category, e)
+			}
+			out = append(out, a)
+		}
+	}
+	return out, nil
+}
+
+func (a amount) month() reports.Month {
+	return reports.Month{Year: a.Month / 12, Month: time.Month(a.Month%12 + 1)}
+}
+
+// currencies are the currencies of the amounts of lists.
+func currencies(lists ...[]amount) []string {
+	var out []string
+	for _, list := range lists {
+		for _, a := range list {
+			out = append(out, a.Currency)
+		}
+	}
+	return out
+}
+
+// orderCategories returns the categories' ids, top-level ones by name each followed by its
+// subcategories by name, and fills children.
+func orderCategories(cats []category, children map[uuid.UUID][]uuid.UUID) []uuid.UUID {
+	slices.SortFunc(cats, func(a, b category) int {
+		if c := strings.Compare(strings.ToLower(a.Name), strings.ToLower(b.Name)); c != 0 {
+			return c
+		}
+		return strings.Compare(a.ID.String(), b.ID.String())
+	})
+	var order []uuid.UUID
+	for _, c := range cats {
+		if c.ParentID != nil {
+			children[*c.ParentID] = append(children[*c.ParentID], c.ID)
+		}
+	}
+	for _, c := range cats {
+		if c.ParentID == nil {
+			order = append(order, c.ID)
+			order = append(order, children[c.ID]...)
+		}
+	}
+	return order
+}
+
+// converter converts amounts into the family's currency at the rate of each month's last day
+// (today's, for the month not over yet), as reports.InCurrency converts a month's spending.
+type converter struct {
+	currency string
+	places   int32
+	first    time.Time
+	today    time.Time
+	rates    map[string][]fx.DayRate
+}
+
+func newConverter(ctx context.Context, s *Service, fam *models.Family, foreign []string, start, end reports.Month, today time.Time) (*converter, error) {
+	c := &converter{currency: fam.Currency, places: int32(models.CurrencyDecimals(fam.Currency)), today: today}
+	if len(foreign) == 0 {
+		return c, nil
+	}
+	c.first = c.day(start)
+	last := c.day(end)
+	if last.Before(c.first) {
+		last = c.first
+	}
+	var err error
+	if c.rates, err = fx.DailyRates(ctx, s.DB, fam.ID, foreign, fam.Currency, c.first, last); err != nil {
+		return nil, fmt.Errorf("exchange rates: %w", err)
+	}
+	return c, nil
+}
+
+// day is the day whose rate converts month m.
+func (c *converter) day(m reports.Month) time.Time {
+	if last := m.Last(); last.Before(c.today) {
+		return last
+	}
+	return c.today
+}
+
+// convert converts v in currency cur of month m, rounded to the family currency's decimals as
+// the spending report rounds it; false, with the currency noted, when no rate converts it.
+func (c *converter) convert(l *ledger, v decimal.Decimal, cur string, m reports.Month) (decimal.Decimal, bool) {
+	if cur == c.currency || v.IsZero() {
+		return v, true
+	}
+	days := c.rates[cur]
+	i := int(c.day(m).Sub(c.first).Hours() / 24)
+	if i < 0 || i >= len(days) || !days[i].Found {
+		if !slices.Contains(l.unconverted, cur) {
+			l.unconverted = append(l.unconverted, cur)
+		}
+		return decimal.Zero, false
+	}
+	return v.Mul(days[i].Rate).Round(c.places), true
+}

@@ -1,0 +1,340 @@
+package handlers
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
+
+	"tally/budgets"
+	"tally/internal/apperr"
+	"tally/reports"
+)
+
+// BudgetJSON is BudgetMonth in the OpenAPI document.
+type BudgetJSON struct {
+	Month          string               `json:"month"`
+	Currency       string               `json:"currency"`
+	ExpectedIncome *string              `json:"expected_income"`
+	Income         string               `json:"income"`
+	Budgeted       string               `json:"budgeted"`
+	Carried        string               `json:"carried"`
+	LeftToBudget   string               `json:"left_to_budget"`
+	Spent          string               `json:"spent"`
+	LeftToSpend    string               `json:"left_to_spend"`
+	Upcoming       string               `json:"upcoming"`
+	Unconverted    []string             `json:"unconverted_currencies"`
+	Categories     []BudgetCategoryJSON `json:"categories"`
+}
+
+// BudgetCategoryJSON is BudgetCategory in the OpenAPI document.
+type BudgetCategoryJSON struct {
+	CategoryID *string `json:"category_id"`
+	ParentID   *string `json:"parent_id"`
+	Name       string  `json:"name"`
+	Budgeted   string  `json:"budgeted"`
+	Spent      string  `json:"spent"`
+	Carried    string  `json:"carried"`
+	Available  string  `json:"available"`
+	Rollover   string  `json:"rollover"`
+	Upcoming   string  `json:"upcoming"`
+	Forecast   string  `json:"forecast"`
+	Status     string  `json:"status"`
+}
+
+// BudgetMoveJSON is BudgetMove in the OpenAPI document.
+type BudgetMoveJSON struct {
+	ID             string   `json:"id"`
+	Month          string   `json:"month"`
+	FromCategoryID string   `json:"from_category_id"`
+	ToCategoryID   string   `json:"to_category_id"`
+	Amount         string   `json:"amount"`
+	Currency       string   `json:"currency"`
+	Reason         string   `json:"reason"`
+	CreatedBy      *string  `json:"created_by"`
+	CreatedAt      apiTime  `json:"created_at"`
+	UndoneAt       *apiTime `json:"undone_at"`
+}
+
+func budgetJSON(m *budgets.Month) BudgetJSON {
+	money := func(d decimal.Decimal) string { return amountString(d, m.Currency) }
+	out := BudgetJSON{Month: m.Month.String(), Currency: m.Currency, Income: money(m.Income), Budgeted: money(m.Budgeted),
+		Carried: money(m.Carried), LeftToBudget: money(m.LeftToBudget), Spent: money(m.Spent), LeftToSpend: money(m.LeftToSpend),
+		Upcoming: money(m.Bills), Unconverted: append([]string{}, m.Unconverted...), Categories: []BudgetCategoryJSON{}}
+	if m.ExpectedIncome != nil {
+		s := money(*m.ExpectedIncome)
+		out.ExpectedIncome = &s
+	}
+	for _, c := range m.Categories {
+		out.Categories = append(out.Categories, budgetCategoryJSON(c, m.Currency))
+	}
+	return out
+}
+
+func budgetCategoryJSON(c budgets.Category, currency string) BudgetCategoryJSON {
+	money := func(d decimal.Decimal) string { return amountString(d, currency) }
+	return BudgetCategoryJSON{CategoryID: uuidString(c.ID), ParentID: uuidString(c.ParentID), Name: c.Name,
+		Budgeted: money(c.Budgeted), Spent: money(c.Spent), Carried: money(c.Carried), Available: money(c.Available),
+		Rollover: c.Rollover, Upcoming: money(c.Upcoming), Forecast: money(c.Forecast), Status: c.Status}
+}
+
+func budgetMoveJSON(m *budgets.Move) BudgetMoveJSON {
+	out := BudgetMoveJSON{ID: m.ID.String(), Month: reports.MonthOf(m.Month).String(), FromCategoryID: m.From.String(),
+		ToCategoryID: m.To.String(), Amount: amountString(m.Amount, m.Currency), Currency: m.Currency, Reason: m.Reason,
+		CreatedBy: uuidString(m.CreatedBy), CreatedAt: apiTime(m.CreatedAt)}
+	if m.UndoneAt != nil {
+		t := apiTime(*m.UndoneAt)
+		out.UndoneAt = &t
+	}
+	return out
+}
+
+// budgetService is the budgets of the app's database, with the recurring series it knows.
+
+// pathMonth reads the :month route parameter (2026-11), a problem on the field month.
+func pathMonth(c echo.Context) (reports.Month, error) { return reports.ParseMonth(c.Param("month")) }
+
+// decimalOf reads a JSON decimal string (or number) of field, recording a problem on it; nil
+// when raw is absent or null.
+func decimalOf(v *apperr.Validation, field string, raw json.RawMessage) *decimal.Decimal {
+	if len(raw) == 0 || string(raw) == "null" {
+		return nil
+	}
+	var s string
+	if err := json.Unmarshal(raw, &s); err != nil {
+		s = string(raw) // a number
+	}
+	d, err := decimal.NewFromString(s)
+	if err != nil {
+		v.Add(field, fmt.Sprintf("%s must be a decimal string such as \"120.50\"", field))
+		return nil
+	}
+	return &d
+}
+
+// idOf reads a JSON id of field, recording a problem on it; uuid.Nil when absent.
+func idOf(v *apperr.Validation, field string, raw json.RawMessage, required bool) uuid.UUID {
+	if len(raw) == 0 || string(raw) == "null" {
+		if required {
+			v.Add(field, field+" is required")
+		}
+		return uuid.Nil
+	}
+	var s string
+	id, err := uuid.Nil, json.Unmarshal(raw, &s)
+	if err == nil {
+		id, err = uuid.Parse(s)
+	}
+	if err != nil {
+		v.Add(field, field+" must be an id")
+	}
+	return id
+}
+
+// answerBudget answers the family's budget of month, as it is now.
+func (a *app) answerBudget(c echo.Context, month reports.Month) error {
+	u := currentUser(c)
+	m, err := a.Budgets.Month(c.Request().Context(), u.Family, month, u.Family.Today())
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": budgetJSON(m)})
+}
+
+// apiBudget is GET /api/v1/budgets/{month}: the month with every category's figures.
+func (a *app) apiBudget(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	return a.answerBudget(c, month)
+}
+
+// apiBudgetPut is PUT /api/v1/budgets/{month}: the month's expected income and every
+// category's amount, replacing what it had, all or none.
+func (a *app) apiBudgetPut(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		ExpectedIncome json.RawMessage `json:"expected_income"`
+		Categories     *[]struct {
+			CategoryID json.RawMessage `json:"category_id"`
+			Budgeted   json.RawMessage `json:"budgeted"`
+		} `json:"categories"`
+	}
+	if err := decodeStrict(c, &req, "a budget month"); err != nil {
+		return err
+	}
+	var v apperr.Validation
+	plan := budgets.Plan{ExpectedIncome: decimalOf(&v, "expected_income", req.ExpectedIncome)}
+	if req.Categories == nil {
+		v.Add("categories", "categories is required: every category's amount for the month, [] for none")
+	} else {
+		for i, l := range *req.Categories {
+			field := fmt.Sprintf("categories[%d]", i)
+			line := budgets.Line{CategoryID: idOf(&v, field+".category_id", l.CategoryID, true)}
+			if d := decimalOf(&v, field+".budgeted", l.Budgeted); d != nil {
+				line.Budgeted = *d
+			} else if len(l.Budgeted) == 0 || string(l.Budgeted) == "null" {
+				v.Add(field+".budgeted", field+".budgeted is required")
+			}
+			plan.Lines = append(plan.Lines, line)
+		}
+	}
+	svc := a.Budgets
+	if v.Err() != nil {
+		// Every problem at once: the ones the database finds too, on the fields that read.
+		if e := apperr.As(svc.Check(c.Request().Context(), currentUser(c).Family, plan)); e != nil {
+			for field, msgs := range e.Fields {
+				for _, msg := range msgs {
+					if !v.Has(field) {
+						v.Add(field, msg)
+					}
+				}
+			}
+		}
+		return v.Err()
+	}
+	if err := svc.Put(c.Request().Context(), currentUser(c).Family, month, plan); err != nil {
+		return err
+	}
+	return a.answerBudget(c, month)
+}
+
+// apiBudgetCategory is PATCH /api/v1/budgets/{month}/categories/{category_id}: the category's
+// amount in the month, its rollover setting, or both.
+func (a *app) apiBudgetCategory(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	id, err := uuid.Parse(c.Param("category_id"))
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	var req struct {
+		Budgeted json.RawMessage `json:"budgeted"`
+		Rollover *string         `json:"rollover"`
+	}
+	if err := decodeStrict(c, &req, "a budget category"); err != nil {
+		return err
+	}
+	var v apperr.Validation
+	ch := budgets.Change{Budgeted: decimalOf(&v, "budgeted", req.Budgeted), Rollover: req.Rollover}
+	if ch.Budgeted == nil && ch.Rollover == nil && v.Err() == nil {
+		v.Add("budgeted", "Give budgeted, rollover or both")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	svc := a.Budgets
+	if err := svc.SetCategory(c.Request().Context(), u.Family, month, id, ch); err != nil {
+		return err
+	}
+	m, err := svc.Month(c.Request().Context(), u.Family, month, u.Family.Today())
+	if err != nil {
+		return err
+	}
+	row := budgets.Category{ID: &id, Rollover: budgets.RolloverOff, Status: budgets.StatusOnTrack}
+	if got := m.Category(id); got != nil {
+		row = *got
+	} else if ch.Rollover != nil {
+		row.Rollover = *ch.Rollover // a category the month does not show: nothing budgeted or spent
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": budgetCategoryJSON(row, m.Currency)})
+}
+
+// apiBudgetMove is POST /api/v1/budgets/{month}/moves: money moved from one category's budget
+// to another's, recorded with who moved it and why.
+func (a *app) apiBudgetMove(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		From   json.RawMessage `json:"from_category_id"`
+		To     json.RawMessage `json:"to_category_id"`
+		Amount json.RawMessage `json:"amount"`
+		Reason string          `json:"reason"`
+	}
+	if err := decodeStrict(c, &req, "a move"); err != nil {
+		return err
+	}
+	var v apperr.Validation
+	in := budgets.MoveInput{From: idOf(&v, "from_category_id", req.From, true), To: idOf(&v, "to_category_id", req.To, true), Reason: req.Reason}
+	if d := decimalOf(&v, "amount", req.Amount); d != nil {
+		in.Amount = *d
+	} else if len(req.Amount) == 0 || string(req.Amount) == "null" {
+		v.Add("amount", "amount is required")
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	m, err := a.Budgets.Move(c.Request().Context(), u.Family, u.ID, month, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, map[string]any{"data": budgetMoveJSON(m)})
+}
+
+// apiBudgetMoveUndo is POST /api/v1/budgets/{month}/moves/{id}/undo: the money moved back.
+func (a *app) apiBudgetMoveUndo(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	if err := a.Budgets.UndoMove(c.Request().Context(), u.Family, u.ID, month, id); err != nil {
+		return err
+	}
+	return a.answerBudget(c, month)
+}
+
+// apiBudgetFill is POST /api/v1/budgets/{month}/fill: the month's amounts, or one
+// category's, set by a strategy.
+func (a *app) apiBudgetFill(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	var req struct {
+		Strategy   string          `json:"strategy"`
+		CategoryID json.RawMessage `json:"category_id"`
+		Target     json.RawMessage `json:"target"`
+		By         *string         `json:"by"`
+	}
+	if err := decodeStrict(c, &req, "a fill"); err != nil {
+		return err
+	}
+	var v apperr.Validation
+	f := budgets.Fill{Strategy: req.Strategy, Target: decimalOf(&v, "target", req.Target)}
+	if id := idOf(&v, "category_id", req.CategoryID, false); id != uuid.Nil {
+		f.CategoryID = &id
+	}
+	if req.By != nil {
+		if by, err := reports.ParseMonth(*req.By); err != nil {
+			v.Add("by", fmt.Sprintf("by %q is not a month: write it as 2027-10", *req.By))
+		} else {
+			f.By = &by
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	u := currentUser(c)
+	if err := a.Budgets.Fill(c.Request().Context(), u.Family, month, f, u.Family.Today()); err != nil {
+		return err
+	}
+	return a.answerBudget(c, month)
+}

@@ -1,0 +1,220 @@
+package handlers
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/google/uuid"
+	"github.com/labstack/echo/v4"
+	"github.com/shopspring/decimal"
+
+	"tally/budgets"
+	"tally/internal/apperr"
+	"tally/models"
+	"tally/reports"
+	"tally/views"
+)
+
+// budgetRoutes registers the budget pages: a month's page and the forms that change it. Each
+// form answers an htmx request with the page's section, changed in place, and a plain one
+// with a redirect to the page.
+func (a *app) budgetRoutes(g *echo.Group) {
+	g.GET("/budgets", a.budgetsIndex)
+	g.GET("/budgets/:month", a.budgetShow)
+	g.POST("/budgets/:month/income", a.budgetIncome)
+	g.POST("/budgets/:month/categories/:category_id", a.budgetCategoryUpdate)
+	g.POST("/budgets/:month/fill", a.budgetFill)
+	g.POST("/budgets/:month/copy", a.budgetCopy)
+	g.POST("/budgets/:month/moves", a.budgetMoveCreate)
+	g.POST("/budgets/:month/moves/:id/undo", a.budgetMoveUndo)
+}
+
+// budgetsIndex is GET /budgets: this month's budget, in the family's time zone.
+func (a *app) budgetsIndex(c echo.Context) error {
+	return c.Redirect(http.StatusFound, views.BudgetURL(reports.MonthOf(currentUser(c).Family.Today())))
+}
+
+// budgetShow is GET /budgets/{month}.
+func (a *app) budgetShow(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	b, err := a.budgetView(c, month)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.BudgetPage(b))
+}
+
+// budgetView reads what the budget page shows of month.
+func (a *app) budgetView(c echo.Context, month reports.Month) (views.Budget, error) {
+	u := currentUser(c)
+	svc := a.Budgets
+	m, err := svc.Month(c.Request().Context(), u.Family, month, u.Family.Today())
+	if err != nil {
+		return views.Budget{}, err
+	}
+	moves, err := svc.Moves(c.Request().Context(), u.FamilyID, month)
+	return views.Budget{Month: m, Moves: moves}, err
+}
+
+// budgetChanged answers a budget form: the section again for htmx, with the change's problem
+// when it was refused; otherwise a redirect to the month, with the problem as a flash.
+func (a *app) budgetChanged(c echo.Context, month reports.Month, changeErr error) error {
+	e := apperr.As(changeErr)
+	if changeErr != nil && (e == nil || e.Code == apperr.Internal) {
+		return changeErr
+	}
+	problem := ""
+	if e != nil {
+		problem = e.Message
+	}
+	if c.Request().Header.Get("HX-Request") != "true" {
+		if problem != "" {
+			a.Sessions.Put(c.Request().Context(), sessFlashError, problem)
+		}
+		return c.Redirect(http.StatusSeeOther, views.BudgetURL(month))
+	}
+	b, err := a.budgetView(c, month)
+	if err != nil {
+		return err
+	}
+	b.Error = problem
+	return a.render(c, http.StatusOK, views.BudgetSection(b))
+}
+
+// formAmount reads an amount a person typed into field, in the family's currency: nil when
+// left blank.
+func formAmount(c echo.Context, field, currency string) (*decimal.Decimal, error) {
+	s := strings.TrimSpace(c.FormValue(field))
+	if s == "" {
+		return nil, nil
+	}
+	d, err := models.ParseAmount(s, currency)
+	if err != nil {
+		return nil, err
+	}
+	return &d, nil
+}
+
+// budgetIncome is POST /budgets/{month}/income: the expected income, blank for none.
+func (a *app) budgetIncome(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	income, err := formAmount(c, "expected_income", u.Family.Currency)
+	if err == nil {
+		err = a.Budgets.SetIncome(c.Request().Context(), u.Family, month, income)
+	}
+	return a.budgetChanged(c, month, err)
+}
+
+// budgetCategoryUpdate is POST /budgets/{month}/categories/{category_id}: the category's
+// amount (blank is zero) or its rollover, whichever the form sends.
+func (a *app) budgetCategoryUpdate(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	id, err := uuid.Parse(c.Param("category_id"))
+	if err != nil {
+		return echo.ErrNotFound
+	}
+	u := currentUser(c)
+	var ch budgets.Change
+	if form, _ := c.FormParams(); form.Has("budgeted") {
+		if ch.Budgeted, err = formAmount(c, "budgeted", u.Family.Currency); err == nil && ch.Budgeted == nil {
+			ch.Budgeted = new(decimal.Decimal)
+		}
+	}
+	if r := c.FormValue("rollover"); r != "" {
+		ch.Rollover = &r
+	}
+	if err == nil {
+		err = a.Budgets.SetCategory(c.Request().Context(), u.Family, month, id, ch)
+	}
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return err
+	}
+	return a.budgetChanged(c, month, err)
+}
+
+// budgetFill is POST /budgets/{month}/fill: a quick fill of the month, or a goal.
+func (a *app) budgetFill(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	f := budgets.Fill{Strategy: c.FormValue("strategy")}
+	if id, perr := uuid.Parse(c.FormValue("category_id")); perr == nil {
+		f.CategoryID = &id
+	}
+	if f.Strategy == budgets.FillGoal {
+		f.Target, err = formAmount(c, "target", u.Family.Currency)
+		if by, perr := reports.ParseMonth(c.FormValue("by")); perr == nil {
+			f.By = &by
+		}
+	}
+	if err == nil {
+		err = a.Budgets.Fill(c.Request().Context(), u.Family, month, f, u.Family.Today())
+	}
+	return a.budgetChanged(c, month, err)
+}
+
+// budgetCopy is POST /budgets/{month}/copy: the month's amounts and expected income copied to
+// the next month, whose page it goes to.
+func (a *app) budgetCopy(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	next := month.Next()
+	if err := a.Budgets.Fill(c.Request().Context(), u.Family, next, budgets.Fill{Strategy: budgets.FillLastBudget}, u.Family.Today()); err != nil {
+		return err
+	}
+	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, "Copied "+month.String()+" to "+next.String()+".")
+	return c.Redirect(http.StatusSeeOther, views.BudgetURL(next))
+}
+
+// budgetMoveCreate is POST /budgets/{month}/moves.
+func (a *app) budgetMoveCreate(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	in := budgets.MoveInput{Reason: c.FormValue("reason")}
+	in.From, _ = uuid.Parse(c.FormValue("from_category_id"))
+	in.To, _ = uuid.Parse(c.FormValue("to_category_id"))
+	amount, err := formAmount(c, "amount", u.Family.Currency)
+	if amount != nil {
+		in.Amount = *amount
+	}
+	if err == nil {
+		_, err = a.Budgets.Move(c.Request().Context(), u.Family, u.ID, month, in)
+	}
+	return a.budgetChanged(c, month, err)
+}
+
+// budgetMoveUndo is POST /budgets/{month}/moves/{id}/undo.
+func (a *app) budgetMoveUndo(c echo.Context) error {
+	month, err := pathMonth(c)
+	if err != nil {
+		return err
+	}
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	u := currentUser(c)
+	err = a.Budgets.UndoMove(c.Request().Context(), u.Family, u.ID, month, id)
+	if apperr.CodeOf(err) == apperr.NotFound {
+		return err
+	}
+	return a.budgetChanged(c, month, err)
+}

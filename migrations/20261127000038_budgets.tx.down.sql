@@ -1,0 +1,10 @@
+DROP TRIGGER families_category_totals_delete ON families;
+DROP FUNCTION families_category_totals_delete();
+DROP TRIGGER entries_category_totals_delete ON entries;
+DROP TRIGGER entries_category_totals_update ON entries;
+DROP TRIGGER entries_category_totals_insert ON entries;
+DROP FUNCTION entries_category_totals();
+DROP TABLE category_month_totals;
+DROP INDEX budget_categories_family_category_idx;
+DROP TABLE budget_moves;
+ALTER TABLE categories DROP COLUMN budget_rollover;
