@@ -42,8 +42,8 @@ func (ps *Proposals) StagedKinds() (ids []uuid.UUID, kinds []string) {
 	return ids, kinds
 }
 
-// MatchStaged is Match for transactions not written yet: staged is a query (with args) of
-// them, with the columns id, account_id, accountable_type (the account's), currency, amount,
+// MatchStaged is Match for transactions not written yet, in tx: staged is a query (with args)
+// of them, with the columns id, account_id, accountable_type (the account's), currency, amount,
 // date and transaction_kind, each posted and unsplit as every new transaction is. It proposes
 // what Match would propose once they were written, pairing them with one another and with the
 // family's transactions, and writes nothing: the caller writes the staged transactions with
@@ -51,28 +51,39 @@ func (ps *Proposals) StagedKinds() (ids []uuid.UUID, kinds []string) {
 // entries once, rather than writing them and then the kinds of their transfers.
 //
 // A staged transaction is in no transfer and no rejected pair yet (both need the entry), so
-// only the written side is checked for them. Two staged sides are joined by hash on currency,
-// opposite amount and each of the days within MatchDays, which no count of rows of one amount
-// can make quadratic; a written side is probed through entries_transfer_match_idx as in Match,
-// for the amounts some written transaction of the family has the opposite of.
-func MatchStaged(ctx context.Context, idb bun.IDB, familyID uuid.UUID, staged string, args ...any) (*Proposals, error) {
-	q := `WITH s AS MATERIALIZED (SELECT s.* FROM (` + staged + `) s
-			WHERE s.amount <> 0 AND s.transaction_kind IN (` + transferKinds + `)),
-		x AS MATERIALIZED (SELECT k.currency, k.amount FROM (SELECT DISTINCT currency, amount FROM s) k
-			WHERE EXISTS (SELECT 1 FROM entries o WHERE o.family_id = ? AND ` + byAmount("o", "-k.amount") + `
-				AND o.kind = 'transaction' AND o.parent_id IS NULL AND o.currency = k.currency ORDER BY o.amount LIMIT 1))
+// only the written side is checked for them. The staged transactions are copied into a table
+// of their own and analyzed, and two staged sides are joined by hash on currency, opposite
+// amount and each of the days within MatchDays (never on amount alone, which pairs each
+// amount's transactions each with each). A written side is probed through
+// entries_transfer_match_idx as in Match, for the amounts some written transaction of the
+// family has the opposite of.
+func MatchStaged(ctx context.Context, tx db.Tx, familyID uuid.UUID, staged string, args ...any) (*Proposals, error) {
+	// The staged transactions a transfer can have, in a table of their own with statistics:
+	// a query over an import's staged rows is estimated at a few rows (its conditions on the
+	// rows' extra data have no statistics), and the join of a few rows with themselves was
+	// planned as a loop over the rows for each row.
+	if _, err := tx.NewRaw(`DROP TABLE IF EXISTS staged_transfers;
+		CREATE TEMP TABLE staged_transfers ON COMMIT DROP AS SELECT s.id, s.account_id, s.accountable_type, s.currency, s.amount, s.date,
+			s.transaction_kind FROM (`+staged+`) s WHERE s.amount <> 0 AND s.transaction_kind IN (`+transferKinds+`);
+		ANALYZE staged_transfers`, args...).Exec(ctx); err != nil {
+		return nil, fmt.Errorf("stage transfers: %w", err)
+	}
+	q := `WITH x AS MATERIALIZED (SELECT k.currency, k.amount FROM (SELECT DISTINCT currency, amount FROM staged_transfers) k
+			CROSS JOIN LATERAL (SELECT 1 FROM entries o WHERE o.family_id = ? AND ` + byAmount("o", "-k.amount") + `
+				AND o.kind = 'transaction' AND o.parent_id IS NULL AND o.currency = k.currency ORDER BY o.amount LIMIT 1) o)
 		SELECT a, b, a_out, a_type, b_type, a_kind, b_kind, b_staged FROM (
 		SELECT n.id AS a, o.id AS b, n.amount > 0 AS a_out, n.accountable_type AS a_type, o.accountable_type AS b_type,
 			n.transaction_kind AS a_kind, o.transaction_kind AS b_kind, true AS b_staged,
 			n.transaction_kind = 'standard' AND o.transaction_kind = 'standard' AS plain, abs(n.date - o.date) AS gap,
 			least(n.date, o.date) AS first
-		FROM s n CROSS JOIN generate_series(-` + fmt.Sprint(MatchDays) + `, ` + fmt.Sprint(MatchDays) + `) AS d(days)
-		JOIN s o ON o.currency = n.currency AND o.amount = -n.amount AND o.date = n.date + d.days
+		FROM (SELECT n.*, n.date + d.days AS day FROM staged_transfers n
+			CROSS JOIN generate_series(-` + fmt.Sprint(MatchDays) + `, ` + fmt.Sprint(MatchDays) + `) AS d(days) OFFSET 0) n
+		JOIN staged_transfers o ON o.currency = n.currency AND o.amount = -n.amount AND o.date = n.day
 		WHERE o.account_id <> n.account_id AND n.id < o.id
 		UNION ALL
 		SELECT n.id, o.id, n.amount > 0, n.accountable_type, o.accountable_type, n.transaction_kind, o.transaction_kind, false,
 			n.transaction_kind = 'standard' AND o.transaction_kind = 'standard', abs(n.date - o.date), least(n.date, o.date)
-		FROM s n JOIN x ON x.currency = n.currency AND x.amount = n.amount
+		FROM staged_transfers n JOIN x ON x.currency = n.currency AND x.amount = n.amount
 		CROSS JOIN LATERAL (SELECT o.id, o.date, o.transaction_kind, oa.accountable_type FROM entries o
 			JOIN accounts oa ON oa.id = o.account_id
 			WHERE o.family_id = ? AND ` + byAmount("o", "-n.amount") + `
@@ -90,7 +101,7 @@ func MatchStaged(ctx context.Context, idb bun.IDB, familyID uuid.UUID, staged st
 		BKind   string    `bun:"b_kind"`
 		BStaged bool      `bun:"b_staged"`
 	}
-	if err := idb.NewRaw(q, append(append([]any{}, args...), familyID, familyID)...).Scan(ctx, &candidates); err != nil && !db.IsNoRows(err) {
+	if err := tx.NewRaw(q, familyID, familyID).Scan(ctx, &candidates); err != nil && !db.IsNoRows(err) {
 		return nil, fmt.Errorf("find transfers: %w", err)
 	}
 	ps := &Proposals{familyID: familyID}
