@@ -1,11 +1,16 @@
 package transfers
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/jackc/pgx/v5"
+	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -51,81 +56,232 @@ func (ps *Proposals) StagedKinds() (ids []uuid.UUID, kinds []string) {
 // entries once, rather than writing them and then the kinds of their transfers.
 //
 // A staged transaction is in no transfer and no rejected pair yet (both need the entry), so
-// only the written side is checked for them. The staged transactions are copied into a table
-// of their own and analyzed, and two staged sides are joined by hash on currency, opposite
-// amount and each of the days within MatchDays (never on amount alone, which pairs each
-// amount's transactions each with each). A written side is probed through
-// entries_transfer_match_idx as in Match, for the amounts some written transaction of the
-// family has the opposite of.
-func MatchStaged(ctx context.Context, tx db.Tx, familyID uuid.UUID, staged string, args ...any) (*Proposals, error) {
-	// The staged transactions a transfer can have, in a table of their own with statistics:
-	// a query over an import's staged rows is estimated at a few rows (its conditions on the
-	// rows' extra data have no statistics), and the join of a few rows with themselves was
-	// planned as a loop over the rows for each row.
-	if _, err := tx.NewRaw(`DROP TABLE IF EXISTS staged_transfers;
-		CREATE TEMP TABLE staged_transfers ON COMMIT DROP AS SELECT s.id, s.account_id, s.accountable_type, s.currency, s.amount, s.date,
-			s.transaction_kind FROM (`+staged+`) s WHERE s.amount <> 0 AND s.transaction_kind IN (`+transferKinds+`);
-		ANALYZE staged_transfers`, args...).Exec(ctx); err != nil {
-		return nil, fmt.Errorf("stage transfers: %w", err)
-	}
-	q := `WITH x AS MATERIALIZED (SELECT k.currency, k.amount FROM (SELECT DISTINCT currency, amount FROM staged_transfers) k
-			CROSS JOIN LATERAL (SELECT 1 FROM entries o WHERE o.family_id = ? AND ` + byAmount("o", "-k.amount") + `
-				AND o.kind = 'transaction' AND o.parent_id IS NULL AND o.currency = k.currency ORDER BY o.amount LIMIT 1) o)
-		SELECT a, b, a_out, a_type, b_type, a_kind, b_kind, b_staged FROM (
-		SELECT n.id AS a, o.id AS b, n.amount > 0 AS a_out, n.accountable_type AS a_type, o.accountable_type AS b_type,
-			n.transaction_kind AS a_kind, o.transaction_kind AS b_kind, true AS b_staged,
-			n.transaction_kind = 'standard' AND o.transaction_kind = 'standard' AS plain, abs(n.date - o.date) AS gap,
-			least(n.date, o.date) AS first
-		FROM (SELECT n.*, n.date + d.days AS day FROM staged_transfers n
-			CROSS JOIN generate_series(-` + fmt.Sprint(MatchDays) + `, ` + fmt.Sprint(MatchDays) + `) AS d(days) OFFSET 0) n
-		JOIN staged_transfers o ON o.currency = n.currency AND o.amount = -n.amount AND o.date = n.day
-		WHERE o.account_id <> n.account_id AND n.id < o.id
-		UNION ALL
-		SELECT n.id, o.id, n.amount > 0, n.accountable_type, o.accountable_type, n.transaction_kind, o.transaction_kind, false,
-			n.transaction_kind = 'standard' AND o.transaction_kind = 'standard', abs(n.date - o.date), least(n.date, o.date)
-		FROM staged_transfers n JOIN x ON x.currency = n.currency AND x.amount = n.amount
-		CROSS JOIN LATERAL (SELECT o.id, o.date, o.transaction_kind, oa.accountable_type FROM entries o
-			JOIN accounts oa ON oa.id = o.account_id
-			WHERE o.family_id = ? AND ` + byAmount("o", "-n.amount") + `
-				AND o.date BETWEEN n.date - ` + fmt.Sprint(MatchDays) + ` AND n.date + ` + fmt.Sprint(MatchDays) + `
-				AND o.currency = n.currency AND o.account_id <> n.account_id AND ` + matchable("o") + `
-				ORDER BY o.amount OFFSET 0) o) c
-		ORDER BY plain, gap, first, a, b`
-	var candidates []struct {
-		A       uuid.UUID `bun:"a"`
-		B       uuid.UUID `bun:"b"`
-		AOut    bool      `bun:"a_out"`
-		AType   string    `bun:"a_type"`
-		BType   string    `bun:"b_type"`
-		AKind   string    `bun:"a_kind"`
-		BKind   string    `bun:"b_kind"`
-		BStaged bool      `bun:"b_staged"`
-	}
-	if err := tx.NewRaw(q, familyID, familyID).Scan(ctx, &candidates); err != nil && !db.IsNoRows(err) {
+// only the written side is checked for them. The staged query is read three times, each time
+// in one pass whatever the planner believes of its rows: for the amounts the file has both
+// ways (an aggregate), for the amounts some written transaction of the family has the
+// opposite of (a probe of entries_transfer_match_idx for each, and only when the family has
+// any), and for the transactions of those amounts (a hashed filter). Those are paired here, in
+// memory, each with the opposite amounts dated within MatchDays; and probed for in the
+// family's transactions as Match does.
+func MatchStaged(ctx context.Context, tx bun.IDB, familyID uuid.UUID, staged string, args ...any) (*Proposals, error) {
+	from := `(` + staged + `) s WHERE s.amount <> 0 AND s.transaction_kind IN (` + transferKinds + `)`
+	// The amounts (by currency) the file has both ways, and those (signed) some written
+	// transaction of the family has the opposite of.
+	var both, written []amountKey
+	if err := tx.NewRaw(`SELECT s.currency, abs(s.amount) AS amount FROM `+from+`
+		GROUP BY s.currency, abs(s.amount) HAVING min(s.amount) < 0 AND max(s.amount) > 0`, args...).Scan(ctx, &both); err != nil && !db.IsNoRows(err) {
 		return nil, fmt.Errorf("find transfers: %w", err)
 	}
+	var some bool
+	if err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM entries o WHERE o.family_id = ? AND o.kind = 'transaction' AND o.parent_id IS NULL)`,
+		familyID).Scan(ctx, &some); err != nil {
+		return nil, fmt.Errorf("find transfers: %w", err)
+	}
+	if some {
+		if err := tx.NewRaw(`SELECT k.currency, k.amount FROM (SELECT DISTINCT s.currency, s.amount FROM `+from+`) k
+			CROSS JOIN LATERAL (SELECT 1 FROM entries o WHERE o.family_id = ? AND `+byAmount("o", "-k.amount")+`
+				AND o.kind = 'transaction' AND o.parent_id IS NULL AND o.currency = k.currency ORDER BY o.amount LIMIT 1) o`,
+			append(append([]any{}, args...), familyID)...).Scan(ctx, &written); err != nil && !db.IsNoRows(err) {
+			return nil, fmt.Errorf("find transfers: %w", err)
+		}
+	}
 	ps := &Proposals{familyID: familyID}
+	if len(both) == 0 && len(written) == 0 {
+		return ps, nil
+	}
+	sizes, amounts := make([]string, len(both)), make([]string, len(written))
+	keys, has := make(map[string]bool, len(both)), make(map[string]bool, len(written))
+	for i, k := range both {
+		sizes[i], keys[k.String()] = k.Amount.String(), true
+	}
+	for i, k := range written {
+		amounts[i], has[k.String()] = k.Amount.String(), true
+	}
+	// The rows of those amounts, whichever the currency (which the keys then check).
+	var rows []stagedRow
+	if err := tx.NewRaw(`SELECT s.id, s.account_id, s.accountable_type, s.currency, s.amount, s.date, s.transaction_kind
+		FROM `+from+` AND (abs(s.amount) = ANY (?::numeric[]) OR s.amount = ANY (?::numeric[]))`,
+		append(append([]any{}, args...), pgdialect.Array(sizes), pgdialect.Array(amounts))...).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
+		return nil, fmt.Errorf("find transfers: %w", err)
+	}
+	candidates := pairStaged(rows, keys)
+	more, err := pairWritten(ctx, tx, familyID, rows, has)
+	if err != nil {
+		return nil, err
+	}
+	candidates = append(candidates, more...)
+	slices.SortFunc(candidates, func(x, y stagedCandidate) int {
+		return cmp.Or(cmpBool(x.plain(), y.plain()), cmp.Compare(x.gap(), y.gap()), x.first().Compare(y.first()),
+			bytes.Compare(x.a.ID[:], y.a.ID[:]), bytes.Compare(x.b.ID[:], y.b.ID[:]))
+	})
 	used := map[uuid.UUID]bool{}
 	for _, c := range candidates {
-		if used[c.A] || used[c.B] {
+		a, b := c.a, c.b
+		if used[a.ID] || used[b.ID] {
 			continue
 		}
-		used[c.A], used[c.B] = true, true
-		p := Proposal{ID: uuid.Must(uuid.NewV7()), In: c.A, Out: c.B, InStaged: true, OutStaged: c.BStaged,
-			InWas: c.AKind, OutWas: c.BKind, InKind: "funds_movement", OutKind: KindTo(c.BType, c.AType)}
-		if c.AOut {
-			p.In, p.Out, p.InStaged, p.OutStaged = c.B, c.A, c.BStaged, true
-			p.InWas, p.OutWas, p.OutKind = c.BKind, c.AKind, KindTo(c.AType, c.BType)
+		used[a.ID], used[b.ID] = true, true
+		in, out, inStaged, outStaged := a, b, true, c.bStaged
+		if a.Amount.IsPositive() {
+			in, out, inStaged, outStaged = b, a, c.bStaged, true
 		}
-		if !p.InStaged {
-			p.InWas = ""
+		p := Proposal{ID: uuid.Must(uuid.NewV7()), In: in.ID, Out: out.ID, InStaged: inStaged, OutStaged: outStaged,
+			InKind: "funds_movement", OutKind: KindTo(out.Type, in.Type)}
+		if inStaged {
+			p.InWas = in.Kind
 		}
-		if !p.OutStaged {
-			p.OutWas = ""
+		if outStaged {
+			p.OutWas = out.Kind
 		}
 		ps.List = append(ps.List, p)
 	}
 	return ps, nil
+}
+
+// stagedRow is a transaction of a match over staged ones: staged, or written (a counterpart).
+type stagedRow struct {
+	ID        uuid.UUID       `bun:"id"`
+	AccountID uuid.UUID       `bun:"account_id"`
+	Type      string          `bun:"accountable_type"`
+	Currency  string          `bun:"currency"`
+	Amount    decimal.Decimal `bun:"amount"`
+	Date      time.Time       `bun:"date"`
+	Kind      string          `bun:"transaction_kind"`
+}
+
+// amountKey is an amount in a currency, as a map key by String.
+type amountKey struct {
+	Currency string          `bun:"currency"`
+	Amount   decimal.Decimal `bun:"amount"`
+}
+
+func (k amountKey) String() string { return k.Currency + " " + k.Amount.String() }
+
+// size is the key of the row's amount's size, signed the key of its amount.
+func (r *stagedRow) size() string   { return amountKey{r.Currency, r.Amount.Abs()}.String() }
+func (r *stagedRow) signed() string { return amountKey{r.Currency, r.Amount}.String() }
+
+// stagedCandidate is a possible transfer of the staged transaction a with b, staged or not, a
+// the lower id of two staged ones.
+type stagedCandidate struct {
+	a, b    *stagedRow
+	bStaged bool
+}
+
+// The order candidates are taken in, as Match's: a pair a rule marked first, then the closest
+// dates, the earliest, and the ids.
+func (c stagedCandidate) plain() bool { return c.a.Kind == "standard" && c.b.Kind == "standard" }
+func (c stagedCandidate) gap() time.Duration {
+	return c.a.Date.Sub(c.b.Date).Abs()
+}
+func (c stagedCandidate) first() time.Time {
+	if c.b.Date.Before(c.a.Date) {
+		return c.b.Date
+	}
+	return c.a.Date
+}
+
+func cmpBool(x, y bool) int {
+	switch {
+	case x == y:
+		return 0
+	case !x:
+		return -1
+	}
+	return 1
+}
+
+// pairStaged pairs the staged rows of each key (currency and size) with the rows of the
+// opposite amount in another account, dated within MatchDays: each pair once, from the lower
+// id. Within a key the rows are walked by date, so that many rows of one amount are compared
+// only with those of the days around them.
+func pairStaged(rows []stagedRow, both map[string]bool) []stagedCandidate {
+	type sides struct{ in, out []*stagedRow }
+	groups := map[string]*sides{}
+	for i := range rows {
+		r := &rows[i]
+		size := r.size()
+		if !both[size] {
+			continue
+		}
+		g := groups[size]
+		if g == nil {
+			g = &sides{}
+			groups[size] = g
+		}
+		if r.Amount.IsPositive() {
+			g.out = append(g.out, r)
+		} else {
+			g.in = append(g.in, r)
+		}
+	}
+	byDate := func(x, y *stagedRow) int { return x.Date.Compare(y.Date) }
+	window := time.Duration(MatchDays) * 24 * time.Hour
+	var out []stagedCandidate
+	for _, g := range groups {
+		slices.SortFunc(g.in, byDate)
+		slices.SortFunc(g.out, byDate)
+		lo := 0
+		for _, o := range g.out {
+			for lo < len(g.in) && g.in[lo].Date.Before(o.Date.Add(-window)) {
+				lo++
+			}
+			for _, in := range g.in[lo:] {
+				if in.Date.After(o.Date.Add(window)) {
+					break
+				}
+				if in.AccountID == o.AccountID {
+					continue
+				}
+				a, b := o, in
+				if bytes.Compare(in.ID[:], o.ID[:]) < 0 {
+					a, b = in, o
+				}
+				out = append(out, stagedCandidate{a: a, b: b, bStaged: true})
+			}
+		}
+	}
+	return out
+}
+
+// pairWritten finds the family's transactions each staged row of the amounts has could
+// pair with, as Match does: one probe of entries_transfer_match_idx for each row.
+func pairWritten(ctx context.Context, tx bun.IDB, familyID uuid.UUID, rows []stagedRow, has map[string]bool) ([]stagedCandidate, error) {
+	if len(has) == 0 {
+		return nil, nil
+	}
+	var probe []*stagedRow
+	var ids, accounts []uuid.UUID
+	var currencies, amounts, dates []string
+	for i := range rows {
+		if r := &rows[i]; has[r.signed()] {
+			probe = append(probe, r)
+			ids, accounts, currencies = append(ids, r.ID), append(accounts, r.AccountID), append(currencies, r.Currency)
+			amounts, dates = append(amounts, r.Amount.String()), append(dates, r.Date.Format(time.DateOnly))
+		}
+	}
+	var found []struct {
+		N int `bun:"n"`
+		stagedRow
+	}
+	days := fmt.Sprint(MatchDays)
+	if err := tx.NewRaw(`SELECT n.i - 1 AS n, o.id, o.account_id, oa.accountable_type, o.currency, o.amount, o.date, o.transaction_kind
+		FROM unnest(?::uuid[], ?::uuid[], ?::text[], ?::numeric[], ?::date[]) WITH ORDINALITY AS n(id, account_id, currency, amount, date, i)
+		CROSS JOIN LATERAL (SELECT o.id, o.account_id, o.currency, o.amount, o.date, o.transaction_kind FROM entries o
+			WHERE o.family_id = ? AND `+byAmount("o", "-n.amount")+`
+				AND o.date BETWEEN n.date - `+days+` AND n.date + `+days+`
+				AND o.currency = n.currency AND o.account_id <> n.account_id AND `+matchable("o")+`
+			ORDER BY o.amount OFFSET 0) o
+		JOIN accounts oa ON oa.id = o.account_id`,
+		pgdialect.Array(ids), pgdialect.Array(accounts), pgdialect.Array(currencies), pgdialect.Array(amounts), pgdialect.Array(dates),
+		familyID).Scan(ctx, &found); err != nil && !db.IsNoRows(err) {
+		return nil, fmt.Errorf("find transfers: %w", err)
+	}
+	out := make([]stagedCandidate, len(found))
+	for i := range found {
+		out[i] = stagedCandidate{a: probe[found[i].N], b: &found[i].stagedRow}
+	}
+	return out, nil
 }
 
 // Write records the proposals, once their staged sides are written with the kinds
