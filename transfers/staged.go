@@ -58,20 +58,22 @@ func (ps *Proposals) StagedKinds() (ids []uuid.UUID, kinds []string) {
 // A staged transaction is in no transfer and no rejected pair yet (both need the entry), so
 // only the written side is checked for them. The staged query is read three times, each time
 // in one pass whatever the planner believes of its rows: for the amounts the file has both
-// ways (an aggregate), for the amounts some written transaction of the family has the
+// ways (streamed, and counted here), for the amounts some written transaction of the family has the
 // opposite of (a probe of entries_transfer_match_idx for each, and only when the family has
 // any), and for the transactions of those amounts (a hashed filter). Those are paired here, in
 // memory, each with the opposite amounts dated within MatchDays; and probed for in the
 // family's transactions as Match does.
-func MatchStaged(ctx context.Context, tx bun.IDB, familyID uuid.UUID, staged string, args ...any) (*Proposals, error) {
+func MatchStaged(ctx context.Context, tx db.Tx, familyID uuid.UUID, staged string, args ...any) (*Proposals, error) {
 	from := `(` + staged + `) s WHERE s.amount <> 0 AND s.transaction_kind IN (` + transferKinds + `)`
 	// The amounts (by currency) the file has both ways, and those (signed) some written
-	// transaction of the family has the opposite of.
-	var both, written []amountKey
-	if err := tx.NewRaw(`SELECT s.currency, abs(s.amount) AS amount FROM `+from+`
-		GROUP BY s.currency, abs(s.amount) HAVING min(s.amount) < 0 AND max(s.amount) > 0`, args...).Scan(ctx, &both); err != nil && !db.IsNoRows(err) {
-		return nil, fmt.Errorf("find transfers: %w", err)
+	// transaction of the family has the opposite of. The first are gathered here from the
+	// rows' amounts as float8, which may take two amounts for one (a row too many is paired
+	// with nothing) but never one for two: aggregated in SQL, the sizes spilled to disk.
+	both, err := bothWays(ctx, tx, tx.NewRaw(`SELECT s.currency, s.amount::float8 FROM `+from, args...).String())
+	if err != nil {
+		return nil, err
 	}
+	var written []amountKey
 	var some bool
 	if err := tx.NewRaw(`SELECT EXISTS (SELECT 1 FROM entries o WHERE o.family_id = ? AND o.kind = 'transaction' AND o.parent_id IS NULL)`,
 		familyID).Scan(ctx, &some); err != nil {
@@ -89,22 +91,18 @@ func MatchStaged(ctx context.Context, tx bun.IDB, familyID uuid.UUID, staged str
 	if len(both) == 0 && len(written) == 0 {
 		return ps, nil
 	}
-	sizes, amounts := make([]string, len(both)), make([]string, len(written))
-	keys, has := make(map[string]bool, len(both)), make(map[string]bool, len(written))
-	for i, k := range both {
-		sizes[i], keys[k.String()] = k.Amount.String(), true
-	}
+	amounts, has := make([]string, len(written)), make(map[string]bool, len(written))
 	for i, k := range written {
 		amounts[i], has[k.String()] = k.Amount.String(), true
 	}
 	// The rows of those amounts, whichever the currency (which the keys then check).
 	var rows []stagedRow
 	if err := tx.NewRaw(`SELECT s.id, s.account_id, s.accountable_type, s.currency, s.amount, s.date, s.transaction_kind
-		FROM `+from+` AND (abs(s.amount) = ANY (?::numeric[]) OR s.amount = ANY (?::numeric[]))`,
-		append(append([]any{}, args...), pgdialect.Array(sizes), pgdialect.Array(amounts))...).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
+		FROM `+from+` AND (abs(s.amount)::float8 = ANY (?::float8[]) OR s.amount = ANY (?::numeric[]))`,
+		append(append([]any{}, args...), pgdialect.Array(both), pgdialect.Array(amounts))...).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
 		return nil, fmt.Errorf("find transfers: %w", err)
 	}
-	candidates := pairStaged(rows, keys)
+	candidates := pairStaged(rows)
 	more, err := pairWritten(ctx, tx, familyID, rows, has)
 	if err != nil {
 		return nil, err
@@ -157,6 +155,43 @@ type amountKey struct {
 
 func (k amountKey) String() string { return k.Currency + " " + k.Amount.String() }
 
+// bothWays reads the currency and amount (float8) of each row of query and returns the sizes
+// of the amounts that are there both ways in some currency.
+func bothWays(ctx context.Context, tx db.Tx, query string) ([]float64, error) {
+	type key struct {
+		currency string
+		size     float64
+	}
+	signs := map[key]uint8{}
+	rows, err := tx.Pgx.Query(ctx, query)
+	if err != nil {
+		return nil, fmt.Errorf("find transfers: %w", err)
+	}
+	defer rows.Close()
+	var currency string
+	var amount float64
+	for rows.Next() {
+		if err := rows.Scan(&currency, &amount); err != nil {
+			return nil, fmt.Errorf("find transfers: %w", err)
+		}
+		k, sign := key{currency, amount}, uint8(1)
+		if amount < 0 {
+			k.size, sign = -amount, 2
+		}
+		signs[k] |= sign
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("find transfers: %w", err)
+	}
+	var sizes []float64
+	for k, s := range signs {
+		if s == 3 {
+			sizes = append(sizes, k.size)
+		}
+	}
+	return sizes, nil
+}
+
 // size is the key of the row's amount's size, signed the key of its amount.
 func (r *stagedRow) size() string   { return amountKey{r.Currency, r.Amount.Abs()}.String() }
 func (r *stagedRow) signed() string { return amountKey{r.Currency, r.Amount}.String() }
@@ -191,19 +226,16 @@ func cmpBool(x, y bool) int {
 	return 1
 }
 
-// pairStaged pairs the staged rows of each key (currency and size) with the rows of the
-// opposite amount in another account, dated within MatchDays: each pair once, from the lower
-// id. Within a key the rows are walked by date, so that many rows of one amount are compared
+// pairStaged pairs the staged rows of each currency and size with the rows of the opposite
+// amount in another account, dated within MatchDays: each pair once, from the lower id.
+// Within a size the rows are walked by date, so that many rows of one amount are compared
 // only with those of the days around them.
-func pairStaged(rows []stagedRow, both map[string]bool) []stagedCandidate {
+func pairStaged(rows []stagedRow) []stagedCandidate {
 	type sides struct{ in, out []*stagedRow }
 	groups := map[string]*sides{}
 	for i := range rows {
 		r := &rows[i]
 		size := r.size()
-		if !both[size] {
-			continue
-		}
 		g := groups[size]
 		if g == nil {
 			g = &sides{}
