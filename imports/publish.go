@@ -170,8 +170,9 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 				return err
 			}
 		}
-		// Then transfers between the family's accounts are proposed; an export names its own.
-		if im.Type != NativeImport {
+		// Then transfers between the family's accounts are proposed, unless they were with
+		// the rows (matchTransfers); an export names its own.
+		if im.Type != NativeImport && p.transfers == nil {
 			if _, err := transfers.Match(ctx, tx, im.FamilyID, transfers.Scope{ImportID: &id}); err != nil {
 				return err
 			}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/jackc/pgx/v5"
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
@@ -13,6 +14,7 @@ import (
 	"tally/internal/db"
 	"tally/models"
 	"tally/rules"
+	"tally/transfers"
 )
 
 // publisher writes one import's rows inside the publish transaction. The rows were typed and
@@ -31,6 +33,11 @@ type publisher struct {
 	// merchants says the rows' bank texts have merchants, which import_merchants holds
 	// (deriveMerchants).
 	merchants bool
+	// transfers are the transfers proposed for the rows before they are written
+	// (matchTransfers), nil where the match runs over the written entries; transferKinds says
+	// some rows take a transfer's kind, which import_transfer_kinds holds.
+	transfers     *transfers.Proposals
+	transferKinds bool
 }
 
 // validRows is the condition selecting the rows a publish writes.
@@ -98,7 +105,13 @@ func (p *publisher) publishEntries(ctx context.Context) error {
 	if err := p.stageRules(ctx); err != nil {
 		return err
 	}
+	if err := p.matchTransfers(ctx); err != nil {
+		return err
+	}
 	if err := p.entryBatches(ctx); err != nil {
+		return err
+	}
+	if _, err := p.transfers.Write(ctx, p.tx); err != nil {
 		return err
 	}
 	if err := p.openingBalance(ctx); err != nil {
@@ -231,6 +244,50 @@ func (p *publisher) stageRules(ctx context.Context) error {
 	return err
 }
 
+// matchTransfers proposes the transfers of the rows about to become transactions, with one
+// another and with the family's transactions, after the rules (whose kinds pair first), so
+// that each entry is written once with its transfer's kind (import_transfer_kinds) rather
+// than written and then given it: an UPDATE of every transfer's side, every index written
+// again, was a sixth of the publish of a file of transfers.
+func (p *publisher) matchTransfers(ctx context.Context) error {
+	kind := "'standard'"
+	join := ""
+	if p.ruleResults {
+		kind, join = "coalesce(rr.transaction_kind, 'standard')", "LEFT JOIN rule_results rr ON rr.id = r.record_id"
+	}
+	var err error
+	p.transfers, err = transfers.MatchStaged(ctx, p.tx, p.im.FamilyID, `
+		SELECT r.record_id AS id, a.id AS account_id, a.accountable_type, coalesce(r.currency, a.currency) AS currency,
+			r.amount, r.date, `+kind+` AS transaction_kind
+		FROM import_rows r `+p.accountJoin()+`
+		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
+		`+join+`
+		WHERE `+entryRows+` AND r.ticker IS NULL AND NOT coalesce((r.extra->>'pending')::boolean, false)`,
+		p.im.AccountID, p.im.FamilyID, p.im.ID)
+	if err != nil {
+		return err
+	}
+	ids, kinds := p.transfers.StagedKinds()
+	if len(ids) == 0 {
+		return nil
+	}
+	rows := make([][]any, len(ids))
+	for i := range ids {
+		rows[i] = []any{ids[i], kinds[i]}
+	}
+	if _, err := p.tx.Pgx.Exec(ctx, `CREATE TEMP TABLE import_transfer_kinds (id uuid PRIMARY KEY, kind text NOT NULL) ON COMMIT DROP`); err != nil {
+		return err
+	}
+	if _, err := p.tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_transfer_kinds"}, []string{"id", "kind"}, pgx.CopyFromRows(rows)); err != nil {
+		return fmt.Errorf("transfer kinds: %w", err)
+	}
+	if _, err := p.tx.Pgx.Exec(ctx, "ANALYZE import_transfer_kinds"); err != nil {
+		return err
+	}
+	p.transferKinds = true
+	return nil
+}
+
 // merchantJoin is a row's merchant as its bank text names it, and the join that reads it
 // (none when no row has one). A trade has none.
 func (p *publisher) merchantJoin() (merchant, join string) {
@@ -255,6 +312,10 @@ func (p *publisher) insertEntries(ctx context.Context, lo, hi int) (int, error) 
 		merchant, excluded, original = "coalesce(rr.merchant_id, "+merchant+")", "coalesce(rr.excluded, false)", "rr.original_name"
 		kind = "coalesce(rr.transaction_kind, 'standard')"
 		join += " LEFT JOIN rule_results rr ON rr.id = r.record_id"
+	}
+	if p.transferKinds {
+		kind = "coalesce(tk.kind, " + kind + ")"
+		join += " LEFT JOIN import_transfer_kinds tk ON tk.id = r.record_id"
 	}
 	res, err := p.tx.NewRaw(`
 		INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, category_id, tag_ids, import_id, source,

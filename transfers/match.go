@@ -137,14 +137,9 @@ func Match(ctx context.Context, tx bun.IDB, familyID uuid.UUID, scope Scope) (in
 	if len(ids) == 0 {
 		return 0, nil
 	}
-	// A match running at the same time (a sync beside an import) may have taken a side since:
-	// its pair stands, and this one is dropped.
-	var made []uuid.UUID
-	if err := tx.NewRaw(`INSERT INTO transfers (id, family_id, inflow_entry_id, outflow_entry_id, status)
-		SELECT p.id, ?, p.inflow, p.outflow, ? FROM unnest(?::uuid[], ?::uuid[], ?::uuid[]) AS p(id, inflow, outflow)
-		ON CONFLICT DO NOTHING RETURNING id`, familyID, StatusPending,
-		pgdialect.Array(ids), pgdialect.Array(ins), pgdialect.Array(outs)).Scan(ctx, &made); err != nil && !db.IsNoRows(err) {
-		return 0, fmt.Errorf("propose transfers: %w", err)
+	made, err := insertPending(ctx, tx, familyID, ids, ins, outs)
+	if err != nil {
+		return 0, err
 	}
 	return len(made), SetKinds(ctx, tx, made)
 }

@@ -3,6 +3,7 @@ package transfers_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -107,5 +108,57 @@ func TestMatchAfterAnAbortedPublishProbesIndexes(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// TestMatchStagedReadsTheRowsOnce checks the plans of a publish's match over its staged rows:
+// a file of transfers between two accounts, beside the family's transactions. Each query
+// reads the staged rows in one pass, and reaches the family's transactions only by probing
+// them by family, amount and date: joined with themselves in SQL, the rows of an import
+// (estimated at a few) were read again for every row, and a 230,000-row file never finished.
+func TestMatchStagedReadsTheRowsOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	d := testkit.MustOpenDB(t)
+	f := newFamily(t, d)
+	checking, savings := f.account("Checking", "Depository"), f.account("Savings", "Depository")
+	const rows = 20_000
+	// The family's transactions: a counterpart for a hundred spendings of the file.
+	for i := range 100 {
+		f.txn(savings, 1+i%28, fmt.Sprint(-(100_000 + 10*i + 2)), "USD", "EARLIER")
+	}
+	var queries []*testkit.QueryRecorder
+	for _, q := range []string{"SELECT DISTINCT s.currency, s.amount", "OR s.amount = ANY", "WITH ORDINALITY AS n"} {
+		queries = append(queries, testkit.RecordQueries(d, q))
+	}
+	if err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		// In groups of ten: the first two a transfer from checking to savings, the rest
+		// spending of amounts without a counterpart in the file (as the publish benchmark's).
+		ps, err := transfers.MatchStaged(ctx, tx, f.id, `SELECT gen_random_uuid() AS id, CASE WHEN i % 2 = 0 THEN ?::uuid ELSE ?::uuid END AS account_id,
+				'Depository' AS accountable_type, 'USD' AS currency,
+				CASE i % 10 WHEN 0 THEN 100 + i / 10 WHEN 1 THEN -(100 + i / 10) ELSE 100000 + i END::numeric(19, 4) AS amount,
+				date '2026-03-01' + i / 10 % 28 AS date, 'standard' AS transaction_kind
+			FROM generate_series(0, ? - 1) AS i`, checking, savings, rows)
+		if err != nil {
+			return err
+		}
+		if len(ps.List) != rows/10+100 {
+			t.Errorf("proposed %d transfers, want %d", len(ps.List), rows/10+100)
+		}
+		for _, q := range queries {
+			plan, raw := testkit.Explain(t, tx, q.Last(t))
+			plan.Walk(func(n testkit.PlanNode) {
+				switch {
+				case n.Loops <= 1:
+				case strings.HasSuffix(n.Type, "Scan") && !strings.HasPrefix(n.Type, "Index"), n.Type == "Materialize", n.Type == "Hash":
+					t.Errorf("rows are read again for each row (%s of %s, %v times):\n%s", n.Type, n.Relation, n.Loops, raw)
+				case strings.HasPrefix(n.Index, "entries_") && n.Index != "entries_transfer_match_idx" && n.Index != "entries_parent_id_idx":
+					t.Errorf("entries are probed through %s, not by family, amount and date (%v times):\n%s", n.Index, n.Loops, raw)
+				}
+			})
+		}
+		return nil
+	}); err != nil {
+		t.Fatal(err)
 	}
 }

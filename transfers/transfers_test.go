@@ -295,3 +295,70 @@ func TestConcurrentMatchesTakeEachSideOnce(t *testing.T) {
 	}
 	want(t, "transfers", f.pairs(), []string{"OUT → IN 1 (pending)"})
 }
+
+// TestStagedProposalTakenMeanwhileIsDropped matches transactions not written yet against one
+// another and the family's, writes them with the kinds proposed, and only then the transfers,
+// after a match in another transaction (a sync beside the import) took the written side of
+// one: that pair is dropped and its staged side is a standard transaction again, while the
+// pair of two staged transactions stands.
+func TestStagedProposalTakenMeanwhileIsDropped(t *testing.T) {
+	ctx := context.Background()
+	d := testkit.MustOpenDB(t)
+	f := newFamily(t, d)
+	checking, savings, card := f.account("Checking", "Depository"), f.account("Savings", "Depository"), f.account("Visa", "CreditCard")
+	f.txn(checking, 1, "90", "USD", "OUT")
+	staged := []struct {
+		id      uuid.UUID
+		account uuid.UUID
+		day     int
+		amount  string
+		name    string
+	}{
+		{uuid.Must(uuid.NewV7()), savings, 1, "-90", "STAGED IN"},
+		{uuid.Must(uuid.NewV7()), checking, 2, "40", "STAGED OUT"},
+		{uuid.Must(uuid.NewV7()), card, 3, "-40", "STAGED CARD"},
+	}
+	var rows []string
+	var args []any
+	for _, s := range staged {
+		rows = append(rows, "(?::uuid, ?::uuid, make_date(2026, 3, ?), ?::numeric)")
+		args = append(args, s.id, s.account, s.day, s.amount)
+	}
+	if err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		ps, err := transfers.MatchStaged(ctx, tx, f.id, `SELECT s.id, s.account_id, a.accountable_type, 'USD' AS currency, s.amount,
+			s.date, 'standard' AS transaction_kind FROM (VALUES `+strings.Join(rows, ", ")+`) AS s(id, account_id, date, amount)
+			JOIN accounts a ON a.id = s.account_id`, args...)
+		if err != nil {
+			return err
+		}
+		ids, kinds := ps.StagedKinds()
+		if len(ps.List) != 2 || len(ids) != 3 {
+			t.Fatalf("proposed %+v, want two transfers with three staged sides", ps.List)
+		}
+		// Meanwhile a sync's match takes OUT for a transaction of its own.
+		in2 := f.txn(card, 1, "-90", "USD", "SYNCED IN")
+		if n := f.match(in2); n != 1 {
+			t.Fatalf("the sync's match proposed %d, want 1", n)
+		}
+		kind := map[uuid.UUID]string{}
+		for i, id := range ids {
+			kind[id] = kinds[i]
+		}
+		for _, s := range staged {
+			if _, err := tx.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, transaction_kind)
+				VALUES (?, ?, ?, 'transaction', make_date(2026, 3, ?), ?::numeric, 'USD', ?, ?)`,
+				s.id, f.id, s.account, s.day, s.amount, s.name, kind[s.id]).Exec(ctx); err != nil {
+				return err
+			}
+		}
+		n, err := ps.Write(ctx, tx)
+		if err == nil && n != 1 {
+			t.Errorf("wrote %d transfers, want 1", n)
+		}
+		return err
+	}); err != nil {
+		t.Fatal(err)
+	}
+	want(t, "transfers", f.pairs(), []string{"STAGED OUT → STAGED CARD (pending)", "OUT → SYNCED IN (pending)"})
+	want(t, "kinds", f.kinds(staged[0].id, staged[1].id, staged[2].id), []string{"standard", "cc_payment", "funds_movement"})
+}
