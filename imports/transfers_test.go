@@ -12,8 +12,8 @@ import (
 
 	"tally/imports"
 	"tally/internal/db"
-	"tally/internal/testkit"
 	"tally/rules"
+	"tally/testkit"
 	"tally/transfers"
 )
 
