@@ -311,7 +311,9 @@ func onDay(m time.Time, day int) time.Time {
 	return time.Date(m.Year(), m.Month(), min(max(day, 1), last), 0, 0, 0, 0, time.UTC)
 }
 
-func monthStart(t time.Time) time.Time { return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC) }
+func monthStart(t time.Time) time.Time {
+	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
+}
 
 // days is the number of days from a to b.
 func days(a, b time.Time) int { return int(b.Sub(a).Hours()/24 + 0.5) }
