@@ -39,7 +39,9 @@ type recurringWorker struct {
 }
 
 // Timeout bounds a detection: a whole history of 500,000 transactions takes seconds.
-func (w *recurringWorker) Timeout(*river.Job[DetectRecurringArgs]) time.Duration { return 5 * time.Minute }
+func (w *recurringWorker) Timeout(*river.Job[DetectRecurringArgs]) time.Duration {
+	return 5 * time.Minute
+}
 
 func (w *recurringWorker) Work(ctx context.Context, job *river.Job[DetectRecurringArgs]) error {
 	a := job.Args
