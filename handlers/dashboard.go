@@ -14,6 +14,7 @@ import (
 
 	"tally/fx"
 	"tally/models"
+	"tally/recurring"
 	"tally/reports"
 	"tally/views"
 )
@@ -46,7 +47,13 @@ func (a *app) dashboard(c echo.Context) error {
 	}
 	rates := todayRates(nw)
 	groups := groupAccounts(accts, u.Family.Currency, rates, lastDay(nw))
-	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list}))
+	var svc recurring.Service
+	bills, err := svc.Upcoming(ctx, a.DB, u.FamilyID, u.Family.Today(), views.ComingUpDays)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list,
+		ComingUp: views.ComingUp{Bills: bills}}))
 }
 
 // entryList loads the page of entries the request asks for (?page=N).

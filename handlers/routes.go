@@ -121,6 +121,7 @@ func (a *app) routes(e *echo.Echo) {
 	a.exchangeRateRoutes(signedIn)
 	a.rulesRoutes(signedIn)
 	a.transfersRoutes(signedIn)
+	a.recurringRoutes(signedIn)
 	a.securityRoutes(signedIn)
 	a.mfaRoutes(web, signedIn)
 	a.passkeyRoutes(web, signedIn)

@@ -119,8 +119,11 @@ func (e *RecurringEnqueuer) Emit(ctx context.Context, tx db.Tx, familyID uuid.UU
 	return err
 }
 
-// EnqueueFullDetection queues a detection over the family's whole history.
-func EnqueueFullDetection(ctx context.Context, client *Client, familyID uuid.UUID) error {
-	_, err := client.Insert(ctx, DetectRecurringArgs{FamilyID: familyID, Full: true}, nil)
+// RecurringQueue queues detections that a person asks for.
+type RecurringQueue struct{ Client *Client }
+
+// EnqueueDetection queues a detection over the family's whole history.
+func (q RecurringQueue) EnqueueDetection(ctx context.Context, familyID uuid.UUID) error {
+	_, err := q.Client.Insert(ctx, DetectRecurringArgs{FamilyID: familyID, Full: true}, nil)
 	return err
 }

@@ -239,6 +239,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 		return err
 	}
 	deps.Bank, deps.BankQueue, deps.Jobs = opts.Bank, jobs.BankEnqueuer{Client: river}, river
+	deps.RecurringQueue = jobs.RecurringQueue{Client: river}
 	deps.Webhooks = opts.Webhooks
 	h := handlers.New(deps)
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}

@@ -125,6 +125,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 		tb.Fatalf("load SSO providers: %v", err)
 	}
 	deps.Bank, deps.BankQueue, deps.Webhooks = bank, jobs.BankEnqueuer{Client: river}, hooks
+	deps.RecurringQueue = jobs.RecurringQueue{Client: river}
 	if opts.Now != nil {
 		deps.Now = opts.Now
 	}
