@@ -29,6 +29,8 @@ type Txn struct {
 	CategoryID *uuid.UUID
 	// Utility says its category is one of energy, water and the like, whose bills vary.
 	Utility bool
+
+	units int64 // the amount's size in ten-thousandths, for comparing amounts cheaply
 }
 
 // Found is a series detection found in a group of transactions.
@@ -52,9 +54,11 @@ type Found struct {
 
 // Tolerances: a fixed amount may move by 2 % (a rounding, a small price change), a utility's
 // bill by 10 %.
+const fixedPercent, utilityPercent = 2, 10
+
 var (
-	FixedTolerance   = decimal.RequireFromString("0.02")
-	UtilityTolerance = decimal.RequireFromString("0.10")
+	FixedTolerance   = decimal.New(fixedPercent, -2)
+	UtilityTolerance = decimal.New(utilityPercent, -2)
 )
 
 // interval is how detection recognises one interval: the gaps between payments that fit it,
@@ -97,6 +101,7 @@ func Detect(txns []Txn, today time.Time) []Found {
 		if t.Amount.IsZero() || t.Key == "" {
 			continue
 		}
+		t.units = t.Amount.Abs().Shift(4).IntPart()
 		k := groupKey{t.AccountID, t.Currency, t.Amount.IsPositive(), t.Key}
 		groups[k] = append(groups[k], t)
 	}
@@ -119,17 +124,16 @@ func Detect(txns []Txn, today time.Time) []Found {
 // next amount while it stays within twice the tolerance of the cluster's smallest, so that
 // every member lies within the tolerance of their middle. A cluster of one is no series.
 func clusters(g []Txn) [][]Txn {
-	tol := FixedTolerance
+	tol := int64(fixedPercent)
 	if slices.ContainsFunc(g, func(t Txn) bool { return t.Utility }) {
-		tol = UtilityTolerance
+		tol = utilityPercent
 	}
-	slices.SortFunc(g, func(a, b Txn) int { return cmp.Or(a.Amount.Abs().Cmp(b.Amount.Abs()), a.Date.Compare(b.Date)) })
-	one := decimal.NewFromInt(1)
-	limit := one.Add(tol).Div(one.Sub(tol))
+	slices.SortFunc(g, func(a, b Txn) int { return cmp.Or(cmp.Compare(a.units, b.units), a.Date.Compare(b.Date)) })
 	var out [][]Txn
 	start := 0
 	for i := 1; i <= len(g); i++ {
-		if i < len(g) && g[i].Amount.Abs().LessThanOrEqual(g[start].Amount.Abs().Mul(limit)) {
+		// x within the spread of the smallest s: x (1 - tol) <= s (1 + tol)
+		if i < len(g) && g[i].units*(100-tol) <= g[start].units*(100+tol) {
 			continue
 		}
 		if i-start >= 2 {

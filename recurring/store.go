@@ -44,19 +44,26 @@ const utilityPattern = `(utilit|energ|electri|strom|nebenkosten|heiz|heating|gas
 
 // ledgerFilter is which transactions a series is made of: those the spending report counts
 // (no transfers between the family's own accounts, nothing excluded, no split parts), posted.
+// Its statement's argument ?1 is models.TransferKinds.
 const ledgerFilter = `e.kind = 'transaction' AND e.parent_id IS NULL AND NOT e.excluded AND NOT e.pending
-	AND e.transaction_kind NOT IN (?)`
+	AND e.transaction_kind NOT IN (?1)`
 
-// txnColumns reads an entry as a Txn.
-const txnColumns = `e.account_id, recurring_key(e.merchant_id, e.name) AS key, e.date, e.amount, e.currency,
-	coalesce(m.name, e.name) AS name, e.merchant_id, e.category_id,
-	coalesce(search_fold(coalesce(c.name, '') || ' ' || coalesce(p.name, '')) ~ '` + utilityPattern + `', false) AS utility
-	FROM entries e
-	LEFT JOIN merchants m ON m.id = e.merchant_id
-	LEFT JOIN categories c ON c.id = e.category_id
-	LEFT JOIN categories p ON p.id = c.parent_id`
+// utilityCategories is, as a CTE, whether each of the family's categories (?0) is a utility's,
+// by its name or its parent's, computed once per category rather than per transaction.
+const utilityCategories = `cats AS MATERIALIZED (
+	SELECT c.id, search_fold(c.name || ' ' || coalesce(p.name, '')) ~ '` + utilityPattern + `' AS utility
+	FROM categories c LEFT JOIN categories p ON p.id = c.parent_id WHERE c.family_id = ?0
+)`
+
+// txnColumns reads an entry (e) as a Txn, its merchant's name and its category's kind read
+// per row (by primary key, and from cats), which keeps the plan right however many rows the
+// planner expects.
+const txnColumns = `e.id, e.account_id, recurring_key(e.merchant_id, e.name) AS key, e.date, e.amount, e.currency,
+	coalesce((SELECT m.name FROM merchants m WHERE m.id = e.merchant_id), e.name) AS name, e.merchant_id, e.category_id,
+	coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
 
 type txnRow struct {
+	ID         uuid.UUID       `bun:"id,type:uuid"`
 	AccountID  uuid.UUID       `bun:"account_id,type:uuid"`
 	Key        *string         `bun:"key"`
 	Date       time.Time       `bun:"date"`
@@ -68,12 +75,15 @@ type txnRow struct {
 	Utility    bool            `bun:"utility"`
 }
 
+// toTxns turns rows into Txns, each entry once.
 func toTxns(rows []txnRow) []Txn {
 	out := make([]Txn, 0, len(rows))
+	seen := make(map[uuid.UUID]bool, len(rows))
 	for _, r := range rows {
-		if r.Key == nil {
+		if r.Key == nil || seen[r.ID] {
 			continue
 		}
+		seen[r.ID] = true
 		out = append(out, Txn{AccountID: r.AccountID, Key: *r.Key, Date: r.Date.UTC(), Amount: r.Amount, Currency: r.Currency,
 			Name: r.Name, MerchantID: r.MerchantID, CategoryID: r.CategoryID, Utility: r.Utility})
 	}
@@ -89,65 +99,80 @@ func windowStart(today time.Time) string {
 // (see record). It reads the family's transactions of the window once.
 func (s *Service) Detect(ctx context.Context, db bun.IDB, familyID uuid.UUID, today time.Time) (Result, error) {
 	var rows []txnRow
-	err := db.NewRaw(`SELECT `+txnColumns+` WHERE e.family_id = ? AND `+ledgerFilter+` AND e.date >= ?::date AND e.date <= ?::date`,
+	err := db.NewRaw(`WITH `+utilityCategories+` SELECT `+txnColumns+` FROM entries e
+		WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date`,
 		familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly)).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Result{}, fmt.Errorf("read history: %w", err)
 	}
-	txns := toTxns(rows)
-	res, err := s.record(ctx, db, familyID, Detect(txns, today), nil, today)
+	res, err := s.record(ctx, db, familyID, Detect(toTxns(rows), today), true)
 	res.Read = len(rows)
 	return res, err
 }
 
-// DetectNew finds the series of the groups that the scope's new transactions belong to,
-// over each group's whole window, and records them (see record). It reads the new
-// transactions' groups only: their merchants' transactions through entries_merchant_idx,
-// and the transactions without a merchant of their accounts.
+// DetectNew finds the series that the scope's new transactions may belong to, and records
+// them (see record). For each new transaction it reads the transactions of the window of its
+// group whose amount could share a series with its own (twice its tolerance apart at most):
+// its merchant's through entries_merchant_idx (merchant, amount), or without a merchant its
+// account's through entries_account_day_amount_idx. The new transactions' ranges of one group
+// are merged first, so that no row is read twice. Its cost follows the new rows and their
+// look-alikes, not the size of the history. It removes nothing: a group's other series are
+// not all read.
 func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID, scope Scope, today time.Time) (Result, error) {
 	var fresh string
-	args := []any{familyID, bun.In(models.TransferKinds)}
+	args := []any{familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly), spread(fixedPercent), spread(utilityPercent)}
 	switch {
 	case scope.ImportID != nil:
-		fresh, args = `e.import_id = ?`, append(args, *scope.ImportID)
+		fresh, args = `e.import_id = ?6`, append(args, *scope.ImportID)
 	case len(scope.AccountIDs) > 0:
-		fresh, args = `e.account_id IN (?) AND e.created_at >= ?`, append(args, bun.In(scope.AccountIDs), scope.Since)
+		fresh, args = `e.account_id IN (?6) AND e.created_at >= ?7`, append(args, bun.In(scope.AccountIDs), scope.Since)
 	default:
 		return Result{}, nil
 	}
-	start, end := windowStart(today), today.Format(time.DateOnly)
-	args = append(args, familyID, bun.In(models.TransferKinds), start, end, familyID, bun.In(models.TransferKinds), start, end)
 	var rows []txnRow
-	err := db.NewRaw(`WITH fresh AS MATERIALIZED (
-			SELECT DISTINCT e.account_id, e.merchant_id, CASE WHEN e.merchant_id IS NULL THEN recurring_key(NULL, e.name) END AS name_key
-			FROM entries e WHERE e.family_id = ? AND `+ledgerFilter+` AND `+fresh+`
+	err := db.NewRaw(`WITH `+utilityCategories+`, probes AS (
+			-- each new transaction's group (a merchant's across accounts, a name's in its
+			-- account) and the range of amounts that could share a series with it
+			SELECT CASE WHEN e.merchant_id IS NULL THEN e.account_id END AS account_id, e.merchant_id,
+				CASE WHEN e.merchant_id IS NULL THEN recurring_key(NULL, e.name) END AS name_key,
+				least(e.amount / x.spread, e.amount * x.spread) AS lo, greatest(e.amount / x.spread, e.amount * x.spread) AS hi
+			FROM entries e
+			CROSS JOIN LATERAL (SELECT CASE WHEN coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false)
+				THEN ?5::numeric ELSE ?4::numeric END AS spread) x
+			WHERE e.family_id = ?0 AND `+ledgerFilter+` AND `+fresh+`
+		), islands AS (
+			-- a range starts an island unless an earlier one of its group reaches it
+			SELECT *, count(*) FILTER (WHERE NOT joined) OVER (PARTITION BY account_id, merchant_id, name_key ORDER BY lo, hi) AS island
+			FROM (SELECT *, coalesce(lo <= max(hi) OVER (PARTITION BY account_id, merchant_id, name_key ORDER BY lo, hi
+				ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS joined FROM probes) p
+		), fresh AS MATERIALIZED (
+			SELECT account_id, merchant_id, name_key, min(lo) AS lo, max(hi) AS hi FROM islands
+			WHERE merchant_id IS NOT NULL OR name_key IS NOT NULL
+			GROUP BY account_id, merchant_id, name_key, island
 		)
-		SELECT `+txnColumns+`
-		WHERE e.merchant_id IN (SELECT merchant_id FROM fresh WHERE merchant_id IS NOT NULL)
-			AND e.family_id = ? AND `+ledgerFilter+` AND e.date >= ?::date AND e.date <= ?::date
-		UNION ALL
-		SELECT * FROM (SELECT `+txnColumns+`
-			WHERE e.account_id IN (SELECT account_id FROM fresh WHERE name_key IS NOT NULL) AND e.merchant_id IS NULL
-				AND e.family_id = ? AND `+ledgerFilter+` AND e.date >= ?::date AND e.date <= ?::date
-		) n WHERE n.key IN (SELECT name_key FROM fresh WHERE name_key IS NOT NULL)`,
+		SELECT `+txnColumns+` FROM fresh f
+		JOIN LATERAL (
+			SELECT e.* FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
+				AND e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date
+			UNION ALL
+			SELECT e.* FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
+				AND e.date >= ?2::date AND e.date <= ?3::date AND e.amount BETWEEN f.lo AND f.hi
+				AND `+ledgerFilter+` AND recurring_key(NULL, e.name) = f.name_key
+		) e ON true`,
 		args...).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Result{}, fmt.Errorf("read new transactions' groups: %w", err)
 	}
 	txns := toTxns(rows)
-	scanned := map[groupRef]bool{}
-	for _, t := range txns {
-		scanned[groupRef{t.AccountID, t.Key}] = true
-	}
-	res, err := s.record(ctx, db, familyID, Detect(txns, today), scanned, today)
-	res.Read = len(rows)
+	res, err := s.record(ctx, db, familyID, Detect(txns, today), false)
+	res.Read = len(txns)
 	return res, err
 }
 
-// groupRef is a group detection read: an account and a key.
-type groupRef struct {
-	account uuid.UUID
-	key     string
+// spread is how far apart two amounts of one series can be, with a tolerance of pct per cent:
+// each within the tolerance of their middle.
+func spread(pct int64) decimal.Decimal {
+	return decimal.NewFromInt(100 + pct).Div(decimal.NewFromInt(100 - pct)).Round(6)
 }
 
 // record merges what detection found into the family's series, under a lock of the family's
@@ -158,9 +183,9 @@ type groupRef struct {
 //     interval and category too; an ignored one stays as it is, so it is never proposed
 //     again;
 //   - a series found that matches none is added, proposed;
-//   - a proposed series, never edited, of a group read (all of them when scanned is nil)
-//     that was not found again has stopped, and is removed.
-func (s *Service) record(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found, scanned map[groupRef]bool, today time.Time) (Result, error) {
+//   - after a detection of the whole history (all), a proposed series never edited that was
+//     not found again has stopped, and is removed.
+func (s *Service) record(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found, all bool) (Result, error) {
 	res := Result{Found: len(found)}
 	if _, err := db.NewRaw("SELECT pg_advisory_xact_lock(hashtextextended('recurring:' || ?::text, 0))", familyID).Exec(ctx); err != nil {
 		return res, err
@@ -170,33 +195,34 @@ func (s *Service) record(ctx context.Context, db bun.IDB, familyID uuid.UUID, fo
 		return res, err
 	}
 	taken := make([]bool, len(kept))
+	var added, moved []models.Recurring
 	for _, f := range found {
 		i := matchKept(kept, taken, f)
 		if i < 0 {
-			r := newSeries(familyID, f)
-			if _, err := db.NewInsert().Model(r).Exec(ctx); err != nil {
-				return res, fmt.Errorf("add series: %w", err)
-			}
-			res.Created++
+			added = append(added, *newSeries(familyID, f))
 			continue
 		}
 		taken[i] = true
-		r := &kept[i]
-		if r.Status == models.RecurringIgnored {
-			continue
+		if r := &kept[i]; r.Status != models.RecurringIgnored {
+			moveOn(r, f)
+			moved = append(moved, *r)
 		}
-		cols := moveOn(r, f)
-		if _, err := db.NewUpdate().Model(r).Column(cols...).WherePK().Exec(ctx); err != nil {
+	}
+	// One statement each for all the series added and all those moved on.
+	if len(added) > 0 {
+		if _, err := db.NewInsert().Model(&added).Exec(ctx); err != nil {
+			return res, fmt.Errorf("add series: %w", err)
+		}
+	}
+	if len(moved) > 0 {
+		if _, err := db.NewUpdate().Model(&moved).Column(movedColumns...).Bulk().Exec(ctx); err != nil {
 			return res, fmt.Errorf("update series: %w", err)
 		}
-		res.Updated++
 	}
+	res.Created, res.Updated = len(added), len(moved)
 	var gone []uuid.UUID
 	for i, r := range kept {
-		if taken[i] || r.Status != models.RecurringProposed || r.Manual || r.MatchKey == nil || r.AccountID == nil {
-			continue
-		}
-		if scanned == nil || scanned[groupRef{*r.AccountID, *r.MatchKey}] {
+		if all && !taken[i] && r.Status == models.RecurringProposed && !r.Manual && r.MatchKey != nil {
 			gone = append(gone, r.ID)
 		}
 	}
@@ -246,28 +272,27 @@ func newSeries(familyID uuid.UUID, f Found) *models.Recurring {
 	return r
 }
 
-// moveOn brings a series up to what detection found, and returns the columns it changed. A
-// person's edits (Manual) keep their name, amount, interval, day and category; their next
-// date moves only once a later payment is seen.
-func moveOn(r *models.Recurring, f Found) []string {
-	cols := []string{"last_occurrence_date", "last_amount", "occurrence_count", "expected_amount_min", "expected_amount_max",
-		"expected_amount_avg", "match_key", "updated_at"}
+// movedColumns are the columns moveOn may change.
+var movedColumns = []string{"last_occurrence_date", "last_amount", "occurrence_count", "expected_amount_min", "expected_amount_max",
+	"expected_amount_avg", "match_key", "updated_at", "confidence", "name", "amount", "interval", "expected_day_of_month",
+	"category_id", "merchant_id", "tolerance", "next_expected_date"}
+
+// moveOn brings a series up to what detection found. A person's edits (Manual) keep their
+// name, amount, interval, day and category; their next date moves only once a later payment
+// is seen. A confirmed series keeps its confidence.
+func moveOn(r *models.Recurring, f Found) {
 	later := f.LastDate.After(r.LastOccurrence)
 	r.LastOccurrence, r.OccurrenceCount, r.UpdatedAt = f.LastDate, f.Count, time.Now()
 	last, lo, hi, avg, key := f.Last, f.Min, f.Max, f.Avg, f.Key
 	r.LastAmount, r.AmountMin, r.AmountMax, r.AmountAvg, r.MatchKey = &last, &lo, &hi, &avg, &key
 	if r.Status != models.RecurringConfirmed {
-		r.Confidence, cols = f.Confidence, append(cols, "confidence")
+		r.Confidence = f.Confidence
 	}
-	if !r.Manual {
+	switch {
+	case !r.Manual:
 		r.Name, r.Amount, r.Interval, r.DayOfMonth, r.CategoryID = f.Name, f.Amount, f.Interval, f.Day, f.CategoryID
 		r.MerchantID, r.Tolerance, r.NextExpected = f.MerchantID, f.Tolerance, f.Next
-		return append(cols, "name", "amount", "interval", "expected_day_of_month", "category_id", "merchant_id", "tolerance",
-			"next_expected_date")
-	}
-	if later {
+	case later:
 		r.NextExpected = NextDate(r.Interval, r.DayOfMonth, f.LastDate)
-		cols = append(cols, "next_expected_date")
 	}
-	return cols
 }

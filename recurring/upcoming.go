@@ -50,15 +50,15 @@ func payments(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, hi time.T
 	var out []payment
 	err := db.NewRaw(`WITH e AS MATERIALIZED (
 			SELECT e.account_id, e.date, e.amount, e.currency, recurring_key(e.merchant_id, e.name) AS key
-			FROM entries e WHERE e.family_id = ? AND `+ledgerFilter+` AND e.date >= ?::date AND e.date <= ?::date
+			FROM entries e WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date
 		)
 		SELECT r.id AS series_id, e.date, e.amount FROM recurring_transactions r
 		JOIN e ON e.key = coalesce(r.match_key, recurring_key(r.merchant_id, r.name))
 			AND (r.account_id IS NULL OR e.account_id = r.account_id) AND e.currency = r.currency
 			AND (e.amount > 0) = (r.amount > 0) AND abs(e.amount - r.amount) <= abs(r.amount) * r.tolerance
-		WHERE r.family_id = ? AND r.status = ?
+		WHERE r.family_id = ?0 AND r.status = ?4
 		ORDER BY r.id, e.date`,
-		familyID, bun.In(models.TransferKinds), lo.Format(time.DateOnly), hi.Format(time.DateOnly), familyID, models.RecurringConfirmed).
+		familyID, bun.In(models.TransferKinds), lo.Format(time.DateOnly), hi.Format(time.DateOnly), models.RecurringConfirmed).
 		Scan(ctx, &out)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("payments of series: %w", err)
