@@ -100,13 +100,7 @@ func BenchmarkDetect(b *testing.B) {
 				b.Fatalf("%+v, %v", res, err)
 			}
 		}
-		per := spent / time.Duration(b.N)
-		b.ReportMetric(float64(per)/1e6, "ms/detect")
-		b.ReportMetric(float64(per)/float64(fullBound), "x-bound-10s")
-		b.ReportMetric(float64(spent)/float64(floor), "x-bare-read")
-		if per > fullBound {
-			b.Errorf("detection over the whole history took %s, past its bound of %s", per, fullBound)
-		}
+		report(b, "the whole history", spent, floor, fullBound, "ms/detect", "x-bound-10s")
 	})
 	b.Run("after an import of 1,000", func(b *testing.B) {
 		var spent, floor time.Duration
@@ -121,12 +115,18 @@ func BenchmarkDetect(b *testing.B) {
 				b.Fatalf("%+v, %v", res, err)
 			}
 		}
-		per := spent / time.Duration(b.N)
-		b.ReportMetric(float64(per)/1e6, "ms/1000-rows")
-		b.ReportMetric(float64(per)/float64(perThousandRows), "x-bound-50ms")
-		b.ReportMetric(float64(spent)/float64(floor), "x-bare-read")
-		if per > perThousandRows {
-			b.Errorf("detection after an import of 1,000 rows took %s, past its bound of %s", per, perThousandRows)
-		}
+		report(b, "an import of 1,000 rows", spent, floor, perThousandRows, "ms/1000-rows", "x-bound-50ms")
 	})
+}
+
+// report gives a detection's time per run, as a ratio to its bound and to a bare read of the
+// same rows (floor), and fails the benchmark past its bound.
+func report(b *testing.B, what string, spent, floor, bound time.Duration, unit, boundUnit string) {
+	per := spent / time.Duration(b.N)
+	b.ReportMetric(float64(per)/1e6, unit)
+	b.ReportMetric(float64(per)/float64(bound), boundUnit)
+	b.ReportMetric(float64(spent)/float64(floor), "x-bare-read")
+	if per > bound {
+		b.Errorf("detection over %s took %s, past its bound of %s", what, per, bound)
+	}
 }

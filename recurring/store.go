@@ -63,6 +63,7 @@ const txnColumns = `e.id, e.account_id, recurring_key(e.merchant_id, e.name) AS 
 	coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
 
 type txnRow struct {
+	Probe      int64           `bun:"probe"` // DetectNew's range the row was read for
 	ID         uuid.UUID       `bun:"id,type:uuid"`
 	AccountID  uuid.UUID       `bun:"account_id,type:uuid"`
 	Key        *string         `bun:"key"`
@@ -123,7 +124,7 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 	args := []any{familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly), spread(fixedPercent), spread(utilityPercent)}
 	switch {
 	case scope.ImportID != nil:
-		fresh, args = `e.import_id = ?6`, append(args, *scope.ImportID)
+		fresh, args = `e.import_id = ?6`, append(args, *scope.ImportID, nil)
 	case len(scope.AccountIDs) > 0:
 		fresh, args = `e.account_id IN (?6) AND e.created_at >= ?7`, append(args, bun.In(scope.AccountIDs), scope.Since)
 	default:
@@ -146,28 +147,45 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 			FROM (SELECT *, coalesce(lo <= max(hi) OVER (PARTITION BY account_id, merchant_id, name_key ORDER BY lo, hi
 				ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false) AS joined FROM probes) p
 		), fresh AS MATERIALIZED (
-			SELECT account_id, merchant_id, name_key, min(lo) AS lo, max(hi) AS hi FROM islands
+			SELECT row_number() OVER () AS probe, account_id, merchant_id, name_key, min(lo) AS lo, max(hi) AS hi FROM islands
 			WHERE merchant_id IS NOT NULL OR name_key IS NOT NULL
 			GROUP BY account_id, merchant_id, name_key, island
 		)
-		SELECT `+txnColumns+` FROM fresh f
+		SELECT f.probe, `+txnColumns+` FROM fresh f
 		JOIN LATERAL (
-			SELECT e.* FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
-				AND e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date
+			(SELECT e.* FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
+				AND e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date LIMIT ?8)
 			UNION ALL
-			SELECT e.* FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
+			(SELECT e.* FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
 				AND e.date >= ?2::date AND e.date <= ?3::date AND e.amount BETWEEN f.lo AND f.hi
-				AND `+ledgerFilter+` AND recurring_key(NULL, e.name) = f.name_key
+				AND `+ledgerFilter+` AND recurring_key(NULL, e.name) = f.name_key LIMIT ?8)
 		) e ON true`,
-		args...).Scan(ctx, &rows)
+		append(args[:8:8], crowded+1)...).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Result{}, fmt.Errorf("read new transactions' groups: %w", err)
 	}
-	txns := toTxns(rows)
+	perProbe := map[int64]int{}
+	for _, r := range rows {
+		perProbe[r.Probe]++
+	}
+	kept := rows[:0]
+	for _, r := range rows {
+		if perProbe[r.Probe] <= crowded {
+			kept = append(kept, r)
+		}
+	}
+	txns := toTxns(kept)
 	res, err := s.record(ctx, db, familyID, Detect(txns, today), false)
 	res.Read = len(txns)
 	return res, err
 }
+
+// crowded is how many look-alikes of a new transaction (its group's transactions of about its
+// amount in the window) are too many to be a series: more than two for each week of the window,
+// as many as a card used at one shop every few days, among which no interval can fit. Detection
+// after an import reads no more than this of them, and finds no series there, as detection of
+// the whole history would not.
+const crowded = 250
 
 // spread is how far apart two amounts of one series can be, with a tolerance of pct per cent:
 // each within the tolerance of their middle.
