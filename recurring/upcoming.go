@@ -86,11 +86,16 @@ func loadSchedule(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, today
 	if len(series) == 0 {
 		return s, nil
 	}
-	from := lo
+	// Payments since each series' last one, but no further back than a yearly series needs:
+	// a series confirmed long ago and never paid since must not make every page read years.
+	from, floor := lo, today.AddDate(-1, -1, 0)
 	for _, r := range series {
 		if d := r.LastOccurrence.AddDate(0, 0, 1); d.Before(from) {
 			from = d
 		}
+	}
+	if from.Before(floor) && floor.Before(lo) {
+		from = floor
 	}
 	all, err := payments(ctx, db, familyID, from, today)
 	if err != nil {
