@@ -29,6 +29,7 @@ import (
 	"tally/jobs"
 	"tally/mfa"
 	"tally/oauth"
+	"tally/recurring"
 	"tally/sso"
 	"tally/webhooks"
 )
@@ -96,7 +97,10 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, opts Options) (*App, err
 		return nil, err
 	}
 	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
-	plans := &budgets.Service{DB: d, Bills: opts.Bills}
+	plans := &budgets.Service{DB: d, Bills: &recurring.Service{}}
+	if opts.Bills != nil {
+		plans.Bills = opts.Bills
+	}
 	return &App{Config: cfg, DB: d, Log: log, Keys: keys, Imports: importSvc, Bank: bank, Webhooks: hooks, Budgets: plans,
 		Jobs: river, opts: opts}, nil
 }
@@ -146,15 +150,16 @@ func (a *App) Handler() (*echo.Echo, error) {
 				return st.Any(), err
 			},
 		},
-		Sessions:  newSessionManager(d, cfg),
-		Log:       log,
-		OAuth:     newOAuth(cfg, d),
-		MFA:       second,
-		Bank:      a.Bank,
-		BankQueue: jobs.BankEnqueuer{Client: a.Jobs},
-		Webhooks:  a.Webhooks,
-		Budgets:   a.Budgets,
-		Now:       time.Now,
+		Sessions:       newSessionManager(d, cfg),
+		Log:            log,
+		OAuth:          newOAuth(cfg, d),
+		MFA:            second,
+		Bank:           a.Bank,
+		BankQueue:      jobs.BankEnqueuer{Client: a.Jobs},
+		Webhooks:       a.Webhooks,
+		Budgets:        a.Budgets,
+		RecurringQueue: jobs.RecurringQueue{Client: a.Jobs},
+		Now:            time.Now,
 	}
 	if a.opts.Now != nil {
 		deps.Now = a.opts.Now

@@ -18,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
+	"tally/recurring"
 	"tally/reports"
 )
 
@@ -41,13 +42,10 @@ const (
 
 // Expected is what a category's confirmed recurring series mean for one month, in the
 // family's currency and the ledger's sign (as entries.amount: money out is positive).
-type Expected struct {
-	Paid     decimal.Decimal // what the series already took this month (already inside spent)
-	Upcoming decimal.Decimal // what they still expect from today to the month's last day
-}
+type Expected = recurring.Expected
 
-// Bills tells a budget what confirmed recurring series expect. The key is the category id;
-// uuid.Nil is "no category".
+// Bills tells a budget what confirmed recurring series expect (recurring.Service). The key is
+// the category id; uuid.Nil is "no category".
 type Bills interface {
 	ExpectedByCategory(ctx context.Context, db bun.IDB, familyID uuid.UUID, month reports.Month, today time.Time) (map[uuid.UUID]Expected, error)
 }

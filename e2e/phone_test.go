@@ -35,11 +35,19 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 	if _, err := srv.DB.NewRaw(`INSERT INTO categories (id, family_id, name) VALUES (gen_random_uuid(), ?, 'Groceries and household supplies')`, u.FamilyID).Exec(bg); err != nil {
 		t.Fatal(err)
 	}
+	// A confirmed recurring series, due in a few days: the recurring page, the dashboard and the
+	// account's forecast show it.
+	if _, err := srv.DB.NewRaw(`INSERT INTO recurring_transactions (id, family_id, account_id, name, amount, currency,
+			expected_day_of_month, last_occurrence_date, next_expected_date, status, interval, confidence, last_amount)
+		VALUES (gen_random_uuid(), ?, ?, 'Monthly rent for the flat on the long street name', 1200, 'USD', 1,
+			current_date - 27, current_date + 3, 'confirmed', 'monthly', 1, 1200)`, u.FamilyID, acct).Exec(bg); err != nil {
+		t.Fatal(err)
+	}
 	signInAs(t, ctx, srv, u.Email)
 	pages := []string{
 		"/", "/accounts", "/accounts/" + acct.String(), "/accounts/" + acct.String() + "/edit", "/accounts/new",
 		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
-		"/categories", "/tags", "/merchants", "/reports/spending", "/budgets/2026-06",
+		"/categories", "/tags", "/merchants", "/reports/spending", "/budgets/2026-06", "/recurring",
 		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
 		"/settings/bank_connections/europe?country=DE",
 		"/settings/export", "/settings/family", "/settings/exchange_rates", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",

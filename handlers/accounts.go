@@ -12,6 +12,7 @@ import (
 	"tally/imports"
 	"tally/internal/apperr"
 	"tally/models"
+	"tally/recurring"
 	"tally/reports"
 	"tally/views"
 )
@@ -40,6 +41,9 @@ func (a *app) pathAccount(c echo.Context) (*models.Account, error) {
 	}
 	return models.AccountByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
 }
+
+// forecastDays is how far ahead a current account's page forecasts its balance.
+const forecastDays = 30
 
 // accountRecentEntries is how many of its latest entries an account's page shows.
 const accountRecentEntries = 10
@@ -73,7 +77,14 @@ func (a *app) accountShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AccountPage(acct, history, views.ReconciliationView{R: rec, Return: accountURL(acct.ID)}, list, profiles))
+	var forecast *recurring.Forecast
+	if acct.AccountableType == "Depository" && acct.Status != models.AccountDisabled {
+		var svc recurring.Service
+		if forecast, err = svc.Forecast(c.Request().Context(), a.DB, u.FamilyID, acct.ID, u.Family.Today(), forecastDays); err != nil {
+			return err
+		}
+	}
+	return a.render(c, http.StatusOK, views.AccountPage(acct, history, views.ReconciliationView{R: rec, Return: accountURL(acct.ID)}, list, profiles, forecast))
 }
 
 // accountURL is an account's page, at its reconciliation.

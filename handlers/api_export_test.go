@@ -1,6 +1,7 @@
 package handlers_test
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"os"
@@ -96,8 +97,10 @@ func (e *importEnv) familySnapshot(t *testing.T, family uuid.UUID) map[string][]
 			JOIN accounts a ON a.id = b.account_id WHERE b.family_id = ?0 ORDER BY 1`,
 		"holdings": `SELECT concat_ws('|', a.name, s.ticker, h.date, h.qty, h.price, h.amount, h.cost_basis, h.cost_basis_source) FROM holdings h
 			JOIN accounts a ON a.id = h.account_id JOIN securities s ON s.id = h.security_id WHERE h.family_id = ?0 ORDER BY 1`,
-		"recurring": `SELECT concat_ws('|', r.name, a.name, m.name, r.amount, r.expected_day_of_month, r.next_expected_date) FROM recurring_transactions r
-			LEFT JOIN accounts a ON a.id = r.account_id LEFT JOIN merchants m ON m.id = r.merchant_id WHERE r.family_id = ?0 ORDER BY 1`,
+		"recurring": `SELECT concat_ws('|', r.name, a.name, m.name, r.amount, r.expected_day_of_month, r.next_expected_date, r.status, r.interval,
+				c.name, r.confidence) FROM recurring_transactions r
+			LEFT JOIN accounts a ON a.id = r.account_id LEFT JOIN merchants m ON m.id = r.merchant_id
+			LEFT JOIN categories c ON c.id = r.category_id WHERE r.family_id = ?0 ORDER BY 1`,
 		"transfers": `SELECT concat_ws('|', i.name, o.name, t.status) FROM transfers t JOIN entries i ON i.id = t.inflow_entry_id
 			JOIN entries o ON o.id = t.outflow_entry_id WHERE t.family_id = ?0 ORDER BY 1`,
 		"rejected_transfers": `SELECT concat_ws('|', i.name, o.name) FROM rejected_transfers t JOIN entries i ON i.id = t.inflow_entry_id
@@ -137,6 +140,13 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.publish(t, map[string]any{"type": "NativeImport", "raw_file_content": string(content)})
+	// A series detection proposed, beside the one from the file, with what only Tally keeps.
+	if _, err := e.srv.DB.NewRaw(`INSERT INTO recurring_transactions (id, family_id, account_id, category_id, name, amount, currency,
+			expected_day_of_month, last_occurrence_date, next_expected_date, status, interval, confidence)
+		SELECT gen_random_uuid(), ?0, ?1, (SELECT id FROM categories WHERE family_id = ?0 ORDER BY name LIMIT 1), 'Water', 120, 'USD',
+			10, '2024-01-10', '2024-04-10', 'proposed', 'quarterly', 0.67`, e.user.FamilyID, acct.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 
 	// A budget's rollover setting travels with its category.
 	if r := e.c.API(http.MethodPatch, "/api/v1/budgets/2024-01/categories/"+e.strings(t, "SELECT id::text FROM categories WHERE family_id = ? AND name = 'Coffee'", e.user.FamilyID)[0],

@@ -14,6 +14,7 @@ import (
 
 	"tally/fx"
 	"tally/models"
+	"tally/recurring"
 	"tally/reports"
 	"tally/views"
 )
@@ -46,12 +47,18 @@ func (a *app) dashboard(c echo.Context) error {
 	}
 	rates := todayRates(nw)
 	groups := groupAccounts(accts, u.Family.Currency, rates, lastDay(nw))
-	thisMonth, err := a.Budgets.Month(ctx, u.Family, reports.MonthOf(u.Family.Today()), u.Family.Today())
+	today := u.Family.Today()
+	thisMonth, err := a.Budgets.Month(ctx, u.Family, reports.MonthOf(today), today)
+	if err != nil {
+		return err
+	}
+	var series recurring.Service
+	bills, err := series.Upcoming(ctx, a.DB, u.FamilyID, today, views.ComingUpDays)
 	if err != nil {
 		return err
 	}
 	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list,
-		ThisMonth: thisMonth}))
+		ThisMonth: thisMonth, ComingUp: views.ComingUp{Bills: bills}}))
 }
 
 // entryList loads the page of entries the request asks for (?page=N).

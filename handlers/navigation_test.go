@@ -48,13 +48,13 @@ func TestNavigationGroups(t *testing.T) {
 		admin               []string
 	}{
 		{"a member sees the household and their own settings", member,
-			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "imports", "categories", "tags", "merchants", "rules", "transfers"},
+			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "recurring", "imports", "categories", "tags", "merchants", "rules", "transfers"},
 			[]string{"profile", "security", "api_keys"}, nil},
 		{"a family admin also sees the family's settings", admin,
-			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "imports", "categories", "tags", "merchants", "rules", "transfers"},
+			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "recurring", "imports", "categories", "tags", "merchants", "rules", "transfers"},
 			[]string{"family", "exchange_rates", "banks", "webhooks", "export", "profile", "security", "api_keys"}, nil},
 		{"a super admin also sees the administration", super,
-			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "imports", "categories", "tags", "merchants", "rules", "transfers"},
+			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "recurring", "imports", "categories", "tags", "merchants", "rules", "transfers"},
 			[]string{"family", "exchange_rates", "banks", "webhooks", "export", "profile", "security", "api_keys"},
 			[]string{"admin_users", "admin_providers", "oauth_apps", "admin_audit"}},
 	} {

@@ -52,6 +52,8 @@ func navFor(path string) string {
 		return "merchants"
 	case strings.HasPrefix(path, "/transfers"):
 		return "transfers"
+	case strings.HasPrefix(path, "/recurring"):
+		return "recurring"
 	case strings.HasPrefix(path, "/settings/rules"):
 		return "rules"
 	case strings.HasPrefix(path, "/imports"):

@@ -40,6 +40,8 @@ type Deps struct {
 	// Bank connects families to their bank-data provider; BankQueue queues its syncs.
 	Bank      *banksync.Service
 	BankQueue BankQueue
+	// RecurringQueue queues recurring detections; nil leaves out the page's button.
+	RecurringQueue RecurringQueue
 	// OAuth is Tally's authorization server for API clients.
 	OAuth *oauth.Server
 	// MFA keeps the users' second factors.
@@ -52,6 +54,11 @@ type Deps struct {
 	Jobs JobRunner
 	// Budgets plans each month's spending per category.
 	Budgets *budgets.Service
+}
+
+// RecurringQueue queues a detection of a family's recurring series over its whole history.
+type RecurringQueue interface {
+	EnqueueDetection(ctx context.Context, familyID uuid.UUID) error
 }
 
 // BankQueue queues a bank connection's sync; false when one is already queued or running.

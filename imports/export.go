@@ -55,9 +55,11 @@ var exportQueries = []struct{ typ, sql string }{
 			'id', r.id, 'account_id', r.account_id, 'merchant_id', r.merchant_id, 'name', r.name,
 			'amount', r.amount::text, 'currency', r.currency, 'expected_day_of_month', r.expected_day_of_month,
 			'last_occurrence_date', r.last_occurrence_date, 'next_expected_date', r.next_expected_date,
-			'status', r.status, 'occurrence_count', r.occurrence_count, 'manual', r.manual,
+			'status', CASE r.status WHEN 'confirmed' THEN 'active' ELSE 'inactive' END, 'tally_status', r.status,
+			'occurrence_count', r.occurrence_count, 'manual', r.manual,
 			'expected_amount_min', r.expected_amount_min::text, 'expected_amount_max', r.expected_amount_max::text,
-			'expected_amount_avg', r.expected_amount_avg::text))::text
+			'expected_amount_avg', r.expected_amount_avg::text, 'interval', r.interval, 'category_id', r.category_id,
+			'confidence', r.confidence::text))::text
 		FROM recurring_transactions r WHERE r.family_id = ? ORDER BY r.created_at, r.id`},
 	{"Transaction", `
 		SELECT json_build_object('type', 'Transaction', 'data', json_build_object(

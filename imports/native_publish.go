@@ -462,9 +462,14 @@ func (w *nativeWriter) writeRecurring(ctx context.Context, recs []*native.Record
 		if acct.Valid {
 			a = w.accounts[acct.Bytes]
 		}
-		status := r.String("status")
-		if status != "inactive" {
-			status = "active"
+		status := models.RecurringStatusOf(r.String("tally_status"), r.String("status"))
+		interval := r.String("interval")
+		if !slices.Contains(models.RecurringIntervals, interval) {
+			interval = models.IntervalMonthly // Sure's series are monthly, on a day
+		}
+		confidence, okConfidence := r.Decimal("confidence")
+		if !okConfidence || confidence.IsNegative() || confidence.GreaterThan(decimal.NewFromInt(1)) {
+			confidence = decimal.NewFromInt(1)
 		}
 		count, _ := r.Decimal("occurrence_count")
 		id := uuid.Must(uuid.NewV7())
@@ -472,11 +477,13 @@ func (w *nativeWriter) writeRecurring(ctx context.Context, recs []*native.Record
 		w.summary.of("recurring_transactions").Created++
 		rows = append(rows, []any{pgUUID(id), pgUUID(w.im.FamilyID), acct, merchant, r.String("name"), numeric(&amount),
 			w.currencyOf(r, a), int16(day.IntPart()), pgDate(last), pgDate(next), status, int32(count.IntPart()), r.Bool("manual"),
-			optNumeric(r, "expected_amount_min"), optNumeric(r, "expected_amount_max"), optNumeric(r, "expected_amount_avg"), pgUUID(w.im.ID)})
+			optNumeric(r, "expected_amount_min"), optNumeric(r, "expected_amount_max"), optNumeric(r, "expected_amount_avg"), pgUUID(w.im.ID),
+			interval, w.optional("Category", r.ID("category_id")), numeric(&confidence)})
 	}
 	return w.copy(ctx, "recurring_transactions", []string{"id", "family_id", "account_id", "merchant_id", "name", "amount",
 		"currency", "expected_day_of_month", "last_occurrence_date", "next_expected_date", "status", "occurrence_count",
-		"manual", "expected_amount_min", "expected_amount_max", "expected_amount_avg", "import_id"}, rows)
+		"manual", "expected_amount_min", "expected_amount_max", "expected_amount_avg", "import_id",
+		"interval", "category_id", "confidence"}, rows)
 }
 
 // entryBatch collects entries, and the trade and valuation rows keyed by them, for COPY.

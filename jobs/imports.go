@@ -109,12 +109,16 @@ func (w *reapWorker) Work(ctx context.Context, _ *river.Job[ReapImportsArgs]) er
 // each other: the service enqueues through the client, whose workers call the service.
 func NewImports(d *db.DB, log *slog.Logger, limits imports.Limits, opts Options) (*imports.Service, *Client, error) {
 	svc := &imports.Service{DB: d, Limits: limits, Log: log}
+	// Imports and bank syncs tell the family's webhooks how they ended, and queue the
+	// detection of recurring series in their new transactions.
+	rec := &RecurringEnqueuer{}
+	events := notifiers{rec}
 	if opts.Webhooks != nil {
-		// Imports and bank syncs tell the family's webhooks how they ended.
-		svc.Events = opts.Webhooks
-		if opts.Bank != nil {
-			opts.Bank.Events = opts.Webhooks
-		}
+		events = notifiers{opts.Webhooks, rec}
+	}
+	svc.Events = events
+	if opts.Bank != nil {
+		opts.Bank.Events = events
 	}
 	opts.Imports = svc
 	client, err := New(d, log, opts)
@@ -122,6 +126,7 @@ func NewImports(d *db.DB, log *slog.Logger, limits imports.Limits, opts Options)
 		return nil, nil, err
 	}
 	svc.Jobs = Enqueuer{Client: client}
+	rec.Client = client
 	return svc, client, nil
 }
 

@@ -80,6 +80,7 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 		river.AddWorker(workers, &revertWorker{svc: opts.Imports, timeout: timeout})
 		river.AddWorker(workers, &reapWorker{svc: opts.Imports})
 		river.AddWorker(workers, &rescueWorker{db: d, log: log})
+		river.AddWorker(workers, &recurringWorker{db: d, log: log})
 		if opts.MaxWorkers == 0 {
 			opts.MaxWorkers = 10
 		}

@@ -1,0 +1,240 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"tally/internal/apperr"
+)
+
+// The statuses of a recurring series: detection proposes it, a person confirms or ignores it.
+// Only confirmed series give bills to come; an ignored one is kept so that detection never
+// proposes it again.
+const (
+	RecurringProposed  = "proposed"
+	RecurringConfirmed = "confirmed"
+	RecurringIgnored   = "ignored"
+)
+
+// RecurringStatuses are the statuses a series may have, in the order the page lists them.
+var RecurringStatuses = []string{RecurringProposed, RecurringConfirmed, RecurringIgnored}
+
+// The intervals of a recurring series.
+const (
+	IntervalWeekly   = "weekly"
+	IntervalBiweekly = "biweekly"
+	IntervalMonthly  = "monthly"
+	// IntervalMonthlyLastWorkingDay is monthly on the month's last day from Monday to Friday.
+	IntervalMonthlyLastWorkingDay = "monthly_last_working_day"
+	IntervalQuarterly             = "quarterly"
+	IntervalYearly                = "yearly"
+)
+
+// RecurringIntervals are the intervals a series may have.
+var RecurringIntervals = []string{IntervalWeekly, IntervalBiweekly, IntervalMonthly, IntervalMonthlyLastWorkingDay,
+	IntervalQuarterly, IntervalYearly}
+
+// RecurringStatusOf is the status of a series a native file brings: Tally's own (tally_status)
+// when it has one, else Sure's, whose active series the family saw and kept (confirmed) and
+// whose inactive ones it dropped (ignored).
+func RecurringStatusOf(tally, sure string) string {
+	if slices.Contains(RecurringStatuses, tally) {
+		return tally
+	}
+	if sure == "inactive" {
+		return RecurringIgnored
+	}
+	return RecurringConfirmed
+}
+
+// Recurring is a recurring series of a family's transactions: a bill, a subscription, a
+// salary. Amount is in the ledger's sign (money out is positive) and the series' currency.
+type Recurring struct {
+	bun.BaseModel `bun:"table:recurring_transactions,alias:r"`
+
+	ID         uuid.UUID       `bun:"id,pk,type:uuid"`
+	FamilyID   uuid.UUID       `bun:"family_id,type:uuid"`
+	AccountID  *uuid.UUID      `bun:"account_id,type:uuid"`
+	MerchantID *uuid.UUID      `bun:"merchant_id,type:uuid"`
+	CategoryID *uuid.UUID      `bun:"category_id,type:uuid"`
+	Name       string          `bun:"name"`
+	Amount     decimal.Decimal `bun:"amount,type:numeric"`
+	Currency   string          `bun:"currency"`
+	Interval   string          `bun:"interval"`
+	// DayOfMonth is the day a monthly, quarterly or yearly series is paid on (the last day of
+	// a shorter month when past it); a weekly one's is its last payment's.
+	DayOfMonth      int       `bun:"expected_day_of_month"`
+	LastOccurrence  time.Time `bun:"last_occurrence_date,type:date"`
+	NextExpected    time.Time `bun:"next_expected_date,type:date"`
+	Status          string    `bun:"status"`
+	OccurrenceCount int       `bun:"occurrence_count"`
+	// Manual is set once a person edited the series: detection then keeps its name, amount,
+	// interval and category, and only moves its dates and counts.
+	Manual     bool             `bun:"manual"`
+	AmountMin  *decimal.Decimal `bun:"expected_amount_min,type:numeric"`
+	AmountMax  *decimal.Decimal `bun:"expected_amount_max,type:numeric"`
+	AmountAvg  *decimal.Decimal `bun:"expected_amount_avg,type:numeric"`
+	LastAmount *decimal.Decimal `bun:"last_amount,type:numeric"`
+	Confidence decimal.Decimal  `bun:"confidence,type:numeric"`
+	// Tolerance is the share by which a payment may differ from Amount and be one of the series.
+	Tolerance decimal.Decimal `bun:"tolerance,type:numeric"`
+	// MatchKey is the group detection found the series in ('m:<merchant>' or 'n:<name>').
+	MatchKey  *string    `bun:"match_key"`
+	ImportID  *uuid.UUID `bun:"import_id,type:uuid"`
+	CreatedAt time.Time  `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt time.Time  `bun:"updated_at,nullzero,default:now()"`
+
+	// AccountName, MerchantName and CategoryName are read with the series.
+	AccountName  string `bun:"account_name,scanonly"`
+	MerchantName string `bun:"merchant_name,scanonly"`
+	CategoryName string `bun:"category_name,scanonly"`
+}
+
+// Inflow reports whether the series brings money in (a salary) rather than taking it out.
+func (r *Recurring) Inflow() bool { return r.Amount.IsNegative() }
+
+// recurringQuery selects the family's series with the names of their account, merchant and
+// category.
+func recurringQuery(db bun.IDB, list any, familyID uuid.UUID) *bun.SelectQuery {
+	return db.NewSelect().Model(list).
+		ColumnExpr("r.*").
+		ColumnExpr("coalesce(a.name, '') AS account_name, coalesce(m.name, '') AS merchant_name, coalesce(c.name, '') AS category_name").
+		Join("LEFT JOIN accounts a ON a.id = r.account_id").
+		Join("LEFT JOIN merchants m ON m.id = r.merchant_id").
+		Join("LEFT JOIN categories c ON c.id = r.category_id").
+		Where("r.family_id = ?", familyID)
+}
+
+// RecurringSeries returns one page of the family's series: proposed first, then confirmed,
+// then ignored, each by the next expected date; and how many there are.
+func RecurringSeries(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Recurring, int, error) {
+	list := []Recurring{}
+	if err := recurringQuery(db, &list, familyID).
+		OrderExpr("array_position(?::text[], r.status), r.next_expected_date, lower(r.name), r.id", pgdialect.Array(RecurringStatuses)).
+		Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
+		return nil, 0, err
+	}
+	total, err := db.NewSelect().Model((*Recurring)(nil)).Where("family_id = ?", familyID).Count(ctx)
+	return list, int(total), err
+}
+
+// RecurringByStatus returns every series of the family with one of statuses, by the next
+// expected date.
+func RecurringByStatus(ctx context.Context, db bun.IDB, familyID uuid.UUID, statuses ...string) ([]Recurring, error) {
+	list := []Recurring{}
+	err := recurringQuery(db, &list, familyID).Where("r.status IN (?)", bun.In(statuses)).
+		OrderExpr("r.next_expected_date, lower(r.name), r.id").Scan(ctx)
+	return list, err
+}
+
+// RecurringByID returns the family's series with id.
+func RecurringByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Recurring, error) {
+	r := new(Recurring)
+	err := recurringQuery(db, r, familyID).Where("r.id = ?", id).Scan(ctx)
+	return r, notFound(err, "recurring series")
+}
+
+// RecurringInput is a person's change to a series: confirm or ignore it (Status), or edit it.
+// Nil leaves a field as it is. CategoryID "" takes the category away.
+type RecurringInput struct {
+	Status     *string
+	Name       *string
+	Amount     *string
+	Interval   *string
+	NextDate   *string
+	CategoryID *string
+}
+
+// UpdateRecurring applies in to the family's series. An edit of the name, amount, interval,
+// next date or category marks the series as a person's (Manual), so that detection keeps
+// those values.
+func UpdateRecurring(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in RecurringInput) (*Recurring, error) {
+	r, err := RecurringByID(ctx, db, familyID, id)
+	if err != nil {
+		return nil, err
+	}
+	var v apperr.Validation
+	var cols []string
+	if in.Status != nil {
+		if !slices.Contains(RecurringStatuses, *in.Status) {
+			v.Add("status", fmt.Sprintf("Status %q must be one of %s", *in.Status, strings.Join(RecurringStatuses, ", ")))
+		}
+		r.Status, cols = *in.Status, append(cols, "status")
+		if r.Status == RecurringConfirmed {
+			// A person vouched for it.
+			r.Confidence, cols = decimal.NewFromInt(1), append(cols, "confidence")
+		}
+	}
+	edited := false
+	if in.Name != nil {
+		name := strings.TrimSpace(*in.Name)
+		switch {
+		case name == "":
+			v.Add("name", "Name can't be blank")
+		case len([]rune(name)) > 200:
+			v.Add("name", "Name must be at most 200 characters")
+		}
+		r.Name, cols, edited = name, append(cols, "name"), true
+	}
+	if in.Amount != nil {
+		amount, err := ParseAmount(*in.Amount, r.Currency)
+		switch {
+		case err != nil:
+			v.Add("amount", apperr.As(err).Message)
+		case amount.IsZero():
+			v.Add("amount", "Amount must not be zero: money out is positive, money in negative")
+		}
+		r.Amount, cols, edited = amount, append(cols, "amount"), true
+	}
+	if in.Interval != nil {
+		if !slices.Contains(RecurringIntervals, *in.Interval) {
+			v.Add("interval", fmt.Sprintf("Interval %q must be one of %s", *in.Interval, strings.Join(RecurringIntervals, ", ")))
+		}
+		r.Interval, cols, edited = *in.Interval, append(cols, "interval"), true
+	}
+	if in.NextDate != nil {
+		d, err := time.Parse(time.DateOnly, strings.TrimSpace(*in.NextDate))
+		if err != nil {
+			v.Add("next_date", fmt.Sprintf("next_date %q is not a date (YYYY-MM-DD)", *in.NextDate))
+		}
+		r.NextExpected, r.DayOfMonth = d, d.Day()
+		cols, edited = append(cols, "next_expected_date", "expected_day_of_month"), true
+	}
+	if in.CategoryID != nil {
+		r.CategoryID = nil
+		if s := strings.TrimSpace(*in.CategoryID); s != "" {
+			cid, err := uuid.Parse(s)
+			if err == nil {
+				_, err = CategoryByID(ctx, db, familyID, cid)
+			}
+			if err != nil {
+				v.Add("category_id", fmt.Sprintf("Category %q is not one of the family's categories", s))
+			}
+			r.CategoryID = &cid
+		}
+		cols, edited = append(cols, "category_id"), true
+	}
+	if err := v.Err(); err != nil {
+		return nil, err
+	}
+	if edited {
+		r.Manual, cols = true, append(cols, "manual")
+	}
+	if len(cols) == 0 {
+		return r, nil
+	}
+	r.UpdatedAt = time.Now()
+	if _, err := db.NewUpdate().Model(r).Column(append(cols, "updated_at")...).
+		Where("id = ? AND family_id = ?", id, familyID).Exec(ctx); err != nil {
+		return nil, err
+	}
+	return RecurringByID(ctx, db, familyID, id)
+}

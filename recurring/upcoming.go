@@ -1,0 +1,238 @@
+package recurring
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+
+	"tally/fx"
+	"tally/internal/apperr"
+	"tally/models"
+	"tally/reports"
+)
+
+// Bill is one payment a confirmed series is expected to make, in the ledger's sign and the
+// series' currency: a negative amount is money coming in.
+type Bill struct {
+	SeriesID   uuid.UUID
+	Name       string
+	AccountID  *uuid.UUID
+	CategoryID *uuid.UUID
+	Date       time.Time
+	Amount     decimal.Decimal
+	Currency   string
+	Interval   string
+}
+
+// grace is how late a payment may be and still be expected: one due two days ago that has
+// not shown yet is expected today, not forgotten.
+const grace = 3 // days
+
+// payment is a transaction of a confirmed series.
+type payment struct {
+	SeriesID uuid.UUID       `bun:"series_id,type:uuid"`
+	Date     time.Time       `bun:"date"`
+	Amount   decimal.Decimal `bun:"amount"`
+}
+
+// payments returns the transactions from lo to hi of the family's confirmed series, by series
+// and date: those of its account, currency and group (recurring_key), in its direction, with
+// an amount within its tolerance. The range's transactions are read once, through
+// entries_family_date_idx, and their groups computed once each.
+func payments(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, hi time.Time) ([]payment, error) {
+	var out []payment
+	err := db.NewRaw(`WITH e AS MATERIALIZED (
+			SELECT e.account_id, e.date, e.amount, e.currency, recurring_key(e.merchant_id, e.name) AS key
+			FROM entries e WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date
+		)
+		SELECT r.id AS series_id, e.date, e.amount FROM recurring_transactions r
+		JOIN e ON e.key = coalesce(r.match_key, recurring_key(r.merchant_id, r.name))
+			AND (r.account_id IS NULL OR e.account_id = r.account_id) AND e.currency = r.currency
+			AND (e.amount > 0) = (r.amount > 0) AND abs(e.amount - r.amount) <= abs(r.amount) * r.tolerance
+		WHERE r.family_id = ?0 AND r.status = ?4
+		ORDER BY r.id, e.date`,
+		familyID, bun.In(models.TransferKinds), lo.Format(time.DateOnly), hi.Format(time.DateOnly), models.RecurringConfirmed).
+		Scan(ctx, &out)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("payments of series: %w", err)
+	}
+	return out, nil
+}
+
+// schedule is the family's confirmed series as of today, each with the date of its next
+// payment, and their payments from lo to today. A series' next date is the one kept with it,
+// unless a payment later than its last one has come since detection last saw it (a
+// transaction added by hand, say): then it is the date after that payment.
+type schedule struct {
+	series []models.Recurring
+	next   map[uuid.UUID]time.Time
+	paid   []payment
+	today  time.Time
+}
+
+func loadSchedule(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, today time.Time) (*schedule, error) {
+	series, err := models.RecurringByStatus(ctx, db, familyID, models.RecurringConfirmed)
+	if err != nil {
+		return nil, err
+	}
+	s := &schedule{series: series, next: map[uuid.UUID]time.Time{}, today: today}
+	if len(series) == 0 {
+		return s, nil
+	}
+	// Payments since each series' last one, but no further back than a yearly series needs:
+	// a series confirmed long ago and never paid since must not make every page read years.
+	from, floor := lo, today.AddDate(-1, -1, 0)
+	for _, r := range series {
+		if d := r.LastOccurrence.AddDate(0, 0, 1); d.Before(from) {
+			from = d
+		}
+	}
+	if from.Before(floor) && floor.Before(lo) {
+		from = floor
+	}
+	all, err := payments(ctx, db, familyID, from, today)
+	if err != nil {
+		return nil, err
+	}
+	latest := map[uuid.UUID]time.Time{}
+	for _, p := range all {
+		latest[p.SeriesID] = p.Date.UTC() // by date, so the last one wins
+		if !p.Date.Before(lo) {
+			s.paid = append(s.paid, p)
+		}
+	}
+	for _, r := range series {
+		s.next[r.ID] = r.NextExpected.UTC()
+		if d, ok := latest[r.ID]; ok && d.After(r.LastOccurrence) {
+			s.next[r.ID] = NextDate(r.Interval, r.DayOfMonth, d)
+		}
+	}
+	return s, nil
+}
+
+// bills are the payments of the schedule's series dated from from to to, by date. From today,
+// a payment due up to grace days before that has not come is expected today.
+func (s *schedule) bills(from, to time.Time) []Bill {
+	var out []Bill
+	for _, r := range s.series {
+		d := s.next[r.ID]
+		for i := 0; !d.After(to) && i < 400; i++ {
+			on := d
+			if from.Equal(s.today) && on.Before(from) && days(on, from) <= grace {
+				on = from
+			}
+			if !on.Before(from) {
+				out = append(out, Bill{SeriesID: r.ID, Name: r.Name, AccountID: r.AccountID, CategoryID: r.CategoryID, Date: on,
+					Amount: r.Amount, Currency: r.Currency, Interval: r.Interval})
+			}
+			d = NextDate(r.Interval, r.DayOfMonth, d)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Bill) int { return a.Date.Compare(b.Date) })
+	return out
+}
+
+// Upcoming returns the payments the family's confirmed series are expected to make from
+// today to the day `days` later, today included, by date.
+func (s *Service) Upcoming(ctx context.Context, db bun.IDB, familyID uuid.UUID, today time.Time, days int) ([]Bill, error) {
+	sch, err := loadSchedule(ctx, db, familyID, today, today)
+	if err != nil {
+		return nil, err
+	}
+	return sch.bills(today, today.AddDate(0, 0, days-1)), nil
+}
+
+// Expected is what a category's confirmed series do in a month, in the family's currency and
+// the ledger's sign.
+type Expected struct {
+	// Paid is what they already took this month, up to today: their transactions, which the
+	// month's spending counts too.
+	Paid decimal.Decimal
+	// Upcoming is what they still expect from today to the month's last day.
+	Upcoming decimal.Decimal
+}
+
+// ExpectedByCategory returns, by the category of each confirmed series (uuid.Nil for none),
+// what the series already paid in month up to today and what they still expect in it. A
+// month past has nothing upcoming; a month to come has nothing paid. Amounts in another
+// currency are converted at today's rate (fx.Quote); a currency no rate converts is left out,
+// never summed as if one to one.
+func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID uuid.UUID, month reports.Month, today time.Time) (map[uuid.UUID]Expected, error) {
+	out := map[uuid.UUID]Expected{}
+	sch, err := loadSchedule(ctx, db, familyID, month.First(), today)
+	if err != nil || len(sch.series) == 0 {
+		return out, err
+	}
+	fam, err := models.FamilyByID(ctx, db, familyID)
+	if err != nil {
+		return nil, err
+	}
+	rates := map[string]*decimal.Decimal{}
+	convert := func(amount decimal.Decimal, currency string) (decimal.Decimal, bool, error) {
+		rate, ok := rates[currency]
+		if !ok {
+			c, err := fx.Quote(ctx, db, familyID, currency, fam.Currency, today)
+			switch {
+			case apperr.Is(err, apperr.NotFound):
+			case err != nil:
+				return decimal.Zero, false, err
+			default:
+				rate = &c.Rate
+			}
+			rates[currency] = rate
+		}
+		if rate == nil {
+			return decimal.Zero, false, nil
+		}
+		return amount.Mul(*rate).Round(int32(models.CurrencyDecimals(fam.Currency))), true, nil
+	}
+	byID := map[uuid.UUID]*models.Recurring{}
+	for i := range sch.series {
+		byID[sch.series[i].ID] = &sch.series[i]
+	}
+	add := func(r *models.Recurring, amount decimal.Decimal, paid bool) error {
+		v, ok, err := convert(amount, r.Currency)
+		if err != nil || !ok {
+			return err
+		}
+		key := uuid.Nil
+		if r.CategoryID != nil {
+			key = *r.CategoryID
+		}
+		e := out[key]
+		if paid {
+			e.Paid = e.Paid.Add(v)
+		} else {
+			e.Upcoming = e.Upcoming.Add(v)
+		}
+		out[key] = e
+		return nil
+	}
+	for _, p := range sch.paid {
+		if p.Date.After(month.Last()) {
+			continue
+		}
+		if err := add(byID[p.SeriesID], p.Amount, true); err != nil {
+			return nil, err
+		}
+	}
+	if !today.After(month.Last()) {
+		from := month.First()
+		if today.After(from) {
+			from = today
+		}
+		for _, b := range sch.bills(from, month.Last()) {
+			if err := add(byID[b.SeriesID], b.Amount, false); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
