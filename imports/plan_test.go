@@ -2,6 +2,7 @@ package imports_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"testing"
@@ -326,3 +327,57 @@ func TestStatementAgainProbesEachRow(t *testing.T) {
 		t.Errorf("%d rows found already there, want 2000", got.DuplicateRowsCount)
 	}
 }
+
+// TestPublishReadsOnlyHandChosenMerchants checks the publish's search for the merchants a
+// person chose by hand for a bank text: it reads those few entries through their index, not
+// every transaction of the family that has a merchant (after a few imports, all of them).
+func TestPublishReadsOnlyHandChosenMerchants(t *testing.T) {
+	t.Parallel()
+	im := newImporter(t)
+	acct := im.account("Checking")
+	shops := func(n, year int) string {
+		var b strings.Builder
+		b.WriteString("date,amount,name\n")
+		for i := range n {
+			fmt.Fprintf(&b, "%s,-%d.%02d,%s\n", time.Date(year, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%300).Format(time.DateOnly), 1+i%500, i%100,
+				[]string{"NETFLIX.COM AMSTERDAM NL", "UBER *TRIP HELP.UBER.COM", "REWE SAGT DANKE 45012345", "sq *blue bottle coffee"}[i%4])
+		}
+		return b.String()
+	}
+	if status := im.publish(im.upload(shops(3000, 2024), &acct).ID); status != imports.StatusComplete {
+		t.Fatalf("the earlier import ended %s", status)
+	}
+	ctx := context.Background()
+	// One transaction's merchant was chosen by hand; every other one was derived.
+	if _, err := im.d.NewRaw(`UPDATE entries SET locked_fields = '{merchant}'
+		WHERE id = (SELECT id FROM entries WHERE family_id = ? AND merchant_id IS NOT NULL LIMIT 1)`, im.user.FamilyID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := im.d.NewRaw("ANALYZE entries").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	queries := testkit.RecordQueries(im.d, "h.merchant_id")
+	if status := im.publish(im.upload(shops(20, 2025), &acct).ID); status != imports.StatusComplete {
+		t.Fatalf("the second import ended %s", status)
+	}
+
+	// The statement updates the publish's temporary table of bank texts, which went with its
+	// transaction: it is explained over an empty one, in a transaction rolled back.
+	if err := im.d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if _, err := tx.NewRaw(`CREATE TEMP TABLE import_merchants (name text PRIMARY KEY, merchant text NOT NULL, merchant_id uuid) ON COMMIT DROP`).Exec(ctx); err != nil {
+			return err
+		}
+		plan, raw := testkit.Explain(t, tx, queries.Last(t))
+		plan.Walk(func(n testkit.PlanNode) {
+			if (n.Relation == "entries" && n.Type == "Seq Scan") || (strings.HasPrefix(n.Index, "entries_") && n.Index != "entries_hand_merchant_idx") {
+				t.Errorf("the merchants chosen by hand are searched among all the family's entries (%s %s):\n%s", n.Type, n.Index, raw)
+			}
+		})
+		return errRollback
+	}); err != errRollback {
+		t.Fatal(err)
+	}
+}
+
+// errRollback ends a transaction that only explained its statements.
+var errRollback = errors.New("explained only: rolled back")
