@@ -136,6 +136,7 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 	if _, err := s.DB.NewRaw(analyzeStaged).Exec(ctx); err != nil {
 		return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
 	}
+	written := 0
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, id)
 		if err != nil {
@@ -145,6 +146,7 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 			s.Log.InfoContext(ctx, "publish job found the import not importing: nothing to do", "import_id", id, "status", im.Status)
 			return nil
 		}
+		written = im.ValidRowsCount
 		p := &publisher{svc: s, tx: tx, im: im}
 		run := p.run
 		if im.Type == NativeImport {
@@ -186,7 +188,33 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		}
 		return s.notify(ctx, tx, im, EventCompleted, nil, nil)
 	})
+	if err == nil {
+		s.refreshEntryStatistics(ctx, written)
+	}
 	return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
+}
+
+// refreshEntryStatistics analyzes entries after a publish of rows that grew it by a fifth or
+// more of what the planner last counted, as the first large import into a young database
+// does. Autovacuum would, within a minute or so; until then the planner plans the next import's
+// duplicate search and the family's pages for the table it last saw, an empty one, which on
+// a re-import of the same file took three times as long. A large database is not analyzed
+// after each ordinary import. Best effort: the publish is done and committed.
+func (s *Service) refreshEntryStatistics(ctx context.Context, rows int) {
+	if rows < 1_000 {
+		return
+	}
+	ctx = context.WithoutCancel(ctx)
+	var known float64
+	if err := s.DB.NewRaw("SELECT greatest(reltuples, 0) FROM pg_class WHERE oid = 'entries'::regclass").Scan(ctx, &known); err != nil {
+		return
+	}
+	if float64(rows) < known/5 {
+		return
+	}
+	if _, err := s.DB.NewRaw("ANALYZE entries").Exec(ctx); err != nil {
+		s.Log.WarnContext(ctx, "analyze entries after a large publish", "error", err.Error())
+	}
 }
 
 // finish records a failed job on the import, unless the failure is the worker shutting down or

@@ -2,6 +2,8 @@ package imports_test
 
 import (
 	"context"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/google/uuid"
@@ -54,5 +56,40 @@ func TestAPublishLetsOtherPublishesAnalyze(t *testing.T) {
 	}
 	if probe.err != nil {
 		t.Fatalf("another publish could not gather the staged rows' statistics while this one wrote: %v", probe.err)
+	}
+}
+
+// TestALargePublishLeavesEntriesAnalyzed publishes 2,000 rows into a young database: the
+// planner then knows the entries are there (their statistics are refreshed with the publish),
+// rather than planning the next import's duplicate search over the empty table it last saw.
+// An import too small to matter leaves the statistics to autovacuum.
+func TestALargePublishLeavesEntriesAnalyzed(t *testing.T) {
+	im := newImporter(t)
+	known := func() float64 {
+		var n float64
+		if err := im.d.NewRaw("SELECT reltuples FROM pg_class WHERE oid = 'entries'::regclass").Scan(context.Background(), &n); err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	acct := im.account("Checking")
+	var csv strings.Builder
+	csv.WriteString("date,amount,name\n")
+	for i := range 2_000 {
+		fmt.Fprintf(&csv, "2026-01-%02d,-%d.25,Shop %d\n", 1+i%28, 1+i, i)
+	}
+	small := im.upload("date,amount,name\n2026-02-02,-4.50,Coffee\n", &acct)
+	if status := im.publish(small.ID); status != "complete" {
+		t.Fatalf("the publish ended %s", status)
+	}
+	if n := known(); n > 0 {
+		t.Fatalf("one row analyzed entries (%v rows known)", n)
+	}
+	up := im.upload(csv.String(), &acct)
+	if status := im.publish(up.ID); status != "complete" {
+		t.Fatalf("the publish ended %s", status)
+	}
+	if n := known(); n < 2_000 {
+		t.Fatalf("after a publish of 2,000 rows the planner knows of %v entries", n)
 	}
 }
