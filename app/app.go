@@ -62,8 +62,10 @@ type App struct {
 	Imports  *imports.Service
 	Bank     *banksync.Service
 	Webhooks *webhooks.Service
-	// Budgets plans each month's spending per category.
-	Budgets *budgets.Service
+	// Budgets plans each month's spending per category; Recurring finds the recurring series
+	// and what they still expect.
+	Budgets   *budgets.Service
+	Recurring *recurring.Service
 	// Jobs is the River client that works every job (not started: see Start).
 	Jobs *jobs.Client
 
@@ -97,11 +99,12 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, opts Options) (*App, err
 		return nil, err
 	}
 	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
-	plans := &budgets.Service{DB: d, Bills: &recurring.Service{}}
+	series := &recurring.Service{}
+	plans := &budgets.Service{DB: d, Bills: series}
 	if opts.Bills != nil {
 		plans.Bills = opts.Bills
 	}
-	return &App{Config: cfg, DB: d, Log: log, Keys: keys, Imports: importSvc, Bank: bank, Webhooks: hooks, Budgets: plans,
+	return &App{Config: cfg, DB: d, Log: log, Keys: keys, Imports: importSvc, Bank: bank, Webhooks: hooks, Budgets: plans, Recurring: series,
 		Jobs: river, opts: opts}, nil
 }
 
@@ -158,6 +161,7 @@ func (a *App) Handler() (*echo.Echo, error) {
 		BankQueue:      jobs.BankEnqueuer{Client: a.Jobs},
 		Webhooks:       a.Webhooks,
 		Budgets:        a.Budgets,
+		Recurring:      a.Recurring,
 		RecurringQueue: jobs.RecurringQueue{Client: a.Jobs},
 		Now:            time.Now,
 	}

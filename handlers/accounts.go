@@ -79,8 +79,7 @@ func (a *app) accountShow(c echo.Context) error {
 	}
 	var forecast *recurring.Forecast
 	if acct.AccountableType == "Depository" && acct.Status != models.AccountDisabled {
-		var svc recurring.Service
-		if forecast, err = svc.Forecast(c.Request().Context(), a.DB, u.FamilyID, acct.ID, u.Family.Today(), forecastDays); err != nil {
+		if forecast, err = a.Recurring.Forecast(c.Request().Context(), a.DB, u.FamilyID, acct.ID, u.Family.Today(), forecastDays); err != nil {
 			return err
 		}
 	}

@@ -140,8 +140,7 @@ func (a *app) apiAccountForecast(c echo.Context) error {
 		return err
 	}
 	u := currentUser(c)
-	var svc recurring.Service
-	f, err := svc.Forecast(c.Request().Context(), a.DB, u.FamilyID, id, u.Family.Today(), days)
+	f, err := a.Recurring.Forecast(c.Request().Context(), a.DB, u.FamilyID, id, u.Family.Today(), days)
 	if err != nil {
 		return err
 	}

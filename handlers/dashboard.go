@@ -14,7 +14,6 @@ import (
 
 	"tally/fx"
 	"tally/models"
-	"tally/recurring"
 	"tally/reports"
 	"tally/views"
 )
@@ -52,8 +51,7 @@ func (a *app) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	var series recurring.Service
-	bills, err := series.Upcoming(ctx, a.DB, u.FamilyID, today, views.ComingUpDays)
+	bills, err := a.Recurring.Upcoming(ctx, a.DB, u.FamilyID, today, views.ComingUpDays)
 	if err != nil {
 		return err
 	}

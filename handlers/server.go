@@ -22,6 +22,7 @@ import (
 	"tally/internal/ratelimit"
 	"tally/mfa"
 	"tally/oauth"
+	"tally/recurring"
 	"tally/webhooks"
 )
 
@@ -54,6 +55,8 @@ type Deps struct {
 	Jobs JobRunner
 	// Budgets plans each month's spending per category.
 	Budgets *budgets.Service
+	// Recurring finds the families' recurring series and what they still expect.
+	Recurring *recurring.Service
 }
 
 // RecurringQueue queues a detection of a family's recurring series over its whole history.
