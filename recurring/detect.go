@@ -17,6 +17,7 @@ import (
 
 // Txn is a transaction as detection reads it.
 type Txn struct {
+	ID        uuid.UUID // the entry
 	AccountID uuid.UUID
 	// Key is the group a transaction belongs to: its merchant ("m:<id>"), or without one its
 	// name folded to its letters ("n:netflix"), as the SQL function recurring_key has it.
@@ -50,6 +51,8 @@ type Found struct {
 	First, LastDate, Next       time.Time
 	Count                       int
 	Confidence                  decimal.Decimal
+
+	lastID uuid.UUID // the entry of the last payment
 }
 
 // Tolerances: a fixed amount may move by 2 % (a rounding, a small price change), a utility's
@@ -180,7 +183,7 @@ func fit(c []Txn, today time.Time) (Found, bool) {
 	}
 	f := Found{AccountID: last.AccountID, Key: last.Key, Currency: last.Currency, Name: last.Name,
 		MerchantID: last.MerchantID, CategoryID: last.CategoryID, Interval: best.name, Day: last.Date.Day(),
-		First: c[0].Date, LastDate: last.Date, Last: last.Amount, Count: len(c), Tolerance: FixedTolerance}
+		First: c[0].Date, LastDate: last.Date, Last: last.Amount, Count: len(c), Tolerance: FixedTolerance, lastID: last.ID}
 	if last.Utility {
 		f.Tolerance = UtilityTolerance
 	}

@@ -55,12 +55,10 @@ const utilityCategories = `cats AS MATERIALIZED (
 	FROM categories c LEFT JOIN categories p ON p.id = c.parent_id WHERE c.family_id = ?0
 )`
 
-// txnColumns reads an entry (e) as a Txn, its merchant's name and its category's kind read
-// per row (by primary key, and from cats), which keeps the plan right however many rows the
-// planner expects.
+// txnColumns reads an entry (e) as a Txn, its category's kind read per row from cats. Its name
+// is left out: detection needs it only for the series it finds, whose names named reads after.
 const txnColumns = `e.id, e.account_id, recurring_key(e.merchant_id, e.name) AS key, e.date, e.amount, e.currency,
-	coalesce((SELECT m.name FROM merchants m WHERE m.id = e.merchant_id), e.name) AS name, e.merchant_id, e.category_id,
-	coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
+	e.merchant_id, e.category_id, coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
 
 type txnRow struct {
 	Probe      int64           `bun:"probe"` // DetectNew's range the row was read for
@@ -70,7 +68,6 @@ type txnRow struct {
 	Date       time.Time       `bun:"date"`
 	Amount     decimal.Decimal `bun:"amount"`
 	Currency   string          `bun:"currency"`
-	Name       string          `bun:"name"`
 	MerchantID *uuid.UUID      `bun:"merchant_id,type:uuid"`
 	CategoryID *uuid.UUID      `bun:"category_id,type:uuid"`
 	Utility    bool            `bun:"utility"`
@@ -85,8 +82,8 @@ func toTxns(rows []txnRow) []Txn {
 			continue
 		}
 		seen[r.ID] = true
-		out = append(out, Txn{AccountID: r.AccountID, Key: *r.Key, Date: r.Date.UTC(), Amount: r.Amount, Currency: r.Currency,
-			Name: r.Name, MerchantID: r.MerchantID, CategoryID: r.CategoryID, Utility: r.Utility})
+		out = append(out, Txn{ID: r.ID, AccountID: r.AccountID, Key: *r.Key, Date: r.Date.UTC(), Amount: r.Amount, Currency: r.Currency,
+			MerchantID: r.MerchantID, CategoryID: r.CategoryID, Utility: r.Utility})
 	}
 	return out
 }
@@ -106,9 +103,41 @@ func (s *Service) Detect(ctx context.Context, db bun.IDB, familyID uuid.UUID, to
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return Result{}, fmt.Errorf("read history: %w", err)
 	}
-	res, err := s.record(ctx, db, familyID, Detect(toTxns(rows), today), true)
+	found, err := named(ctx, db, familyID, Detect(toTxns(rows), today))
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.record(ctx, db, familyID, found, true)
 	res.Read = len(rows)
 	return res, err
+}
+
+// named gives each series found the name of its last payment: its merchant's, or else the
+// transaction's. Detection reads names for the series it finds only, not for every row.
+func named(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found) ([]Found, error) {
+	if len(found) == 0 {
+		return found, nil
+	}
+	ids := make([]uuid.UUID, len(found))
+	for i, f := range found {
+		ids[i] = f.lastID
+	}
+	var rows []struct {
+		ID   uuid.UUID `bun:"id,type:uuid"`
+		Name string    `bun:"name"`
+	}
+	if err := db.NewRaw(`SELECT e.id, coalesce(m.name, e.name) AS name FROM entries e LEFT JOIN merchants m ON m.id = e.merchant_id
+		WHERE e.family_id = ? AND e.id IN (?)`, familyID, bun.In(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("read series' names: %w", err)
+	}
+	names := make(map[uuid.UUID]string, len(rows))
+	for _, r := range rows {
+		names[r.ID] = r.Name
+	}
+	for i := range found {
+		found[i].Name = names[found[i].lastID]
+	}
+	return found, nil
 }
 
 // DetectNew finds the series that the scope's new transactions may belong to, and records
@@ -175,7 +204,11 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 		}
 	}
 	txns := toTxns(kept)
-	res, err := s.record(ctx, db, familyID, Detect(txns, today), false)
+	found, err := named(ctx, db, familyID, Detect(txns, today))
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.record(ctx, db, familyID, found, false)
 	res.Read = len(txns)
 	return res, err
 }
