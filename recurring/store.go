@@ -60,17 +60,51 @@ const utilityCategories = `cats AS MATERIALIZED (
 const txnColumns = `e.id, e.account_id, recurring_key(e.merchant_id, e.name) AS key, e.date, e.amount, e.currency,
 	e.merchant_id, e.category_id, coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
 
+// txnRow is a row of a detection's statement: a transaction, and the range of DetectNew it
+// was read for.
 type txnRow struct {
-	Probe      int64           `bun:"probe"` // DetectNew's range the row was read for
-	ID         uuid.UUID       `bun:"id,type:uuid"`
-	AccountID  uuid.UUID       `bun:"account_id,type:uuid"`
-	Key        *string         `bun:"key"`
-	Date       time.Time       `bun:"date"`
-	Amount     decimal.Decimal `bun:"amount"`
-	Currency   string          `bun:"currency"`
-	MerchantID *uuid.UUID      `bun:"merchant_id,type:uuid"`
-	CategoryID *uuid.UUID      `bun:"category_id,type:uuid"`
-	Utility    bool            `bun:"utility"`
+	probe int64
+	txn   Txn
+	keyed bool // false for a name without letters, which belongs to no group
+}
+
+// readTxns runs a detection's statement, whose columns are txnColumns (after a probe when
+// probed), and reads its rows by hand: through bun's reflection, scanning ten thousand rows
+// took as long as running the statement.
+func readTxns(ctx context.Context, db bun.IDB, probed bool, query string, args ...any) ([]txnRow, error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var (
+		out                []txnRow
+		r                  txnRow
+		key                sql.NullString
+		merchant, category uuid.NullUUID
+	)
+	t := &r.txn
+	dest := []any{&t.ID, &t.AccountID, &key, &t.Date, &t.Amount, &t.Currency, &merchant, &category, &t.Utility}
+	if probed {
+		dest = append([]any{&r.probe}, dest...)
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, err
+		}
+		t.Key, r.keyed, t.Date = key.String, key.Valid, t.Date.UTC()
+		t.MerchantID, t.CategoryID = orNil(merchant), orNil(category)
+		out = append(out, r)
+	}
+	return out, rows.Err()
+}
+
+// orNil is id's UUID, or nil when it is NULL.
+func orNil(id uuid.NullUUID) *uuid.UUID {
+	if !id.Valid {
+		return nil
+	}
+	return &id.UUID
 }
 
 // toTxns turns rows into Txns, each entry once.
@@ -78,12 +112,11 @@ func toTxns(rows []txnRow) []Txn {
 	out := make([]Txn, 0, len(rows))
 	seen := make(map[uuid.UUID]bool, len(rows))
 	for _, r := range rows {
-		if r.Key == nil || seen[r.ID] {
+		if !r.keyed || seen[r.txn.ID] {
 			continue
 		}
-		seen[r.ID] = true
-		out = append(out, Txn{ID: r.ID, AccountID: r.AccountID, Key: *r.Key, Date: r.Date.UTC(), Amount: r.Amount, Currency: r.Currency,
-			MerchantID: r.MerchantID, CategoryID: r.CategoryID, Utility: r.Utility})
+		seen[r.txn.ID] = true
+		out = append(out, r.txn)
 	}
 	return out
 }
@@ -96,11 +129,10 @@ func windowStart(today time.Time) string {
 // Detect finds every series in the family's history as of today and records them
 // (see record). It reads the family's transactions of the window once.
 func (s *Service) Detect(ctx context.Context, db bun.IDB, familyID uuid.UUID, today time.Time) (Result, error) {
-	var rows []txnRow
-	err := db.NewRaw(`WITH `+utilityCategories+` SELECT `+txnColumns+` FROM entries e
+	rows, err := readTxns(ctx, db, false, `WITH `+utilityCategories+` SELECT `+txnColumns+` FROM entries e
 		WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date`,
-		familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly)).Scan(ctx, &rows)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly))
+	if err != nil {
 		return Result{}, fmt.Errorf("read history: %w", err)
 	}
 	found, err := named(ctx, db, familyID, Detect(toTxns(rows), today))
@@ -159,8 +191,7 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 	default:
 		return Result{}, nil
 	}
-	var rows []txnRow
-	err := db.NewRaw(`WITH `+utilityCategories+`, probes AS (
+	rows, err := readTxns(ctx, db, true, `WITH `+utilityCategories+`, probes AS (
 			-- each new transaction's group (a merchant's across accounts, a name's in its
 			-- account) and the range of amounts that could share a series with it
 			SELECT CASE WHEN e.merchant_id IS NULL THEN e.account_id END AS account_id, e.merchant_id,
@@ -189,17 +220,17 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 				AND e.date >= ?2::date AND e.date <= ?3::date AND e.amount BETWEEN f.lo AND f.hi
 				AND `+ledgerFilter+` AND recurring_key(NULL, e.name) = f.name_key LIMIT ?8)
 		) e ON true`,
-		append(args[:8:8], crowded+1)...).Scan(ctx, &rows)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		append(args[:8:8], crowded+1)...)
+	if err != nil {
 		return Result{}, fmt.Errorf("read new transactions' groups: %w", err)
 	}
 	perProbe := map[int64]int{}
 	for _, r := range rows {
-		perProbe[r.Probe]++
+		perProbe[r.probe]++
 	}
 	kept := rows[:0]
 	for _, r := range rows {
-		if perProbe[r.Probe] <= crowded {
+		if perProbe[r.probe] <= crowded {
 			kept = append(kept, r)
 		}
 	}
