@@ -99,8 +99,11 @@ func Detect(txns []Txn, today time.Time) []Found {
 		out      bool
 		key      string
 	}
-	groups := map[groupKey][]Txn{}
-	for _, t := range txns {
+	// The groups hold pointers into a copy of txns, so that sorting moves pointers, not Txns.
+	own := slices.Clone(txns)
+	groups := map[groupKey][]*Txn{}
+	for i := range own {
+		t := &own[i]
 		if t.Amount.IsZero() || t.Key == "" {
 			continue
 		}
@@ -126,13 +129,13 @@ func Detect(txns []Txn, today time.Time) []Found {
 // clusters splits a group's transactions by amount: sorted by size, each cluster takes the
 // next amount while it stays within twice the tolerance of the cluster's smallest, so that
 // every member lies within the tolerance of their middle. A cluster of one is no series.
-func clusters(g []Txn) [][]Txn {
+func clusters(g []*Txn) [][]*Txn {
 	tol := int64(fixedPercent)
-	if slices.ContainsFunc(g, func(t Txn) bool { return t.Utility }) {
+	if slices.ContainsFunc(g, func(t *Txn) bool { return t.Utility }) {
 		tol = utilityPercent
 	}
-	slices.SortFunc(g, func(a, b Txn) int { return cmp.Or(cmp.Compare(a.units, b.units), a.Date.Compare(b.Date)) })
-	var out [][]Txn
+	slices.SortFunc(g, func(a, b *Txn) int { return cmp.Or(cmp.Compare(a.units, b.units), a.Date.Compare(b.Date)) })
+	var out [][]*Txn
 	start := 0
 	for i := 1; i <= len(g); i++ {
 		// x within the spread of the smallest s: x (1 - tol) <= s (1 + tol)
@@ -141,7 +144,7 @@ func clusters(g []Txn) [][]Txn {
 		}
 		if i-start >= 2 {
 			c := slices.Clone(g[start:i])
-			slices.SortFunc(c, func(a, b Txn) int { return a.Date.Compare(b.Date) })
+			slices.SortFunc(c, func(a, b *Txn) int { return a.Date.Compare(b.Date) })
 			out = append(out, c)
 		}
 		start = i
@@ -151,12 +154,13 @@ func clusters(g []Txn) [][]Txn {
 
 // fit finds the interval that a cluster's dates follow best, if any does well enough, and
 // describes the series.
-func fit(c []Txn, today time.Time) (Found, bool) {
+func fit(c []*Txn, today time.Time) (Found, bool) {
 	gaps := make([]int, len(c)-1)
 	for i := 1; i < len(c); i++ {
 		gaps[i-1] = days(c[i-1].Date, c[i].Date)
 	}
-	best, bestFit := interval{}, decimal.Zero
+	// The share of gaps that fit is compared as the count that fit: all have len(gaps) below.
+	best, bestN := interval{}, 0
 	for _, iv := range intervals {
 		if len(c) < iv.minCount || len(c) == 2 && !c[0].Amount.Equal(c[1].Amount) {
 			// Two payments a year apart are a series only when they are of the same amount:
@@ -169,12 +173,12 @@ func fit(c []Txn, today time.Time) (Found, bool) {
 				n++
 			}
 		}
-		share := decimal.NewFromInt(int64(n)).Div(decimal.NewFromInt(int64(len(gaps))))
-		if share.GreaterThan(bestFit) {
-			best, bestFit = iv, share
+		if n > bestN {
+			best, bestN = iv, n
 		}
 	}
-	if bestFit.LessThan(minFit) {
+	bestFit := decimal.NewFromInt(int64(bestN)).Div(decimal.NewFromInt(int64(len(gaps))))
+	if bestN == 0 || bestFit.LessThan(minFit) {
 		return Found{}, false
 	}
 	last := c[len(c)-1]
