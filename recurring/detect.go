@@ -21,11 +21,14 @@ type Txn struct {
 	AccountID uuid.UUID
 	// Key is the group a transaction belongs to: its merchant ("m:<id>"), or without one its
 	// name folded to its letters ("n:netflix"), as the SQL function recurring_key has it.
-	Key        string
-	Date       time.Time
-	Amount     decimal.Decimal // the ledger's sign: money out is positive
-	Currency   string
-	Name       string // the merchant's name when it has one, else the transaction's
+	Key      string
+	Date     time.Time
+	Amount   decimal.Decimal // the ledger's sign: money out is positive
+	Currency string
+	// Name is the merchant's name when it has one, else the transaction's. Detection copies
+	// it, MerchantID and CategoryID from a series' last payment; the store leaves the three out
+	// of what it reads and fills them in for the series found only (see described).
+	Name       string
 	MerchantID *uuid.UUID
 	CategoryID *uuid.UUID
 	// Utility says its category is one of energy, water and the like, whose bills vary.

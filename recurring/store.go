@@ -55,70 +55,47 @@ const utilityCategories = `cats AS MATERIALIZED (
 	FROM categories c LEFT JOIN categories p ON p.id = c.parent_id WHERE c.family_id = ?0
 )`
 
-// txnColumns reads an entry (e) as a Txn, its category's kind read per row from cats. Its name
-// is left out: detection needs it only for the series it finds, whose names named reads after.
+// txnColumns reads an entry (e) as a Txn, its category's kind read per row from cats. Its
+// name, merchant and category are left out: detection needs them only for the series it
+// finds, which described reads after.
 const txnColumns = `e.id, e.account_id, recurring_key(e.merchant_id, e.name) AS key, e.date, e.amount, e.currency,
-	e.merchant_id, e.category_id, coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
-
-// txnRow is a row of a detection's statement: a transaction, and the range of DetectNew it
-// was read for.
-type txnRow struct {
-	probe int64
-	txn   Txn
-	keyed bool // false for a name without letters, which belongs to no group
-}
+	coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
 
 // readTxns runs a detection's statement, whose columns are txnColumns (after a probe when
 // probed), and reads its rows by hand: through bun's reflection, scanning ten thousand rows
-// took as long as running the statement.
-func readTxns(ctx context.Context, db bun.IDB, probed bool, query string, args ...any) ([]txnRow, error) {
+// took as long as running the statement. It returns the transactions with a key (a name
+// without letters belongs to no group), the probe of each when probed, and how many rows it
+// read.
+func readTxns(ctx context.Context, db bun.IDB, probed bool, query string, args ...any) (txns []Txn, probes []int64, read int, err error) {
 	rows, err := db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, err
+		return nil, nil, 0, err
 	}
 	defer rows.Close()
 	var (
-		out                []txnRow
-		r                  txnRow
-		key                sql.NullString
-		merchant, category uuid.NullUUID
+		t     Txn
+		probe int64
+		key   sql.NullString
 	)
-	t := &r.txn
-	dest := []any{&t.ID, &t.AccountID, &key, &t.Date, &t.Amount, &t.Currency, &merchant, &category, &t.Utility}
+	dest := []any{&t.ID, &t.AccountID, &key, &t.Date, &t.Amount, &t.Currency, &t.Utility}
 	if probed {
-		dest = append([]any{&r.probe}, dest...)
+		dest = append([]any{&probe}, dest...)
 	}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
-		t.Key, r.keyed, t.Date = key.String, key.Valid, t.Date.UTC()
-		t.MerchantID, t.CategoryID = orNil(merchant), orNil(category)
-		out = append(out, r)
-	}
-	return out, rows.Err()
-}
-
-// orNil is id's UUID, or nil when it is NULL.
-func orNil(id uuid.NullUUID) *uuid.UUID {
-	if !id.Valid {
-		return nil
-	}
-	return &id.UUID
-}
-
-// toTxns turns rows into Txns, each entry once.
-func toTxns(rows []txnRow) []Txn {
-	out := make([]Txn, 0, len(rows))
-	seen := make(map[uuid.UUID]bool, len(rows))
-	for _, r := range rows {
-		if !r.keyed || seen[r.txn.ID] {
+		read++
+		if !key.Valid {
 			continue
 		}
-		seen[r.txn.ID] = true
-		out = append(out, r.txn)
+		t.Key, t.Date = key.String, t.Date.UTC()
+		txns = append(txns, t)
+		if probed {
+			probes = append(probes, probe)
+		}
 	}
-	return out
+	return txns, probes, read, rows.Err()
 }
 
 // windowStart is the first day detection reads as of today.
@@ -129,24 +106,25 @@ func windowStart(today time.Time) string {
 // Detect finds every series in the family's history as of today and records them
 // (see record). It reads the family's transactions of the window once.
 func (s *Service) Detect(ctx context.Context, db bun.IDB, familyID uuid.UUID, today time.Time) (Result, error) {
-	rows, err := readTxns(ctx, db, false, `WITH `+utilityCategories+` SELECT `+txnColumns+` FROM entries e
+	txns, _, read, err := readTxns(ctx, db, false, `WITH `+utilityCategories+` SELECT `+txnColumns+` FROM entries e
 		WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date`,
 		familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly))
 	if err != nil {
 		return Result{}, fmt.Errorf("read history: %w", err)
 	}
-	found, err := named(ctx, db, familyID, Detect(toTxns(rows), today))
+	found, err := described(ctx, db, familyID, Detect(txns, today))
 	if err != nil {
 		return Result{}, err
 	}
 	res, err := s.record(ctx, db, familyID, found, true)
-	res.Read = len(rows)
+	res.Read = read
 	return res, err
 }
 
-// named gives each series found the name of its last payment: its merchant's, or else the
-// transaction's. Detection reads names for the series it finds only, not for every row.
-func named(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found) ([]Found, error) {
+// described gives each series found the name, merchant and category of its last payment (the
+// name its merchant's, or else the transaction's). Detection reads these for the series it
+// finds only, not for every row.
+func described(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found) ([]Found, error) {
 	if len(found) == 0 {
 		return found, nil
 	}
@@ -155,19 +133,25 @@ func named(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found) (
 		ids[i] = f.lastID
 	}
 	var rows []struct {
-		ID   uuid.UUID `bun:"id,type:uuid"`
-		Name string    `bun:"name"`
+		ID         uuid.UUID  `bun:"id,type:uuid"`
+		Name       string     `bun:"name"`
+		MerchantID *uuid.UUID `bun:"merchant_id,type:uuid"`
+		CategoryID *uuid.UUID `bun:"category_id,type:uuid"`
 	}
-	if err := db.NewRaw(`SELECT e.id, coalesce(m.name, e.name) AS name FROM entries e LEFT JOIN merchants m ON m.id = e.merchant_id
+	if err := db.NewRaw(`SELECT e.id, coalesce(m.name, e.name) AS name, e.merchant_id, e.category_id
+		FROM entries e LEFT JOIN merchants m ON m.id = e.merchant_id
 		WHERE e.family_id = ? AND e.id IN (?)`, familyID, bun.In(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
-		return nil, fmt.Errorf("read series' names: %w", err)
+		return nil, fmt.Errorf("describe series: %w", err)
 	}
-	names := make(map[uuid.UUID]string, len(rows))
-	for _, r := range rows {
-		names[r.ID] = r.Name
+	byID := make(map[uuid.UUID]int, len(rows))
+	for i, r := range rows {
+		byID[r.ID] = i
 	}
 	for i := range found {
-		found[i].Name = names[found[i].lastID]
+		if j, ok := byID[found[i].lastID]; ok {
+			r := rows[j]
+			found[i].Name, found[i].MerchantID, found[i].CategoryID = r.Name, r.MerchantID, r.CategoryID
+		}
 	}
 	return found, nil
 }
@@ -191,15 +175,14 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 	default:
 		return Result{}, nil
 	}
-	rows, err := readTxns(ctx, db, true, `WITH `+utilityCategories+`, probes AS (
+	txns, probes, _, err := readTxns(ctx, db, true, `WITH `+utilityCategories+`, probes AS (
 			-- each new transaction's group (a merchant's across accounts, a name's in its
 			-- account) and the range of amounts that could share a series with it
 			SELECT CASE WHEN e.merchant_id IS NULL THEN e.account_id END AS account_id, e.merchant_id,
 				CASE WHEN e.merchant_id IS NULL THEN recurring_key(NULL, e.name) END AS name_key,
 				least(e.amount / x.spread, e.amount * x.spread) AS lo, greatest(e.amount / x.spread, e.amount * x.spread) AS hi
-			FROM entries e
-			CROSS JOIN LATERAL (SELECT CASE WHEN coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false)
-				THEN ?5::numeric ELSE ?4::numeric END AS spread) x
+			FROM entries e LEFT JOIN cats k ON k.id = e.category_id
+			CROSS JOIN LATERAL (SELECT CASE WHEN coalesce(k.utility, false) THEN ?5::numeric ELSE ?4::numeric END AS spread) x
 			WHERE e.family_id = ?0 AND `+ledgerFilter+` AND `+fresh+`
 		), islands AS (
 			-- a range starts an island unless an earlier one of its group reaches it
@@ -225,22 +208,23 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 		return Result{}, fmt.Errorf("read new transactions' groups: %w", err)
 	}
 	perProbe := map[int64]int{}
-	for _, r := range rows {
-		perProbe[r.probe]++
+	for _, p := range probes {
+		perProbe[p]++
 	}
-	kept := rows[:0]
-	for _, r := range rows {
-		if perProbe[r.probe] <= crowded {
-			kept = append(kept, r)
+	// Each entry once, however many ranges read it.
+	kept, seen := txns[:0], make(map[uuid.UUID]bool, len(txns))
+	for i, t := range txns {
+		if perProbe[probes[i]] <= crowded && !seen[t.ID] {
+			seen[t.ID] = true
+			kept = append(kept, t)
 		}
 	}
-	txns := toTxns(kept)
-	found, err := named(ctx, db, familyID, Detect(txns, today))
+	found, err := described(ctx, db, familyID, Detect(kept, today))
 	if err != nil {
 		return Result{}, err
 	}
 	res, err := s.record(ctx, db, familyID, found, false)
-	res.Read = len(txns)
+	res.Read = len(kept)
 	return res, err
 }
 
