@@ -159,8 +159,9 @@ func described(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Foun
 // DetectNew finds the series that the scope's new transactions may belong to, and records
 // them (see record). For each new transaction it reads the transactions of the window of its
 // group whose amount could share a series with its own (twice its tolerance apart at most):
-// its merchant's through entries_merchant_idx (merchant, amount), or without a merchant its
-// account's through entries_account_day_amount_idx. The new transactions' ranges of one group
+// its merchant's through entries_merchant_idx (merchant, amount, date), which holds every
+// column this read needs (an index-only scan of the rows vacuum has marked visible), or
+// without a merchant its account's through entries_account_day_amount_idx. The new transactions' ranges of one group
 // are merged first, so that no row is read twice. Its cost follows the new rows and their
 // look-alikes, not the size of the history. It removes nothing: a group's other series are
 // not all read.
@@ -196,10 +197,13 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 		)
 		SELECT f.probe, `+txnColumns+` FROM fresh f
 		JOIN LATERAL (
-			(SELECT e.* FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
+			-- a merchant's, from entries_merchant_idx alone (no name: the merchant is the group)
+			(SELECT e.id, e.account_id, e.merchant_id, NULL::text AS name, e.date, e.amount, e.currency, e.category_id
+				FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
 				AND e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date LIMIT ?8)
 			UNION ALL
-			(SELECT e.* FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
+			(SELECT e.id, e.account_id, e.merchant_id, e.name, e.date, e.amount, e.currency, e.category_id
+				FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
 				AND e.date >= ?2::date AND e.date <= ?3::date AND e.amount BETWEEN f.lo AND f.hi
 				AND `+ledgerFilter+` AND recurring_key(NULL, e.name) = f.name_key LIMIT ?8)
 		) e ON true`,
