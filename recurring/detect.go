@@ -17,14 +17,18 @@ import (
 
 // Txn is a transaction as detection reads it.
 type Txn struct {
+	ID        uuid.UUID // the entry
 	AccountID uuid.UUID
 	// Key is the group a transaction belongs to: its merchant ("m:<id>"), or without one its
 	// name folded to its letters ("n:netflix"), as the SQL function recurring_key has it.
-	Key        string
-	Date       time.Time
-	Amount     decimal.Decimal // the ledger's sign: money out is positive
-	Currency   string
-	Name       string // the merchant's name when it has one, else the transaction's
+	Key      string
+	Date     time.Time
+	Amount   decimal.Decimal // the ledger's sign: money out is positive
+	Currency string
+	// Name is the merchant's name when it has one, else the transaction's. Detection copies
+	// it, MerchantID and CategoryID from a series' last payment; the store leaves the three out
+	// of what it reads and fills them in for the series found only (see described).
+	Name       string
 	MerchantID *uuid.UUID
 	CategoryID *uuid.UUID
 	// Utility says its category is one of energy, water and the like, whose bills vary.
@@ -50,6 +54,8 @@ type Found struct {
 	First, LastDate, Next       time.Time
 	Count                       int
 	Confidence                  decimal.Decimal
+
+	lastID uuid.UUID // the entry of the last payment
 }
 
 // Tolerances: a fixed amount may move by 2 % (a rounding, a small price change), a utility's
@@ -96,8 +102,11 @@ func Detect(txns []Txn, today time.Time) []Found {
 		out      bool
 		key      string
 	}
-	groups := map[groupKey][]Txn{}
-	for _, t := range txns {
+	// The groups hold pointers into a copy of txns, so that sorting moves pointers, not Txns.
+	own := slices.Clone(txns)
+	groups := map[groupKey][]*Txn{}
+	for i := range own {
+		t := &own[i]
 		if t.Amount.IsZero() || t.Key == "" {
 			continue
 		}
@@ -123,13 +132,13 @@ func Detect(txns []Txn, today time.Time) []Found {
 // clusters splits a group's transactions by amount: sorted by size, each cluster takes the
 // next amount while it stays within twice the tolerance of the cluster's smallest, so that
 // every member lies within the tolerance of their middle. A cluster of one is no series.
-func clusters(g []Txn) [][]Txn {
+func clusters(g []*Txn) [][]*Txn {
 	tol := int64(fixedPercent)
-	if slices.ContainsFunc(g, func(t Txn) bool { return t.Utility }) {
+	if slices.ContainsFunc(g, func(t *Txn) bool { return t.Utility }) {
 		tol = utilityPercent
 	}
-	slices.SortFunc(g, func(a, b Txn) int { return cmp.Or(cmp.Compare(a.units, b.units), a.Date.Compare(b.Date)) })
-	var out [][]Txn
+	slices.SortFunc(g, func(a, b *Txn) int { return cmp.Or(cmp.Compare(a.units, b.units), a.Date.Compare(b.Date)) })
+	var out [][]*Txn
 	start := 0
 	for i := 1; i <= len(g); i++ {
 		// x within the spread of the smallest s: x (1 - tol) <= s (1 + tol)
@@ -138,7 +147,7 @@ func clusters(g []Txn) [][]Txn {
 		}
 		if i-start >= 2 {
 			c := slices.Clone(g[start:i])
-			slices.SortFunc(c, func(a, b Txn) int { return a.Date.Compare(b.Date) })
+			slices.SortFunc(c, func(a, b *Txn) int { return a.Date.Compare(b.Date) })
 			out = append(out, c)
 		}
 		start = i
@@ -148,12 +157,13 @@ func clusters(g []Txn) [][]Txn {
 
 // fit finds the interval that a cluster's dates follow best, if any does well enough, and
 // describes the series.
-func fit(c []Txn, today time.Time) (Found, bool) {
+func fit(c []*Txn, today time.Time) (Found, bool) {
 	gaps := make([]int, len(c)-1)
 	for i := 1; i < len(c); i++ {
 		gaps[i-1] = days(c[i-1].Date, c[i].Date)
 	}
-	best, bestFit := interval{}, decimal.Zero
+	// The share of gaps that fit is compared as the count that fit: all have len(gaps) below.
+	best, bestN := interval{}, 0
 	for _, iv := range intervals {
 		if len(c) < iv.minCount || len(c) == 2 && !c[0].Amount.Equal(c[1].Amount) {
 			// Two payments a year apart are a series only when they are of the same amount:
@@ -166,12 +176,12 @@ func fit(c []Txn, today time.Time) (Found, bool) {
 				n++
 			}
 		}
-		share := decimal.NewFromInt(int64(n)).Div(decimal.NewFromInt(int64(len(gaps))))
-		if share.GreaterThan(bestFit) {
-			best, bestFit = iv, share
+		if n > bestN {
+			best, bestN = iv, n
 		}
 	}
-	if bestFit.LessThan(minFit) {
+	bestFit := decimal.NewFromInt(int64(bestN)).Div(decimal.NewFromInt(int64(len(gaps))))
+	if bestN == 0 || bestFit.LessThan(minFit) {
 		return Found{}, false
 	}
 	last := c[len(c)-1]
@@ -180,7 +190,7 @@ func fit(c []Txn, today time.Time) (Found, bool) {
 	}
 	f := Found{AccountID: last.AccountID, Key: last.Key, Currency: last.Currency, Name: last.Name,
 		MerchantID: last.MerchantID, CategoryID: last.CategoryID, Interval: best.name, Day: last.Date.Day(),
-		First: c[0].Date, LastDate: last.Date, Last: last.Amount, Count: len(c), Tolerance: FixedTolerance}
+		First: c[0].Date, LastDate: last.Date, Last: last.Amount, Count: len(c), Tolerance: FixedTolerance, lastID: last.ID}
 	if last.Utility {
 		f.Tolerance = UtilityTolerance
 	}

@@ -55,40 +55,47 @@ const utilityCategories = `cats AS MATERIALIZED (
 	FROM categories c LEFT JOIN categories p ON p.id = c.parent_id WHERE c.family_id = ?0
 )`
 
-// txnColumns reads an entry (e) as a Txn, its merchant's name and its category's kind read
-// per row (by primary key, and from cats), which keeps the plan right however many rows the
-// planner expects.
+// txnColumns reads an entry (e) as a Txn, its category's kind read per row from cats. Its
+// name, merchant and category are left out: detection needs them only for the series it
+// finds, which described reads after.
 const txnColumns = `e.id, e.account_id, recurring_key(e.merchant_id, e.name) AS key, e.date, e.amount, e.currency,
-	coalesce((SELECT m.name FROM merchants m WHERE m.id = e.merchant_id), e.name) AS name, e.merchant_id, e.category_id,
 	coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false) AS utility`
 
-type txnRow struct {
-	Probe      int64           `bun:"probe"` // DetectNew's range the row was read for
-	ID         uuid.UUID       `bun:"id,type:uuid"`
-	AccountID  uuid.UUID       `bun:"account_id,type:uuid"`
-	Key        *string         `bun:"key"`
-	Date       time.Time       `bun:"date"`
-	Amount     decimal.Decimal `bun:"amount"`
-	Currency   string          `bun:"currency"`
-	Name       string          `bun:"name"`
-	MerchantID *uuid.UUID      `bun:"merchant_id,type:uuid"`
-	CategoryID *uuid.UUID      `bun:"category_id,type:uuid"`
-	Utility    bool            `bun:"utility"`
-}
-
-// toTxns turns rows into Txns, each entry once.
-func toTxns(rows []txnRow) []Txn {
-	out := make([]Txn, 0, len(rows))
-	seen := make(map[uuid.UUID]bool, len(rows))
-	for _, r := range rows {
-		if r.Key == nil || seen[r.ID] {
+// readTxns runs a detection's statement, whose columns are txnColumns (after a probe when
+// probed), and reads its rows by hand: through bun's reflection, scanning ten thousand rows
+// took as long as running the statement. It returns the transactions with a key (a name
+// without letters belongs to no group), the probe of each when probed, and how many rows it
+// read.
+func readTxns(ctx context.Context, db bun.IDB, probed bool, query string, args ...any) (txns []Txn, probes []int64, read int, err error) {
+	rows, err := db.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	defer rows.Close()
+	var (
+		t     Txn
+		probe int64
+		key   sql.NullString
+	)
+	dest := []any{&t.ID, &t.AccountID, &key, &t.Date, &t.Amount, &t.Currency, &t.Utility}
+	if probed {
+		dest = append([]any{&probe}, dest...)
+	}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, nil, 0, err
+		}
+		read++
+		if !key.Valid {
 			continue
 		}
-		seen[r.ID] = true
-		out = append(out, Txn{AccountID: r.AccountID, Key: *r.Key, Date: r.Date.UTC(), Amount: r.Amount, Currency: r.Currency,
-			Name: r.Name, MerchantID: r.MerchantID, CategoryID: r.CategoryID, Utility: r.Utility})
+		t.Key, t.Date = key.String, t.Date.UTC()
+		txns = append(txns, t)
+		if probed {
+			probes = append(probes, probe)
+		}
 	}
-	return out
+	return txns, probes, read, rows.Err()
 }
 
 // windowStart is the first day detection reads as of today.
@@ -99,23 +106,62 @@ func windowStart(today time.Time) string {
 // Detect finds every series in the family's history as of today and records them
 // (see record). It reads the family's transactions of the window once.
 func (s *Service) Detect(ctx context.Context, db bun.IDB, familyID uuid.UUID, today time.Time) (Result, error) {
-	var rows []txnRow
-	err := db.NewRaw(`WITH `+utilityCategories+` SELECT `+txnColumns+` FROM entries e
+	txns, _, read, err := readTxns(ctx, db, false, `WITH `+utilityCategories+` SELECT `+txnColumns+` FROM entries e
 		WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date`,
-		familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly)).Scan(ctx, &rows)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		familyID, bun.In(models.TransferKinds), windowStart(today), today.Format(time.DateOnly))
+	if err != nil {
 		return Result{}, fmt.Errorf("read history: %w", err)
 	}
-	res, err := s.record(ctx, db, familyID, Detect(toTxns(rows), today), true)
-	res.Read = len(rows)
+	found, err := described(ctx, db, familyID, Detect(txns, today))
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.record(ctx, db, familyID, found, true)
+	res.Read = read
 	return res, err
+}
+
+// described gives each series found the name, merchant and category of its last payment (the
+// name its merchant's, or else the transaction's). Detection reads these for the series it
+// finds only, not for every row.
+func described(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found) ([]Found, error) {
+	if len(found) == 0 {
+		return found, nil
+	}
+	ids := make([]uuid.UUID, len(found))
+	for i, f := range found {
+		ids[i] = f.lastID
+	}
+	var rows []struct {
+		ID         uuid.UUID  `bun:"id,type:uuid"`
+		Name       string     `bun:"name"`
+		MerchantID *uuid.UUID `bun:"merchant_id,type:uuid"`
+		CategoryID *uuid.UUID `bun:"category_id,type:uuid"`
+	}
+	if err := db.NewRaw(`SELECT e.id, coalesce(m.name, e.name) AS name, e.merchant_id, e.category_id
+		FROM entries e LEFT JOIN merchants m ON m.id = e.merchant_id
+		WHERE e.family_id = ? AND e.id IN (?)`, familyID, bun.In(ids)).Scan(ctx, &rows); err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("describe series: %w", err)
+	}
+	byID := make(map[uuid.UUID]int, len(rows))
+	for i, r := range rows {
+		byID[r.ID] = i
+	}
+	for i := range found {
+		if j, ok := byID[found[i].lastID]; ok {
+			r := rows[j]
+			found[i].Name, found[i].MerchantID, found[i].CategoryID = r.Name, r.MerchantID, r.CategoryID
+		}
+	}
+	return found, nil
 }
 
 // DetectNew finds the series that the scope's new transactions may belong to, and records
 // them (see record). For each new transaction it reads the transactions of the window of its
 // group whose amount could share a series with its own (twice its tolerance apart at most):
-// its merchant's through entries_merchant_idx (merchant, amount), or without a merchant its
-// account's through entries_account_day_amount_idx. The new transactions' ranges of one group
+// its merchant's through entries_merchant_idx (merchant, amount, date), which holds every
+// column this read needs (an index-only scan of the rows vacuum has marked visible), or
+// without a merchant its account's through entries_account_day_amount_idx. The new transactions' ranges of one group
 // are merged first, so that no row is read twice. Its cost follows the new rows and their
 // look-alikes, not the size of the history. It removes nothing: a group's other series are
 // not all read.
@@ -130,16 +176,14 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 	default:
 		return Result{}, nil
 	}
-	var rows []txnRow
-	err := db.NewRaw(`WITH `+utilityCategories+`, probes AS (
+	txns, probes, _, err := readTxns(ctx, db, true, `WITH `+utilityCategories+`, probes AS (
 			-- each new transaction's group (a merchant's across accounts, a name's in its
 			-- account) and the range of amounts that could share a series with it
 			SELECT CASE WHEN e.merchant_id IS NULL THEN e.account_id END AS account_id, e.merchant_id,
 				CASE WHEN e.merchant_id IS NULL THEN recurring_key(NULL, e.name) END AS name_key,
 				least(e.amount / x.spread, e.amount * x.spread) AS lo, greatest(e.amount / x.spread, e.amount * x.spread) AS hi
-			FROM entries e
-			CROSS JOIN LATERAL (SELECT CASE WHEN coalesce((SELECT k.utility FROM cats k WHERE k.id = e.category_id), false)
-				THEN ?5::numeric ELSE ?4::numeric END AS spread) x
+			FROM entries e LEFT JOIN cats k ON k.id = e.category_id
+			CROSS JOIN LATERAL (SELECT CASE WHEN coalesce(k.utility, false) THEN ?5::numeric ELSE ?4::numeric END AS spread) x
 			WHERE e.family_id = ?0 AND `+ledgerFilter+` AND `+fresh+`
 		), islands AS (
 			-- a range starts an island unless an earlier one of its group reaches it
@@ -153,30 +197,38 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 		)
 		SELECT f.probe, `+txnColumns+` FROM fresh f
 		JOIN LATERAL (
-			(SELECT e.* FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
+			-- a merchant's, from entries_merchant_idx alone (no name: the merchant is the group)
+			(SELECT e.id, e.account_id, e.merchant_id, NULL::text AS name, e.date, e.amount, e.currency, e.category_id
+				FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
 				AND e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date LIMIT ?8)
 			UNION ALL
-			(SELECT e.* FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
+			(SELECT e.id, e.account_id, e.merchant_id, e.name, e.date, e.amount, e.currency, e.category_id
+				FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
 				AND e.date >= ?2::date AND e.date <= ?3::date AND e.amount BETWEEN f.lo AND f.hi
 				AND `+ledgerFilter+` AND recurring_key(NULL, e.name) = f.name_key LIMIT ?8)
 		) e ON true`,
-		append(args[:8:8], crowded+1)...).Scan(ctx, &rows)
-	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		append(args[:8:8], crowded+1)...)
+	if err != nil {
 		return Result{}, fmt.Errorf("read new transactions' groups: %w", err)
 	}
 	perProbe := map[int64]int{}
-	for _, r := range rows {
-		perProbe[r.Probe]++
+	for _, p := range probes {
+		perProbe[p]++
 	}
-	kept := rows[:0]
-	for _, r := range rows {
-		if perProbe[r.Probe] <= crowded {
-			kept = append(kept, r)
+	// Each entry once, however many ranges read it.
+	kept, seen := txns[:0], make(map[uuid.UUID]bool, len(txns))
+	for i, t := range txns {
+		if perProbe[probes[i]] <= crowded && !seen[t.ID] {
+			seen[t.ID] = true
+			kept = append(kept, t)
 		}
 	}
-	txns := toTxns(kept)
-	res, err := s.record(ctx, db, familyID, Detect(txns, today), false)
-	res.Read = len(txns)
+	found, err := described(ctx, db, familyID, Detect(kept, today))
+	if err != nil {
+		return Result{}, err
+	}
+	res, err := s.record(ctx, db, familyID, found, false)
+	res.Read = len(kept)
 	return res, err
 }
 
