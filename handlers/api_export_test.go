@@ -148,6 +148,12 @@ func TestExportImportRoundTrip(t *testing.T) {
 		t.Fatal(err)
 	}
 
+	// A balance a bank stated (a checkpoint) stays one: compared, never a reset.
+	if _, err := e.srv.DB.NewRaw(`WITH e AS (INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, source)
+			VALUES (gen_random_uuid(), ?0, ?1, 'valuation', '2024-01-31', 1087.50, 'USD', 'Closing balance', 'statement') RETURNING id)
+		INSERT INTO valuations (entry_id, kind) SELECT id, 'checkpoint' FROM e`, e.user.FamilyID, acct.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	// A budget's rollover setting travels with its category.
 	if r := e.c.API(http.MethodPatch, "/api/v1/budgets/2024-01/categories/"+e.strings(t, "SELECT id::text FROM categories WHERE family_id = ? AND name = 'Coffee'", e.user.FamilyID)[0],
 		e.write, map[string]any{"rollover": "both", "budgeted": "25"}); r.Status != http.StatusOK {

@@ -774,7 +774,8 @@ func (w *nativeWriter) writeHoldings(ctx context.Context, recs []*native.Record)
 		"currency", "cost_basis", "cost_basis_source", "cost_basis_locked", "security_locked", "import_id", "external_id", "source"}, rows)
 }
 
-var valuationKinds = map[string]bool{"reconciliation": true, "opening_anchor": true, "current_anchor": true}
+var valuationKinds = map[string]bool{models.ValuationValue: true, models.ValuationOpeningAnchor: true, models.ValuationCurrentAnchor: true,
+	models.ValuationCheckpoint: true}
 
 func (w *nativeWriter) writeValuations(ctx context.Context, recs []*native.Record) error {
 	for _, r := range recs {
