@@ -326,3 +326,15 @@ func (p *publisher) deriveMerchants(ctx context.Context) error {
 	p.merchants = true
 	return nil
 }
+
+// dropUnusedMerchants removes the merchants deriveMerchants made that no entry has: a merchant
+// this publish made for transactions whose merchant a rule set instead is not one the family
+// has to tidy away. It runs after the rules, whichever way they ran.
+func (p *publisher) dropUnusedMerchants(ctx context.Context) error {
+	if !p.merchants {
+		return nil
+	}
+	_, err := p.tx.NewRaw(`DELETE FROM merchants m WHERE m.family_id = ? AND m.import_id = ?
+		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.merchant_id = m.id)`, p.im.FamilyID, p.im.ID).Exec(ctx)
+	return err
+}

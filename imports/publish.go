@@ -164,13 +164,8 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 				return err
 			}
 		}
-		// A merchant this publish made for transactions whose merchant a rule set instead is
-		// not one the family has to tidy away.
-		if p.merchants {
-			if _, err := tx.NewRaw(`DELETE FROM merchants m WHERE m.family_id = ? AND m.import_id = ?
-				AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.merchant_id = m.id)`, im.FamilyID, id).Exec(ctx); err != nil {
-				return err
-			}
+		if err := p.dropUnusedMerchants(ctx); err != nil {
+			return err
 		}
 		// Then transfers between the family's accounts are proposed, unless they were with
 		// the rows (matchTransfers); an export names its own.

@@ -15,6 +15,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Proposal is a transfer MatchStaged proposes: its sides, the kinds they take, and for a side
@@ -124,7 +125,7 @@ func MatchStaged(ctx context.Context, tx db.Tx, familyID uuid.UUID, staged strin
 			in, out, inStaged, outStaged = b, a, c.bStaged, true
 		}
 		p := Proposal{ID: uuid.Must(uuid.NewV7()), In: in.ID, Out: out.ID, InStaged: inStaged, OutStaged: outStaged,
-			InKind: "funds_movement", OutKind: KindTo(out.Type, in.Type)}
+			InKind: models.KindFundsMovement, OutKind: KindTo(out.Type, in.Type)}
 		if inStaged {
 			p.InWas = in.Kind
 		}
@@ -205,7 +206,9 @@ type stagedCandidate struct {
 
 // The order candidates are taken in, as Match's: a pair a rule marked first, then the closest
 // dates, the earliest, and the ids.
-func (c stagedCandidate) plain() bool { return c.a.Kind == "standard" && c.b.Kind == "standard" }
+func (c stagedCandidate) plain() bool {
+	return c.a.Kind == models.KindStandard && c.b.Kind == models.KindStandard
+}
 func (c stagedCandidate) gap() time.Duration {
 	return c.a.Date.Sub(c.b.Date).Abs()
 }
