@@ -11,6 +11,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
 	"tally/models"
@@ -50,7 +51,7 @@ func (s *Service) Put(ctx context.Context, fam *models.Family, month reports.Mon
 			keep = append(keep, l.CategoryID)
 		}
 		if _, err := tx.NewRaw(`DELETE FROM budget_categories WHERE budget_id = ? AND NOT (category_id = ANY (?::uuid[]))`,
-			id, pgUUIDs(keep)).Exec(ctx); err != nil {
+			id, pgdialect.Array(keep)).Exec(ctx); err != nil {
 			return fmt.Errorf("budget lines: %w", err)
 		}
 		for _, l := range plan.Lines {
@@ -83,9 +84,6 @@ func (s *Service) Check(ctx context.Context, fam *models.Family, plan Plan) erro
 		}
 		seen[l.CategoryID] = true
 		validAmount(&v, field+".budgeted", l.Budgeted, fam.Currency)
-	}
-	if err := v.Err(); err != nil {
-		return err
 	}
 	return v.Err()
 }
@@ -146,9 +144,8 @@ func (s *Service) SetCategory(ctx context.Context, fam *models.Family, month rep
 	}
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if ch.Rollover != nil {
-			if _, err := tx.NewRaw(`UPDATE categories SET budget_rollover = ?, updated_at = now() WHERE id = ? AND family_id = ?`,
-				*ch.Rollover, categoryID, fam.ID).Exec(ctx); err != nil {
-				return fmt.Errorf("rollover: %w", err)
+			if err := setRollover(ctx, tx, fam.ID, categoryID, *ch.Rollover); err != nil {
+				return err
 			}
 		}
 		if ch.Budgeted == nil {
@@ -163,6 +160,15 @@ func (s *Service) SetCategory(ctx context.Context, fam *models.Family, month rep
 		}
 		return syncTotal(ctx, tx, id)
 	})
+}
+
+// setRollover sets the family's category's rollover setting.
+func setRollover(ctx context.Context, tx bun.Tx, familyID, categoryID uuid.UUID, rollover string) error {
+	if _, err := tx.NewRaw(`UPDATE categories SET budget_rollover = ?, updated_at = now() WHERE id = ? AND family_id = ?`,
+		rollover, categoryID, familyID).Exec(ctx); err != nil {
+		return fmt.Errorf("rollover: %w", err)
+	}
+	return nil
 }
 
 // categories returns the family's categories by id.
@@ -236,13 +242,4 @@ func syncTotal(ctx context.Context, tx bun.Tx, budgetID uuid.UUID) error {
 		return fmt.Errorf("budget total: %w", err)
 	}
 	return nil
-}
-
-// pgUUIDs is ids as a PostgreSQL array literal.
-func pgUUIDs(ids []uuid.UUID) string {
-	parts := make([]string, len(ids))
-	for i, id := range ids {
-		parts[i] = id.String()
-	}
-	return "{" + strings.Join(parts, ",") + "}"
 }

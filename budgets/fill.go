@@ -130,9 +130,8 @@ func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Mo
 			}
 		}
 		if f.Strategy == FillGoal && cats[*f.CategoryID].Rollover == RolloverOff {
-			if _, err := tx.NewRaw(`UPDATE categories SET budget_rollover = ?, updated_at = now() WHERE id = ? AND family_id = ?`,
-				RolloverSurplus, *f.CategoryID, fam.ID).Exec(ctx); err != nil {
-				return fmt.Errorf("rollover: %w", err)
+			if err := setRollover(ctx, tx, fam.ID, *f.CategoryID, RolloverSurplus); err != nil {
+				return err
 			}
 		}
 		if f.Strategy == FillLastBudget && f.CategoryID == nil {

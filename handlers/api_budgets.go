@@ -92,15 +92,13 @@ func budgetMoveJSON(m *budgets.Move) BudgetMoveJSON {
 	return out
 }
 
-// budgetService is the budgets of the app's database, with the recurring series it knows.
-
 // pathMonth reads the :month route parameter (2026-11), a problem on the field month.
 func pathMonth(c echo.Context) (reports.Month, error) { return reports.ParseMonth(c.Param("month")) }
 
 // decimalOf reads a JSON decimal string (or number) of field, recording a problem on it; nil
 // when raw is absent or null.
 func decimalOf(v *apperr.Validation, field string, raw json.RawMessage) *decimal.Decimal {
-	if len(raw) == 0 || string(raw) == "null" {
+	if absent(raw) {
 		return nil
 	}
 	var s string
@@ -115,9 +113,24 @@ func decimalOf(v *apperr.Validation, field string, raw json.RawMessage) *decimal
 	return &d
 }
 
+// requiredDecimalOf is decimalOf of a field that must be given: zero, with a problem on
+// field, when raw is absent, null or not a decimal.
+func requiredDecimalOf(v *apperr.Validation, field string, raw json.RawMessage) decimal.Decimal {
+	if d := decimalOf(v, field, raw); d != nil {
+		return *d
+	}
+	if absent(raw) {
+		v.Add(field, field+" is required")
+	}
+	return decimal.Zero
+}
+
+// absent reports whether a JSON field was left out or null.
+func absent(raw json.RawMessage) bool { return len(raw) == 0 || string(raw) == "null" }
+
 // idOf reads a JSON id of field, recording a problem on it; uuid.Nil when absent.
 func idOf(v *apperr.Validation, field string, raw json.RawMessage, required bool) uuid.UUID {
-	if len(raw) == 0 || string(raw) == "null" {
+	if absent(raw) {
 		if required {
 			v.Add(field, field+" is required")
 		}
@@ -177,13 +190,8 @@ func (a *app) apiBudgetPut(c echo.Context) error {
 	} else {
 		for i, l := range *req.Categories {
 			field := fmt.Sprintf("categories[%d]", i)
-			line := budgets.Line{CategoryID: idOf(&v, field+".category_id", l.CategoryID, true)}
-			if d := decimalOf(&v, field+".budgeted", l.Budgeted); d != nil {
-				line.Budgeted = *d
-			} else if len(l.Budgeted) == 0 || string(l.Budgeted) == "null" {
-				v.Add(field+".budgeted", field+".budgeted is required")
-			}
-			plan.Lines = append(plan.Lines, line)
+			plan.Lines = append(plan.Lines, budgets.Line{CategoryID: idOf(&v, field+".category_id", l.CategoryID, true),
+				Budgeted: requiredDecimalOf(&v, field+".budgeted", l.Budgeted)})
 		}
 	}
 	svc := a.Budgets
@@ -213,9 +221,9 @@ func (a *app) apiBudgetCategory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := uuid.Parse(c.Param("category_id"))
+	id, err := pathParamID(c, "category_id")
 	if err != nil {
-		return echo.ErrNotFound
+		return err
 	}
 	var req struct {
 		Budgeted json.RawMessage `json:"budgeted"`
@@ -267,12 +275,8 @@ func (a *app) apiBudgetMove(c echo.Context) error {
 		return err
 	}
 	var v apperr.Validation
-	in := budgets.MoveInput{From: idOf(&v, "from_category_id", req.From, true), To: idOf(&v, "to_category_id", req.To, true), Reason: req.Reason}
-	if d := decimalOf(&v, "amount", req.Amount); d != nil {
-		in.Amount = *d
-	} else if len(req.Amount) == 0 || string(req.Amount) == "null" {
-		v.Add("amount", "amount is required")
-	}
+	in := budgets.MoveInput{From: idOf(&v, "from_category_id", req.From, true), To: idOf(&v, "to_category_id", req.To, true),
+		Amount: requiredDecimalOf(&v, "amount", req.Amount), Reason: req.Reason}
 	if err := v.Err(); err != nil {
 		return err
 	}

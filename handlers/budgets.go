@@ -70,7 +70,7 @@ func (a *app) budgetChanged(c echo.Context, month reports.Month, changeErr error
 	if e != nil {
 		problem = e.Message
 	}
-	if c.Request().Header.Get("HX-Request") != "true" {
+	if !isHTMX(c) {
 		if problem != "" {
 			a.Sessions.Put(c.Request().Context(), sessFlashError, problem)
 		}
@@ -119,9 +119,9 @@ func (a *app) budgetCategoryUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	id, err := uuid.Parse(c.Param("category_id"))
+	id, err := pathParamID(c, "category_id")
 	if err != nil {
-		return echo.ErrNotFound
+		return err
 	}
 	u := currentUser(c)
 	var ch budgets.Change
