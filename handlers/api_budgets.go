@@ -249,13 +249,7 @@ func (a *app) apiBudgetCategory(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	row := budgets.Category{ID: &id, Rollover: budgets.RolloverOff, Status: budgets.StatusOnTrack}
-	if got := m.Category(id); got != nil {
-		row = *got
-	} else if ch.Rollover != nil {
-		row.Rollover = *ch.Rollover // a category the month does not show: nothing budgeted or spent
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": budgetCategoryJSON(row, m.Currency)})
+	return c.JSON(http.StatusOK, map[string]any{"data": budgetCategoryJSON(m.Changed(id, ch), m.Currency)})
 }
 
 // apiBudgetMove is POST /api/v1/budgets/{month}/moves: money moved from one category's budget
