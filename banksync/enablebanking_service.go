@@ -272,7 +272,8 @@ func hashState(state string) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// GetAuthorization returns the family's authorisation, for the page that waits on it.
+// GetAuthorization returns the family's authorisation, for the page that waits on it. One
+// the bank has not answered by its expiry carries MsgStateUnknown as its error.
 func (s *Service) GetAuthorization(ctx context.Context, familyID, id uuid.UUID) (*Authorization, error) {
 	a := new(Authorization)
 	err := s.DB.NewRaw(`SELECT id, family_id, aspsp_name, aspsp_country, history_days, decoupled, authorization_url, connection_id, renewal,
@@ -280,7 +281,14 @@ func (s *Service) GetAuthorization(ctx context.Context, familyID, id uuid.UUID) 
 	if db.IsNoRows(err) {
 		return nil, apperr.New(apperr.NotFound, "Authorisation not found")
 	}
-	return a, err
+	if err != nil {
+		return nil, err
+	}
+	if !a.Done() && s.now().After(a.ExpiresAt) {
+		msg := MsgStateUnknown
+		a.Error = &msg
+	}
+	return a, nil
 }
 
 // Messages of the callback.

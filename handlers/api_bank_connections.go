@@ -48,26 +48,16 @@ type BankAccountJSON struct {
 	Error     *string `json:"error"`
 }
 
-func nonEmpty(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func bankConnectionJSON(v *banksync.View) BankConnectionJSON {
-	out := BankConnectionJSON{ID: v.ID.String(), Provider: v.Provider, Name: v.Name, Status: v.Status, Bank: nonEmpty(v.ASPSPName),
-		Country: nonEmpty(v.ASPSPCountry), ConsentExpiresAt: (*apiTime)(v.ConsentExpiresAt), LastSyncedAt: (*apiTime)(v.LastSyncedAt),
+	out := BankConnectionJSON{ID: v.ID.String(), Provider: v.Provider, Name: v.Name, Status: v.Status, Bank: optional(v.ASPSPName),
+		Country: optional(v.ASPSPCountry), ConsentExpiresAt: (*apiTime)(v.ConsentExpiresAt), LastSyncedAt: (*apiTime)(v.LastSyncedAt),
 		LastAttemptAt: (*apiTime)(v.LastAttemptAt), NextSyncAt: apiTime(v.NextSyncAt), PausedUntil: (*apiTime)(v.PausedUntil),
 		LastError: v.LastError, LastStats: v.LastStats, DailyLimit: v.Budget(), UsedToday: v.Budget() - v.RequestsLeft(time.Now()),
 		HistoryDays: v.HistoryDays, IncludePending: v.IncludePending, Accounts: []BankAccountJSON{}, CreatedAt: apiTime(v.CreatedAt)}
 	for _, ba := range v.Accounts {
-		a := BankAccountJSON{UID: ba.ProviderAccountID, Name: ba.Name, Currency: ba.Currency, IBAN: nonEmpty(ba.IBAN), Skipped: ba.Skipped, Error: ba.Error}
+		a := BankAccountJSON{UID: ba.ProviderAccountID, Name: ba.Name, Currency: ba.Currency, IBAN: optional(ba.IBAN), AccountID: uuidString(ba.AccountID), Skipped: ba.Skipped, Error: ba.Error}
 		if ba.Balance != nil {
-			a.Balance = nonEmpty(amountString(*ba.Balance, ba.Currency))
-		}
-		if ba.AccountID != nil {
-			a.AccountID = nonEmpty(ba.AccountID.String())
+			a.Balance = optional(amountString(*ba.Balance, ba.Currency))
 		}
 		out.Accounts = append(out.Accounts, a)
 	}
@@ -119,11 +109,8 @@ type BankAuthorizationJSON struct {
 }
 
 func bankAuthorizationJSON(auth *banksync.Authorization) BankAuthorizationJSON {
-	out := BankAuthorizationJSON{ID: auth.ID.String(), AuthorizationURL: auth.AuthorizationURL, Decoupled: auth.Decoupled, ExpiresAt: apiTime(auth.ExpiresAt)}
-	if auth.ConnectionID != nil {
-		out.ConnectionID = nonEmpty(auth.ConnectionID.String())
-	}
-	return out
+	return BankAuthorizationJSON{ID: auth.ID.String(), AuthorizationURL: auth.AuthorizationURL, Decoupled: auth.Decoupled,
+		ExpiresAt: apiTime(auth.ExpiresAt), ConnectionID: uuidString(auth.ConnectionID)}
 }
 
 // apiBankConnectionCreate is POST /api/v1/bank_connections: the bank's authorisation URL, to

@@ -3,7 +3,6 @@ package handlers
 import (
 	"net/http"
 	"strconv"
-	"time"
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
@@ -93,10 +92,6 @@ func (a *app) bankAuthorization(c echo.Context) error {
 	}
 	if auth.Done() && auth.Error == nil {
 		return a.bankAuthorizationDone(c, auth)
-	}
-	if auth.Error == nil && time.Now().After(auth.ExpiresAt) {
-		msg := banksync.MsgStateUnknown
-		auth.Error = &msg
 	}
 	if isHTMX(c) {
 		if auth.Error != nil {

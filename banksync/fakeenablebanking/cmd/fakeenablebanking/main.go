@@ -23,23 +23,15 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
-	"syscall"
 	"time"
 
 	"tally/banksync/fakeenablebanking"
+	"tally/banksync/internal/fakecmd"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "fakeenablebanking:", err)
-		os.Exit(1)
-	}
-}
+func main() { fakecmd.Main("fakeenablebanking", run) }
 
 // run is the whole program, with its environment passed in, so that tests run it as main does.
 // It serves until ctx ends.
@@ -79,22 +71,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "start Tally with:\nENABLE_BANKING_APP_ID=%s ENABLE_BANKING_PRIVATE_KEY_FILE=%s ENABLE_BANKING_API_URL=%s BANKSYNC_ALLOW_INSECURE=true make run\n",
 		s.AppID, abs, s.URL)
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return fakecmd.Serve(ctx, srv, ln, nil)
 }
 
 // seedDemo adds the demo banks, dated back from now.

@@ -23,24 +23,15 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"os"
-	"os/signal"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"tally/banksync/fakesimplefin"
+	"tally/banksync/internal/fakecmd"
 )
 
-func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout, os.Stderr); err != nil {
-		fmt.Fprintln(os.Stderr, "fakesimplefin:", err)
-		os.Exit(1)
-	}
-}
+func main() { fakecmd.Main("fakesimplefin", run) }
 
 // run is the whole program, with its environment passed in, so that tests run it as main does.
 // It serves until ctx ends.
@@ -76,23 +67,8 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fmt.Fprintf(stdout, "fake SimpleFIN Bridge on %s/simplefin\n", s.URL)
 	fmt.Fprintf(stdout, "setup token: %s\n", s.NewSetupToken())
 
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	s.Close() // answer the requests a timeout fault holds, so that Shutdown need not wait
-	shutdown, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(shutdown); err != nil {
-		return err
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	// Closing s answers the requests a timeout fault holds, so that Shutdown need not wait.
+	return fakecmd.Serve(ctx, srv, ln, s.Close)
 }
 
 // dialable is addr with an unspecified IP (":8787") replaced by localhost, so that the
