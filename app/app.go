@@ -90,7 +90,8 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, opts Options) (*App, err
 	if opts.WebhookRetry != nil {
 		hooks.Retry = *opts.WebhookRetry
 	}
-	jo := jobs.Options{Work: true, Bank: bank, Webhooks: hooks, ExchangeRatesURL: cfg.ExchangeRatesURL}
+	series := &recurring.Service{}
+	jo := jobs.Options{Work: true, Bank: bank, Webhooks: hooks, Recurring: series, ExchangeRatesURL: cfg.ExchangeRatesURL}
 	if !opts.NoAuditRetention {
 		jo.AuditRetention, jo.AuditArchiveURL = auditlog.Retention(cfg.AuditLogRetention), cfg.AuditArchiveURL
 	}
@@ -99,7 +100,6 @@ func New(cfg config.Config, d *db.DB, log *slog.Logger, opts Options) (*App, err
 		return nil, err
 	}
 	importSvc.LLM = imports.NewLLM(cfg.LLMBaseURL, cfg.LLMAPIKey, cfg.LLMModel)
-	series := &recurring.Service{}
 	plans := &budgets.Service{DB: d, Bills: series}
 	if opts.Bills != nil {
 		plans.Bills = opts.Bills

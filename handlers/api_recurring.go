@@ -31,17 +31,9 @@ type RecurringJSON struct {
 	Confidence  string  `json:"confidence"`
 }
 
-func idString[T interface{ String() string }](v *T) *string {
-	if v == nil {
-		return nil
-	}
-	s := (*v).String()
-	return &s
-}
-
 func recurringJSON(r *models.Recurring) RecurringJSON {
-	out := RecurringJSON{ID: r.ID.String(), Name: r.Name, AccountID: idString(r.AccountID), MerchantID: idString(r.MerchantID),
-		CategoryID: idString(r.CategoryID), Amount: amountString(r.Amount, r.Currency), Currency: r.Currency, Interval: r.Interval,
+	out := RecurringJSON{ID: r.ID.String(), Name: r.Name, AccountID: uuidString(r.AccountID), MerchantID: uuidString(r.MerchantID),
+		CategoryID: uuidString(r.CategoryID), Amount: amountString(r.Amount, r.Currency), Currency: r.Currency, Interval: r.Interval,
 		NextDate: r.NextExpected.Format(time.DateOnly), LastDate: r.LastOccurrence.Format(time.DateOnly),
 		Occurrences: r.OccurrenceCount, Status: r.Status, Confidence: r.Confidence.StringFixed(2)}
 	if r.LastAmount != nil {
@@ -133,11 +125,8 @@ func (a *app) apiAccountForecast(c echo.Context) error {
 	days := 30
 	if s := c.QueryParam("days"); s != "" {
 		if days, err = strconv.Atoi(s); err != nil {
-			days = 0 // CheckDays names the field
+			days = 0 // Forecast refuses it, naming the field
 		}
-	}
-	if err := recurring.CheckDays(days); err != nil {
-		return err
 	}
 	u := currentUser(c)
 	f, err := a.Recurring.Forecast(c.Request().Context(), a.DB, u.FamilyID, id, u.Family.Today(), days)

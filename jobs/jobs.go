@@ -22,6 +22,7 @@ import (
 	"tally/internal/sessions"
 	"tally/models"
 	"tally/oauth"
+	"tally/recurring"
 	"tally/sso"
 	"tally/webhooks"
 )
@@ -51,6 +52,9 @@ type Options struct {
 	// Webhooks delivers the families' events; nil leaves out the deliveries. New gives it the
 	// client to queue them with, and NewImports tells it of imports and bank syncs.
 	Webhooks *webhooks.Service
+	// Recurring finds the families' recurring series after imports, bank syncs and when a
+	// person asks; nil works with a new one (the service keeps no state).
+	Recurring *recurring.Service
 	// ExchangeRatesURL is the ECB's daily feed (config ExchangeRatesURL), fetched once a day
 	// and when the client starts; "" or fx.Off ("none") leaves out the fetch.
 	ExchangeRatesURL string
@@ -80,7 +84,7 @@ func New(d *db.DB, log *slog.Logger, opts Options) (*Client, error) {
 		river.AddWorker(workers, &revertWorker{svc: opts.Imports, timeout: timeout})
 		river.AddWorker(workers, &reapWorker{svc: opts.Imports})
 		river.AddWorker(workers, &rescueWorker{db: d, log: log})
-		river.AddWorker(workers, &recurringWorker{db: d, log: log})
+		river.AddWorker(workers, &recurringWorker{db: d, svc: cmp.Or(opts.Recurring, &recurring.Service{}), log: log})
 		if opts.MaxWorkers == 0 {
 			opts.MaxWorkers = 10
 		}

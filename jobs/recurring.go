@@ -35,6 +35,7 @@ func (DetectRecurringArgs) InsertOpts() river.InsertOpts { return river.InsertOp
 type recurringWorker struct {
 	river.WorkerDefaults[DetectRecurringArgs]
 	db  *db.DB
+	svc *recurring.Service
 	log *slog.Logger
 }
 
@@ -50,12 +51,11 @@ func (w *recurringWorker) Work(ctx context.Context, job *river.Job[DetectRecurri
 		return err
 	}
 	var res recurring.Result
-	var svc recurring.Service
 	err = w.db.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		if a.Full {
-			res, err = svc.Detect(ctx, tx, a.FamilyID, fam.Today())
+			res, err = w.svc.Detect(ctx, tx, a.FamilyID, fam.Today())
 		} else {
-			res, err = svc.DetectNew(ctx, tx, a.FamilyID, recurring.Scope{ImportID: a.ImportID, AccountIDs: a.AccountIDs, Since: a.Since}, fam.Today())
+			res, err = w.svc.DetectNew(ctx, tx, a.FamilyID, recurring.Scope{ImportID: a.ImportID, AccountIDs: a.AccountIDs, Since: a.Since}, fam.Today())
 		}
 		return err
 	})

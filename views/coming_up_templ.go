@@ -8,7 +8,10 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "tally/recurring"
+import (
+	"fmt"
+	"tally/recurring"
+)
 
 // ComingUp is what the family's confirmed series are expected to bring in and take out over
 // the next ComingUpDays days.
@@ -76,7 +79,7 @@ func ComingUpCard(c ComingUp) templ.Component {
 					}
 					return nil
 				})
-				templ_7745c5c3_Err = EmptyState("coming-up-empty", "No bills or income expected in the next 14 days. Confirm the recurring payments Tally finds in your history to see them here.").Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = EmptyState("coming-up-empty", fmt.Sprintf("No bills or income expected in the next %d days. Confirm the recurring payments Tally finds in your history to see them here.", ComingUpDays)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -93,7 +96,7 @@ func ComingUpCard(c ComingUp) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, b.Date))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/coming_up.templ`, Line: 27, Col: 73}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/coming_up.templ`, Line: 30, Col: 73}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 					if templ_7745c5c3_Err != nil {
@@ -106,7 +109,7 @@ func ComingUpCard(c ComingUp) templ.Component {
 					var templ_7745c5c3_Var5 string
 					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(b.Name)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/coming_up.templ`, Line: 28, Col: 91}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/coming_up.templ`, Line: 31, Col: 91}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 					if templ_7745c5c3_Err != nil {
@@ -136,7 +139,7 @@ func ComingUpCard(c ComingUp) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Card("Coming up: the next 14 days").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Card(fmt.Sprintf("Coming up: the next %d days", ComingUpDays)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
