@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -18,72 +19,78 @@ type StarterCategory struct {
 	Subcategories                     []string
 }
 
+// starterLanguages are the languages the starter set is named in, in the order names gives them.
+var starterLanguages = [...]string{"en", "de", "fr", "nl", "es", "it"}
+
+// names is one name of the starter set in each of starterLanguages, in their order.
+type names [len(starterLanguages)]string
+
 // starterCategory is one category of the starter set, named in each language the set has.
 type starterCategory struct {
 	color, icon, classification string
-	names                       map[string]string   // by language
-	subcategories               []map[string]string // each by language
+	names                       names
+	subcategories               []names
 }
 
 // starterSet is the set of categories a family may start with, as Actual, Firefly III and Sure
 // offer one: the few a household sorts most of its money into, a handful of subcategories
 // where people commonly split one.
 var starterSet = []starterCategory{
-	{"#16a34a", "circle-dollar-sign", CategoryIncome, map[string]string{"en": "Income", "de": "Einnahmen", "fr": "Revenus", "nl": "Inkomsten", "es": "Ingresos", "it": "Entrate"}, []map[string]string{
-		{"en": "Salary", "de": "Gehalt", "fr": "Salaire", "nl": "Salaris", "es": "Nómina", "it": "Stipendio"},
-		{"en": "Interest & dividends", "de": "Zinsen & Dividenden", "fr": "Intérêts et dividendes", "nl": "Rente & dividend", "es": "Intereses y dividendos", "it": "Interessi e dividendi"},
-		{"en": "Other income", "de": "Sonstige Einnahmen", "fr": "Autres revenus", "nl": "Overige inkomsten", "es": "Otros ingresos", "it": "Altre entrate"},
+	{"#16a34a", "circle-dollar-sign", CategoryIncome, names{"Income", "Einnahmen", "Revenus", "Inkomsten", "Ingresos", "Entrate"}, []names{
+		{"Salary", "Gehalt", "Salaire", "Salaris", "Nómina", "Stipendio"},
+		{"Interest & dividends", "Zinsen & Dividenden", "Intérêts et dividendes", "Rente & dividend", "Intereses y dividendos", "Interessi e dividendi"},
+		{"Other income", "Sonstige Einnahmen", "Autres revenus", "Overige inkomsten", "Otros ingresos", "Altre entrate"},
 	}},
-	{"#b45309", "house", CategoryExpense, map[string]string{"en": "Housing", "de": "Wohnen", "fr": "Logement", "nl": "Wonen", "es": "Vivienda", "it": "Abitazione"}, []map[string]string{
-		{"en": "Rent & mortgage", "de": "Miete & Finanzierung", "fr": "Loyer et crédit immobilier", "nl": "Huur & hypotheek", "es": "Alquiler e hipoteca", "it": "Affitto e mutuo"},
-		{"en": "Energy & utilities", "de": "Strom & Nebenkosten", "fr": "Énergie et charges", "nl": "Energie & vaste lasten", "es": "Suministros", "it": "Utenze ed energia"},
-		{"en": "Internet & phone", "de": "Internet & Telefon", "fr": "Internet et téléphone", "nl": "Internet & telefoon", "es": "Internet y teléfono", "it": "Internet e telefono"},
-		{"en": "Repairs & furnishing", "de": "Reparaturen & Einrichtung", "fr": "Travaux et ameublement", "nl": "Onderhoud & inrichting", "es": "Reparaciones y muebles", "it": "Riparazioni e arredamento"},
+	{"#b45309", "house", CategoryExpense, names{"Housing", "Wohnen", "Logement", "Wonen", "Vivienda", "Abitazione"}, []names{
+		{"Rent & mortgage", "Miete & Finanzierung", "Loyer et crédit immobilier", "Huur & hypotheek", "Alquiler e hipoteca", "Affitto e mutuo"},
+		{"Energy & utilities", "Strom & Nebenkosten", "Énergie et charges", "Energie & vaste lasten", "Suministros", "Utenze ed energia"},
+		{"Internet & phone", "Internet & Telefon", "Internet et téléphone", "Internet & telefoon", "Internet y teléfono", "Internet e telefono"},
+		{"Repairs & furnishing", "Reparaturen & Einrichtung", "Travaux et ameublement", "Onderhoud & inrichting", "Reparaciones y muebles", "Riparazioni e arredamento"},
 	}},
-	{"#ea580c", "utensils", CategoryExpense, map[string]string{"en": "Food & drink", "de": "Essen & Trinken", "fr": "Alimentation", "nl": "Eten & drinken", "es": "Comida y bebida", "it": "Cibo e bevande"}, []map[string]string{
-		{"en": "Groceries", "de": "Lebensmittel", "fr": "Courses", "nl": "Boodschappen", "es": "Supermercado", "it": "Spesa"},
-		{"en": "Restaurants", "de": "Restaurants", "fr": "Restaurants", "nl": "Restaurants", "es": "Restaurantes", "it": "Ristoranti"},
-		{"en": "Cafés & snacks", "de": "Cafés & Snacks", "fr": "Cafés et en-cas", "nl": "Koffie & snacks", "es": "Cafeterías y tentempiés", "it": "Bar e snack"},
+	{"#ea580c", "utensils", CategoryExpense, names{"Food & drink", "Essen & Trinken", "Alimentation", "Eten & drinken", "Comida y bebida", "Cibo e bevande"}, []names{
+		{"Groceries", "Lebensmittel", "Courses", "Boodschappen", "Supermercado", "Spesa"},
+		{"Restaurants", "Restaurants", "Restaurants", "Restaurants", "Restaurantes", "Ristoranti"},
+		{"Cafés & snacks", "Cafés & Snacks", "Cafés et en-cas", "Koffie & snacks", "Cafeterías y tentempiés", "Bar e snack"},
 	}},
-	{"#0284c7", "car", CategoryExpense, map[string]string{"en": "Transportation", "de": "Mobilität", "fr": "Transports", "nl": "Vervoer", "es": "Transporte", "it": "Trasporti"}, []map[string]string{
-		{"en": "Fuel & charging", "de": "Tanken & Laden", "fr": "Carburant et recharge", "nl": "Brandstof & laden", "es": "Combustible y carga", "it": "Carburante e ricarica"},
-		{"en": "Public transport", "de": "Bus & Bahn", "fr": "Transports en commun", "nl": "Openbaar vervoer", "es": "Transporte público", "it": "Trasporto pubblico"},
-		{"en": "Parking & tolls", "de": "Parken & Maut", "fr": "Stationnement et péages", "nl": "Parkeren & tol", "es": "Aparcamiento y peajes", "it": "Parcheggi e pedaggi"},
-		{"en": "Car maintenance", "de": "Werkstatt & Wartung", "fr": "Entretien auto", "nl": "Onderhoud auto", "es": "Mantenimiento del coche", "it": "Manutenzione auto"},
+	{"#0284c7", "car", CategoryExpense, names{"Transportation", "Mobilität", "Transports", "Vervoer", "Transporte", "Trasporti"}, []names{
+		{"Fuel & charging", "Tanken & Laden", "Carburant et recharge", "Brandstof & laden", "Combustible y carga", "Carburante e ricarica"},
+		{"Public transport", "Bus & Bahn", "Transports en commun", "Openbaar vervoer", "Transporte público", "Trasporto pubblico"},
+		{"Parking & tolls", "Parken & Maut", "Stationnement et péages", "Parkeren & tol", "Aparcamiento y peajes", "Parcheggi e pedaggi"},
+		{"Car maintenance", "Werkstatt & Wartung", "Entretien auto", "Onderhoud auto", "Mantenimiento del coche", "Manutenzione auto"},
 	}},
-	{"#2563eb", "shopping-bag", CategoryExpense, map[string]string{"en": "Shopping", "de": "Einkäufe", "fr": "Achats", "nl": "Winkelen", "es": "Compras", "it": "Acquisti"}, []map[string]string{
-		{"en": "Clothing", "de": "Kleidung", "fr": "Vêtements", "nl": "Kleding", "es": "Ropa", "it": "Abbigliamento"},
-		{"en": "Electronics", "de": "Elektronik", "fr": "Électronique", "nl": "Elektronica", "es": "Electrónica", "it": "Elettronica"},
-		{"en": "Household & drugstore", "de": "Haushalt & Drogerie", "fr": "Maison et droguerie", "nl": "Huishouden & drogisterij", "es": "Hogar y droguería", "it": "Casa e drogheria"},
+	{"#2563eb", "shopping-bag", CategoryExpense, names{"Shopping", "Einkäufe", "Achats", "Winkelen", "Compras", "Acquisti"}, []names{
+		{"Clothing", "Kleidung", "Vêtements", "Kleding", "Ropa", "Abbigliamento"},
+		{"Electronics", "Elektronik", "Électronique", "Elektronica", "Electrónica", "Elettronica"},
+		{"Household & drugstore", "Haushalt & Drogerie", "Maison et droguerie", "Huishouden & drogisterij", "Hogar y droguería", "Casa e drogheria"},
 	}},
-	{"#059669", "heart-pulse", CategoryExpense, map[string]string{"en": "Health", "de": "Gesundheit", "fr": "Santé", "nl": "Gezondheid", "es": "Salud", "it": "Salute"}, []map[string]string{
-		{"en": "Doctors", "de": "Ärzte", "fr": "Médecins", "nl": "Artsen", "es": "Médicos", "it": "Medici"},
-		{"en": "Pharmacy", "de": "Apotheke", "fr": "Pharmacie", "nl": "Apotheek", "es": "Farmacia", "it": "Farmacia"},
+	{"#059669", "heart-pulse", CategoryExpense, names{"Health", "Gesundheit", "Santé", "Gezondheid", "Salud", "Salute"}, []names{
+		{"Doctors", "Ärzte", "Médecins", "Artsen", "Médicos", "Medici"},
+		{"Pharmacy", "Apotheke", "Pharmacie", "Apotheek", "Farmacia", "Farmacia"},
 	}},
-	{"#9333ea", "drama", CategoryExpense, map[string]string{"en": "Leisure", "de": "Freizeit", "fr": "Loisirs", "nl": "Vrije tijd", "es": "Ocio", "it": "Tempo libero"}, []map[string]string{
-		{"en": "Streaming & subscriptions", "de": "Streaming & Abos", "fr": "Streaming et abonnements", "nl": "Streaming & abonnementen", "es": "Streaming y suscripciones", "it": "Streaming e abbonamenti"},
-		{"en": "Sports & fitness", "de": "Sport & Fitness", "fr": "Sport et fitness", "nl": "Sport & fitness", "es": "Deporte y gimnasio", "it": "Sport e palestra"},
-		{"en": "Hobbies", "de": "Hobbys", "fr": "Hobbies", "nl": "Hobby's", "es": "Aficiones", "it": "Hobby"},
-		{"en": "Going out", "de": "Ausgehen", "fr": "Sorties", "nl": "Uitgaan", "es": "Salir", "it": "Uscite"},
+	{"#9333ea", "drama", CategoryExpense, names{"Leisure", "Freizeit", "Loisirs", "Vrije tijd", "Ocio", "Tempo libero"}, []names{
+		{"Streaming & subscriptions", "Streaming & Abos", "Streaming et abonnements", "Streaming & abonnementen", "Streaming y suscripciones", "Streaming e abbonamenti"},
+		{"Sports & fitness", "Sport & Fitness", "Sport et fitness", "Sport & fitness", "Deporte y gimnasio", "Sport e palestra"},
+		{"Hobbies", "Hobbys", "Hobbies", "Hobby's", "Aficiones", "Hobby"},
+		{"Going out", "Ausgehen", "Sorties", "Uitgaan", "Salir", "Uscite"},
 	}},
-	{"#0891b2", "plane", CategoryExpense, map[string]string{"en": "Travel", "de": "Reisen", "fr": "Voyages", "nl": "Reizen", "es": "Viajes", "it": "Viaggi"}, []map[string]string{
-		{"en": "Accommodation", "de": "Unterkunft", "fr": "Hébergement", "nl": "Accommodatie", "es": "Alojamiento", "it": "Alloggio"},
-		{"en": "Travel fares", "de": "Fahrten & Flüge", "fr": "Billets de voyage", "nl": "Reiskosten", "es": "Billetes", "it": "Biglietti di viaggio"},
+	{"#0891b2", "plane", CategoryExpense, names{"Travel", "Reisen", "Voyages", "Reizen", "Viajes", "Viaggi"}, []names{
+		{"Accommodation", "Unterkunft", "Hébergement", "Accommodatie", "Alojamiento", "Alloggio"},
+		{"Travel fares", "Fahrten & Flüge", "Billets de voyage", "Reiskosten", "Billetes", "Biglietti di viaggio"},
 	}},
-	{"#4f46e5", "shield", CategoryExpense, map[string]string{"en": "Insurance", "de": "Versicherungen", "fr": "Assurances", "nl": "Verzekeringen", "es": "Seguros", "it": "Assicurazioni"}, []map[string]string{
-		{"en": "Health insurance", "de": "Krankenversicherung", "fr": "Assurance santé", "nl": "Zorgverzekering", "es": "Seguro médico", "it": "Assicurazione sanitaria"},
-		{"en": "Car insurance", "de": "Kfz-Versicherung", "fr": "Assurance auto", "nl": "Autoverzekering", "es": "Seguro del coche", "it": "Assicurazione auto"},
-		{"en": "Home & liability insurance", "de": "Haftpflicht & Hausrat", "fr": "Habitation et responsabilité civile", "nl": "Inboedel & aansprakelijkheid", "es": "Hogar y responsabilidad civil", "it": "Casa e responsabilità civile"},
+	{"#4f46e5", "shield", CategoryExpense, names{"Insurance", "Versicherungen", "Assurances", "Verzekeringen", "Seguros", "Assicurazioni"}, []names{
+		{"Health insurance", "Krankenversicherung", "Assurance santé", "Zorgverzekering", "Seguro médico", "Assicurazione sanitaria"},
+		{"Car insurance", "Kfz-Versicherung", "Assurance auto", "Autoverzekering", "Seguro del coche", "Assicurazione auto"},
+		{"Home & liability insurance", "Haftpflicht & Hausrat", "Habitation et responsabilité civile", "Inboedel & aansprakelijkheid", "Hogar y responsabilidad civil", "Casa e responsabilità civile"},
 	}},
-	{"#ca8a04", "graduation-cap", CategoryExpense, map[string]string{"en": "Children & education", "de": "Kinder & Bildung", "fr": "Enfants et éducation", "nl": "Kinderen & onderwijs", "es": "Hijos y educación", "it": "Figli e istruzione"}, []map[string]string{
-		{"en": "Childcare", "de": "Kinderbetreuung", "fr": "Garde d'enfants", "nl": "Kinderopvang", "es": "Cuidado infantil", "it": "Assistenza all'infanzia"},
-		{"en": "School & courses", "de": "Schule & Kurse", "fr": "École et cours", "nl": "School & cursussen", "es": "Colegio y cursos", "it": "Scuola e corsi"},
+	{"#ca8a04", "graduation-cap", CategoryExpense, names{"Children & education", "Kinder & Bildung", "Enfants et éducation", "Kinderen & onderwijs", "Hijos y educación", "Figli e istruzione"}, []names{
+		{"Childcare", "Kinderbetreuung", "Garde d'enfants", "Kinderopvang", "Cuidado infantil", "Assistenza all'infanzia"},
+		{"School & courses", "Schule & Kurse", "École et cours", "School & cursussen", "Colegio y cursos", "Scuola e corsi"},
 	}},
-	{"#db2777", "gift", CategoryExpense, map[string]string{"en": "Gifts & donations", "de": "Geschenke & Spenden", "fr": "Cadeaux et dons", "nl": "Cadeaus & donaties", "es": "Regalos y donaciones", "it": "Regali e donazioni"}, nil},
-	{"#64748b", "landmark", CategoryExpense, map[string]string{"en": "Finance", "de": "Finanzen", "fr": "Finances", "nl": "Financiën", "es": "Finanzas", "it": "Finanze"}, []map[string]string{
-		{"en": "Bank fees", "de": "Bankgebühren", "fr": "Frais bancaires", "nl": "Bankkosten", "es": "Comisiones bancarias", "it": "Commissioni bancarie"},
-		{"en": "Taxes", "de": "Steuern", "fr": "Impôts", "nl": "Belastingen", "es": "Impuestos", "it": "Tasse"},
-		{"en": "Loan payments", "de": "Kreditraten", "fr": "Remboursements de prêt", "nl": "Aflossingen", "es": "Cuotas de préstamos", "it": "Rate dei prestiti"},
+	{"#db2777", "gift", CategoryExpense, names{"Gifts & donations", "Geschenke & Spenden", "Cadeaux et dons", "Cadeaus & donaties", "Regalos y donaciones", "Regali e donazioni"}, nil},
+	{"#64748b", "landmark", CategoryExpense, names{"Finance", "Finanzen", "Finances", "Financiën", "Finanzas", "Finanze"}, []names{
+		{"Bank fees", "Bankgebühren", "Frais bancaires", "Bankkosten", "Comisiones bancarias", "Commissioni bancarie"},
+		{"Taxes", "Steuern", "Impôts", "Belastingen", "Impuestos", "Tasse"},
+		{"Loan payments", "Kreditraten", "Remboursements de prêt", "Aflossingen", "Cuotas de préstamos", "Rate dei prestiti"},
 	}},
 }
 
@@ -91,14 +98,12 @@ var starterSet = []starterCategory{
 // de-CH): English, German, French, Dutch, Spanish or Italian, English for any other.
 func StarterCategories(locale string) []StarterCategory {
 	lang, _, _ := strings.Cut(locale, "-")
-	if _, ok := starterSet[0].names[lang]; !ok {
-		lang = "en"
-	}
+	l := max(slices.Index(starterLanguages[:], lang), 0) // English, the first, for any other
 	out := make([]StarterCategory, len(starterSet))
 	for i, c := range starterSet {
-		out[i] = StarterCategory{Name: c.names[lang], Color: c.color, Icon: c.icon, Classification: c.classification}
+		out[i] = StarterCategory{Name: c.names[l], Color: c.color, Icon: c.icon, Classification: c.classification}
 		for _, sub := range c.subcategories {
-			out[i].Subcategories = append(out[i].Subcategories, sub[lang])
+			out[i].Subcategories = append(out[i].Subcategories, sub[l])
 		}
 	}
 	return out
