@@ -60,60 +60,79 @@ const bankIDRule = `CASE
 // so that two equal transactions the bank told apart are never merged. The family is ?2, and
 // the rows are those of validRows, whose one placeholder takes the first argument.
 //
-// Each row's look at its account's entries is a subquery the planner cannot turn into a join
-// (OFFSET 0), one probe per row through entries_account_day_amount_idx (or the bank's id). The rows
-// of a new import are in no statistics (its id is new), so the planner takes them for one
-// row, and a join of them with anything is a gamble: joined with themselves, as the count for
-// review once was, every row was compared with every row (29 s for 20,000 rows). An ANALYZE
-// after the upload would correct the estimate, but its lock is held to the end of the
-// transaction that takes it, so it waits for any other ANALYZE of the table (a publish's, see
-// analyzeStaged) and holds up the next: uploads would wait for one another. The rows are
-// read once; how many of a day's equal rows an account's entries match is then counted by
-// window functions over the rows that matched anything, sorted once, not compared pairwise.
+// The plan cannot depend on the planner's guess at the rows: a new import's id is in no
+// statistics, so it takes them for one row, and a join of them with anything is a gamble
+// (joined with themselves, as the count for review once was, every row was compared with
+// every row: 29 s for 20,000 rows). An ANALYZE after the upload would correct the estimate,
+// but its lock is held to the end of the transaction that takes it, so it waits for any other
+// ANALYZE of the table (a publish's, see analyzeStaged) and holds up the next. So the query
+// joins nothing large with anything: it reads the rows once (p), probes the account's entries
+// once for each distinct day, amount and currency of them (k, e: a subquery per key the
+// planner cannot turn into a join, OFFSET 0, through entries_account_day_amount_idx), counted
+// by name, and then sorts the rows among those counts: window functions over one stream, not
+// rows compared pairwise. Equal rows share one probe, and an entry's name is worked out once
+// for its key, not once for each row of its day and amount (a file with 29 rows a day and
+// amount, uploaded again, spent 4 s doing that).
 func rowMatches(bankIDs bool) string {
-	rows, bank, free := contentRows, `NULL::text AS rule`, ""
+	rows, bank, probed := contentRows, `NULL::text`, `true`
 	if bankIDs {
 		rows = validRows
 		bank = `CASE WHEN r.extra \? 'in_file_duplicate' THEN '` + MatchInFile + `' ELSE (
 			SELECT ` + bankIDRule + ` FROM accounts a JOIN entries e ON e.account_id = a.id
 			WHERE a.id = ` + rowAccount + ` AND a.family_id = ?2
 				AND e.source = r.extra->>'source' AND e.external_id = r.extra->>'external_id' AND e.kind IN ('transaction', 'trade')
-			OFFSET 0) END AS rule`
-		free = ` AND b.rule IS NULL AND r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL`
+			OFFSET 0) END`
+		probed = `r.ticker IS NULL AND (r.extra->>'opening_balance') IS NULL`
 	}
-	probe := `SELECT r.row_number, r.keep, b.rule AS bank_rule, m.account_id, r.date, r.amount, m.currency,
-			r.extra->>'external_id' IS NULL AS no_id, n.name, m.entries, m.named
-		FROM import_rows r
-		CROSS JOIN LATERAL (SELECT ` + bank + `) b
-		-- The row's name as compared, worked out once for the row rather than once for each
-		-- entry of its day and amount (OFFSET 0 keeps the planner from putting it back).
-		CROSS JOIN LATERAL (SELECT ` + normalized("coalesce(r.name, '')") + ` AS name OFFSET 0) n
-		LEFT JOIN LATERAL (
-			SELECT a.id AS account_id, a.currency, count(*) AS entries,
-				count(*) FILTER (WHERE ` + normalized("coalesce(e.original_name, e.name)") + ` = n.name) AS named
-			FROM accounts a JOIN entries e ON e.account_id = a.id
-			WHERE a.id = ` + rowAccount + ` AND a.family_id = ?2` + free + `
-				AND e.date = r.date AND e.amount = r.amount AND e.currency = coalesce(r.currency, a.currency)
-				AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM r.import_id
-				AND (r.extra->>'external_id' IS NULL OR e.external_id IS NULL OR e.source IS DISTINCT FROM r.extra->>'source')
-			GROUP BY a.id, a.currency OFFSET 0) m ON true
-		WHERE ` + rows
-	const day = `account_id, date, amount, currency, no_id`
-	return `SELECT row_number, rule FROM (
+	// key is what the entries a row is compared with have in common: its account (none when
+	// the row is not compared by content), day, amount and currency, and for a row with the
+	// bank's id, its source.
+	const key = `account_id, date, amount, currency, no_id, source`
+	return `WITH p AS MATERIALIZED (
+			SELECT r.row_number, r.keep, b.rule AS bank_rule, CASE WHEN b.rule IS NULL AND ` + probed + ` THEN a.id END AS account_id,
+				r.date, r.amount, coalesce(r.currency, a.currency) AS currency, r.extra->>'external_id' IS NULL AS no_id,
+				CASE WHEN r.extra->>'external_id' IS NOT NULL THEN r.extra->>'source' END AS source, coalesce(r.name, '') AS name
+			FROM import_rows r
+			CROSS JOIN LATERAL (SELECT ` + bank + ` AS rule) b
+			LEFT JOIN LATERAL (SELECT a.id, a.currency FROM accounts a WHERE a.id = ` + rowAccount + ` AND a.family_id = ?2 OFFSET 0) a ON true
+			WHERE ` + rows + `),
+		k AS (SELECT DISTINCT ` + key + ` FROM p WHERE account_id IS NOT NULL),
+		e AS (
+			SELECT k.*, x.name, x.n FROM k CROSS JOIN LATERAL (
+				SELECT ` + normalized("coalesce(e.original_name, e.name)") + ` AS name, count(*) AS n
+				FROM entries e
+				WHERE e.account_id = k.account_id AND e.date = k.date AND e.amount = k.amount AND e.currency = k.currency
+					AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM ?0
+					AND (k.no_id OR e.external_id IS NULL OR e.source IS DISTINCT FROM k.source)
+				GROUP BY 1 OFFSET 0) x),
+		-- The rows and the entries of their keys, less the rows whose key has none (which
+		-- match nothing by content): how many entries each key has.
+		c AS (
+			SELECT * FROM (
+				SELECT u.*, sum(u.n) OVER (PARTITION BY ` + key + `) AS entries
+				FROM (SELECT row_number, keep, bank_rule, ` + key + `, name, 0::bigint AS n FROM p
+					UNION ALL SELECT NULL, NULL, NULL, ` + key + `, name, n FROM e) u) t
+			WHERE bank_rule IS NOT NULL OR entries > 0),
+		-- Then how many of each key's entries have each row's name, as compared (the row's
+		-- name is worked out here, for the rows that have entries to compare it with).
+		d AS (
+			SELECT f.*, sum(f.n) OVER (PARTITION BY ` + key + `, name) AS named
+			FROM (SELECT row_number, keep, bank_rule, ` + key + `, entries, n,
+				CASE WHEN row_number IS NULL THEN name ELSE ` + normalized("name") + ` END AS name FROM c) f)
+	SELECT row_number, rule FROM (
 		SELECT row_number, CASE
 			WHEN bank_rule IS NOT NULL THEN bank_rule
-			WHEN entries IS NULL THEN NULL
 			WHEN exact THEN '` + MatchContent + `'
 			-- The day's entries not matched by name are matched by the other rows, in file order.
-			WHEN row_number() OVER (PARTITION BY ` + day + `, exact ORDER BY row_number)
-				<= entries - count(*) FILTER (WHERE exact) OVER (PARTITION BY ` + day + `)
+			WHEN row_number() OVER (PARTITION BY ` + key + `, exact ORDER BY row_number)
+				<= entries - count(*) FILTER (WHERE exact) OVER (PARTITION BY ` + key + `)
 				THEN CASE WHEN keep OR ?3 THEN '` + MatchLikelyKept + `' ELSE '` + MatchLikely + `' END
 			END AS rule
 		FROM (
 			-- A row matches by name while the day's entries of its name outnumber the rows of its
 			-- name before it.
-			SELECT p.*, row_number() OVER (PARTITION BY ` + day + `, name ORDER BY row_number) <= named AS exact
-			FROM (` + probe + `) p) x) y
+			SELECT d.*, row_number() OVER (PARTITION BY ` + key + `, name ORDER BY row_number) <= named AS exact
+			FROM d WHERE row_number IS NOT NULL) x) y
 	WHERE rule IS NOT NULL`
 }
 

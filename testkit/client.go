@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
+	"mime/multipart"
 	"net/http"
 	"net/http/cookiejar"
 	"net/url"
@@ -137,6 +138,32 @@ func (c *Client) PostForm(path string, values url.Values) *Response {
 		v.Set("_csrf", c.csrf)
 	}
 	return c.Do(http.MethodPost, path, strings.NewReader(v.Encode()), map[string]string{"Content-Type": "application/x-www-form-urlencoded"})
+}
+
+// PostFile submits a multipart form to path, as a browser sends a form with a file input:
+// values, the CSRF token of the last page, and content as the file field's file called name.
+func (c *Client) PostFile(path string, values url.Values, field, name string, content []byte) *Response {
+	c.tb.Helper()
+	if c.csrf == "" {
+		c.Get("/sessions/new")
+	}
+	var body bytes.Buffer
+	w := multipart.NewWriter(&body)
+	if _, ok := values["_csrf"]; !ok {
+		w.WriteField("_csrf", c.csrf)
+	}
+	for k, vals := range values {
+		for _, v := range vals {
+			w.WriteField(k, v)
+		}
+	}
+	part, err := w.CreateFormFile(field, name)
+	if err != nil {
+		c.tb.Fatalf("multipart: %v", err)
+	}
+	part.Write(content)
+	w.Close()
+	return c.Do(http.MethodPost, path, &body, map[string]string{"Content-Type": w.FormDataContentType()})
 }
 
 // SignIn signs in with email and password and fails the test unless it succeeds.

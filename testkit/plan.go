@@ -59,7 +59,8 @@ type PlanNode struct {
 	Index      string     `json:"Index Name"`
 	IndexCond  string     `json:"Index Cond"`
 	ActualRows float64    `json:"Actual Rows"`
-	Loops      float64    `json:"Actual Loops"` // how often it ran: once per row of another in a row-by-row join
+	Removed    float64    `json:"Rows Removed by Filter"` // each time it ran, like ActualRows
+	Loops      float64    `json:"Actual Loops"`           // how often it ran: once per row of another in a row-by-row join
 	Plans      []PlanNode `json:"Plans"`
 }
 
