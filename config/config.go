@@ -120,6 +120,10 @@ type Config struct {
 	// connection is cut (REQUEST_BODY_TIMEOUT, default 60s); a slow upload that keeps coming
 	// is never cut.
 	BodyTimeout time.Duration
+	// ShutdownTimeout is how long, after SIGTERM, requests and then running jobs each have to
+	// finish (SHUTDOWN_TIMEOUT, default 20s); jobs still running then are handed back to the
+	// queue at once.
+	ShutdownTimeout time.Duration
 	// ExchangeRatesURL is the ECB's daily feed of reference rates, fetched once a day with
 	// its history beside it (EXCHANGE_RATES_URL); fx.Off ("none") fetches none. Empty here
 	// when unset: app.LoadConfig sets fx.DefaultURL and checks it with fx.CheckURL.
@@ -274,6 +278,7 @@ func Load(getenv func(string) string) (Config, error) {
 		{"OAUTH_REFRESH_TOKEN_TTL", &c.OAuthRefreshTokenTTL, 90 * 24 * time.Hour, time.Minute, "at least a minute, such as 1h or 2160h"},
 		{"REQUEST_TIMEOUT", &c.RequestTimeout, 30 * time.Second, time.Second, "at least a second, such as 30s or 2m"},
 		{"REQUEST_BODY_TIMEOUT", &c.BodyTimeout, time.Minute, time.Second, "at least a second, such as 60s"},
+		{"SHUTDOWN_TIMEOUT", &c.ShutdownTimeout, 20 * time.Second, time.Second, "at least a second, such as 20s or 2m"},
 	} {
 		*d.dst = d.def
 		if v := strings.TrimSpace(getenv(d.name)); v != "" {

@@ -32,6 +32,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"AUTH_REQUIRE_MFA":                  {"AUTH_REQUIRE_MFA": "everyone"},
 		"REQUEST_TIMEOUT":                   {"REQUEST_TIMEOUT": "10ms"},
 		"REQUEST_BODY_TIMEOUT":              {"REQUEST_BODY_TIMEOUT": "soon"},
+		"SHUTDOWN_TIMEOUT":                  {"SHUTDOWN_TIMEOUT": "0s"},
 	}
 	for name, vars := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -146,7 +146,6 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 			s.Log.InfoContext(ctx, "publish job found the import not importing: nothing to do", "import_id", id, "status", im.Status)
 			return nil
 		}
-		written = im.ValidRowsCount
 		p := &publisher{svc: s, tx: tx, im: im}
 		run := p.run
 		if im.Type == NativeImport {
@@ -155,6 +154,8 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		if err := run(ctx); err != nil {
 			return err
 		}
+		// The rows it wrote, about: a file published again writes none, and analyzes nothing.
+		written = im.ValidRowsCount - p.duplicates
 		// The family's rules run over what the import wrote, in the same transaction, unless
 		// they ran over its rows before they were written (stageRules). A Sure or Tally export
 		// is history its own app's rules and its people already categorised, and is taken as

@@ -294,7 +294,7 @@ func (r *scaleRun) report(n int, used bool) {
 			continue
 		}
 		m, floor := median(ds), r.floors[path]
-		ratio := (m - floor).Seconds() / cp.Seconds()
+		ratio := max(m-floor, 0).Seconds() / cp.Seconds() // a path as quick as its floor costs its rows nothing
 		bound, bounded := scaleBounds[path]
 		bound *= slack
 		line := fmt.Sprintf("  %-14s %9s (floor %7s) %6.2fx the COPY", path, m.Round(time.Millisecond), floor.Round(time.Millisecond), ratio)

@@ -127,7 +127,8 @@ func (s csvShape) csv() string {
 // POST to complete as a client sees it, against the physical limit of the same work: a bare
 // COPY of the same rows into a table shaped like entries, with its indexes, checks and foreign
 // keys, in the same run. It reports the ratio, rows per second and the server's peak memory,
-// for each layout of csvShapes.
+// for each layout of csvShapes, and fails past the scale matrix's publish bound (times
+// TALLY_BENCH_SLACK) or past peakBoundMB.
 func BenchmarkImportPublish(b *testing.B) {
 	bin := buildBinary(b)
 	for _, shape := range csvShapes {
@@ -202,10 +203,20 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 	b.ReportMetric(float64(shape.rows)/per.Seconds(), "rows/s")
 	b.ReportMetric(per.Seconds()/copyTime.Seconds(), "x-copy")
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
-	fmt.Printf("import publish (%s): %d rows (%.1f MB) in %s, %.0f rows/s; bare COPY %s; ratio %.2fx (target <= 2x; medians of %d rounds, publishes %s, copies %s); server peak RSS %d MB (target < 300 MB)\n",
+	ratio, bound := per.Seconds()/copyTime.Seconds(), scaleBounds["publish"]*scaleSlack(b)
+	fmt.Printf("import publish (%s): %d rows (%.1f MB) in %s, %.0f rows/s; bare COPY %s; ratio %.2fx (bound %.1fx; medians of %d rounds, publishes %s, copies %s); server peak RSS %d MB (bound %d MB)\n",
 		shape.name, shape.rows, float64(len(csv))/1024/1024, per.Round(time.Millisecond), float64(shape.rows)/per.Seconds(),
-		copyTime.Round(time.Millisecond), per.Seconds()/copyTime.Seconds(), len(publishes), rounded(publishes), rounded(copies), peak/1024)
+		copyTime.Round(time.Millisecond), ratio, bound, len(publishes), rounded(publishes), rounded(copies), peak/1024, peakBoundMB)
+	if ratio > bound {
+		b.Errorf("the %s file's publish took %s, %.2fx the bare COPY's %s; the bound is %.1fx", shape.name, per.Round(time.Millisecond), ratio, copyTime.Round(time.Millisecond), bound)
+	}
+	if peak/1024 > peakBoundMB {
+		b.Errorf("the server peaked at %d MB publishing the %s file; the bound is %d MB", peak/1024, shape.name, peakBoundMB)
+	}
 }
+
+// peakBoundMB is the most memory the server may take for one file of the import size limit.
+const peakBoundMB = 300
 
 // publishOnce uploads the file with publish=true and waits until the import is complete, as a
 // client does; it then takes the import away again, outside the measurement.

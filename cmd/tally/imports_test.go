@@ -29,9 +29,15 @@ func TestMain(m *testing.M) { os.Exit(testkit.Main(m)) }
 // first line of its standard output that matches ready (nil: do not wait).
 func startProcess(tb testing.TB, bin, databaseURL string, ready *regexp.Regexp, args ...string) (*exec.Cmd, []string) {
 	tb.Helper()
+	return startProcessWith(tb, bin, databaseURL, nil, ready, args...)
+}
+
+// startProcessWith is startProcess with the variables of env ("NAME=value") set as well.
+func startProcessWith(tb testing.TB, bin, databaseURL string, env []string, ready *regexp.Regexp, args ...string) (*exec.Cmd, []string) {
+	tb.Helper()
 	cmd := exec.Command(bin, args...)
-	cmd.Env = []string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + databaseURL,
-		"SECRET_KEY_BASE=" + strings.Repeat("s", 64), "LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=warn", noRates}
+	cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "DATABASE_URL=" + databaseURL,
+		"SECRET_KEY_BASE=" + strings.Repeat("s", 64), "LISTEN_ADDR=127.0.0.1:0", "LOG_LEVEL=warn", noRates}, env...)
 	stdout, _ := cmd.StdoutPipe()
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
@@ -129,16 +135,14 @@ func kill(tb testing.TB, p *exec.Cmd) {
 // run for 10 seconds from a process with no connection left.
 const recoveryBound = 60 * time.Second
 
-// TestKilledWorkerLeavesNothingAndTheWorkEndsOnce kills a real worker process (SIGKILL) in the
-// middle of a publish and then of a revert: nothing it did survives, and a new worker process,
-// with the default settings, finishes each within a minute, exactly once.
 // midPublishRows is how many rows a publish caught midway has: four batches, enough to catch
 // the worker between two.
 const midPublishRows = 20_000
 
-// workerMidPublish starts a real worker process on a queued publish of midPublishRows rows and
-// returns once it is midway through, with the database, the import and the process.
-func workerMidPublish(t *testing.T) (bin, url string, d *db.DB, svc *imports.Service, u *models.User, id uuid.UUID, worker *exec.Cmd) {
+// workerMidPublish starts a real worker process, with the variables of env set, on a queued
+// publish of rows rows and returns once it is midway through, with the database, the import
+// and the process.
+func workerMidPublish(t *testing.T, rows int, env ...string) (bin, url string, d *db.DB, svc *imports.Service, u *models.User, id uuid.UUID, worker *exec.Cmd) {
 	t.Helper()
 	bin, url = buildBinary(t), testkit.DatabaseURL(t)
 	d, err := db.Open(context.Background(), url)
@@ -146,12 +150,12 @@ func workerMidPublish(t *testing.T) (bin, url string, d *db.DB, svc *imports.Ser
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Close)
-	svc, u, id = queuedImport(t, d, midPublishRows)
-	worker, _ = startProcess(t, bin, url, nil, "worker")
+	svc, u, id = queuedImport(t, d, rows)
+	worker, _ = startProcessWith(t, bin, url, env, nil, "worker")
 	waitFor(t, 60*time.Second, "the worker midway through the publish", func() bool {
 		var done int
 		_ = d.NewRaw("SELECT done FROM import_progress WHERE import_id = ?", id).Scan(context.Background(), &done)
-		if done >= midPublishRows {
+		if done >= rows {
 			t.Fatalf("the publish ended before it could be caught (%d rows)", done)
 		}
 		return done > 0
@@ -159,10 +163,13 @@ func workerMidPublish(t *testing.T) (bin, url string, d *db.DB, svc *imports.Ser
 	return bin, url, d, svc, u, id, worker
 }
 
+// TestKilledWorkerLeavesNothingAndTheWorkEndsOnce kills a real worker process (SIGKILL) in the
+// middle of a publish and then of a revert: nothing it did survives, and a new worker process,
+// with the default settings, finishes each within a minute, exactly once.
 func TestKilledWorkerLeavesNothingAndTheWorkEndsOnce(t *testing.T) {
 	ctx := context.Background()
 	const rows = midPublishRows
-	bin, url, d, svc, u, id, worker := workerMidPublish(t)
+	bin, url, d, svc, u, id, worker := workerMidPublish(t, rows)
 	kill(t, worker)
 	if status, entries := importStatus(t, d, id); status != imports.StatusImporting || entries != 0 {
 		t.Fatalf("after the kill: status %s with %d entries, want importing with none", status, entries)
@@ -221,7 +228,7 @@ func TestKilledWorkerLeavesNothingAndTheWorkEndsOnce(t *testing.T) {
 func TestTerminatedWorkerFinishesItsPublish(t *testing.T) {
 	ctx := context.Background()
 	const rows = midPublishRows
-	_, _, d, _, _, id, worker := workerMidPublish(t)
+	_, _, d, _, _, id, worker := workerMidPublish(t, rows)
 	if err := worker.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
@@ -241,6 +248,51 @@ func TestTerminatedWorkerFinishesItsPublish(t *testing.T) {
 	var attempts int
 	if err := d.NewRaw("SELECT attempt FROM river_job WHERE kind = 'import_publish' AND args->>'import_id' = ?", id.String()).Scan(ctx, &attempts); err != nil || attempts != 1 {
 		t.Errorf("the publish ran %d times (%v), want once", attempts, err)
+	}
+}
+
+// TestTerminatedWorkerHandsBackWhatItCannotFinish sends SIGTERM to a worker whose publish needs
+// longer than its SHUTDOWN_TIMEOUT: the worker cancels it when the time is up, which rolls it
+// back and hands it to the queue at once (not to the rescuer, which waits for a job to look
+// abandoned), and a new worker publishes it, exactly once.
+func TestTerminatedWorkerHandsBackWhatItCannotFinish(t *testing.T) {
+	ctx := context.Background()
+	const rows = 3 * midPublishRows
+	bin, url, d, _, _, id, worker := workerMidPublish(t, rows, "SHUTDOWN_TIMEOUT=1s")
+	if err := worker.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- worker.Wait() }()
+	select {
+	case <-exited:
+	case <-time.After(15 * time.Second):
+		t.Fatal("the worker did not exit within 15 seconds of SIGTERM with SHUTDOWN_TIMEOUT=1s")
+	}
+	if status, entries := importStatus(t, d, id); status != imports.StatusImporting || entries != 0 {
+		t.Fatalf("after the worker stopped: status %s with %d entries, want importing with none", status, entries)
+	}
+	const job = "FROM river_job WHERE kind = 'import_publish' AND args->>'import_id' = ?"
+	var state string
+	if err := d.NewRaw("SELECT state "+job, id.String()).Scan(ctx, &state); err != nil || (state != "retryable" && state != "available") {
+		t.Fatalf("the publish's job is %q (%v) after the worker stopped, want it handed back to the queue", state, err)
+	}
+	started := time.Now()
+	startProcess(t, bin, url, nil, "worker")
+	waitFor(t, recoveryBound, "the publish finished by a new worker", func() bool {
+		status, _ := importStatus(t, d, id)
+		return status == imports.StatusComplete
+	})
+	t.Logf("publish finished %s after the new worker started", time.Since(started).Round(time.Second))
+	if _, entries := importStatus(t, d, id); entries != rows {
+		t.Fatalf("%d entries after the handed-back publish, want exactly %d", entries, rows)
+	}
+	var rescued int
+	if err := d.NewRaw("SELECT coalesce((metadata->>'tally:rescued')::int, 0) "+job, id.String()).Scan(ctx, &rescued); err != nil {
+		t.Fatal(err)
+	}
+	if rescued != 0 {
+		t.Errorf("the publish was handed back by the rescuer (%d times), not by the worker that stopped", rescued)
 	}
 }
 

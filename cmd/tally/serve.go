@@ -222,7 +222,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	}
 	h, err := a.Handler()
 	if err != nil {
-		return errors.Join(err, stopJobs(a.Jobs))
+		return errors.Join(err, stopJobs(a))
 	}
 	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: 2 * time.Minute}
 	errc := make(chan error, 1)
@@ -235,10 +235,10 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	case <-ctx.Done():
 	}
 	log.Info("shutting down")
-	shutdownCtx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	shutdownCtx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
 	err = srv.Shutdown(shutdownCtx)
-	return errors.Join(err, stopJobs(a.Jobs))
+	return errors.Join(err, stopJobs(a))
 }
 
 // serveMetrics serves /metrics, with /healthz and /readyz, on METRICS_ADDR until ctx ends,
@@ -261,11 +261,12 @@ func serveMetrics(ctx context.Context, a *app.App) error {
 	return nil
 }
 
-// stopJobs stops the job client: running jobs may finish for 20 seconds, and those still
-// running then are cancelled, which rolls their transactions back and hands them to the
-// queue at once for another worker, instead of leaving them to the rescuer.
-func stopJobs(client *jobs.Client) error {
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+// stopJobs stops the app's job client: running jobs may finish for SHUTDOWN_TIMEOUT, and
+// those still running then are cancelled, which rolls their transactions back and hands them
+// to the queue at once for another worker, instead of leaving them to the rescuer.
+func stopJobs(a *app.App) error {
+	client := a.Jobs
+	ctx, cancel := context.WithTimeout(context.Background(), a.Config.ShutdownTimeout)
 	defer cancel()
 	err := client.Stop(ctx)
 	if !errors.Is(err, context.DeadlineExceeded) {
@@ -293,5 +294,5 @@ func work(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger) er
 	log.Info("worker started")
 	<-ctx.Done()
 	log.Info("shutting down")
-	return stopJobs(a.Jobs)
+	return stopJobs(a)
 }
