@@ -127,3 +127,30 @@ func TestLikelyDuplicatesCountedInOnePass(t *testing.T) {
 	plan, raw := testkit.Explain(t, im.d, queries.Last(t))
 	checkOnePass(t, "the count of likely duplicates", plan, raw)
 }
+
+// TestContentRuleKeepsCurrenciesApart uploads again a day's two payments of the same amount and
+// name, one in euros and one in dollars, into a dollar account: each is the duplicate of its
+// own currency's transaction. Rows of another currency than the account's once shared its
+// count of the day's entries, so the second row found its entry taken by the first.
+func TestContentRuleKeepsCurrenciesApart(t *testing.T) {
+	t.Parallel()
+	im := newImporter(t)
+	acct := im.account("Checking")
+	file := "date,amount,name,currency\n" +
+		"2025-03-01,-10.00,Shop,EUR\n" +
+		"2025-03-01,-10.00,Shop,USD\n"
+	if status := im.publish(im.upload(file, &acct).ID); status != imports.StatusComplete {
+		t.Fatalf("the first import ended %s", status)
+	}
+	var currencies []string
+	if err := im.d.NewRaw("SELECT currency FROM entries WHERE account_id = ? AND kind = 'transaction' ORDER BY currency", acct).Scan(context.Background(), &currencies); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(currencies, " ") != "EUR USD" {
+		t.Fatalf("the first import wrote entries in %v, want one in EUR and one in USD", currencies)
+	}
+	again := im.upload(file, &acct)
+	if got, want := im.rowRules(again), "1:content 2:content"; got != want {
+		t.Errorf("rules %q, want %q", got, want)
+	}
+}
