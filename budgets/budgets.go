@@ -123,20 +123,6 @@ type Month struct {
 // Current reports whether today falls in the month, the one month with a forecast at a pace.
 func (m *Month) Current() bool { return sameMonth(m.Today, m.Month) }
 
-// Changed returns the figures of the category id after ch: the month's, or for a category the
-// month does not show (nothing budgeted, spent or carried) an empty row on track, with the
-// rollover ch set.
-func (m *Month) Changed(id uuid.UUID, ch Change) Category {
-	if c := m.Category(id); c != nil {
-		return *c
-	}
-	row := Category{ID: &id, Rollover: RolloverOff, Status: StatusOnTrack}
-	if ch.Rollover != nil {
-		row.Rollover = *ch.Rollover
-	}
-	return row
-}
-
 // Category returns the month's figures of the category id, or nil.
 func (m *Month) Category(id uuid.UUID) *Category {
 	for i := range m.Categories {

@@ -162,6 +162,27 @@ func (s *Service) SetCategory(ctx context.Context, fam *models.Family, month rep
 	})
 }
 
+// MonthCategory returns the figures of the family's category id in month: its row of the
+// month, or for a category the month does not show (an income category with nothing in it)
+// an empty row on track with the rollover setting it has.
+func (s *Service) MonthCategory(ctx context.Context, fam *models.Family, month reports.Month, id uuid.UUID) (Category, *Month, error) {
+	m, err := s.Month(ctx, fam, month, fam.Today())
+	if err != nil {
+		return Category{}, nil, err
+	}
+	if c := m.Category(id); c != nil {
+		return *c, m, nil
+	}
+	row := Category{ID: &id, Status: StatusOnTrack}
+	if err := s.DB.NewRaw(`SELECT budget_rollover FROM categories WHERE id = ? AND family_id = ?`, id, fam.ID).Scan(ctx, &row.Rollover); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return Category{}, nil, apperr.New(apperr.NotFound, "category not found")
+		}
+		return Category{}, nil, fmt.Errorf("rollover: %w", err)
+	}
+	return row, m, nil
+}
+
 // setRollover sets the family's category's rollover setting.
 func setRollover(ctx context.Context, tx bun.Tx, familyID, categoryID uuid.UUID, rollover string) error {
 	if _, err := tx.NewRaw(`UPDATE categories SET budget_rollover = ?, updated_at = now() WHERE id = ? AND family_id = ?`,

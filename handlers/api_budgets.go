@@ -245,11 +245,11 @@ func (a *app) apiBudgetCategory(c echo.Context) error {
 	if err := svc.SetCategory(c.Request().Context(), u.Family, month, id, ch); err != nil {
 		return err
 	}
-	m, err := svc.Month(c.Request().Context(), u.Family, month, u.Family.Today())
+	row, m, err := svc.MonthCategory(c.Request().Context(), u.Family, month, id)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": budgetCategoryJSON(m.Changed(id, ch), m.Currency)})
+	return c.JSON(http.StatusOK, map[string]any{"data": budgetCategoryJSON(row, m.Currency)})
 }
 
 // apiBudgetMove is POST /api/v1/budgets/{month}/moves: money moved from one category's budget

@@ -30,8 +30,11 @@ func (b billsDouble) ExpectedByCategory(context.Context, bun.IDB, uuid.UUID, rep
 func budgetFamily(t *testing.T, e *importEnv, familyID uuid.UUID) map[string]string {
 	t.Helper()
 	ids := map[string]string{}
-	for _, c := range []struct{ name, parent string }{{"Food", ""}, {"Groceries", "Food"}, {"Rent", ""}, {"Insurance", ""}} {
+	for _, c := range []struct{ name, parent string }{{"Food", ""}, {"Groceries", "Food"}, {"Rent", ""}, {"Insurance", ""}, {"Salary", ""}} {
 		in := models.CategoryInput{Name: testkit.Ptr(c.name)}
+		if c.name == "Salary" {
+			in.Classification = testkit.Ptr(models.CategoryIncome)
+		}
 		if c.parent != "" {
 			p := testkit.Ptr(uuid.MustParse(ids[c.parent]))
 			in.ParentID = &p
@@ -122,8 +125,18 @@ func TestBudgetsAPI(t *testing.T) {
 		{name: "PATCH the amount and rollover", method: http.MethodPatch, path: base + "/categories/" + cats["Insurance"], status: http.StatusOK,
 			body:     map[string]any{"budgeted": "50", "rollover": "both"},
 			contains: []string{`"category_id":"` + cats["Insurance"] + `"`, `"budgeted":"50.00"`, `"rollover":"both"`, `"available":"50.00"`}},
+		{name: "PATCH with neither amount nor rollover", method: http.MethodPatch, path: base + "/categories/" + cats["Rent"], status: http.StatusUnprocessableEntity,
+			body: map[string]any{}, contains: []string{`"budgeted"`}},
+		// An income category with nothing in it is not a row of the month; its answer is
+		// still the setting it has.
+		{name: "PATCH an income category's rollover", method: http.MethodPatch, path: base + "/categories/" + cats["Salary"], status: http.StatusOK,
+			body: map[string]any{"rollover": "surplus"}, contains: []string{`"category_id":"` + cats["Salary"] + `"`, `"rollover":"surplus"`}},
+		{name: "PATCH its amount alone answers the rollover it has", method: http.MethodPatch, path: base + "/categories/" + cats["Salary"], status: http.StatusOK,
+			body: map[string]any{"budgeted": "0"}, contains: []string{`"category_id":"` + cats["Salary"] + `"`, `"rollover":"surplus"`}},
 		{name: "a move beyond what is budgeted", method: http.MethodPost, path: base + "/moves", status: http.StatusUnprocessableEntity,
 			body: map[string]any{"from_category_id": cats["Insurance"], "to_category_id": cats["Rent"], "amount": "50.01"}, contains: []string{`"amount"`}},
+		{name: "a move without its amount", method: http.MethodPost, path: base + "/moves", status: http.StatusUnprocessableEntity,
+			body: map[string]any{"from_category_id": cats["Rent"], "to_category_id": cats["Groceries"]}, contains: []string{`"amount"`}},
 		{name: "a move to another family's category", method: http.MethodPost, path: base + "/moves", status: http.StatusUnprocessableEntity,
 			body: map[string]any{"from_category_id": cats["Rent"], "to_category_id": theirs["Rent"], "amount": "1"}, contains: []string{`"to_category_id"`}},
 		{name: "move money", method: http.MethodPost, path: base + "/moves", status: http.StatusCreated,
