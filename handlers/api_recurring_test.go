@@ -1,11 +1,13 @@
 package handlers_test
 
 import (
+	"context"
 	"net/http"
 	"testing"
 	"time"
 
 	"tally/app/apptest"
+	"tally/models"
 	"tally/testkit"
 )
 
@@ -49,6 +51,10 @@ func TestRecurringAPI(t *testing.T) {
 		t.Fatalf("detected %+v, want one weekly series of 20.00 due today", list.Data)
 	}
 	path := "/api/v1/recurring/" + s.ID
+	fitness, err := models.CreateCategory(context.Background(), e.srv.DB, e.user.FamilyID, models.CategoryInput{Name: testkit.Ptr("Fitness")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	forecast := "/api/v1/accounts/" + acct.ID.String() + "/forecast"
 
 	e.runAPICases(t, []apiCase{
@@ -86,7 +92,9 @@ func TestRecurringAPI(t *testing.T) {
 		{name: "a credit card has no forecast", method: http.MethodGet, path: "/api/v1/accounts/" + card.ID.String() + "/forecast", key: e.read,
 			status: http.StatusUnprocessableEntity, contains: []string{`"account_id":["A forecast is made for current accounts`}},
 		{name: "another family's account has no forecast", method: http.MethodGet, path: forecast, key: otherKey, status: http.StatusNotFound},
-		{name: "ignore it for good", method: http.MethodPatch, path: path, body: map[string]any{"status": "ignored", "category_id": nil}, status: http.StatusOK,
+		{name: "give it a category", method: http.MethodPatch, path: path, body: map[string]any{"category_id": fitness.ID.String()}, status: http.StatusOK,
+			contains: []string{`"category_id":"` + fitness.ID.String() + `"`}},
+		{name: "ignore it for good, its category cleared", method: http.MethodPatch, path: path, body: map[string]any{"status": "ignored", "category_id": nil}, status: http.StatusOK,
 			contains: []string{`"status":"ignored"`, `"category_id":null`},
 			after: func(t *testing.T) {
 				if n := e.count(t, "SELECT count(*) FROM recurring_transactions WHERE family_id = ?", e.user.FamilyID); n != 1 {
