@@ -341,6 +341,9 @@ func (a *app) apiTransactions(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": meta})
 }
 
+// uncategorized is the category_id that selects the transactions without a category.
+const uncategorized = "none"
+
 // transactionFilter reads the list's filters from a query, naming each one that is wrong.
 func transactionFilter(query url.Values) (ledger.Filter, error) {
 	var f ledger.Filter
@@ -372,7 +375,10 @@ func transactionFilter(query url.Values) (ledger.Filter, error) {
 	if f.Start != nil && f.End != nil && f.End.Before(*f.Start) {
 		v.Add("end_date", "end_date is before start_date")
 	}
-	f.CategoryID, f.TagID = queryID(&v, query, "category_id"), queryID(&v, query, "tag_id")
+	if f.Uncategorized = query.Get("category_id") == uncategorized; !f.Uncategorized {
+		f.CategoryID = queryID(&v, query, "category_id")
+	}
+	f.TagID = queryID(&v, query, "tag_id")
 	f.MerchantID, f.ImportID = queryID(&v, query, "merchant_id"), queryID(&v, query, "import_id")
 	f.Query = query.Get("q")
 	f.MinAmount, f.MaxAmount = amount("min_amount"), amount("max_amount")

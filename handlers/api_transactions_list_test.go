@@ -136,6 +136,11 @@ func TestTransactionListFilters(t *testing.T) {
 	card := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Visa", "CreditCard", "").ID.String()
 	food, tag, shop := e.named(t, "categories", "Food"), e.named(t, "tags", "Holiday"), e.named(t, "merchants", "Corner Shop")
 	e.addTransaction(t, map[string]any{"account_id": checking, "date": "2026-03-01", "amount": "12.50", "name": "Corner shop", "category_id": food, "merchant_id": shop})
+	groceries := e.named(t, "categories", "Groceries")
+	if _, err := e.srv.DB.NewRaw("UPDATE categories SET parent_id = ? WHERE id = ?", food, groceries).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	e.addTransaction(t, map[string]any{"account_id": card, "date": "2026-02-20", "amount": "64.10", "name": "Supermarket", "category_id": groceries})
 	e.addTransaction(t, map[string]any{"account_id": checking, "date": "2026-03-02", "amount": "-2500", "name": "Salary", "notes": "March PAY"})
 	e.addTransaction(t, map[string]any{"account_id": card, "date": "2026-03-03", "amount": "120", "name": "Hotel 100% refundable", "tag_ids": []string{tag}})
 	e.addTransaction(t, map[string]any{"account_id": savings, "date": "2026-03-10", "amount": "-500", "name": "From checking"})
@@ -160,10 +165,12 @@ func TestTransactionListFilters(t *testing.T) {
 		name, query string
 		want        []string
 	}{
-		{"everything, newest first", "", []string{"To savings", "From checking", "Hotel 100% refundable", "Salary", "Corner shop", "Imported coffee"}},
-		{"two accounts", "account_id=" + card + "&account_id=" + savings, []string{"From checking", "Hotel 100% refundable"}},
+		{"everything, newest first", "", []string{"To savings", "From checking", "Hotel 100% refundable", "Salary", "Corner shop", "Supermarket", "Imported coffee"}},
+		{"two accounts", "account_id=" + card + "&account_id=" + savings, []string{"From checking", "Hotel 100% refundable", "Supermarket"}},
 		{"a date range, both ends included", "start_date=2026-03-02&end_date=2026-03-03", []string{"Hotel 100% refundable", "Salary"}},
-		{"a category", "category_id=" + food, []string{"Corner shop"}},
+		{"a category with its subcategories", "category_id=" + food, []string{"Corner shop", "Supermarket"}},
+		{"a subcategory", "category_id=" + groceries, []string{"Supermarket"}},
+		{"no category", "category_id=none", []string{"To savings", "From checking", "Hotel 100% refundable", "Salary", "Imported coffee"}},
 		{"a tag", "tag_id=" + tag, []string{"Hotel 100% refundable"}},
 		{"a merchant", "merchant_id=" + shop, []string{"Corner shop"}},
 		{"an import", "import_id=" + imported.Data.ID, []string{"Imported coffee"}},

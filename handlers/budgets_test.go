@@ -30,8 +30,9 @@ func TestBudgetPage(t *testing.T) {
 	bills[uuid.MustParse(cats["Rent"])] = budgets.Expected{Upcoming: decimal.NewFromInt(45)}
 	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "100")
 	if _, err := srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, category_id)
-		VALUES (gen_random_uuid(), ?, ?, 'transaction', date_trunc('month', current_date), 80, 'USD', 'Market', ?)`,
-		u.FamilyID, acct.ID, cats["Groceries"]).Exec(context.Background()); err != nil {
+		VALUES (gen_random_uuid(), ?, ?, 'transaction', date_trunc('month', current_date), 80, 'USD', 'Market', ?),
+			(gen_random_uuid(), ?, ?, 'transaction', date_trunc('month', current_date), 15, 'USD', 'Kiosk', NULL)`,
+		u.FamilyID, acct.ID, cats["Groceries"], u.FamilyID, acct.ID).Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
 	month := reports.MonthOf(u.Family.Today())
@@ -53,6 +54,15 @@ func TestBudgetPage(t *testing.T) {
 	if href, _ := doc.Find(`[data-testid="budget-category-` + cats["Groceries"] + `"]`).Attr("href"); !strings.Contains(href, "category_id="+cats["Groceries"]) ||
 		!strings.Contains(href, "start_date="+month.First().Format("2006-01-02")) || !strings.Contains(href, "end_date="+month.Last().Format("2006-01-02")) {
 		t.Errorf("Groceries links to %q", href)
+	}
+	// A parent's row lists its subcategories' transactions too, and the spending without a
+	// category lists the transactions without one.
+	for _, l := range []struct{ row, has, hasNot string }{{cats["Food"], "Market", "Kiosk"}, {"none", "Kiosk", "Market"}} {
+		href, _ := doc.Find(`[data-testid="budget-category-` + l.row + `"]`).Attr("href")
+		list := c.Get(href)
+		if list.Status != http.StatusOK || !strings.Contains(list.Body, l.has) || strings.Contains(list.Body, l.hasNot) {
+			t.Errorf("the row %s links to %q: %d, want %s listed and not %s", l.row, href, list.Status, l.has, l.hasNot)
+		}
 	}
 	if got := r.TestID(t, "upcoming-"+cats["Rent"]); !strings.Contains(got, "$45.00 still expected") {
 		t.Errorf("Rent's upcoming: %q", got)

@@ -20,10 +20,13 @@ type Filter struct {
 	AccountIDs []uuid.UUID
 	// Start and End bound the date, both included.
 	Start, End *time.Time
-	CategoryID *uuid.UUID
-	TagID      *uuid.UUID
-	MerchantID *uuid.UUID
-	ImportID   *uuid.UUID
+	// CategoryID selects the category's transactions and its subcategories', as its budget
+	// line and the spending report count them; Uncategorized those without a category.
+	CategoryID    *uuid.UUID
+	Uncategorized bool
+	TagID         *uuid.UUID
+	MerchantID    *uuid.UUID
+	ImportID      *uuid.UUID
 	// Query's words are each found in the name, the notes or the merchant's name, in any
 	// order and whatever the case and accents, or in the amount when they read as money.
 	Query string
@@ -131,7 +134,10 @@ func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, fami
 		q.Where("e.date <= ?::date", *f.End)
 	}
 	if f.CategoryID != nil {
-		q.Where("e.category_id = ?", *f.CategoryID)
+		q.Where("e.category_id IN (SELECT c.id FROM categories c WHERE c.family_id = ? AND ? IN (c.id, c.parent_id))", familyID, *f.CategoryID)
+	}
+	if f.Uncategorized {
+		q.Where("e.category_id IS NULL")
 	}
 	if f.TagID != nil {
 		q.Where("e.tag_ids @> ARRAY[?::uuid]", *f.TagID)
