@@ -84,7 +84,7 @@ func (e *importEnv) familySnapshot(t *testing.T, family uuid.UUID) map[string][]
 			FROM accounts WHERE family_id = ?0 ORDER BY 1`,
 		"entries": `SELECT concat_ws('|', a.name, e.kind, e.date, e.amount, e.currency, e.name, e.original_name, e.notes, e.excluded, c.name, m.name,
 				(SELECT string_agg(t.name, ';' ORDER BY t.name) FROM tags t WHERE t.id = ANY(e.tag_ids)), e.transaction_kind, p.name,
-				e.external_id, e.source, v.kind, s.ticker, tr.qty, tr.price)
+				e.external_id, e.source, v.kind, s.ticker, tr.qty, tr.price, e.created_at, e.locked_fields, v.as_of)
 			FROM entries e JOIN accounts a ON a.id = e.account_id LEFT JOIN categories c ON c.id = e.category_id
 			LEFT JOIN merchants m ON m.id = e.merchant_id LEFT JOIN entries p ON p.id = e.parent_id
 			LEFT JOIN valuations v ON v.entry_id = e.id LEFT JOIN trades tr ON tr.entry_id = e.id LEFT JOIN securities s ON s.id = tr.security_id

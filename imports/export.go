@@ -67,11 +67,12 @@ var exportQueries = []struct{ typ, sql string }{
 			'currency', e.currency, 'name', e.name, 'original_name', e.original_name, 'notes', nullif(e.notes, ''), 'excluded', e.excluded,
 			'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids,
 			'kind', e.transaction_kind, 'external_id', e.external_id, 'source', e.source,
-			'created_at', e.created_at, 'updated_at', e.updated_at,
+			'created_at', e.created_at, 'updated_at', e.updated_at, 'locked_fields', e.locked_fields,
 			'split_lines', (SELECT json_agg(json_build_object(
 				'id', s.id, 'name', s.name, 'amount', s.amount::text, 'category_id', s.category_id,
 				'merchant_id', s.merchant_id, 'notes', nullif(s.notes, ''), 'excluded', s.excluded,
-				'tag_ids', s.tag_ids, 'kind', s.transaction_kind) ORDER BY s.created_at, s.id)
+				'tag_ids', s.tag_ids, 'kind', s.transaction_kind, 'created_at', s.created_at,
+				'locked_fields', s.locked_fields) ORDER BY s.created_at, s.id)
 				FROM entries s WHERE s.parent_id = e.id)))::text
 		FROM entries e WHERE e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL
 		ORDER BY e.date, e.created_at, e.id`},
@@ -89,7 +90,8 @@ var exportQueries = []struct{ typ, sql string }{
 			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'security_id', s.id, 'ticker', s.ticker,
 			'security_name', nullif(s.name, ''), 'exchange_operating_mic', s.exchange_operating_mic, 'date', e.date,
 			'qty', t.qty::text, 'price', t.price::text, 'fee', t.fee::text, 'amount', e.amount::text,
-			'currency', e.currency, 'name', e.name, 'external_id', e.external_id, 'source', e.source))::text
+			'currency', e.currency, 'name', e.name, 'external_id', e.external_id, 'source', e.source,
+			'created_at', e.created_at))::text
 		FROM entries e JOIN trades t ON t.entry_id = e.id JOIN securities s ON s.id = t.security_id
 		WHERE e.family_id = ? ORDER BY e.date, e.created_at, e.id`},
 	{"Holding", `
@@ -106,7 +108,8 @@ var exportQueries = []struct{ typ, sql string }{
 	{"Valuation", `
 		SELECT json_build_object('type', 'Valuation', 'data', json_build_object(
 			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'date', e.date, 'amount', e.amount::text,
-			'currency', e.currency, 'name', e.name, 'kind', v.kind, 'external_id', e.external_id, 'source', e.source))::text
+			'currency', e.currency, 'name', e.name, 'kind', v.kind, 'as_of', v.as_of, 'external_id', e.external_id,
+			'source', e.source, 'created_at', e.created_at))::text
 		FROM entries e JOIN valuations v ON v.entry_id = e.id
 		WHERE e.family_id = ? ORDER BY e.date, e.created_at, e.id`},
 	{"Budget", `

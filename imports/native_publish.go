@@ -19,6 +19,7 @@ import (
 	"tally/imports/native"
 	"tally/internal/db"
 	"tally/models"
+	"tally/rules"
 	"tally/transfers"
 )
 
@@ -493,7 +494,7 @@ type entryBatch struct {
 
 var entryCols = []string{"id", "family_id", "account_id", "kind", "date", "amount", "currency", "name", "notes",
 	"excluded", "category_id", "merchant_id", "tag_ids", "transaction_kind", "parent_id", "import_id", "external_id", "source",
-	"original_name"}
+	"original_name", "created_at", "locked_fields"}
 
 // flushEntries writes the collected entries, then what hangs off them.
 func (w *nativeWriter) flushEntries(ctx context.Context) error {
@@ -504,7 +505,7 @@ func (w *nativeWriter) flushEntries(ctx context.Context) error {
 	if err := w.copy(ctx, "trades", []string{"entry_id", "security_id", "qty", "price", "fee", "currency"}, b.trades); err != nil {
 		return err
 	}
-	if err := w.copy(ctx, "valuations", []string{"entry_id", "kind"}, b.valuations); err != nil {
+	if err := w.copy(ctx, "valuations", []string{"entry_id", "kind", "as_of"}, b.valuations); err != nil {
 		return err
 	}
 	*b = entryBatch{}
@@ -526,14 +527,33 @@ func (w *nativeWriter) entry(id, acct uuid.UUID, kind string, date time.Time, am
 	}
 	w.entries.entries = append(w.entries.entries, []any{pgUUID(id), pgUUID(w.im.FamilyID), pgUUID(acct), kind, pgDate(date),
 		numeric(&amount), cur, name, notes, excluded, category, merchant, tags, txKind, parent, pgUUID(w.im.ID),
-		nullString(ext), nullString(src), pgtype.Text{}})
+		nullString(ext), nullString(src), pgtype.Text{}, pgtype.Timestamptz{Time: w.now, Valid: true}, []string{}})
+}
+
+// set gives the entry collected last the value v in its column col (of entryCols).
+func (w *nativeWriter) set(col string, v any) {
+	w.entries.entries[len(w.entries.entries)-1][slices.Index(entryCols, col)] = v
 }
 
 // renamed gives the entry collected last the bank's text its export kept beside its name
 // (original_name), for the next import or sync to compare with the bank's.
-func (w *nativeWriter) renamed(original string) {
-	row := w.entries.entries[len(w.entries.entries)-1]
-	row[len(row)-1] = nullString(original)
+func (w *nativeWriter) renamed(original string) { w.set("original_name", nullString(original)) }
+
+// stamped gives the entry collected last what its record m says of its history: when it
+// was made (created_at), which orders a day's entries and places them before or after a
+// balance typed that day, and the fields a person set by hand (locked_fields), which rules
+// and a bank's corrections then leave alone. Without them it is made now, locked nowhere.
+func (w *nativeWriter) stamped(m map[string]any) {
+	if t, ok := native.TimeOf(m, "created_at"); ok {
+		w.set("created_at", pgtype.Timestamptz{Time: t, Valid: true})
+	}
+	locked := []string{}
+	for _, f := range native.Strings(m, "locked_fields") {
+		if slices.Contains(rules.LockableFields, f) && !slices.Contains(locked, f) {
+			locked = append(locked, f)
+		}
+	}
+	w.set("locked_fields", locked)
 }
 
 // tagIDs translates a tag_ids array; tags that do not resolve are left out.
@@ -584,6 +604,7 @@ func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Rec
 			r.Bool("excluded"), w.optional("Category", r.ID("category_id")), w.optional("Merchant", r.ID("merchant_id")),
 			tags, kindOr(r.String("kind")), pgtype.UUID{}, r.String("external_id"), r.String("source"))
 		w.renamed(r.String("original_name"))
+		w.stamped(r.Data)
 		for _, s := range r.SplitLines() {
 			part := uuid.Must(uuid.NewV7())
 			w.mapID("Transaction", native.IDOf(s, "id"), part)
@@ -602,6 +623,7 @@ func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Rec
 				native.Truthy(s["excluded"]), w.optional("Category", native.IDOf(s, "category_id")),
 				w.optional("Merchant", native.IDOf(s, "merchant_id")), partTags, kindOr(native.Text(s, "kind")),
 				pgUUID(id), "", "")
+			w.stamped(s)
 		}
 		if err := w.maybeFlush(ctx); err != nil {
 			return err
@@ -726,6 +748,7 @@ func (w *nativeWriter) writeTrades(ctx context.Context, recs []*native.Record) e
 		w.summary.of("trades").Created++
 		w.entry(id, acct, "trade", date, amount, cur, name, r.String("notes"), false, pgtype.UUID{}, pgtype.UUID{}, nil,
 			models.KindStandard, pgtype.UUID{}, r.String("external_id"), r.String("source"))
+		w.stamped(r.Data)
 		w.entries.trades = append(w.entries.trades, []any{pgUUID(id), pgUUID(sec), numeric(&qty), numeric(&price), numeric(&fee), cur})
 		if err := w.maybeFlush(ctx); err != nil {
 			return err
@@ -794,7 +817,13 @@ func (w *nativeWriter) writeValuations(ctx context.Context, recs []*native.Recor
 		w.summary.of("valuations").Created++
 		w.entry(id, acct, "valuation", date, amount, w.currencyOf(r, a), orDefault(r.String("name"), "Valuation"), r.String("notes"),
 			false, pgtype.UUID{}, pgtype.UUID{}, nil, models.KindStandard, pgtype.UUID{}, r.String("external_id"), r.String("source"))
-		w.entries.valuations = append(w.entries.valuations, []any{pgUUID(id), kind})
+		w.stamped(r.Data)
+		// The moment a typed balance was typed: the day's entries made before it are in it.
+		var asOf pgtype.Timestamptz
+		if t, ok := r.Time("as_of"); ok {
+			asOf = pgtype.Timestamptz{Time: t, Valid: true}
+		}
+		w.entries.valuations = append(w.entries.valuations, []any{pgUUID(id), kind, asOf})
 		if err := w.maybeFlush(ctx); err != nil {
 			return err
 		}
@@ -1025,7 +1054,7 @@ func (w *nativeWriter) openingBalances(ctx context.Context) error {
 		entry := uuid.Must(uuid.NewV7())
 		w.entry(entry, id, "valuation", date, amount, a.currency, "Opening balance", "", false, pgtype.UUID{}, pgtype.UUID{}, nil,
 			models.KindStandard, pgtype.UUID{}, "", "")
-		w.entries.valuations = append(w.entries.valuations, []any{pgUUID(entry), "opening_anchor"})
+		w.entries.valuations = append(w.entries.valuations, []any{pgUUID(entry), "opening_anchor", pgtype.Timestamptz{}})
 		w.link("valuations", entry, "synthesized")
 	}
 	return nil

@@ -64,6 +64,9 @@ const (
 	FieldNotes    = "notes"
 )
 
+// LockableFields are the names entries.locked_fields may hold.
+var LockableFields = []string{FieldCategory, FieldMerchant, FieldTags, FieldName, FieldExcluded, FieldTransfer, FieldNotes}
+
 // Condition types and their operators. Sure's types and operators are kept; text operators
 // are case-insensitive.
 var operators = map[string][]string{

@@ -22,6 +22,31 @@ func (r *Record) Decimal(key string) (decimal.Decimal, bool) { return Number(r.D
 // Date returns a date field (a timestamp keeps its date).
 func (r *Record) Date(key string) (time.Time, bool) { return DateOf(r.Data, key) }
 
+// Time returns a timestamp field, as an export writes it (RFC 3339).
+func (r *Record) Time(key string) (time.Time, bool) { return TimeOf(r.Data, key) }
+
+// TimeOf returns m[key] as a timestamp (RFC 3339).
+func TimeOf(m map[string]any, key string) (time.Time, bool) {
+	s, ok := m[key].(string)
+	if !ok {
+		return time.Time{}, false
+	}
+	t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+	return t, err == nil
+}
+
+// Strings returns an array field of text; what is not text is left out.
+func Strings(m map[string]any, key string) []string {
+	arr, _ := m[key].([]any)
+	out := make([]string, 0, len(arr))
+	for _, v := range arr {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // Bool reports whether a field is JSON true (or the string "true").
 func (r *Record) Bool(key string) bool { return Truthy(r.Data[key]) }
 
