@@ -82,9 +82,10 @@ func (p *publisher) run(ctx context.Context) error {
 	return models.RecomputeBalances(ctx, p.tx, p.accounts)
 }
 
-// perRow joins what query (which reads the row r) finds for each row as alias: a probe per
-// row that the planner cannot turn into a join (OFFSET 0), so that it is one index lookup
-// whatever the planner believes of the rows. It does believe wrong: the filters of validRows
+// perRow joins what query (which reads the row r) finds for each row as alias: a subquery per
+// row that the planner cannot turn into a join (OFFSET 0), so that it is costed for one row,
+// whatever the planner believes of the rows, and probes the key of any table larger than a
+// few pages. The planner does believe wrong: the filters of validRows
 // and entryRows have no statistics (an expression of errors or extra), so a batch of 5,000
 // staged rows is planned as one row, and a plain join to a table of the import's merchants was
 // read whole for every row: 2.5 million comparisons a batch, two thirds of a publish.
