@@ -19,6 +19,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/secrets"
+	"tally/merchants"
 	"tally/models"
 	"tally/rules"
 	"tally/transfers"
@@ -434,7 +435,11 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 				return fmt.Errorf("sync %s: %w", ba.Name, err)
 			}
 		}
-		// The family's rules run over what the bank sent new or changed, in this transaction.
+		// What the bank sent new or changed gets the merchant its text names, then the family's
+		// rules run over it (a rule's merchant wins), in this transaction.
+		if err := merchants.Assign(ctx, tx, c.FamilyID, stats.written); err != nil {
+			return err
+		}
 		if _, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, c.FamilyID, rules.Scope{EntryIDs: stats.written}); err != nil {
 			return err
 		}

@@ -741,3 +741,48 @@ func TestASyncThatMakesABalanceDifferSaysSo(t *testing.T) {
 		t.Errorf("%d difference events after a third sync that changed nothing, want the one", n)
 	}
 }
+
+// TestSyncGivesTransactionsTheirMerchants has the bank send card payments, a subscription
+// and a transfer: each payment gets the merchant its text names, a merchant the family has is
+// found by its name, a text a person gave a merchant by hand gets that one, and a transfer
+// gets none. The next sync finds the merchants it made and makes no more, and a merchant a
+// person set on a synced transaction stays.
+func TestSyncGivesTransactionsTheirMerchants(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	netflix := uuid.Must(uuid.NewV7())
+	if _, err := e.db.NewRaw("INSERT INTO merchants (id, family_id, name) VALUES (?, ?, 'Netflix')", netflix, e.family).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.tx("ACT-CC", "T-1", 5, "-4.50", "SQ *BLUE BOTTLE COFFEE", false)
+	e.tx("ACT-CC", "T-2", 4, "-5.25", "SQ *BLUE BOTTLE COFFEE", false)
+	e.tx("ACT-CC", "T-3", 3, "-15.49", "NETFLIX.COM LOS GATOS CA", false)
+	e.tx("ACT-CHK", "T-4", 3, "-200.00", "Transfer 123", false)
+	c := e.connect()
+	e.sync(c)
+	listing := func() string {
+		return strings.Join(e.strings(`SELECT e.external_id || ' ' || coalesce(m.name, '-') FROM entries e LEFT JOIN merchants m ON m.id = e.merchant_id
+			WHERE e.family_id = ? AND e.kind = 'transaction' ORDER BY e.external_id`, e.family), "\n")
+	}
+	if got, want := listing(), "T-1 Blue Bottle Coffee\nT-2 Blue Bottle Coffee\nT-3 Netflix\nT-4 -"; got != want {
+		t.Fatalf("after the first sync:\n%s\nwant\n%s", got, want)
+	}
+	// A person files one coffee under the café's own merchant, by hand.
+	cafe := uuid.Must(uuid.NewV7())
+	if _, err := e.db.NewRaw("INSERT INTO merchants (id, family_id, name) VALUES (?, ?, 'The corner café')", cafe, e.family).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	id := uuid.MustParse(e.strings("SELECT id::text FROM entries WHERE external_id = 'T-2'")[0])
+	if _, err := ledger.Update(ctx, e.db, e.family, id, ledger.Patch{Merchant: &ledger.Ref{ID: &cafe}}); err != nil {
+		t.Fatal(err)
+	}
+	e.tx("ACT-CC", "T-5", 1, "-4.75", "SQ *BLUE BOTTLE COFFEE", false)
+	e.tx("ACT-CC", "T-6", 1, "-15.49", "NETFLIX.COM LOS GATOS CA", false)
+	e.sync(c)
+	if got, want := listing(), "T-1 Blue Bottle Coffee\nT-2 The corner café\nT-3 Netflix\nT-4 -\nT-5 The corner café\nT-6 Netflix"; got != want {
+		t.Errorf("after the second sync:\n%s\nwant\n%s", got, want)
+	}
+	if n := e.strings("SELECT count(*)::text FROM merchants WHERE family_id = ?", e.family); n[0] != "3" {
+		t.Errorf("%s merchants, want the 2 the family had and the 1 the first sync made", n[0])
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/merchants"
 	"tally/models"
 	"tally/rules"
 	"tally/transfers"
@@ -109,9 +110,7 @@ var (
 	transferKind = perRow("tk", `SELECT kind FROM import_transfer_kinds WHERE id = r.record_id`)
 	// rowMerchant joins a row to the merchant its bank text names, xm (deriveMerchants): the
 	// one chosen by hand for the text, else its derived name's.
-	rowMerchant = perRow("xm", `SELECT coalesce(x.merchant_id, n.merchant_id) AS merchant_id
-		FROM import_merchants x LEFT JOIN import_merchant_names n ON n.merchant = x.merchant
-		WHERE x.name = r.name AND r.ticker IS NULL`)
+	rowMerchant = perRow("xm", `SELECT `+merchants.Of("r.name")+` AS merchant_id WHERE r.ticker IS NULL`)
 )
 
 // publishEntries publishes transactions and trades: duplicates first, then the batches.

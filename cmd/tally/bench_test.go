@@ -20,8 +20,8 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
-	"tally/imports"
 	"tally/internal/db"
+	"tally/merchants"
 	"tally/models"
 	"tally/testkit"
 )
@@ -349,12 +349,12 @@ func newBareCopy(b *testing.B, url string, familyID uuid.UUID, shape csvShape) *
 	return c
 }
 
-// merchantOf is the merchant a publish gives a row of the bank text text (imports.MerchantName),
+// merchantOf is the merchant a publish gives a row of the bank text text (merchants.Name),
 // created in the family on first sight, as the publish creates it; none where the text names
 // nobody. The bare COPY writes it, as the publish does: an entry with a merchant is one more
 // foreign key to check and one more index to write, which the rows cost however they arrive.
 func merchantOf(b *testing.B, conn *pgx.Conn, familyID uuid.UUID, known map[string]pgtype.UUID, text string) pgtype.UUID {
-	m := imports.MerchantName(text)
+	m := merchants.Name(text)
 	if m == "" {
 		return pgtype.UUID{}
 	}
