@@ -52,7 +52,6 @@ func Derive(ctx context.Context, tx db.Tx, familyID uuid.UUID, importID *uuid.UU
 	if _, err := tx.Pgx.CopyFrom(ctx, pgx.Identifier{"import_merchants"}, []string{"name", "merchant"}, pgx.CopyFromRows(named)); err != nil {
 		return false, fmt.Errorf("derived merchants: %w", err)
 	}
-	fam := familyID
 	for _, step := range []struct {
 		what, sql string
 		args      []any
@@ -65,7 +64,7 @@ func Derive(ctx context.Context, tx db.Tx, familyID uuid.UUID, importID *uuid.UU
 				FROM entries e
 				WHERE e.family_id = ? AND e.kind = 'transaction' AND e.merchant_id IS NOT NULL AND 'merchant' = ANY (e.locked_fields)
 				ORDER BY coalesce(e.original_name, e.name), e.date DESC, e.updated_at DESC) h
-			WHERE h.name = x.name`, []any{fam}},
+			WHERE h.name = x.name`, []any{familyID}},
 		{"merchants by name", `
 			WITH known AS (
 				SELECT name AS key, merchant_id AS id, 0 AS rank FROM merchant_names WHERE family_id = ?0
@@ -77,7 +76,7 @@ func Derive(ctx context.Context, tx db.Tx, familyID uuid.UUID, importID *uuid.UU
 				CROSS JOIN LATERAL generate_series(cardinality(f.w), 1, -1) AS i
 				JOIN known k ON k.key = array_to_string(f.w[1:i], ' ')
 				ORDER BY n.merchant, i DESC, k.rank)
-			UPDATE import_merchant_names n SET merchant_id = best.id FROM best WHERE best.merchant = n.merchant`, []any{fam}},
+			UPDATE import_merchant_names n SET merchant_id = best.id FROM best WHERE best.merchant = n.merchant`, []any{familyID}},
 		{"new merchants", `
 			WITH created AS (
 				INSERT INTO merchants (id, family_id, name, import_id)
@@ -91,7 +90,7 @@ func Derive(ctx context.Context, tx db.Tx, familyID uuid.UUID, importID *uuid.UU
 			known AS (
 				INSERT INTO merchant_names (family_id, name, merchant_id) SELECT ?0, key, id FROM created ON CONFLICT DO NOTHING)
 			UPDATE import_merchant_names n SET merchant_id = c.id FROM created c WHERE n.merchant_id IS NULL AND n.key = c.key`,
-			[]any{fam, importID}},
+			[]any{familyID, importID}},
 	} {
 		if _, err := tx.NewRaw(step.sql, step.args...).Exec(ctx); err != nil {
 			return false, fmt.Errorf("%s: %w", step.what, err)
