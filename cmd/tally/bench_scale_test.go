@@ -56,13 +56,14 @@ func scaleShape(n int) csvShape {
 // path that grows faster than its rows crosses its bound at any size, while one of a fixed
 // cost does not.
 var scaleBounds = map[string]float64{
-	"publish":  2,   // upload with publish=true, to complete
-	"publish+": 2,   // the publish of an import uploaded for review, to complete
-	"reimport": 2,   // the same file again, every row a duplicate, to complete
-	"revert":   2,   // to pending again
-	"delete":   2,   // of the reverted import with its staged rows
-	"export":   2,   // the family's NDJSON export, streamed to the end
-	"handback": 1.5, // a publish killed with SIGKILL, from its second start to complete, over the first
+	"publish":         2,   // upload with publish=true, to complete
+	"publish+":        2,   // the publish of an import uploaded for review, to complete
+	"browser publish": 2,   // the publish button of an import uploaded through the form, to complete
+	"reimport":        2,   // the same file again, every row a duplicate, to complete
+	"revert":          2,   // to pending again
+	"delete":          2,   // of the reverted import with its staged rows
+	"export":          2,   // the family's NDJSON export, streamed to the end
+	"handback":        1.5, // a publish killed with SIGKILL, from its second start to complete, over the first
 }
 
 // scaleSlack multiplies every bound: 1 in `make bench`, and TALLY_BENCH_SLACK in `make
@@ -180,7 +181,20 @@ func (r *scaleRun) round(file string, shape csvShape) {
 	testkit.Checkpoint(b)
 	var browsed string
 	r.time("browser review", func() { browsed = r.browserUpload(file) })
-	removeImport(b, srv.d, uuid.MustParse(strings.TrimPrefix(browsed, "/imports/")))
+	// Then the person's publish button, to complete; the import goes again before the API's
+	// reviewed import is published, so that its rows are not duplicates of these.
+	browsedID := uuid.MustParse(strings.TrimPrefix(browsed, "/imports/"))
+	testkit.Checkpoint(b)
+	r.time("browser publish", func() {
+		if resp := r.page.PostForm(browsed+"/publish", nil); resp.Status != http.StatusSeeOther {
+			b.Fatalf("the publish button: %d %.300s", resp.Status, resp.Body)
+		}
+		waitStatus(b, srv.d, browsedID, "complete")
+	})
+	if _, entries := importStatus(b, srv.d, browsedID); entries != shape.rows {
+		b.Fatalf("the browser's publish wrote %d entries, want %d", entries, shape.rows)
+	}
+	removeImport(b, srv.d, browsedID)
 	r.time("rows page", func() { r.api(http.MethodGet, "/api/v1/imports/"+reviewed.String()+"/rows", http.StatusOK) })
 	r.time("publish+", func() {
 		r.api(http.MethodPost, "/api/v1/imports/"+reviewed.String()+"/publish", http.StatusAccepted)
@@ -288,7 +302,7 @@ func (r *scaleRun) report(n int, used bool) {
 	slack := scaleSlack(b)
 	cp := median(r.times["copy"])
 	fmt.Printf("scale %d rows, %s database: bare COPY %s\n", n, map[bool]string{false: "fresh", true: "used"}[used], cp.Round(time.Millisecond))
-	for _, path := range []string{"review", "browser review", "import page", "rows page", "publish", "publish+", "reimport", "export", "revert", "delete"} {
+	for _, path := range []string{"review", "browser review", "browser publish", "import page", "rows page", "publish", "publish+", "reimport", "export", "revert", "delete"} {
 		ds, ok := r.times[path]
 		if !ok {
 			continue
