@@ -38,7 +38,7 @@ func (p *publisher) csvBalances(ctx context.Context) error {
 	var rows []balanceRow
 	if err := p.tx.NewRaw(`
 		SELECT a.id AS account, a.accountable_type AS type, r.date, r.amount, (r.extra->>'balance')::numeric AS balance
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		WHERE r.import_id = ? AND cardinality(r.errors) = 0
 		ORDER BY a.id, r.row_number`, p.im.AccountID, p.im.FamilyID, p.im.ID).Scan(ctx, &rows); err != nil {

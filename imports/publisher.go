@@ -94,11 +94,9 @@ func perRow(alias, query string) string {
 	return "LEFT JOIN LATERAL (" + query + " OFFSET 0) " + alias + " ON true"
 }
 
-// accountJoin joins a row to its account mapping; the row's account is the import's fixed
-// account, else the mapping's target.
-func (p *publisher) accountJoin() string { return accountMapping }
-
 var (
+	// accountMapping joins a row to its account mapping, am; the row's account is the
+	// import's fixed account, else the mapping's target.
 	accountMapping = perRow("am", `SELECT target_id FROM import_mappings
 		WHERE import_id = r.import_id AND kind = 'account' AND key = r.account_key`)
 	// categoryMapping joins a row to its category mapping, cm.
@@ -169,7 +167,7 @@ func (p *publisher) checkAccounts(ctx context.Context) error {
 	var missing []string
 	err := p.tx.NewRaw(`
 		SELECT format('Row %s: account %L is not mapped to an account', r.row_number, coalesce(r.account_key, ''))
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		WHERE `+validRows+` AND am.target_id IS NULL ORDER BY r.row_number LIMIT 5`, p.im.ID).Scan(ctx, &missing)
 	if err != nil {
 		return err
@@ -258,7 +256,7 @@ func (p *publisher) stageRules(ctx context.Context) error {
 	n, err := set.Stage(ctx, p.tx, `
 		SELECT r.record_id, a.id, r.date, (r.amount * 10000)::bigint, coalesce(r.currency, a.currency), r.name, coalesce(r.notes, ''),
 			cm.target_id, `+merchant+`, `+rowTags+`, false, '{}'::text[], NULL::text
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		JOIN accounts a ON a.id = coalesce($1::uuid, am.target_id) AND a.family_id = $2
 		`+categoryMapping+`
 		`+join+`
@@ -284,7 +282,7 @@ func (p *publisher) matchTransfers(ctx context.Context) error {
 	p.transfers, err = transfers.MatchStaged(ctx, p.tx, p.im.FamilyID, `
 		SELECT r.record_id AS id, a.id AS account_id, a.accountable_type, coalesce(r.currency, a.currency) AS currency,
 			r.amount, r.date, `+kind+` AS transaction_kind
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		`+join+`
 		WHERE `+entryRows+` AND r.ticker IS NULL AND NOT coalesce((r.extra->>'pending')::boolean, false)`,
@@ -348,7 +346,7 @@ func (p *publisher) insertEntries(ctx context.Context, lo, hi int) (int, error) 
 			r.date, r.amount, coalesce(r.currency, a.currency), `+name+`, coalesce(r.notes, ''), `+category+`, `+tags+`,
 			r.import_id, coalesce(r.extra->>'source', 'import'), r.extra->>'external_id', coalesce((r.extra->>'pending')::boolean, false),
 			`+merchant+`, `+excluded+`, `+original+`, `+kind+`
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		`+categoryMapping+`
 		`+join+`

@@ -102,7 +102,7 @@ func (p *publisher) publishStatement(ctx context.Context) error {
 func (p *publisher) checkInvestmentAccounts(ctx context.Context) error {
 	var names []string
 	err := p.tx.NewRaw(`
-		SELECT DISTINCT a.name FROM import_rows r `+p.accountJoin()+`
+		SELECT DISTINCT a.name FROM import_rows r `+accountMapping+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
 		WHERE `+validRows+` AND r.ticker IS NOT NULL AND a.accountable_type <> 'Investment' ORDER BY 1`, p.im.AccountID, p.im.ID).Scan(ctx, &names)
 	if err != nil {
@@ -121,7 +121,7 @@ func (p *publisher) holdings(ctx context.Context, m *MatchCounts) error {
 	res, err := p.tx.NewRaw(`
 		INSERT INTO holdings (id, family_id, account_id, security_id, date, qty, price, amount, currency, import_id, source)
 		SELECT r.record_id, a.family_id, a.id, s.id, r.date, r.qty, r.price, r.amount, coalesce(r.currency, a.currency), r.import_id, r.extra->>'source'
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id) AND a.family_id = ?
 		JOIN securities s ON s.ticker = r.ticker AND s.exchange_operating_mic IS NULL
 		WHERE `+validRows+` AND (r.extra->>'holding') IS NOT NULL
@@ -175,7 +175,7 @@ func (p *publisher) matchBankIDs(ctx context.Context, m *MatchCounts) error {
 	}
 	err := p.tx.NewRaw(`
 		SELECT r.row_number, e.id AS entry_id, `+bankIDRule+` AS rule
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		JOIN accounts a ON a.id = coalesce(?::uuid, am.target_id)
 		CROSS JOIN LATERAL (SELECT e.id, e.pending, e.date, e.amount, e.currency, e.name, e.original_name FROM entries e
 			WHERE e.account_id = a.id AND e.source = r.extra->>'source' AND e.external_id = r.extra->>'external_id'
@@ -218,7 +218,7 @@ func (p *publisher) bookPending(ctx context.Context, m *MatchCounts) error {
 	}
 	err := p.tx.NewRaw(`
 		SELECT r.row_number, e.id AS entry_id, abs(e.date - r.date) AS dist
-		FROM import_rows r `+p.accountJoin()+`
+		FROM import_rows r `+accountMapping+`
 		CROSS JOIN LATERAL (SELECT e.id, e.date FROM entries e
 			WHERE e.account_id = coalesce(?::uuid, am.target_id) AND e.pending AND e.date BETWEEN r.date - ?::int AND r.date + ?::int
 				AND e.kind = 'transaction' AND e.source = r.extra->>'source' AND e.amount = r.amount OFFSET 0) e
