@@ -135,6 +135,11 @@ func (c *Connection) RequestsLeft(now time.Time) int {
 	return max(0, c.Budget()-c.RequestsToday)
 }
 
+// UsedToday is how much of today's budget is spent at now.
+func (c *Connection) UsedToday(now time.Time) int {
+	return c.Budget() - c.RequestsLeft(now)
+}
+
 // Source is what the connection's entries and accounts carry as their source.
 func (c *Connection) Source() string {
 	if c.Provider == ProviderEnableBanking {

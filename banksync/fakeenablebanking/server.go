@@ -481,12 +481,20 @@ var authorizePage = template.Must(template.New("authorize").Parse(`<!doctype htm
 {{end}}
 </body></html>`))
 
-func (s *Server) serveAuthorizePage(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// authOf finds the authorisation the path's id names, or answers a 404. The caller holds s.mu.
+func (s *Server) authOf(w http.ResponseWriter, r *http.Request) *Authorization {
 	a := s.auths[r.PathValue("id")]
 	if a == nil {
 		http.Error(w, "unknown authorisation", http.StatusNotFound)
+	}
+	return a
+}
+
+func (s *Server) serveAuthorizePage(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	a := s.authOf(w, r)
+	if a == nil {
 		return
 	}
 	bank, _ := s.aspsp(a.ASPSP, a.Country)
@@ -502,9 +510,8 @@ func (s *Server) serveAuthorizePage(w http.ResponseWriter, r *http.Request) {
 func (s *Server) serveAuthorizeDecision(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	a := s.auths[r.PathValue("id")]
+	a := s.authOf(w, r)
 	if a == nil {
-		http.Error(w, "unknown authorisation", http.StatusNotFound)
 		return
 	}
 	if r.FormValue("decision") == "deny" {
@@ -551,12 +558,21 @@ func (s *Server) serveCreateSession(w http.ResponseWriter, r *http.Request) {
 		"psu_type": "personal", "access": map[string]string{"valid_until": a.ValidUntil.UTC().Format(time.RFC3339)}})
 }
 
-func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+// sessionOf finds the session the path's id names, or answers the API's 404. The caller holds
+// s.mu.
+func (s *Server) sessionOf(w http.ResponseWriter, r *http.Request) *session {
 	ss := s.sessions[r.PathValue("id")]
 	if ss == nil {
 		apiError(w, http.StatusNotFound, "SESSION_DOES_NOT_EXIST", "no such session")
+	}
+	return ss
+}
+
+func (s *Server) serveSession(w http.ResponseWriter, r *http.Request) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ss := s.sessionOf(w, r)
+	if ss == nil {
 		return
 	}
 	writeJSON(w, map[string]any{"status": ss.status, "accounts": slices.Sorted(mapKeys(ss.uids)),
@@ -576,9 +592,8 @@ func mapKeys(m map[string]string) func(func(string) bool) {
 func (s *Server) serveDeleteSession(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ss := s.sessions[r.PathValue("id")]
+	ss := s.sessionOf(w, r)
 	if ss == nil {
-		apiError(w, http.StatusNotFound, "SESSION_DOES_NOT_EXIST", "no such session")
 		return
 	}
 	ss.status = "CLOSED"

@@ -1,10 +1,11 @@
 // Package fakecmd holds what the commands that run the bank fakes by hand share: main's
-// signal handling and serving until the context ends.
+// signal handling, flag parsing and serving until the context ends.
 package fakecmd
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"net"
@@ -25,6 +26,18 @@ func Main(name string, run func(ctx context.Context, args []string, stdout, stde
 		stop()
 		os.Exit(1)
 	}
+}
+
+// Parse parses args into flags, which print their errors and usage to stderr. done says the
+// command ends here, with err: nil after -h (the usage is printed), else the bad flag.
+func Parse(flags *flag.FlagSet, args []string, stderr io.Writer) (done bool, err error) {
+	flags.SetOutput(stderr)
+	if err := flags.Parse(args); errors.Is(err, flag.ErrHelp) {
+		return true, nil
+	} else if err != nil {
+		return true, err
+	}
+	return false, nil
 }
 
 // Serve serves srv on ln until ctx ends, then calls stopping (when not nil) and shuts srv

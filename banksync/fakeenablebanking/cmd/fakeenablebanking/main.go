@@ -15,7 +15,6 @@ import (
 	"context"
 	"crypto/rand"
 	"crypto/rsa"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,12 +36,9 @@ func main() { fakecmd.Main("fakeenablebanking", run) }
 // It serves until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("fakeenablebanking", flag.ContinueOnError)
-	flags.SetOutput(stderr)
 	addr := flags.String("addr", "127.0.0.1:8788", "`address` to listen on")
 	keyFile := flags.String("key", filepath.Join(".data", "fake-enable-banking.pem"), "`file` to write the application's private key to")
-	if err := flags.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return nil
-	} else if err != nil {
+	if done, err := fakecmd.Parse(flags, args, stderr); done {
 		return err
 	}
 	key, err := rsa.GenerateKey(rand.Reader, 2048)

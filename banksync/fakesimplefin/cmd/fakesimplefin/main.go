@@ -16,7 +16,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,13 +36,10 @@ func main() { fakecmd.Main("fakesimplefin", run) }
 // It serves until ctx ends.
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	flags := flag.NewFlagSet("fakesimplefin", flag.ContinueOnError)
-	flags.SetOutput(stderr)
 	addr := flags.String("addr", "127.0.0.1:8787", "`address` to listen on")
 	failEvery := flags.Int("fail-every", 0, "fail every `N`th GET /accounts (0: never)")
 	failWith := flags.String("fail-with", "503", "how to fail: an HTTP `status`, reset, timeout or malformed")
-	if err := flags.Parse(args); errors.Is(err, flag.ErrHelp) {
-		return nil // -h: the usage is printed
-	} else if err != nil {
+	if done, err := fakecmd.Parse(flags, args, stderr); done {
 		return err
 	}
 	fault, err := parseFault(*failWith)
