@@ -885,7 +885,7 @@ func BankStatus(v banksync.View) templ.Component {
 // requestsText is the day's budget as the page shows it: SimpleFIN's requests, or the PSD2
 // reads of an Enable Banking connection.
 func requestsText(v banksync.View) string {
-	used := v.Budget() - v.RequestsLeft(time.Now())
+	used := v.UsedToday(time.Now())
 	if v.Provider == banksync.ProviderEnableBanking {
 		return fmt.Sprintf("Reads today: %d of %d (PSD2)", used, v.Budget())
 	}
