@@ -95,6 +95,16 @@ func budgetMoveJSON(m *budgets.Move) BudgetMoveJSON {
 // pathMonth reads the :month route parameter (2026-11), a problem on the field month.
 func pathMonth(c echo.Context) (reports.Month, error) { return reports.ParseMonth(c.Param("month")) }
 
+// pathMonthID reads the :month route parameter and then the id route parameter name.
+func pathMonthID(c echo.Context, name string) (reports.Month, uuid.UUID, error) {
+	month, err := pathMonth(c)
+	if err != nil {
+		return month, uuid.Nil, err
+	}
+	id, err := pathParamID(c, name)
+	return month, id, err
+}
+
 // decimalOf reads a JSON decimal string (or number) of field, recording a problem on it; nil
 // when raw is absent or null.
 func decimalOf(v *apperr.Validation, field string, raw json.RawMessage) *decimal.Decimal {
@@ -217,11 +227,7 @@ func (a *app) apiBudgetPut(c echo.Context) error {
 // apiBudgetCategory is PATCH /api/v1/budgets/{month}/categories/{category_id}: the category's
 // amount in the month, its rollover setting, or both.
 func (a *app) apiBudgetCategory(c echo.Context) error {
-	month, err := pathMonth(c)
-	if err != nil {
-		return err
-	}
-	id, err := pathParamID(c, "category_id")
+	month, id, err := pathMonthID(c, "category_id")
 	if err != nil {
 		return err
 	}
@@ -284,11 +290,7 @@ func (a *app) apiBudgetMove(c echo.Context) error {
 
 // apiBudgetMoveUndo is POST /api/v1/budgets/{month}/moves/{id}/undo: the money moved back.
 func (a *app) apiBudgetMoveUndo(c echo.Context) error {
-	month, err := pathMonth(c)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(c)
+	month, id, err := pathMonthID(c, "id")
 	if err != nil {
 		return err
 	}

@@ -60,10 +60,11 @@ func (a *app) budgetView(c echo.Context, month reports.Month) (views.Budget, err
 }
 
 // budgetChanged answers a budget form: the section again for htmx, with the change's problem
-// when it was refused; otherwise a redirect to the month, with the problem as a flash.
+// when it was refused; otherwise a redirect to the month, with the problem as a flash. What
+// is not found (another family's category or move) is a 404, not a problem on the page.
 func (a *app) budgetChanged(c echo.Context, month reports.Month, changeErr error) error {
 	e := apperr.As(changeErr)
-	if changeErr != nil && (e == nil || e.Code == apperr.Internal) {
+	if changeErr != nil && (e == nil || e.Code == apperr.Internal || e.Code == apperr.NotFound) {
 		return changeErr
 	}
 	problem := ""
@@ -115,11 +116,7 @@ func (a *app) budgetIncome(c echo.Context) error {
 // budgetCategoryUpdate is POST /budgets/{month}/categories/{category_id}: the category's
 // amount (blank is zero) or its rollover, whichever the form sends.
 func (a *app) budgetCategoryUpdate(c echo.Context) error {
-	month, err := pathMonth(c)
-	if err != nil {
-		return err
-	}
-	id, err := pathParamID(c, "category_id")
+	month, id, err := pathMonthID(c, "category_id")
 	if err != nil {
 		return err
 	}
@@ -135,9 +132,6 @@ func (a *app) budgetCategoryUpdate(c echo.Context) error {
 	}
 	if err == nil {
 		err = a.Budgets.SetCategory(c.Request().Context(), u.Family, month, id, ch)
-	}
-	if apperr.CodeOf(err) == apperr.NotFound {
-		return err
 	}
 	return a.budgetChanged(c, month, err)
 }
@@ -203,18 +197,11 @@ func (a *app) budgetMoveCreate(c echo.Context) error {
 
 // budgetMoveUndo is POST /budgets/{month}/moves/{id}/undo.
 func (a *app) budgetMoveUndo(c echo.Context) error {
-	month, err := pathMonth(c)
-	if err != nil {
-		return err
-	}
-	id, err := pathID(c)
+	month, id, err := pathMonthID(c, "id")
 	if err != nil {
 		return err
 	}
 	u := currentUser(c)
 	err = a.Budgets.UndoMove(c.Request().Context(), u.Family, u.ID, month, id)
-	if apperr.CodeOf(err) == apperr.NotFound {
-		return err
-	}
 	return a.budgetChanged(c, month, err)
 }
