@@ -98,9 +98,6 @@ type Recurring struct {
 	CategoryName string `bun:"category_name,scanonly"`
 }
 
-// Inflow reports whether the series brings money in (a salary) rather than taking it out.
-func (r *Recurring) Inflow() bool { return r.Amount.IsNegative() }
-
 // recurringQuery selects the family's series with the names of their account, merchant and
 // category.
 func recurringQuery(db bun.IDB, list any, familyID uuid.UUID) *bun.SelectQuery {

@@ -13,6 +13,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/models"
+	"tally/reports"
 )
 
 // Txn is a transaction as detection reads it.
@@ -292,7 +293,7 @@ func NextDate(interval string, day int, last time.Time) time.Time {
 	case models.IntervalBiweekly:
 		return last.AddDate(0, 0, 14)
 	case models.IntervalMonthlyLastWorkingDay:
-		m := monthStart(last)
+		m := reports.MonthOf(last).First()
 		if last.Day() < 10 {
 			m = m.AddDate(0, -1, 0) // paid early in the month after, late
 		}
@@ -308,7 +309,7 @@ func NextDate(interval string, day int, last time.Time) time.Time {
 	if months == 0 {
 		months = 1
 	}
-	m := monthStart(last)
+	m := reports.MonthOf(last).First()
 	if last.Day()+15 < day {
 		m = m.AddDate(0, -1, 0) // a payment of the 31st made on the 2nd
 	}
@@ -323,10 +324,6 @@ func NextDate(interval string, day int, last time.Time) time.Time {
 func onDay(m time.Time, day int) time.Time {
 	last := m.AddDate(0, 1, -1).Day()
 	return time.Date(m.Year(), m.Month(), min(max(day, 1), last), 0, 0, 0, 0, time.UTC)
-}
-
-func monthStart(t time.Time) time.Time {
-	return time.Date(t.Year(), t.Month(), 1, 0, 0, 0, 0, time.UTC)
 }
 
 // days is the number of days from a to b.

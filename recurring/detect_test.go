@@ -28,9 +28,7 @@ func TestDetectFindsTheHouseholdsSeries(t *testing.T) {
 	today := day("2026-11-20")
 	for _, seed := range []uint64{1, 2, 3} {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
-			f := mustFamily(t, d)
-			txns, truths := household(seed, today)
-			f.mustInsert(t, d, txns, nil)
+			f, txns, truths := mustHousehold(t, d, seed, today)
 			var svc recurring.Service
 			res, err := svc.Detect(ctx, d, f.user.FamilyID, today)
 			if err != nil {

@@ -172,6 +172,16 @@ func mustFamily(t testing.TB, d *db.DB) *family {
 	return f
 }
 
+// mustHousehold makes a family and writes into its accounts the household of seed up to
+// today; it returns the family with the transactions and the series they hold.
+func mustHousehold(t testing.TB, d *db.DB, seed uint64, today time.Time) (*family, []txn, []truth) {
+	t.Helper()
+	f := mustFamily(t, d)
+	txns, truths := household(seed, today)
+	f.mustInsert(t, d, txns, nil)
+	return f, txns, truths
+}
+
 // mustInsert writes the transactions into the family's accounts, each created_at since, making
 // the merchants and categories they name; it returns the entries' ids.
 func (f *family) mustInsert(t testing.TB, d *db.DB, txns []txn, importID *uuid.UUID) []uuid.UUID {

@@ -2,6 +2,7 @@ package recurring_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -24,9 +25,7 @@ func TestExpectedAndForecast(t *testing.T) {
 	d := testkit.MustOpenDB(t)
 	ctx := context.Background()
 	today := day("2026-11-20") // a Friday
-	f := mustFamily(t, d)
-	txns, _ := household(1, today)
-	f.mustInsert(t, d, txns, nil)
+	f, txns, _ := mustHousehold(t, d, 1, today)
 	var svc recurring.Service
 	if _, err := svc.Detect(ctx, d, f.user.FamilyID, today); err != nil {
 		t.Fatal(err)
@@ -112,7 +111,7 @@ func TestExpectedAndForecast(t *testing.T) {
 	for _, b := range bills {
 		names = append(names, b.Date.Format(time.DateOnly)+" "+b.Name+" "+b.Amount.String())
 	}
-	if want := []string{"2026-11-30 ACME Corp salary 10/2026 -3200", "2026-12-01 Rent flat 3B 11 1200"}; !equal(names, want) {
+	if want := []string{"2026-11-30 ACME Corp salary 10/2026 -3200", "2026-12-01 Rent flat 3B 11 1200"}; !slices.Equal(names, want) {
 		t.Errorf("the next 14 days bring %v, want %v", names, want)
 	}
 
@@ -158,16 +157,4 @@ func TestExpectedAndForecast(t *testing.T) {
 	if _, err := svc.Forecast(ctx, d, other.FamilyID, f.accounts[0].ID, today, 30); !apperr.Is(err, apperr.NotFound) {
 		t.Errorf("another family's account: %v, want not found", err)
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
