@@ -279,7 +279,7 @@ func (p *publisher) matchTransfers(ctx context.Context) error {
 		kind, join = "coalesce(rr.transaction_kind, 'standard')", ruleResult
 	}
 	var err error
-	p.transfers, err = transfers.MatchStaged(ctx, p.tx, p.im.FamilyID, `
+	p.transfers, err = transfers.MatchStaged(ctx, p.tx, p.im.FamilyID, p.im.AccountID != nil, `
 		SELECT r.record_id AS id, a.id AS account_id, a.accountable_type, coalesce(r.currency, a.currency) AS currency,
 			r.amount, r.date, `+kind+` AS transaction_kind
 		FROM import_rows r `+accountMapping+`

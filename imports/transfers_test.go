@@ -121,6 +121,30 @@ func TestPublishProposesTheTransfersMatchWould(t *testing.T) {
 	}
 }
 
+// TestPublishIntoOneAccountPairsWithTheOthers publishes a file into one account: its rows pair
+// with the transactions of the family's other accounts, never with one another (a refund and
+// its payment in one account are no transfer). Such a publish skips the search for pairs
+// within the file (MatchStaged's oneAccount); this holds that nothing is lost by it.
+func TestPublishIntoOneAccountPairsWithTheOthers(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	im := newImporter(t)
+	fam := im.user.FamilyID
+	checking, savings := im.account("Checking"), im.account("Savings")
+	// Money that arrived in savings (positive is money out).
+	if _, err := im.d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name)
+		VALUES (?, ?, ?, 'transaction', '2025-03-06', -75, 'USD', 'FROM CHECKING')`, uuid.Must(uuid.NewV7()), fam, savings).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d := im.upload("date,amount,name\n2025-03-05,-75.00,TO SAVINGS\n2025-03-10,-20.00,SHOP\n2025-03-11,20.00,SHOP REFUND\n", &checking)
+	if status := im.publish(d.ID); status != imports.StatusComplete {
+		t.Fatalf("the publish ended %s", status)
+	}
+	if got, _ := transferState(t, im.d, fam); !slices.Equal(got, []string{"TO SAVINGS → FROM CHECKING"}) {
+		t.Errorf("the publish proposed %q, want the one with savings", got)
+	}
+}
+
 // queryCounter counts the queries bun runs whose SQL contains match.
 type queryCounter struct {
 	match string

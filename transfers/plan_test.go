@@ -134,7 +134,7 @@ func TestMatchStagedReadsTheRowsOnce(t *testing.T) {
 	if err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		// In groups of ten: the first two a transfer from checking to savings, the rest
 		// spending of amounts without a counterpart in the file (as the publish benchmark's).
-		ps, err := transfers.MatchStaged(ctx, tx, f.id, `SELECT gen_random_uuid() AS id, CASE WHEN i % 2 = 0 THEN ?::uuid ELSE ?::uuid END AS account_id,
+		ps, err := transfers.MatchStaged(ctx, tx, f.id, false, `SELECT gen_random_uuid() AS id, CASE WHEN i % 2 = 0 THEN ?::uuid ELSE ?::uuid END AS account_id,
 				'Depository' AS accountable_type, 'USD' AS currency,
 				CASE i % 10 WHEN 0 THEN 100 + i / 10 WHEN 1 THEN -(100 + i / 10) ELSE 100000 + i END::numeric(19, 4) AS amount,
 				date '2026-03-01' + i / 10 % 28 AS date, 'standard' AS transaction_kind

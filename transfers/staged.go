@@ -64,15 +64,21 @@ func (ps *Proposals) StagedKinds() (ids []uuid.UUID, kinds []string) {
 // any), and for the transactions of those amounts (a hashed filter). Those are paired here, in
 // memory, each with the opposite amounts dated within MatchDays; and probed for in the
 // family's transactions as Match does.
-func MatchStaged(ctx context.Context, tx db.Tx, familyID uuid.UUID, staged string, args ...any) (*Proposals, error) {
+//
+// oneAccount says every staged row goes to one account: no two of them can pair, so the
+// amounts the file has both ways are not read.
+func MatchStaged(ctx context.Context, tx db.Tx, familyID uuid.UUID, oneAccount bool, staged string, args ...any) (*Proposals, error) {
 	from := `(` + staged + `) s WHERE s.amount <> 0 AND s.transaction_kind IN (` + transferKinds + `)`
 	// The amounts (by currency) the file has both ways, and those (signed) some written
 	// transaction of the family has the opposite of. The first are gathered here from the
 	// rows' amounts as float8, which may take two amounts for one (a row too many is paired
 	// with nothing) but never one for two: aggregated in SQL, the sizes spilled to disk.
-	both, err := bothWays(ctx, tx, tx.NewRaw(`SELECT s.currency, s.amount::float8 FROM `+from, args...).String())
-	if err != nil {
-		return nil, err
+	var both []float64
+	if !oneAccount {
+		var err error
+		if both, err = bothWays(ctx, tx, tx.NewRaw(`SELECT s.currency, s.amount::float8 FROM `+from, args...).String()); err != nil {
+			return nil, err
+		}
 	}
 	var written []amountKey
 	var some bool

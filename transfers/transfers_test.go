@@ -325,7 +325,7 @@ func TestStagedProposalTakenMeanwhileIsDropped(t *testing.T) {
 		args = append(args, s.id, s.account, s.day, s.amount)
 	}
 	if err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		ps, err := transfers.MatchStaged(ctx, tx, f.id, `SELECT s.id, s.account_id, a.accountable_type, 'USD' AS currency, s.amount,
+		ps, err := transfers.MatchStaged(ctx, tx, f.id, false, `SELECT s.id, s.account_id, a.accountable_type, 'USD' AS currency, s.amount,
 			s.date, 'standard' AS transaction_kind FROM (VALUES `+strings.Join(rows, ", ")+`) AS s(id, account_id, date, amount)
 			JOIN accounts a ON a.id = s.account_id`, args...)
 		if err != nil {
