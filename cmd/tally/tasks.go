@@ -20,6 +20,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/pgtmp"
 	"tally/models"
+	"tally/views"
 )
 
 // openDB opens the database of an operator task: DATABASE_URL, or else the `tally dev`
@@ -88,18 +89,12 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintln(stdout, "applied", n)
 		}
 	case "down":
-		// One migration at a time; dropping tables that hold rows takes --yes or CONFIRM=1.
+		// One migration a run; one that destroys data takes --yes or CONFIRM=1.
 		confirm := slices.Contains(args[1:], "--yes") || getenv("CONFIRM") == "1"
 		rb, err := db.MigrateDown(ctx, d, confirm)
-		if errors.Is(err, db.ErrRowsWouldGo) {
-			var held []string
-			for _, t := range rb.Drops {
-				if t.Rows > 0 {
-					held = append(held, fmt.Sprintf("%s (%d rows)", t.Name, t.Rows))
-				}
-			}
-			return fmt.Errorf("rolling back %s would drop %s and everything in them; nothing was changed. Run `tally migrate down --yes` (or CONFIRM=1) to roll it back all the same",
-				rb.Migration, strings.Join(held, ", "))
+		if errors.Is(err, db.ErrWouldDestroy) {
+			return fmt.Errorf("rolling back %s would destroy data:\n%s\nNothing was changed. To roll it back all the same, run `tally migrate down --yes` (or with CONFIRM=1)",
+				rb.Migration, strings.Join(rollbackLosses(rb), "\n"))
 		}
 		if err != nil {
 			return err
@@ -108,10 +103,12 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 			fmt.Fprintln(stdout, "Nothing to roll back.")
 			return nil
 		}
-		for _, t := range rb.Drops {
-			fmt.Fprintf(stdout, "dropped %s (%d rows)\n", t.Name, t.Rows)
+		losses := rollbackLosses(rb)
+		if len(losses) == 0 {
+			fmt.Fprintln(stdout, "rolled back", rb.Migration)
+			return nil
 		}
-		fmt.Fprintln(stdout, "rolled back", rb.Migration)
+		fmt.Fprintf(stdout, "rolled back %s, destroying:\n%s\n", rb.Migration, strings.Join(losses, "\n"))
 	case "status":
 		st, err := db.Status(ctx, d)
 		if err != nil {
@@ -128,6 +125,25 @@ func runMigrate(ctx context.Context, args []string, getenv func(string) string, 
 		return fmt.Errorf("migrate takes up, down or status, not %q", dir)
 	}
 	return nil
+}
+
+// rollbackLosses are the lines that say what a rollback drops and what data goes with it,
+// for an operator.
+func rollbackLosses(rb *db.Rollback) []string {
+	var lines []string
+	add := func(list []db.Count, format, one, many string) {
+		for _, c := range list {
+			lines = append(lines, fmt.Sprintf(format, c.Name, views.Plural(int(c.N), one, many)))
+		}
+	}
+	add(rb.Tables, "  table %s, with %s", "row", "rows")
+	add(rb.Columns, "  column %s, with %s", "value", "values")
+	add(rb.Deleted, "  %[2]s deleted from %[1]s", "row", "rows")
+	add(rb.Updated, "  %[2]s overwritten in %[1]s", "row", "rows")
+	for _, c := range rb.Sequences {
+		lines = append(lines, fmt.Sprintf("  sequence %s, which stood at %d", c.Name, c.N))
+	}
+	return lines
 }
 
 func runUsersCreate(ctx context.Context, args []string, getenv func(string) string, stdout, stderr io.Writer) error {

@@ -8,30 +8,51 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"regexp"
 	"sort"
 	"strings"
 
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
 	"github.com/riverqueue/river/rivermigrate"
-	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/migrate"
 
 	"tally/migrations"
 )
 
-func migrator(d *DB) (*migrate.Migrator, error) {
+// migrationsTable is where bun/migrate records the migrations applied.
+const migrationsTable = "bun_migrations"
+
+func migrator(d *DB, files fs.FS) (*migrate.Migrator, error) {
 	ms := migrate.NewMigrations()
-	if err := ms.Discover(migrations.Files); err != nil {
+	if err := ms.Discover(files); err != nil {
 		return nil, fmt.Errorf("discover migrations: %w", err)
 	}
-	return migrate.NewMigrator(d.DB, ms, migrate.WithMarkAppliedOnSuccess(true)), nil
+	return migrate.NewMigrator(d.DB, ms, migrate.WithTableName(migrationsTable), migrate.WithMarkAppliedOnSuccess(true)), nil
 }
 
 // MigrateUp applies every pending migration: Tally's own, then River's. It holds bun's
 // migration lock, so concurrent callers wait for each other.
 func MigrateUp(ctx context.Context, d *DB) ([]string, error) {
-	m, err := migrator(d)
+	applied, err := migrateUp(ctx, d, migrations.Files)
+	if err != nil {
+		return nil, err
+	}
+	rm, err := rivermigrate.New(riverpgxv5.New(d.Pool), nil)
+	if err != nil {
+		return nil, err
+	}
+	res, err := rm.Migrate(ctx, rivermigrate.DirectionUp, nil)
+	if err != nil {
+		return nil, fmt.Errorf("migrate river: %w", err)
+	}
+	for _, v := range res.Versions {
+		applied = append(applied, fmt.Sprintf("river_%03d_%s", v.Version, v.Name))
+	}
+	return applied, nil
+}
+
+// migrateUp applies the pending migrations of files.
+func migrateUp(ctx context.Context, d *DB, files fs.FS) ([]string, error) {
+	m, err := migrator(d, files)
 	if err != nil {
 		return nil, err
 	}
@@ -51,44 +72,28 @@ func MigrateUp(ctx context.Context, d *DB) ([]string, error) {
 	for _, mig := range group.Migrations {
 		applied = append(applied, mig.Name+"_"+mig.Comment)
 	}
-	rm, err := rivermigrate.New(riverpgxv5.New(d.Pool), nil)
-	if err != nil {
-		return nil, err
-	}
-	res, err := rm.Migrate(ctx, rivermigrate.DirectionUp, nil)
-	if err != nil {
-		return nil, fmt.Errorf("migrate river: %w", err)
-	}
-	for _, v := range res.Versions {
-		applied = append(applied, fmt.Sprintf("river_%03d_%s", v.Version, v.Name))
-	}
 	return applied, nil
 }
 
-// Rollback is what MigrateDown rolled back, or would: one migration, and the tables it drops
-// with the rows each holds.
-type Rollback struct {
-	Migration string // name_comment; "" when nothing is applied
-	Drops     []DroppedTable
-}
+// ErrWouldDestroy is MigrateDown's refusal, without confirm, to run a rollback that destroys
+// data: the Rollback it returns with it says what.
+var ErrWouldDestroy = errors.New("the rollback would destroy data")
 
-// DroppedTable is a table a migration's rollback drops.
-type DroppedTable struct {
-	Name string
-	Rows int64
-}
-
-// ErrRowsWouldGo is MigrateDown's refusal to drop tables that hold rows without confirm.
-var ErrRowsWouldGo = errors.New("the rollback would drop tables that hold rows")
-
-// dropTable finds the tables a down migration drops.
-var dropTable = regexp.MustCompile(`(?i)\bDROP\s+TABLE\s+(?:IF\s+EXISTS\s+)?([a-z_][a-z0-9_]*)`)
-
-// MigrateDown rolls back the last of Tally's migrations applied, one at a time (River's tables
-// stay). It says what the rollback drops, and when a table it drops holds rows, it refuses
-// (ErrRowsWouldGo, with the Rollback filled in) unless confirm.
+// MigrateDown rolls back the last of Tally's migrations applied, one a call (River's tables
+// stay). The rollback runs first in a savepoint that is undone, so that PostgreSQL itself says
+// what it destroys (see Rollback); when that is any data, MigrateDown refuses with
+// ErrWouldDestroy and changes nothing, unless confirm. Otherwise the down migration and the
+// mark that the migration is no longer applied commit in one transaction, so a crash leaves
+// either both or neither.
+//
+// Every down migration runs in that transaction, whatever its file name says: one that cannot
+// (DROP INDEX CONCURRENTLY) fails with PostgreSQL's error and changes nothing.
 func MigrateDown(ctx context.Context, d *DB, confirm bool) (*Rollback, error) {
-	m, err := migrator(d)
+	return migrateDown(ctx, d, migrations.Files, confirm)
+}
+
+func migrateDown(ctx context.Context, d *DB, files fs.FS, confirm bool) (*Rollback, error) {
+	m, err := migrator(d, files)
 	if err != nil {
 		return nil, err
 	}
@@ -108,47 +113,42 @@ func MigrateDown(ctx context.Context, d *DB, confirm bool) (*Rollback, error) {
 		return &Rollback{}, nil
 	}
 	last := applied[0]
-	rb := &Rollback{Migration: last.Name + "_" + last.Comment}
-	down, err := downSQL(last.Name)
+	down, err := downSQL(files, last.Name)
 	if err != nil {
 		return nil, err
 	}
-	for _, match := range dropTable.FindAllStringSubmatch(down, -1) {
-		var exists bool
-		if err := d.NewRaw("SELECT to_regclass(?) IS NOT NULL", match[1]).Scan(ctx, &exists); err != nil {
-			return nil, err
+	rb := &Rollback{Migration: last.Name + "_" + last.Comment}
+	err = d.InTx(ctx, func(ctx context.Context, tx Tx) error {
+		if err := rb.measure(ctx, tx, down); err != nil {
+			return err
 		}
-		var rows int64
-		if exists {
-			if err := d.NewRaw("SELECT count(*) FROM ?", bun.Ident(match[1])).Scan(ctx, &rows); err != nil {
-				return nil, fmt.Errorf("count the rows of %s: %w", match[1], err)
-			}
+		if rb.Destroys() && !confirm {
+			return ErrWouldDestroy
 		}
-		rb.Drops = append(rb.Drops, DroppedTable{Name: match[1], Rows: rows})
-	}
-	for _, t := range rb.Drops {
-		if t.Rows > 0 && !confirm {
-			return rb, ErrRowsWouldGo
+		if _, err := tx.Pgx.Exec(ctx, down); err != nil {
+			return err
 		}
+		_, err := tx.NewDelete().TableExpr(migrationsTable).Where("id = ?", last.ID).Exec(ctx)
+		return err
+	})
+	if errors.Is(err, ErrWouldDestroy) {
+		return rb, err
 	}
-	if err := last.Down(ctx, m, &last); err != nil {
-		return nil, fmt.Errorf("%s: down: %w", last.Name, err)
-	}
-	if err := m.MarkUnapplied(ctx, &last); err != nil {
-		return nil, err
+	if err != nil {
+		return nil, fmt.Errorf("rolling back %s failed, so nothing was changed: %w", rb.Migration, err)
 	}
 	return rb, nil
 }
 
 // downSQL is the text of the down migration of the migration named name.
-func downSQL(name string) (string, error) {
-	entries, err := fs.ReadDir(migrations.Files, ".")
+func downSQL(files fs.FS, name string) (string, error) {
+	entries, err := fs.ReadDir(files, ".")
 	if err != nil {
 		return "", err
 	}
 	for _, e := range entries {
 		if strings.HasPrefix(e.Name(), name+"_") && strings.HasSuffix(e.Name(), ".down.sql") {
-			b, err := fs.ReadFile(migrations.Files, e.Name())
+			b, err := fs.ReadFile(files, e.Name())
 			return string(b), err
 		}
 	}
@@ -163,7 +163,7 @@ type MigrationStatus struct {
 
 // Status lists Tally's migrations in order with their state.
 func Status(ctx context.Context, d *DB) ([]MigrationStatus, error) {
-	m, err := migrator(d)
+	m, err := migrator(d, migrations.Files)
 	if err != nil {
 		return nil, err
 	}
