@@ -110,6 +110,8 @@ func TestWebhooksAPI(t *testing.T) {
 		{"loopback", map[string]any{"url": "https://127.0.0.1:8443/x", "events": []string{"import.completed"}}, "url", "WEBHOOKS_ALLOW_INSECURE"},
 		{"private address", map[string]any{"url": "https://10.1.2.3/x", "events": []string{"import.completed"}}, "url", "private or link-local"},
 		{"link-local address", map[string]any{"url": "https://169.254.169.254/x", "events": []string{"import.completed"}}, "url", "private or link-local"},
+		{"site-local IPv6 address", map[string]any{"url": "https://[fec0::1]/x", "events": []string{"import.completed"}}, "url", "private or link-local"},
+		{"SIIT address of the metadata service", map[string]any{"url": "https://[::ffff:0:a9fe:a9fe]/x", "events": []string{"import.completed"}}, "url", "private or link-local"},
 		{"unknown event", map[string]any{"url": "https://hooks.example.com/x", "events": []string{"import.done"}}, "events", `"import.done" is not an event`},
 		{"no events", map[string]any{"url": "https://hooks.example.com/x", "events": []string{}}, "events", "at least one event"},
 	} {

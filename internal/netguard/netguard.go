@@ -18,12 +18,21 @@ import (
 // ErrPrivate is a connection refused because its address is not public.
 var ErrPrivate = errors.New("refusing to connect to a private address")
 
+// globalUnicast is the one IPv6 block IANA's IPv6 Address Space registry gives to the public
+// internet. Every IPv6 address outside it is unique-local (fc00::/7), link-local (fe80::/10),
+// multicast (ff00::/8) or reserved by the IETF, which takes in the unspecified address and
+// loopback, IPv4-compatible (::/96) and SIIT's IPv4-translated addresses (::ffff:0:0:0/96),
+// NAT64 (64:ff9b::/96, 64:ff9b:1::/48), the discard-only and dummy prefixes (100::/64,
+// 100:0:0:1::/64), segment-routing SIDs (5f00::/16), the deprecated site-local block
+// (fec0::/10), and any block the IETF assigns there later.
+var globalUnicast = netip.MustParsePrefix("2000::/3")
+
 // special are the address blocks that are not the public internet, from IANA's IPv4 and IPv6
 // Special-Purpose Address Registries (RFC 6890 and its updates), whole: a block some of whose
 // addresses are globally reachable (192.0.0.0/24, 2001::/23) is refused all the same, as no
-// webhook or bank provider lives there. IPv6 blocks that carry an IPv4 address (NAT64, 6to4,
-// IPv4-compatible) are refused too, since they reach whatever IPv4 address they carry; an
-// IPv4-mapped address is judged by its IPv4 address.
+// webhook or bank provider lives there. IPv6 blocks that carry an IPv4 address (6to4, Teredo)
+// are refused too, since they reach whatever IPv4 address they carry; an IPv4-mapped address
+// is judged by its IPv4 address. The IPv6 blocks are those inside globalUnicast.
 var special = func() []netip.Prefix {
 	var out []netip.Prefix
 	for _, s := range []string{
@@ -46,34 +55,29 @@ var special = func() []netip.Prefix {
 		"203.0.113.0/24",  // documentation (TEST-NET-3)
 		"224.0.0.0/4",     // multicast
 		"240.0.0.0/4",     // reserved, and the limited broadcast 255.255.255.255
-		// IPv6
-		"::/128",         // unspecified
-		"::1/128",        // loopback
-		"::/96",          // IPv4-compatible (deprecated)
-		"64:ff9b::/96",   // NAT64
-		"64:ff9b:1::/48", // local-use NAT64
-		"100::/64",       // discard-only
-		"2001::/23",      // IETF protocol assignments, Teredo among them
-		"2001:db8::/32",  // documentation
-		"2002::/16",      // 6to4
-		"3fff::/20",      // documentation
-		"5f00::/16",      // segment routing SIDs
-		"fc00::/7",       // unique local
-		"fe80::/10",      // link-local
-		"ff00::/8",       // multicast
+		// IPv6, inside globalUnicast
+		"2001::/23",         // IETF protocol assignments, Teredo among them
+		"2001:db8::/32",     // documentation
+		"2002::/16",         // 6to4
+		"2620:4f:8000::/48", // direct delegation AS112
+		"3fff::/20",         // documentation
 	} {
 		out = append(out, netip.MustParsePrefix(s))
 	}
 	return out
 }()
 
-// Public reports whether ip is on the public internet: in none of the special-purpose blocks.
+// Public reports whether ip is on the public internet: in none of the special-purpose blocks,
+// and for IPv6, in the global unicast block.
 func Public(ip net.IP) bool {
 	addr, ok := netip.AddrFromSlice(ip)
 	if !ok {
 		return false
 	}
 	addr = addr.Unmap() // ::ffff:a.b.c.d is a.b.c.d
+	if addr.Is6() && !globalUnicast.Contains(addr) {
+		return false
+	}
 	for _, p := range special {
 		if p.Contains(addr) {
 			return false

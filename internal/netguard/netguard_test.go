@@ -48,9 +48,22 @@ func TestHostsAndAddresses(t *testing.T) {
 		{"100::1", false, true, ErrPrivate, ErrPrivate},
 		{"ff02::1", false, true, ErrPrivate, ErrPrivate},
 		{"::ffff:100.64.0.1", false, true, ErrPrivate, ErrPrivate},
-		{"::ffff:93.184.215.14", false, false, nil, nil}, // IPv4-mapped public: judged as IPv4
-		{"100.128.0.1", false, false, nil, nil},          // just past 100.64.0.0/10
-		{"198.20.0.1", false, false, nil, nil},           // just past 198.18.0.0/15
+		// IPv6 outside the global unicast block 2000::/3: the deprecated site-local block, SIIT's
+		// IPv4-translated form, the dummy prefix, segment-routing SIDs and blocks the IETF holds.
+		{"fec0::1", false, true, ErrPrivate, ErrPrivate},
+		{"feff::1", false, true, ErrPrivate, ErrPrivate},
+		{"::ffff:0:a9fe:a9fe", false, true, ErrPrivate, ErrPrivate}, // SIIT of 169.254.169.254
+		{"::ffff:0:5db8:d70e", false, true, ErrPrivate, ErrPrivate}, // SIIT of 93.184.215.14
+		{"100:0:0:1::1", false, true, ErrPrivate, ErrPrivate},
+		{"5f00::1", false, true, ErrPrivate, ErrPrivate},
+		{"4000::1", false, true, ErrPrivate, ErrPrivate},
+		{"1fff:ffff::1", false, true, ErrPrivate, ErrPrivate},    // just before 2000::/3
+		{"2620:4f:8000::1", false, true, ErrPrivate, ErrPrivate}, // AS112 direct delegation
+		{"2001:200::1", false, false, nil, nil},                  // just past 2001::/23
+		{"3fff:1000::1", false, false, nil, nil},                 // just past 3fff::/20
+		{"::ffff:93.184.215.14", false, false, nil, nil},         // IPv4-mapped public: judged as IPv4
+		{"100.128.0.1", false, false, nil, nil},                  // just past 100.64.0.0/10
+		{"198.20.0.1", false, false, nil, nil},                   // just past 198.18.0.0/15
 		{"localhost", true, true, ErrPrivate, ErrPrivate},
 		{"api.localhost.", true, true, ErrPrivate, ErrPrivate},
 		{"example.com", false, false, ErrPrivate, ErrPrivate}, // a dialer only ever sees addresses
