@@ -68,22 +68,24 @@ func (a *app) entryList(c echo.Context, f models.EntryFilter, base string, showA
 		return views.EntryList{}, err
 	}
 	l := views.EntryList{Rows: rows, ShowAccount: showAccount}
-	// Another page keeps the rest of the view (the chart's range, say).
-	pageURL := func(n int) string {
-		q := url.Values{}
-		for k, v := range c.QueryParams() {
-			q[k] = v
-		}
-		q.Set("page", strconv.Itoa(n))
-		return base + "?" + q.Encode()
-	}
 	if p.Number > 1 {
-		l.PrevURL = pageURL(p.Number - 1)
+		l.PrevURL = pageLink(c, base, "page", p.Number-1)
 	}
 	if more {
-		l.NextURL = pageURL(p.Number + 1)
+		l.NextURL = pageLink(c, base, "page", p.Number+1)
 	}
 	return l, nil
+}
+
+// pageLink is base with the request's query and page n in its parameter param: another page
+// keeps the rest of the view (the chart's range, another list's page).
+func pageLink(c echo.Context, base, param string, n int) string {
+	q := url.Values{}
+	for k, v := range c.QueryParams() {
+		q[k] = v
+	}
+	q.Set(param, strconv.Itoa(n))
+	return base + "?" + q.Encode()
 }
 
 // isFragment reports whether an htmx request targets the element with id.

@@ -364,8 +364,12 @@ func actionMessage(e *apperr.Error) string {
 }
 
 // pageNumber reads ?page=, from 1.
-func pageNumber(c echo.Context) int {
-	n, err := strconv.Atoi(c.QueryParam("page"))
+func pageNumber(c echo.Context) int { return queryPage(c, "page") }
+
+// queryPage is the page number the query parameter name asks for: 1 unless it is a whole
+// number from 1.
+func queryPage(c echo.Context, name string) int {
+	n, err := strconv.Atoi(c.QueryParam(name))
 	if err != nil || n < 1 {
 		return 1
 	}

@@ -18,24 +18,59 @@ func (a *app) recurringRoutes(g *echo.Group) {
 	g.POST("/recurring/:id", a.recurringUpdate)
 }
 
-// recurringPage is GET /recurring: the family's series, proposed, confirmed and ignored.
+// recurringPerPage is a page of each of the /recurring page's lists.
+const recurringPerPage = 50
+
+// recurringPage is GET /recurring: a page of the family's proposed, confirmed and ignored
+// series, each list paged on its own (?proposed_page=2); for a pager's htmx request only its
+// list.
 func (a *app) recurringPage(c echo.Context) error {
-	all, err := models.RecurringByStatus(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.RecurringStatuses...)
-	if err != nil {
-		return err
-	}
-	var p views.RecurringPage
-	for _, r := range all {
-		switch r.Status {
-		case models.RecurringProposed:
-			p.Proposed = append(p.Proposed, r)
-		case models.RecurringConfirmed:
-			p.Confirmed = append(p.Confirmed, r)
-		default:
-			p.Ignored = append(p.Ignored, r)
+	for _, status := range models.RecurringStatuses {
+		if isFragment(c, views.RecurringListID(status)) {
+			l, err := a.recurringList(c, status)
+			if err != nil {
+				return err
+			}
+			return a.render(c, http.StatusOK, views.RecurringListTable(l))
 		}
 	}
+	var p views.RecurringPage
+	for _, status := range models.RecurringStatuses {
+		l, err := a.recurringList(c, status)
+		if err != nil {
+			return err
+		}
+		p.Lists = append(p.Lists, l)
+	}
 	return a.render(c, http.StatusOK, views.RecurringPageView(p))
+}
+
+// recurringList is the page of the family's series of status that the request asks for
+// (?<status>_page=N, the last page when past it), with the links to the pages beside it that
+// keep the other lists' pages.
+func (a *app) recurringList(c echo.Context, status string) (views.RecurringList, error) {
+	param := status + "_page"
+	read := func(page int) ([]models.Recurring, int, error) {
+		return models.RecurringSeriesOf(c.Request().Context(), a.DB, currentUser(c).FamilyID,
+			models.Page{Number: page, Size: recurringPerPage}, status)
+	}
+	page := queryPage(c, param)
+	list, total, err := read(page)
+	if last := max(1, (total+recurringPerPage-1)/recurringPerPage); err == nil && page > last {
+		page = last
+		list, total, err = read(page)
+	}
+	if err != nil {
+		return views.RecurringList{}, err
+	}
+	l := views.RecurringList{Status: status, Series: list, Total: total}
+	if page > 1 {
+		l.PrevURL = pageLink(c, "/recurring", param, page-1)
+	}
+	if page*recurringPerPage < total {
+		l.NextURL = pageLink(c, "/recurring", param, page+1)
+	}
+	return l, nil
 }
 
 // recurringDetect is POST /recurring/detect: look through the whole history, in a job.

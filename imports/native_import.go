@@ -9,10 +9,12 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"tally/imports/native"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // nativeContentTypes are the upload types a NativeImport accepts; a .ndjson or .json name
@@ -106,8 +108,9 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 }
 
 // checkNativePublish says why a NativeImport cannot be published, with the error the API
-// answers: too many records, preflight findings, or nothing to import.
-func (s *Service) checkNativePublish(im *Import) error {
+// answers: too many records, preflight findings, nothing to import, or more recurring series
+// than the family has room for.
+func (s *Service) checkNativePublish(ctx context.Context, tx db.Tx, im *Import) error {
 	if im.RowsCount > s.Limits.MaxRecords {
 		return apperr.Errorf(apperr.Invalid, "Import was uploaded but has too many records to publish: %d records, the limit is %d.", im.RowsCount, s.Limits.MaxRecords).
 			WithSlug("max_row_count_exceeded")
@@ -126,7 +129,24 @@ func (s *Service) checkNativePublish(im *Import) error {
 	if recordTotal(im.ExpectedRecordCounts) == 0 {
 		return apperr.New(apperr.Invalid, "Import was uploaded but has no publishable records.").WithSlug("not_publishable")
 	}
-	return nil
+	return checkRecurringRoom(ctx, tx, im.FamilyID, im.ExpectedRecordCounts[recurringEntity])
+}
+
+// recurringEntity is the recurring series' key in a NativeImport's counts.
+const recurringEntity = "recurring_transactions"
+
+// checkRecurringRoom refuses a NativeImport whose n recurring series would take the family
+// past models.MaxRecurringSeries, naming them. The publish asks again under the series' lock as
+// it writes them, for what the family gained meanwhile.
+func checkRecurringRoom(ctx context.Context, tx bun.IDB, familyID uuid.UUID, n int) error {
+	if n == 0 {
+		return nil
+	}
+	room, err := models.RecurringRoom(ctx, tx, familyID)
+	if err != nil || n <= room {
+		return err
+	}
+	return models.TooManyRecurring(recurringEntity, room, n)
 }
 
 // preflightFailedMessage is the error a NativeImport keeps when its publish is refused by the

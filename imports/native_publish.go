@@ -481,10 +481,26 @@ func (w *nativeWriter) writeRecurring(ctx context.Context, recs []*native.Record
 			optNumeric(r, "expected_amount_min"), optNumeric(r, "expected_amount_max"), optNumeric(r, "expected_amount_avg"), pgUUID(w.im.ID),
 			interval, w.optional("Category", r.ID("category_id")), numeric(&confidence)})
 	}
+	if err := w.roomForRecurring(ctx, len(rows)); err != nil {
+		return err
+	}
 	return w.copy(ctx, "recurring_transactions", []string{"id", "family_id", "account_id", "merchant_id", "name", "amount",
 		"currency", "expected_day_of_month", "last_occurrence_date", "next_expected_date", "status", "occurrence_count",
 		"manual", "expected_amount_min", "expected_amount_max", "expected_amount_avg", "import_id",
 		"interval", "category_id", "confidence"}, rows)
+}
+
+// roomForRecurring refuses n more series when the family has no room for them, asked under
+// the series' lock (held until the publish ends) so that a detection running meanwhile cannot
+// take the same room.
+func (w *nativeWriter) roomForRecurring(ctx context.Context, n int) error {
+	if n == 0 {
+		return nil
+	}
+	if err := models.LockRecurringSeries(ctx, w.tx, w.im.FamilyID); err != nil {
+		return err
+	}
+	return checkRecurringRoom(ctx, w.tx, w.im.FamilyID, n)
 }
 
 // entryBatch collects entries, and the trade and valuation rows keyed by them, for COPY.

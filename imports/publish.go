@@ -33,7 +33,7 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 				}
 			}
 			if im.Type == NativeImport {
-				return s.checkNativePublish(im)
+				return s.checkNativePublish(ctx, tx, im)
 			}
 			if im.RowsCount > s.Limits.MaxRows {
 				return apperr.Errorf(apperr.Invalid, "Import was uploaded but has too many rows to publish: %d rows, the limit is %d.", im.RowsCount, s.Limits.MaxRows).

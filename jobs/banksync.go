@@ -8,7 +8,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/riverqueue/river"
-	"github.com/riverqueue/river/rivertype"
 
 	"tally/banksync"
 	"tally/internal/db"
@@ -28,9 +27,7 @@ func (BankSyncArgs) Kind() string { return "bank_sync" }
 // records why, and the next scheduled (or manual) sync tries again. A sync cut short by the
 // database going away, or by the worker stopping, is run again.
 func (BankSyncArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: []rivertype.JobState{
-		rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
-		rivertype.JobStateScheduled, rivertype.JobStateRetryable}}}
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
 }
 
 type bankSyncWorker struct {

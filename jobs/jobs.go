@@ -11,6 +11,7 @@ import (
 	"github.com/jackc/pgx/v5"
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/riverdriver/riverpgxv5"
+	"github.com/riverqueue/river/rivertype"
 
 	"tally/auditlog"
 	"tally/banksync"
@@ -29,6 +30,13 @@ import (
 
 // Client is the River client Tally uses.
 type Client = river.Client[pgx.Tx]
+
+// unfinished are the states of a job that is waiting, running or to be retried: a job unique
+// by its arguments over them keeps a second one out until it has finished, and the next may
+// then be queued (River's default states would keep it out until its finished row is cleaned
+// away, a day later). River requires the waiting and running states in the set.
+var unfinished = []rivertype.JobState{rivertype.JobStateAvailable, rivertype.JobStatePending, rivertype.JobStateRunning,
+	rivertype.JobStateScheduled, rivertype.JobStateRetryable}
 
 // Options configures the job client.
 type Options struct {

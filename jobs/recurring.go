@@ -29,8 +29,14 @@ type DetectRecurringArgs struct {
 // Kind names the job.
 func (DetectRecurringArgs) Kind() string { return "recurring_detect" }
 
-// InsertOpts retries a detection a few times: it is idempotent, and a later one redoes it.
-func (DetectRecurringArgs) InsertOpts() river.InsertOpts { return river.InsertOpts{MaxAttempts: 3} }
+// InsertOpts retries a detection a few times: it is idempotent, and a later one redoes it. A
+// detection is unique by its arguments while it waits or runs, so that a family has one
+// detection of its whole history queued however often a person asks for it (the same goes for
+// an import's or a sync's, should one be queued twice); once it has finished, the next may be
+// queued.
+func (DetectRecurringArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 3, UniqueOpts: river.UniqueOpts{ByArgs: true, ByState: unfinished}}
+}
 
 type recurringWorker struct {
 	river.WorkerDefaults[DetectRecurringArgs]
@@ -61,7 +67,7 @@ func (w *recurringWorker) Work(ctx context.Context, job *river.Job[DetectRecurri
 	})
 	if err == nil {
 		w.log.InfoContext(ctx, "recurring detection", "family_id", a.FamilyID, "read", res.Read, "found", res.Found,
-			"created", res.Created, "updated", res.Updated, "removed", res.Removed)
+			"created", res.Created, "updated", res.Updated, "removed", res.Removed, "dropped", res.Dropped)
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package recurring
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -47,8 +48,9 @@ func CheckDays(n int) error {
 
 // Forecast returns the family's current (depository) account's balance at the end of each of
 // `days` days from today: today's balance (models.DailyBalances) plus the money the confirmed
-// series of the account, in its currency, are expected to bring in and take out (Upcoming),
-// with the first day that ends below zero. Another kind of account is refused on account_id.
+// series of the account, in its currency, are expected to bring in and take out (as Upcoming
+// has them), with the first day that ends below zero. Another kind of account is refused on
+// account_id.
 func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUID, today time.Time, days int) (*Forecast, error) {
 	if err := CheckDays(days); err != nil {
 		return nil, err
@@ -70,15 +72,19 @@ func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID 
 	if len(points) > 0 {
 		f.Balance = points[0].Balance
 	}
-	bills, err := s.Upcoming(ctx, db, familyID, today, days)
+	sch, err := loadSchedule(ctx, db, familyID, today, today)
 	if err != nil {
 		return nil, err
 	}
+	// Only the account's series make bills: a forecast's work and size follow them (at most
+	// models.MaxRecurringSeries, each paid at most weekly) and its days, not the family's
+	// other accounts.
+	sch.series = slices.DeleteFunc(sch.series, func(r models.Recurring) bool {
+		return r.AccountID == nil || *r.AccountID != a.ID || r.Currency != a.Currency
+	})
 	byDay := map[time.Time][]Bill{}
-	for _, b := range bills {
-		if b.AccountID != nil && *b.AccountID == a.ID && b.Currency == a.Currency {
-			byDay[b.Date] = append(byDay[b.Date], b)
-		}
+	for _, b := range sch.bills(today, today.AddDate(0, 0, days-1)) {
+		byDay[b.Date] = append(byDay[b.Date], b)
 	}
 	balance := f.Balance
 	for i := range days {

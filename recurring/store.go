@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -32,9 +33,10 @@ type Scope struct {
 	Since      time.Time
 }
 
-// Result says what a detection did.
+// Result says what a detection did. Dropped is how many new series it found but did not add:
+// the family had no room for them below models.MaxRecurringSeries.
 type Result struct {
-	Read, Found, Created, Updated, Removed int
+	Read, Found, Created, Updated, Removed, Dropped int
 }
 
 // utilityPattern finds, in a category's folded name or its parent's, the words of energy,
@@ -254,10 +256,12 @@ func spread(pct int64) decimal.Decimal {
 //     again;
 //   - a series found that matches none is added, proposed;
 //   - after a detection of the whole history (all), a proposed series never edited that was
-//     not found again has stopped, and is removed.
+//     not found again has stopped, and is removed;
+//   - no more series are added than the family has room for below models.MaxRecurringSeries,
+//     the most confident first.
 func (s *Service) record(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Found, all bool) (Result, error) {
 	res := Result{Found: len(found)}
-	if _, err := db.NewRaw("SELECT pg_advisory_xact_lock(hashtextextended('recurring:' || ?::text, 0))", familyID).Exec(ctx); err != nil {
+	if err := models.LockRecurringSeries(ctx, db, familyID); err != nil {
 		return res, err
 	}
 	var kept []models.Recurring
@@ -278,6 +282,14 @@ func (s *Service) record(ctx context.Context, db bun.IDB, familyID uuid.UUID, fo
 			moved = append(moved, *r)
 		}
 	}
+	var gone []uuid.UUID
+	for i, r := range kept {
+		if all && !taken[i] && r.Status == models.RecurringProposed && !r.Manual && r.MatchKey != nil {
+			gone = append(gone, r.ID)
+		}
+	}
+	// The stopped series removed below make room for new ones.
+	added, res.Dropped = withinRoom(added, models.MaxRecurringSeries-len(kept)+len(gone))
 	// One statement each for all the series added and all those moved on.
 	if len(added) > 0 {
 		if _, err := db.NewInsert().Model(&added).Exec(ctx); err != nil {
@@ -290,12 +302,6 @@ func (s *Service) record(ctx context.Context, db bun.IDB, familyID uuid.UUID, fo
 		}
 	}
 	res.Created, res.Updated = len(added), len(moved)
-	var gone []uuid.UUID
-	for i, r := range kept {
-		if all && !taken[i] && r.Status == models.RecurringProposed && !r.Manual && r.MatchKey != nil {
-			gone = append(gone, r.ID)
-		}
-	}
 	if len(gone) > 0 {
 		if _, err := db.NewDelete().Model((*models.Recurring)(nil)).Where("id IN (?)", bun.In(gone)).Exec(ctx); err != nil {
 			return res, err
@@ -303,6 +309,17 @@ func (s *Service) record(ctx context.Context, db bun.IDB, familyID uuid.UUID, fo
 		res.Removed = len(gone)
 	}
 	return res, nil
+}
+
+// withinRoom keeps the room most confident of the new series (in the order found among
+// equals), and says how many it dropped.
+func withinRoom(added []models.Recurring, room int) ([]models.Recurring, int) {
+	room = max(room, 0)
+	if len(added) <= room {
+		return added, 0
+	}
+	slices.SortStableFunc(added, func(a, b models.Recurring) int { return b.Confidence.Cmp(a.Confidence) })
+	return added[:room], len(added) - room
 }
 
 // matchKept is the index of the kept series f is, or -1: the first not yet taken of the same

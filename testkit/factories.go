@@ -80,3 +80,16 @@ func MustCreateAPIKey(tb testing.TB, d *db.DB, userID uuid.UUID, scope string) s
 
 // Ptr returns a pointer to v, for the optional fields of an input.
 func Ptr[T any](v T) *T { return &v }
+
+// MustCreateSeries writes n weekly recurring series of 10.00 USD with status into the family,
+// on account (none when nil), their next payment today, named "Series 1" to "Series <n>": in
+// one statement, past models.MaxRecurringSeries if asked, as no writer of Tally would.
+func MustCreateSeries(tb testing.TB, d *db.DB, familyID uuid.UUID, account *uuid.UUID, n int, status string) {
+	tb.Helper()
+	_, err := d.NewRaw(`INSERT INTO recurring_transactions (id, family_id, account_id, name, amount, currency, interval,
+			expected_day_of_month, last_occurrence_date, next_expected_date, status, match_key)
+		SELECT gen_random_uuid(), ?, ?, 'Series ' || i, 10, 'USD', 'weekly', extract(day FROM current_date),
+			current_date - 7, current_date, ?, 'n:series ' || i
+		FROM generate_series(1, ?) AS i`, familyID, account, status, n).Exec(context.Background())
+	must(tb, err, "create %d series", n)
+}
