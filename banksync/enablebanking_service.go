@@ -189,6 +189,7 @@ func (s *Service) Start(ctx context.Context, familyID, userID uuid.UUID, in Star
 	if in.ASPSP == "" {
 		v.Add("aspsp", "Choose your bank")
 	}
+	models.CheckText(&v, "aspsp", "Bank", in.ASPSP, models.MaxName)
 	if in.Days == 0 {
 		in.Days = 90
 	}
@@ -198,7 +199,7 @@ func (s *Service) Start(ctx context.Context, familyID, userID uuid.UUID, in Star
 	// The bank is checked against the country's list even when another field is wrong, so
 	// that every problem is told at once.
 	var bank ASPSP
-	if slices.Contains(Countries, in.Country) && in.ASPSP != "" {
+	if slices.Contains(Countries, in.Country) && in.ASPSP != "" && !v.Has("aspsp") {
 		banks, err := s.ASPSPs(ctx, in.Country)
 		if err != nil {
 			return nil, err

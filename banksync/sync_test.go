@@ -220,6 +220,28 @@ func TestRotatedIDsAndDroppedPending(t *testing.T) {
 	}
 }
 
+// TestProviderTextPastItsBoundsIsCut is a provider sending ids and texts longer than Tally
+// stores: they are cut and the sync works, an id cut stays apart from another with the same
+// beginning, and the next sync finds each again.
+func TestProviderTextPastItsBoundsIsCut(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("T", 5000)
+	e.tx("ACT-CHK", long+"1", 2, "-5.00", strings.Repeat("d", 5000), false)
+	e.tx("ACT-CHK", long+"2", 1, "-6.00", strings.Repeat("é", 5000), false)
+	c := e.connect()
+	if st := e.sync(c); st.Created != 2 {
+		t.Fatalf("the first sync: %+v", st)
+	}
+	if st := e.sync(c); st.Created != 0 || st.Updated != 0 {
+		t.Fatalf("the next sync wrote again: %+v", st)
+	}
+	got := e.strings(`SELECT count(DISTINCT external_id) || ':' || max(length(external_id)) || ':' || max(length(name)) FROM entries
+		WHERE source = 'simplefin' AND kind = 'transaction'`)
+	if got[0] != "2:255:255" {
+		t.Fatalf("ids, their longest and the longest name: %v", got)
+	}
+}
+
 func TestProviderFailures(t *testing.T) {
 	t.Run("403 needs a new token", func(t *testing.T) {
 		e := newEnv(t)

@@ -190,6 +190,69 @@ func TestABankApprovalFinishesOnAPhoneWithoutASession(t *testing.T) {
 	}
 }
 
+// linkEveryAccount links each account the link page at path offers as it suggests.
+func linkEveryAccount(t *testing.T, c *testkit.Client, path string) {
+	t.Helper()
+	values := url.Values{}
+	c.Get(path).Doc(t).Find(`[data-testid="link-choice"]`).Each(func(_ int, s *goquery.Selection) {
+		values.Set(s.AttrOr("name", ""), s.Find("option[selected]").AttrOr("value", ""))
+	})
+	if r := c.PostForm(path, values); r.Status != http.StatusSeeOther {
+		t.Fatalf("link: %d", r.Status)
+	}
+}
+
+// TestBankTextIsBounded sends a bank's name past a name's bound (255 characters) every way it
+// comes in: from an API client and the page's form it is refused, naming the field, and
+// nothing is stored; a bank of that name in the provider's list is not offered. The names, ids
+// and IBAN the provider sends past their bounds are cut, and the syncs still work.
+func TestBankTextIsBounded(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	long := "Bank " + strings.Repeat("x", 4995)
+	fake.AddASPSP(fakeenablebanking.ASPSP{Name: long, Country: "DE"})
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	if r := c.API(http.MethodPost, "/api/v1/bank_connections", key, map[string]any{"provider": "enable_banking", "country": "DE", "aspsp": long}); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.Body, `"aspsp":["Bank can be at most 255 characters long"]`) {
+		t.Fatalf("the API: %d %.300s", r.Status, r.Body)
+	}
+	page := c.Get("/settings/bank_connections/europe?country=DE")
+	page.Doc(t).Find(`[data-testid="eb-banks"] option`).Each(func(_ int, o *goquery.Selection) {
+		if len(o.AttrOr("value", "")) > 255 {
+			t.Errorf("the page offers a bank named with %d characters", len(o.AttrOr("value", "")))
+		}
+	})
+	if r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {long}}); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.TestID(t, "error-aspsp"), "can be at most 255 characters") {
+		t.Fatalf("the form: %d %q", r.Status, r.TestID(t, "error-aspsp"))
+	}
+	if n := testkitStrings(t, srv, "SELECT count(*)::text FROM bank_authorizations"); n[0] != "0" {
+		t.Fatalf("%s authorisations stored", n[0])
+	}
+
+	// What the provider sends: an account's name, key (its identification hash) and IBAN, and
+	// a transaction's reference, name and text, each 5,000 characters.
+	fake.AddAccount("Testbank", fakeenablebanking.Account{Key: strings.Repeat("k", 5000), IBAN: "DE" + strings.Repeat("9", 4998),
+		Name: strings.Repeat("N", 5000), Currency: "EUR", Balances: map[string]string{"CLBD": "7.00"},
+		Transactions: []fakeenablebanking.Transaction{{EntryReference: strings.Repeat("r", 5000), Amount: "7.00", Indicator: "DBIT", Status: "BOOK",
+			BookingDate: time.Now().UTC().Format(time.DateOnly), Creditor: &fakeenablebanking.Party{Name: strings.Repeat("c", 5000)},
+			Remittance: []string{strings.Repeat("m", 5000)}}}})
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 3)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	got := testkitStrings(t, srv, `SELECT c.status || ':' || (SELECT count(*) FROM entries WHERE source = 'enable_banking' AND kind = 'transaction') || ':' ||
+		(SELECT max(greatest(length(name), length(account_key), length(coalesce(iban, '')))) FROM bank_accounts) || ':' ||
+		(SELECT max(greatest(length(external_id), length(name), length(notes))) FROM entries WHERE source = 'enable_banking') FROM bank_connections c`)
+	if got[0] != "good:3:255:255" {
+		t.Fatalf("status, entries after two syncs, the longest texts of the accounts and the entries: %v", got)
+	}
+}
+
 func waitForStatus(t *testing.T, srv *apptest.Server, want string) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); testkitStrings(t, srv, "SELECT status FROM bank_connections")[0] != want; time.Sleep(50 * time.Millisecond) {
