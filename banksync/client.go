@@ -358,13 +358,15 @@ func splitAccess(accessURL string) (*url.URL, string, string, error) {
 	return u, user, pass, nil
 }
 
-// redact removes any URL (and so any credentials in it) from a transport error.
+// redact is a transport error's text without any URL (and so any credentials in it). It
+// keeps nothing of the error's chain: a provider that cannot be reached is a failed sync, not
+// the database going away, which is what db.Unreachable reads a network error as.
 func redact(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("%s: %w", ue.Op, ue.Err)
+		return errors.New(ue.Op + ": " + ue.Err.Error())
 	}
-	return err
+	return errors.New(err.Error())
 }
 
 // Wire shapes, read leniently: numbers may be strings, epochs strings or floats.

@@ -471,6 +471,9 @@ func (s *Service) upsertSessionAccounts(ctx context.Context, tx db.Tx, c *Connec
 	for _, acct := range sess.Accounts {
 		key := acct.Key()
 		balance, day := bookedBalance(balances[acct.UID])
+		if balance != nil && !models.AmountFits(*balance) {
+			balance = nil // left unread here; each sync warns of it (screenAmounts)
+		}
 		res, err := tx.NewRaw(`UPDATE bank_accounts SET provider_account_id = ?, name = ?, currency = ?, iban = nullif(?, ''),
 				balance = coalesce(?, balance), balance_date = coalesce(?, balance_date), error = NULL, updated_at = now()
 			WHERE connection_id = ? AND account_key = ?`, acct.UID, acct.Name, acct.Currency, acct.IBAN, balance, day, c.ID, key).Exec(ctx)
@@ -543,9 +546,9 @@ func (s *Service) SendConsentNotices(ctx context.Context) (int, error) {
 		FROM bank_connections c
 		CROSS JOIN LATERAL (SELECT CASE WHEN c.consent_expires_at <= ?::timestamptz + interval '1 day' THEN 1 ELSE 7 END AS days) d
 		JOIN users u ON u.family_id = c.family_id AND u.role IN (?, ?) AND u.status = ?
-		WHERE c.provider = ? AND c.status = ? AND c.consent_expires_at > ? AND c.consent_expires_at <= ?::timestamptz + interval '7 days'
+		WHERE c.provider = ? AND c.status IN (?, ?) AND c.consent_expires_at > ? AND c.consent_expires_at <= ?::timestamptz + interval '7 days'
 			AND (c.consent_notice_days IS NULL OR c.consent_notice_days > d.days)
-		ORDER BY c.id, u.email`, now, models.RoleAdmin, models.RoleSuperAdmin, models.UserActive, ProviderEnableBanking, StatusGood, now, now).
+		ORDER BY c.id, u.email`, now, models.RoleAdmin, models.RoleSuperAdmin, models.UserActive, ProviderEnableBanking, StatusGood, StatusFailing, now, now).
 		Scan(ctx, &notices)
 	if err != nil && !db.IsNoRows(err) {
 		return 0, err

@@ -253,6 +253,43 @@ func TestBankTextIsBounded(t *testing.T) {
 	}
 }
 
+// TestAnAbsurdAmountFromAEuropeanBankIsSkipped is Enable Banking sending a transaction of
+// -1e30 and a balance of 1e30: both are left out with a warning, the rest syncs, and a sync the
+// bank refuses then shows on the connection.
+func TestAnAbsurdAmountFromAEuropeanBankIsSkipped(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	fake.AddTransactions("giro", fakeenablebanking.Transaction{EntryReference: "E9", Amount: "-1e30", Status: "BOOK",
+		BookingDate: time.Now().UTC().Format(time.DateOnly), Creditor: &fakeenablebanking.Party{Name: "Glitch"}})
+	fake.SetBalance("savings", "ITBD", "1e30")
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	if got := bankConnectionNow(t, srv, c, key).Data; got.Status != "good" || got.LastStats.Skipped != 2 || got.LastStats.Created != 2 ||
+		!strings.Contains(strings.Join(got.LastStats.Warnings, " "), "A transaction of -1000000000000000000000000000000") {
+		t.Fatalf("the API: %+v", got)
+	}
+	if n := c.Get("/settings/bank_connections").Doc(t).Find(`[data-testid="bank-warning"]`).Length(); n != 2 {
+		t.Fatalf("the page shows %d warnings", n)
+	}
+
+	// The bank refuses the next read: the connection says so until it is read again.
+	fake.RateLimit(1)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	if got := bankConnectionNow(t, srv, c, key).Data; got.Status != "failing" || got.LastError == nil || !strings.Contains(*got.LastError, "slow down") {
+		t.Fatalf("the API after a refused read: %+v", got)
+	}
+	if p := c.Get("/settings/bank_connections"); p.TestID(t, "bank-error") == "" {
+		t.Fatal("the page does not say why the sync failed")
+	}
+}
+
 func waitForStatus(t *testing.T, srv *apptest.Server, want string) {
 	t.Helper()
 	for deadline := time.Now().Add(20 * time.Second); testkitStrings(t, srv, "SELECT status FROM bank_connections")[0] != want; time.Sleep(50 * time.Millisecond) {

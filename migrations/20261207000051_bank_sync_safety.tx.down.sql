@@ -1,3 +1,8 @@
+UPDATE bank_connections SET status = 'good' WHERE status = 'failing';
+ALTER TABLE bank_connections DROP CONSTRAINT bank_connections_status_check;
+ALTER TABLE bank_connections ADD CONSTRAINT bank_connections_status_check
+    CHECK (status IN ('good', 'needs_token', 'needs_renewal'));
+
 DELETE FROM sso_audit_logs WHERE event_type = 'bank_consent';
 ALTER TABLE sso_audit_logs DROP CONSTRAINT sso_audit_logs_event_type_check;
 ALTER TABLE sso_audit_logs ADD CONSTRAINT sso_audit_logs_event_type_check CHECK (event_type IN ('login', 'login_failed',

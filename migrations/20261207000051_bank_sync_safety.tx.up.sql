@@ -7,3 +7,9 @@ ALTER TABLE sso_audit_logs ADD CONSTRAINT sso_audit_logs_event_type_check CHECK 
     'oauth_grant', 'oauth_grant_denied', 'oauth_token_reuse', 'oauth_revoke', 'oauth_client_changed', 'oauth_failed',
     'mfa_enabled', 'mfa_disabled', 'mfa_failed', 'mfa_recovery_code_used', 'mfa_recovery_codes_renewed',
     'webhook_changed', 'bank_consent'));
+
+-- A connection whose last sync failed says so: failing, with its last_error, until a sync
+-- succeeds.
+ALTER TABLE bank_connections DROP CONSTRAINT bank_connections_status_check;
+ALTER TABLE bank_connections ADD CONSTRAINT bank_connections_status_check
+    CHECK (status IN ('good', 'needs_token', 'needs_renewal', 'failing'));
