@@ -45,6 +45,10 @@ const (
 	// A family's webhook endpoint created, updated, given a new secret or deleted (webhooks;
 	// the action is in the event's data).
 	EventWebhookChanged = "webhook_changed"
+
+	// A bank's consent completed into a family at the Enable Banking callback, with who
+	// finished it (the signed-in user, or none) and from where (banksync).
+	EventBankConsent = "bank_consent"
 )
 
 // Meta is who made a request: recorded with every audit event.

@@ -25,7 +25,7 @@ var EventTypes = []string{
 	EventOAuthGrant, EventOAuthGrantDenied, EventOAuthTokenReuse, EventOAuthRevoke, EventOAuthClientChanged,
 	EventOAuthFailed,
 	EventMFAEnabled, EventMFADisabled, EventMFAFailed, EventMFARecoveryUsed, EventMFARecoveryRenewed,
-	EventWebhookChanged,
+	EventWebhookChanged, EventBankConsent,
 }
 
 // DateLayout is how the filter's dates are written: 2026-01-05.

@@ -5,7 +5,9 @@ package banksync
 
 import (
 	"context"
+	"crypto/sha256"
 	"encoding/base64"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -356,13 +358,15 @@ func splitAccess(accessURL string) (*url.URL, string, string, error) {
 	return u, user, pass, nil
 }
 
-// redact removes any URL (and so any credentials in it) from a transport error.
+// redact is a transport error's text without any URL (and so any credentials in it). It
+// keeps nothing of the error's chain: a provider that cannot be reached is a failed sync, not
+// the database going away, which is what db.Unreachable reads a network error as.
 func redact(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("%s: %w", ue.Op, ue.Err)
+		return errors.New(ue.Op + ": " + ue.Err.Error())
 	}
-	return err
+	return errors.New(err.Error())
 }
 
 // Wire shapes, read leniently: numbers may be strings, epochs strings or floats.
@@ -455,7 +459,7 @@ func decodeAccountSet(body []byte) (*AccountSet, error) {
 			if t.ID == "" || amount == nil {
 				continue
 			}
-			tx := Transaction{ID: t.ID, Amount: *amount, Description: sanitize(t.Description), Payee: sanitize(t.Payee),
+			tx := Transaction{ID: providerID(t.ID), Amount: *amount, Description: sanitize(t.Description), Payee: sanitize(t.Payee),
 				Memo: sanitize(t.Memo), Posted: lenientEpoch(t.Posted), TransactedAt: lenientEpoch(t.TransactedAt)}
 			tx.Pending = t.Pending || tx.Posted == nil
 			if tx.Posted == nil && tx.TransactedAt == nil {
@@ -464,7 +468,7 @@ func decodeAccountSet(body []byte) (*AccountSet, error) {
 			acct.Transactions = append(acct.Transactions, tx)
 		}
 		for _, h := range a.Holdings {
-			hd := Holding{ID: h.ID, Symbol: strings.ToUpper(strings.TrimSpace(h.Symbol)), Description: sanitize(h.Description), Currency: h.Currency}
+			hd := Holding{ID: providerID(h.ID), Symbol: strings.ToUpper(sanitize(h.Symbol)), Description: sanitize(h.Description), Currency: h.Currency}
 			for _, f := range []struct {
 				dst *decimal.Decimal
 				raw json.RawMessage
@@ -526,6 +530,19 @@ func sanitize(s string) string {
 	// Cut at a character, never inside one: a provider's text is kept as far as a name goes.
 	s, _ = models.Clip(s, models.MaxName)
 	return s
+}
+
+// providerID bounds an id the provider gives, which Tally stores as an external id, to a
+// name's length (models.MaxName). A longer one becomes its first characters and a digest of
+// the whole: the same id at every sync, and never the same as another one.
+func providerID(id string) string {
+	if _, long := models.Clip(id, models.MaxName); !long {
+		return id
+	}
+	sum := sha256.Sum256([]byte(id))
+	digest := hex.EncodeToString(sum[:])
+	prefix, _ := models.Clip(id, models.MaxName-len(digest)-1)
+	return prefix + "~" + digest
 }
 
 func orDefault(s, def string) string {

@@ -136,7 +136,7 @@ func (s *Service) Due(ctx context.Context) ([]uuid.UUID, error) {
 		SELECT c.id FROM bank_connections c JOIN families f ON f.id = c.family_id,
 			LATERAL (SELECT ?::timestamptz AT TIME ZONE f.timezone AS now) l,
 			LATERAL (SELECT date_trunc('day', l.now) + c.sync_minute * interval '1 minute' AS at) s
-		WHERE c.status = 'good' AND (c.paused_until IS NULL OR c.paused_until <= ?)
+		WHERE c.status IN ('good', 'failing') AND (c.paused_until IS NULL OR c.paused_until <= ?)
 			AND l.now >= s.at AND (c.last_attempt_at IS NULL OR c.last_attempt_at AT TIME ZONE f.timezone < s.at)
 		ORDER BY c.created_at`, now, now).Scan(ctx, &due)
 	return due, err

@@ -10,6 +10,7 @@ import (
 	"io"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"time"
 
@@ -18,6 +19,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/internal/netguard"
+	"tally/models"
 )
 
 // EnableBankingURL is Enable Banking's production API.
@@ -106,13 +108,15 @@ func (a ASPSP) MaxHistoryDays() int {
 	return 730
 }
 
-// ASPSPs lists the banks of a country (an ISO 3166 code).
+// ASPSPs lists the banks of a country (an ISO 3166 code). A bank whose name is longer than a
+// name may be (models.MaxName) is left out: its name goes back to the provider as it is, to
+// start and renew a consent, so it cannot be cut, and it is not stored whole.
 func (c *EBClient) ASPSPs(ctx context.Context, country string) ([]ASPSP, error) {
 	var out struct {
 		ASPSPs []ASPSP `json:"aspsps"`
 	}
 	err := c.do(ctx, http.MethodGet, "/aspsps", url.Values{"country": {country}, "psu_type": {"personal"}}, nil, &out)
-	return out.ASPSPs, err
+	return slices.DeleteFunc(out.ASPSPs, func(a ASPSP) bool { _, long := models.Clip(a.Name, models.MaxName); return long }), err
 }
 
 // AuthRequest starts an authorisation at a bank.
@@ -169,17 +173,31 @@ type EBAccount struct {
 }
 
 // Key names the account across sessions: the provider's identification hash, else its
-// IBAN or other identification, else (nothing better) the session's uid.
+// IBAN or other identification, else (nothing better) the session's uid; bounded as every
+// provider id is (providerID).
 func (a EBAccount) Key() string {
 	switch {
 	case a.Hash != "":
-		return "hash:" + a.Hash
+		return providerID("hash:" + a.Hash)
 	case a.IBAN != "":
 		return "iban:" + a.IBAN
 	case a.Other != "":
-		return "other:" + a.Other
+		return providerID("other:" + a.Other)
 	}
-	return "uid:" + a.UID
+	return providerID("uid:" + a.UID)
+}
+
+// maxIBAN is the longest an IBAN is (ISO 13616).
+const maxIBAN = 34
+
+// ibanOf is the account's IBAN without spaces, in capitals, or "" for one longer than an IBAN
+// can be, which is no IBAN.
+func ibanOf(raw string) string {
+	iban := strings.ToUpper(strings.Join(strings.Fields(raw), ""))
+	if len(iban) > maxIBAN {
+		return ""
+	}
+	return iban
 }
 
 type wireEBAccount struct {
@@ -228,9 +246,9 @@ func (c *EBClient) CreateSession(ctx context.Context, code string) (*EBSession, 
 			continue
 		}
 		acct := EBAccount{UID: a.UID, Name: sanitize(orDefault(a.Name, orDefault(a.Product, a.Details))), Currency: currencyCode(a.Currency),
-			Product: sanitize(a.Product), CashType: a.CashType, Hash: a.Hash}
+			Product: sanitize(a.Product), CashType: sanitize(a.CashType), Hash: a.Hash}
 		if a.AccountID != nil {
-			acct.IBAN = strings.ToUpper(strings.Join(strings.Fields(a.AccountID.IBAN), ""))
+			acct.IBAN = ibanOf(a.AccountID.IBAN)
 			if a.AccountID.Other != nil {
 				acct.Other = sanitize(a.AccountID.Other.Identification)
 			}
@@ -415,6 +433,7 @@ func ebTransaction(t wireEBTransaction, read time.Time) (Transaction, bool) {
 	if tx.ID == "" {
 		tx.ID = contentKey(tx)
 	}
+	tx.ID = providerID(tx.ID)
 	return tx, true
 }
 

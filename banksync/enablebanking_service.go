@@ -15,7 +15,9 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/mail"
@@ -153,6 +155,13 @@ type Authorization struct {
 	ExpiresAt        time.Time  `bun:"expires_at"`
 	UsedAt           *time.Time `bun:"used_at"`
 	Error            *string    `bun:"error"`
+	// UserID is who started it (nil once that user is deleted), StarterName and StarterEmail
+	// name them (""), and Household is the name of the family that gets the access: the
+	// callback shows them before anyone confirms.
+	UserID       *uuid.UUID `bun:"user_id"`
+	StarterName  string     `bun:"starter_name"`
+	StarterEmail string     `bun:"starter_email"`
+	Household    string     `bun:"household"`
 }
 
 // Done reports whether the bank answered: a connection made or renewed, or an error.
@@ -180,6 +189,7 @@ func (s *Service) Start(ctx context.Context, familyID, userID uuid.UUID, in Star
 	if in.ASPSP == "" {
 		v.Add("aspsp", "Choose your bank")
 	}
+	models.CheckText(&v, "aspsp", "Bank", in.ASPSP, models.MaxName)
 	if in.Days == 0 {
 		in.Days = 90
 	}
@@ -189,7 +199,7 @@ func (s *Service) Start(ctx context.Context, familyID, userID uuid.UUID, in Star
 	// The bank is checked against the country's list even when another field is wrong, so
 	// that every problem is told at once.
 	var bank ASPSP
-	if slices.Contains(Countries, in.Country) && in.ASPSP != "" {
+	if slices.Contains(Countries, in.Country) && in.ASPSP != "" && !v.Has("aspsp") {
 		banks, err := s.ASPSPs(ctx, in.Country)
 		if err != nil {
 			return nil, err
@@ -276,8 +286,7 @@ func hashState(state string) string {
 // the bank has not answered by its expiry carries MsgStateUnknown as its error.
 func (s *Service) GetAuthorization(ctx context.Context, familyID, id uuid.UUID) (*Authorization, error) {
 	a := new(Authorization)
-	err := s.DB.NewRaw(`SELECT id, family_id, aspsp_name, aspsp_country, history_days, decoupled, authorization_url, connection_id, renewal,
-		expires_at, used_at, error FROM bank_authorizations WHERE id = ? AND family_id = ?`, id, familyID).Scan(ctx, a)
+	err := s.DB.NewRaw(authorizationQuery+" WHERE a.id = ? AND a.family_id = ?", id, familyID).Scan(ctx, a)
 	if db.IsNoRows(err) {
 		return nil, apperr.New(apperr.NotFound, "Authorisation not found")
 	}
@@ -291,31 +300,89 @@ func (s *Service) GetAuthorization(ctx context.Context, familyID, id uuid.UUID) 
 	return a, nil
 }
 
+// authorizationQuery reads authorisations with the names the callback shows: the household
+// and who started it.
+const authorizationQuery = `SELECT a.id, a.family_id, a.user_id, a.aspsp_name, a.aspsp_country, a.history_days, a.decoupled,
+		a.authorization_url, a.connection_id, a.renewal, a.expires_at, a.used_at, a.error, f.name AS household,
+		trim(coalesce(u.first_name, '') || ' ' || coalesce(u.last_name, '')) AS starter_name, coalesce(u.email, '') AS starter_email
+	FROM bank_authorizations a JOIN families f ON f.id = a.family_id LEFT JOIN users u ON u.id = a.user_id`
+
 // Messages of the callback.
 const (
 	MsgStateUnknown = "This link from your bank is not one Tally is waiting for: it was used already, or is older than 30 minutes. Start the connection again from Settings › Bank connections."
 	MsgBankDenied   = "Your bank did not give access, so nothing was connected. Start again when you are ready."
+	MsgOtherFamily  = "This bank approval is for another household than the one you are signed in to, so nothing was connected and nothing was read from your bank."
 )
 
-// Complete finishes an authorisation with the bank's answer, found by its state alone: a new
+// Completer is the browser that finishes an authorisation at the callback: its signed-in user
+// (nil for a browser without a Tally session, such as the phone the bank's app opened), and
+// where the request came from, for the audit log.
+type Completer struct {
+	User *models.User
+	Meta auditlog.Meta
+}
+
+// refuses reports why by may not finish a: a browser signed in to another family is refused,
+// since the consent would land in a household that is not its user's. The household, not the
+// user who started it, is the line: its other members may approve their own bank accounts
+// for it, and a browser with no session may finish after the page has named the household
+// and its starter, which is what lets a phone finish.
+func (by Completer) refuses(a *Authorization) error {
+	if by.User != nil && by.User.FamilyID != a.FamilyID {
+		return apperr.New(apperr.Forbidden, MsgOtherFamily)
+	}
+	return nil
+}
+
+// pending is the authorisation waiting for the state's bank answer, read with idb (and locked
+// when lock), or MsgStateUnknown.
+func pending(ctx context.Context, idb bun.IDB, state string, now time.Time, lock bool) (*Authorization, error) {
+	q := authorizationQuery + " WHERE a.state_hash = ? AND a.used_at IS NULL AND a.expires_at > ?"
+	if lock {
+		q += " FOR UPDATE OF a"
+	}
+	var rows []Authorization
+	if err := idb.NewRaw(q, hashState(state), now).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
+		return nil, err
+	}
+	if len(rows) == 0 {
+		return nil, apperr.New(apperr.Invalid, MsgStateUnknown)
+	}
+	return &rows[0], nil
+}
+
+// Pending returns the authorisation the bank's answer with state is for, so that the callback
+// names the household that gets the access and who started it before anything is read from
+// the bank. Nothing is used up: a browser by refuses is told why (with the authorisation, for
+// the page), and the right person can still finish it.
+func (s *Service) Pending(ctx context.Context, state string, by Completer) (*Authorization, error) {
+	a, err := pending(ctx, s.DB, state, s.now(), false)
+	if err != nil {
+		return nil, err
+	}
+	return a, by.refuses(a)
+}
+
+// Complete finishes an authorisation with the bank's answer, found by its state: a new
 // connection with the session's accounts, or a renewed one whose accounts keep their links
-// and history. The state works once and for 30 minutes.
-func (s *Service) Complete(ctx context.Context, state, code, bankError string) (*Authorization, error) {
-	a := new(Authorization)
+// and history. The state works once and for 30 minutes. A browser by refuses uses up nothing;
+// a completion is audited with who finished it and from where.
+func (s *Service) Complete(ctx context.Context, state, code, bankError string, by Completer) (*Authorization, error) {
+	var a *Authorization
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		var rows []Authorization
-		if err := tx.NewRaw(`UPDATE bank_authorizations SET used_at = now() WHERE state_hash = ? AND used_at IS NULL AND expires_at > ?
-			RETURNING id, family_id, aspsp_name, aspsp_country, history_days, decoupled, authorization_url, connection_id, renewal,
-				expires_at, used_at, error`, hashState(state), s.now()).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
+		var err error
+		if a, err = pending(ctx, tx, state, s.now(), true); err != nil {
 			return err
 		}
-		if len(rows) == 0 {
-			return apperr.New(apperr.Invalid, MsgStateUnknown)
+		if err := by.refuses(a); err != nil {
+			return err
 		}
-		*a = rows[0]
-		return nil
+		return tx.NewRaw("UPDATE bank_authorizations SET used_at = now() WHERE id = ? RETURNING used_at", a.ID).Scan(ctx, &a.UsedAt)
 	})
 	if err != nil {
+		if apperr.Is(err, apperr.Forbidden) {
+			return a, err
+		}
 		return nil, err
 	}
 	fail := func(msg string, cause error) (*Authorization, error) {
@@ -370,13 +437,31 @@ func (s *Service) Complete(ctx context.Context, state, code, bankError string) (
 			return err
 		}
 		a.ConnectionID = &c.ID
-		_, err := tx.NewRaw("UPDATE bank_authorizations SET connection_id = ? WHERE id = ?", c.ID, a.ID).Exec(ctx)
-		return err
+		if _, err := tx.NewRaw("UPDATE bank_authorizations SET connection_id = ? WHERE id = ?", c.ID, a.ID).Exec(ctx); err != nil {
+			return err
+		}
+		return auditConsent(ctx, tx, a, by)
 	})
 	if err != nil {
 		return nil, err
 	}
 	return a, nil
+}
+
+// auditConsent records, in the completion's transaction, that a bank consent now reaches a
+// household: who finished it (the signed-in user, or none) and from where, and who started it.
+func auditConsent(ctx context.Context, tx db.Tx, a *Authorization, by Completer) error {
+	data := map[string]any{"family_id": a.FamilyID.String(), "connection_id": a.ConnectionID.String(), "authorization_id": a.ID.String(),
+		"bank": a.ASPSPName, "country": a.ASPSPCountry, "renewal": a.Renewal, "signed_in": by.User != nil}
+	if a.UserID != nil {
+		data["started_by"] = a.UserID.String()
+	}
+	var user *uuid.UUID
+	if by.User != nil {
+		user = &by.User.ID
+	}
+	return auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventBankConsent, UserID: user, Provider: ProviderEnableBanking,
+		Meta: by.Meta, Data: data})
 }
 
 // upsertSessionAccounts records a session's accounts under the connection. An account the
@@ -386,6 +471,9 @@ func (s *Service) upsertSessionAccounts(ctx context.Context, tx db.Tx, c *Connec
 	for _, acct := range sess.Accounts {
 		key := acct.Key()
 		balance, day := bookedBalance(balances[acct.UID])
+		if balance != nil && !models.AmountFits(*balance) {
+			balance = nil // left unread here; each sync warns of it (screenAmounts)
+		}
 		res, err := tx.NewRaw(`UPDATE bank_accounts SET provider_account_id = ?, name = ?, currency = ?, iban = nullif(?, ''),
 				balance = coalesce(?, balance), balance_date = coalesce(?, balance_date), error = NULL, updated_at = now()
 			WHERE connection_id = ? AND account_key = ?`, acct.UID, acct.Name, acct.Currency, acct.IBAN, balance, day, c.ID, key).Exec(ctx)
@@ -458,9 +546,9 @@ func (s *Service) SendConsentNotices(ctx context.Context) (int, error) {
 		FROM bank_connections c
 		CROSS JOIN LATERAL (SELECT CASE WHEN c.consent_expires_at <= ?::timestamptz + interval '1 day' THEN 1 ELSE 7 END AS days) d
 		JOIN users u ON u.family_id = c.family_id AND u.role IN (?, ?) AND u.status = ?
-		WHERE c.provider = ? AND c.status = ? AND c.consent_expires_at > ? AND c.consent_expires_at <= ?::timestamptz + interval '7 days'
+		WHERE c.provider = ? AND c.status IN (?, ?) AND c.consent_expires_at > ? AND c.consent_expires_at <= ?::timestamptz + interval '7 days'
 			AND (c.consent_notice_days IS NULL OR c.consent_notice_days > d.days)
-		ORDER BY c.id, u.email`, now, models.RoleAdmin, models.RoleSuperAdmin, models.UserActive, ProviderEnableBanking, StatusGood, now, now).
+		ORDER BY c.id, u.email`, now, models.RoleAdmin, models.RoleSuperAdmin, models.UserActive, ProviderEnableBanking, StatusGood, StatusFailing, now, now).
 		Scan(ctx, &notices)
 	if err != nil && !db.IsNoRows(err) {
 		return 0, err

@@ -134,7 +134,7 @@ func (e *ebEnv) connect(bank string, decoupled bool) uuid.UUID {
 		e.t.Fatalf("decoupled %v, want %v", a.Decoupled, decoupled)
 	}
 	back := e.approve(a.AuthorizationURL, decoupled)
-	done, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), "")
+	done, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), "", banksync.Completer{})
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestEnableBankingSyncsAGermanBankExactly(t *testing.T) {
 		t.Fatal(err)
 	}
 	back := e.approve(a.AuthorizationURL, false)
-	if _, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), ""); err != nil {
+	if _, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), "", banksync.Completer{}); err != nil {
 		t.Fatal(err)
 	}
 	// The bank list was asked for once: the renewal read it from the day's copy.
@@ -307,7 +307,7 @@ func TestEnableBankingSyncsAGermanBankExactly(t *testing.T) {
 		t.Fatalf("%d requests for the bank list, want 1 a day", lists)
 	}
 	// The state works once.
-	if _, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), ""); err == nil || !strings.Contains(err.Error(), "not one Tally is waiting for") {
+	if _, err := e.svc.Complete(ctx, back.Get("state"), back.Get("code"), "", banksync.Completer{}); err == nil || !strings.Contains(err.Error(), "not one Tally is waiting for") {
 		t.Fatalf("a used state: %v", err)
 	}
 	var linkedAfter []string

@@ -19,7 +19,8 @@ const (
 type EventData struct {
 	ConnectionID uuid.UUID `json:"connection_id"`
 	Name         string    `json:"name"`
-	// Status is the connection's: good, or needs_token when the provider refused it.
+	// Status is the connection's: good; failing when the sync failed and the next one tries
+	// again; needs_token or needs_renewal when the provider refused it.
 	Status string `json:"status"`
 	// AccountIDs are the Tally accounts linked to the connection.
 	AccountIDs []uuid.UUID `json:"account_ids"`

@@ -1,6 +1,7 @@
 package banksync
 
 import (
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,6 +16,9 @@ const (
 	// StatusNeedsRenewal is an Enable Banking connection whose consent ended or was revoked:
 	// a new authorisation at the same bank renews it.
 	StatusNeedsRenewal = "needs_renewal"
+	// StatusFailing is a connection whose last sync failed (its last_error says why): the
+	// next sync tries again, and one that succeeds makes it good.
+	StatusFailing = "failing"
 )
 
 // Providers.
@@ -87,6 +91,11 @@ type Stats struct {
 	PendingPosted int `json:"pending_posted"`
 	Removed       int `json:"removed"`
 	Errors        int `json:"errors"`
+	// Skipped counts what the provider sent that Tally cannot keep (an amount too large to
+	// store), left out so that the rest syncs; Warnings say what each was, the first
+	// maxWarnings of them.
+	Skipped  int      `json:"skipped"`
+	Warnings []string `json:"warnings,omitempty"`
 
 	// written are the transactions this sync created or changed, for the family's rules.
 	written []uuid.UUID
@@ -107,6 +116,21 @@ func (s *Stats) add(written upserts) {
 		} else {
 			s.Updated++
 		}
+	}
+}
+
+// maxWarnings bounds the warnings a sync keeps, however much the provider sends.
+const maxWarnings = 20
+
+// skip counts something the provider sent that the sync leaves out, with why, once however
+// many of the sync's answers repeat it.
+func (s *Stats) skip(warning string) {
+	if slices.Contains(s.Warnings, warning) {
+		return
+	}
+	s.Skipped++
+	if len(s.Warnings) < maxWarnings {
+		s.Warnings = append(s.Warnings, warning)
 	}
 }
 

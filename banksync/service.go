@@ -99,6 +99,9 @@ func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string)
 	c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, Name: "SimpleFIN connection", Status: StatusGood, Provider: ProviderSimpleFIN,
 		HistoryDays: 90, SyncMinute: 360, LastStats: Stats{}, Protocol: protocolOf(ctx, s.Client, access)}
 	set, readErr := s.Client.Accounts(ctx, access, Query{Version2: c.Protocol == 2, BalancesOnly: true})
+	if set != nil {
+		screenAmounts([]*AccountSet{set}, &c.LastStats)
+	}
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		row := *c
 		row.AccessURL = enc
@@ -382,6 +385,7 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		return stats, s.failed(ctx, c, now, stats, err)
 	}
 	callErr = err
+	screenAmounts(sets, stats)
 	used := stats.Requests
 	if c.Provider == ProviderEnableBanking {
 		used = min(1, stats.Requests) // one read of each account, however many pages
@@ -447,21 +451,23 @@ func (s *Service) Sync(ctx context.Context, connID uuid.UUID) (*Stats, error) {
 		if _, err := transfers.Match(ctx, tx, c.FamilyID, transfers.Scope{EntryIDs: stats.written}); err != nil {
 			return err
 		}
-		_, err = tx.NewRaw(`UPDATE bank_connections SET last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,
-			paused_until = NULL, updated_at = now() WHERE id = ?`, now, now, general, stats, c.ID).Exec(ctx)
+		// A sync that succeeds ends a failing spell (Sync does not run in the other statuses).
+		status := c.Status
+		if status == StatusFailing {
+			status = StatusGood
+		}
+		_, err = tx.NewRaw(`UPDATE bank_connections SET status = ?, last_synced_at = ?, last_attempt_at = ?, last_error = ?, last_stats = ?,
+			paused_until = NULL, updated_at = now() WHERE id = ?`, status, now, now, general, stats, c.ID).Exec(ctx)
 		if err != nil {
 			return err
 		}
-		if err := s.notify(ctx, tx, c, EventCompleted, c.Status, stats, nil); err != nil {
+		if err := s.notify(ctx, tx, c, EventCompleted, status, stats, nil); err != nil {
 			return err
 		}
 		return s.notifyDifferences(ctx, tx, c.FamilyID, linked, differed)
 	})
 	if err != nil && !retried(err) && !errors.Is(err, ErrConnectionGone) {
-		msg := msgWriteFailed
-		if nerr := s.DB.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx db.Tx) error {
-			return s.notify(ctx, tx, c, EventFailed, c.Status, stats, &msg)
-		}); nerr != nil {
+		if nerr := s.recordFailure(ctx, c, now, stats, StatusFailing, nil, msgWriteFailed, true); nerr != nil {
 			return stats, errors.Join(err, nerr)
 		}
 	}
@@ -589,13 +595,15 @@ func flagGone(ctx context.Context, tx db.Tx, accounts []BankAccount, all *Accoun
 	return nil
 }
 
-// failed records a sync that could not read the provider: a 403 needs a new token, a 429
-// waits for tomorrow, anything else is tried again at the next sync.
+// failed records a sync that could not read the provider: a 403 needs a new token, an ended
+// consent a renewal, a 429 waits for tomorrow, anything else is tried again at the next sync.
+// A sync that runs again at once (retried) keeps the connection's status.
 func (s *Service) failed(ctx context.Context, c *Connection, now time.Time, stats *Stats, err error) error {
-	msg := userMessage(err)
-	status, paused := c.Status, (*time.Time)(nil)
+	status, paused := StatusFailing, (*time.Time)(nil)
 	var rl *RateLimitedError
 	switch {
+	case retried(err):
+		status = c.Status
 	case errors.Is(err, ErrAccessRevoked):
 		status = StatusNeedsToken
 	case errors.Is(err, ErrSessionExpired):
@@ -604,20 +612,25 @@ func (s *Service) failed(ctx context.Context, c *Connection, now time.Time, stat
 		t := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)
 		paused = &t
 	}
-	dbErr := s.DB.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx db.Tx) error {
+	if dbErr := s.recordFailure(ctx, c, now, stats, status, paused, userMessage(err), !retried(err)); dbErr != nil {
+		return dbErr
+	}
+	return err
+}
+
+// recordFailure shows a failed sync on the connection, its status and why (msg), and tells
+// whoever listens (bank_sync.failed) when final, that is unless the sync runs again at once.
+func (s *Service) recordFailure(ctx context.Context, c *Connection, now time.Time, stats *Stats, status string, paused *time.Time, msg string, final bool) error {
+	return s.DB.InTx(context.WithoutCancel(ctx), func(ctx context.Context, tx db.Tx) error {
 		if _, err := tx.NewRaw(`UPDATE bank_connections SET status = ?, paused_until = ?, last_error = ?, last_attempt_at = ?,
 			last_stats = ?, updated_at = now() WHERE id = ?`, status, paused, msg, now, stats, c.ID).Exec(ctx); err != nil {
 			return err
 		}
-		if retried(err) {
+		if !final {
 			return nil
 		}
 		return s.notify(ctx, tx, c, EventFailed, status, stats, &msg)
 	})
-	if dbErr != nil {
-		return dbErr
-	}
-	return err
 }
 
 func (s *Service) load(ctx context.Context, connID uuid.UUID) (*Connection, []BankAccount, error) {

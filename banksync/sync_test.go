@@ -220,6 +220,58 @@ func TestRotatedIDsAndDroppedPending(t *testing.T) {
 	}
 }
 
+// TestProviderTextPastItsBoundsIsCut is a provider sending ids and texts longer than Tally
+// stores: they are cut and the sync works, an id cut stays apart from another with the same
+// beginning, and the next sync finds each again.
+func TestProviderTextPastItsBoundsIsCut(t *testing.T) {
+	e := newEnv(t)
+	long := strings.Repeat("T", 5000)
+	e.tx("ACT-CHK", long+"1", 2, "-5.00", strings.Repeat("d", 5000), false)
+	e.tx("ACT-CHK", long+"2", 1, "-6.00", strings.Repeat("é", 5000), false)
+	c := e.connect()
+	if st := e.sync(c); st.Created != 2 {
+		t.Fatalf("the first sync: %+v", st)
+	}
+	if st := e.sync(c); st.Created != 0 || st.Updated != 0 {
+		t.Fatalf("the next sync wrote again: %+v", st)
+	}
+	got := e.strings(`SELECT count(DISTINCT external_id) || ':' || max(length(external_id)) || ':' || max(length(name)) FROM entries
+		WHERE source = 'simplefin' AND kind = 'transaction'`)
+	if got[0] != "2:255:255" {
+		t.Fatalf("ids, their longest and the longest name: %v", got)
+	}
+}
+
+// TestAWriteThatFailsShowsOnTheConnection is a sync whose writes the database refuses: the
+// connection says it is failing and why, and the next sync that works makes it good again.
+func TestAWriteThatFailsShowsOnTheConnection(t *testing.T) {
+	e := newEnv(t)
+	ctx := context.Background()
+	e.tx("ACT-CHK", "T1", 1, "-4.00", "Poison", false)
+	c := e.connect()
+	if _, err := e.db.NewRaw(`CREATE FUNCTION refuse_poison() RETURNS trigger LANGUAGE plpgsql AS $$
+		BEGIN IF NEW.name = 'Poison' THEN RAISE EXCEPTION 'refused'; END IF; RETURN NEW; END $$;
+		CREATE TRIGGER refuse_poison BEFORE INSERT ON entries FOR EACH ROW EXECUTE FUNCTION refuse_poison()`).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.Sync(ctx, c.ID); err == nil {
+		t.Fatal("the sync succeeded")
+	}
+	if got := e.strings("SELECT status || ':' || coalesce(last_error, '-') || ':' || (last_attempt_at IS NOT NULL) FROM bank_connections"); !strings.HasPrefix(got[0], "failing:The sync could not save") ||
+		!strings.HasSuffix(got[0], ":true") {
+		t.Fatalf("after a refused write: %v", got)
+	}
+	if _, err := e.db.NewRaw("DROP TRIGGER refuse_poison ON entries").Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.sync(c); st.Created != 1 {
+		t.Fatalf("the next sync: %+v", st)
+	}
+	if got := e.strings("SELECT status || ':' || coalesce(last_error, '-') FROM bank_connections"); got[0] != "good:-" {
+		t.Fatalf("after a sync that worked: %v", got)
+	}
+}
+
 func TestProviderFailures(t *testing.T) {
 	t.Run("403 needs a new token", func(t *testing.T) {
 		e := newEnv(t)
@@ -262,7 +314,7 @@ func TestProviderFailures(t *testing.T) {
 		if len(e.fake.Requests()) != calls+1 {
 			t.Fatalf("%d requests after a 402", len(e.fake.Requests())-calls)
 		}
-		if got := e.strings("SELECT status || ':' || last_error FROM bank_connections"); got[0] != "good:"+banksync.MsgPaymentRequired {
+		if got := e.strings("SELECT status || ':' || last_error FROM bank_connections"); got[0] != "failing:"+banksync.MsgPaymentRequired {
 			t.Fatalf("connection %v", got)
 		}
 	})
@@ -288,12 +340,15 @@ func TestProviderFailures(t *testing.T) {
 				t.Fatalf("%d attempts, want 3", n)
 			}
 			got := e.strings("SELECT status || ':' || last_error || ':' || (SELECT count(*) FROM entries WHERE source = 'simplefin' AND kind = 'transaction') FROM bank_connections")
-			if !strings.HasPrefix(got[0], "good:The provider could not be reached") || !strings.HasSuffix(got[0], ":0") || strings.Contains(got[0], c.AccessURL) {
+			if !strings.HasPrefix(got[0], "failing:The provider could not be reached") || !strings.HasSuffix(got[0], ":0") || strings.Contains(got[0], c.AccessURL) {
 				t.Fatalf("after the failures: %v", got)
 			}
 			e.fake.ClearFaults()
 			if st := e.sync(c); st.Created != 1 {
 				t.Fatalf("the next sync: %+v", st)
+			}
+			if got := e.strings("SELECT status || ':' || coalesce(last_error, '-') FROM bank_connections"); got[0] != "good:-" {
+				t.Fatalf("after a sync that worked: %v", got)
 			}
 		})
 	}

@@ -14,7 +14,8 @@ import (
 
 // TestConnectAEuropeanBank is a family admin connecting a German bank through Enable Banking
 // from the browser: choose the country and the bank, approve at the bank's page, which sends
-// the browser back to Tally, link the account and see its transactions synced.
+// the browser back to Tally, confirm the household the page names, link the account and see
+// its transactions synced.
 func TestConnectAEuropeanBank(t *testing.T) {
 	ctx := newTab(t)
 	fake := fakeenablebanking.NewTest(t)
@@ -39,9 +40,15 @@ func TestConnectAEuropeanBank(t *testing.T) {
 		shot(t, ctx, "bank-europe")
 		click(t, ctx, "eb-submit")
 	})
-	step(t, "the bank's page sends the browser back to link the account", func(t *testing.T) {
+	step(t, "the bank's page sends the browser back to confirm the household, then to link the account", func(t *testing.T) {
 		visible(t, ctx, "fake-approve")
 		click(t, ctx, "fake-approve")
+		visible(t, ctx, "eb-confirm")
+		if got := text(t, ctx, "eb-starter"); !strings.Contains(got, u.Email) {
+			t.Fatalf("the page names %q as who started it", got)
+		}
+		shot(t, ctx, "bank-europe-confirm")
+		click(t, ctx, "eb-confirm")
 		visible(t, ctx, "link-form")
 		if got := inputValue(t, ctx, "link-choice"); got != "new:Depository" {
 			t.Fatalf("suggested %q", got)

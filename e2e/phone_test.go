@@ -43,13 +43,19 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 			current_date - 27, current_date + 3, 'confirmed', 'monthly', 1, 1200)`, u.FamilyID, acct).Exec(bg); err != nil {
 		t.Fatal(err)
 	}
+	// A bank's approval waiting at the callback, whose page names the household to confirm.
+	if _, err := srv.DB.NewRaw(`INSERT INTO bank_authorizations (id, family_id, user_id, state_hash, aspsp_name, aspsp_country, history_days,
+			authorization_url, expires_at) VALUES (gen_random_uuid(), ?, ?, encode(sha256('e2e-state'), 'hex'), 'Testbank', 'DE', 90,
+			'https://bank.example/authorize', now() + interval '30 minutes')`, u.FamilyID, u.ID).Exec(bg); err != nil {
+		t.Fatal(err)
+	}
 	signInAs(t, ctx, srv, u.Email)
 	pages := []string{
 		"/", "/accounts", "/accounts/" + acct.String(), "/accounts/" + acct.String() + "/edit", "/accounts/new",
 		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
 		"/categories", "/tags", "/merchants", "/reports/spending", "/budgets/2026-06", "/recurring",
 		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
-		"/settings/bank_connections/europe?country=DE",
+		"/settings/bank_connections/europe?country=DE", "/bank_connections/enable_banking/callback?state=e2e-state&code=e2e-code",
 		"/settings/export", "/settings/family", "/settings/exchange_rates", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
 	}
 	return ctx, srv, pages

@@ -58,6 +58,79 @@ func waitForSyncsToFinish(t *testing.T, srv *apptest.Server) {
 	}
 }
 
+// bankConnectionState is what GET /api/v1/bank_connections/{id} says of a connection's syncs.
+type bankConnectionState struct {
+	Data struct {
+		Status    string  `json:"status"`
+		LastError *string `json:"last_error"`
+		LastStats struct {
+			Created  int      `json:"created"`
+			Skipped  int      `json:"skipped"`
+			Warnings []string `json:"warnings"`
+		} `json:"last_stats"`
+	} `json:"data"`
+}
+
+// bankConnectionNow reads the family's one connection through the API.
+func bankConnectionNow(t *testing.T, srv *apptest.Server, c *testkit.Client, key string) bankConnectionState {
+	t.Helper()
+	var got bankConnectionState
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	if r := c.API(http.MethodGet, "/api/v1/bank_connections/"+id, key, nil); r.Status != http.StatusOK {
+		t.Fatalf("the connection through the API: %d %s", r.Status, r.Body)
+	} else {
+		r.JSON(t, &got)
+	}
+	return got
+}
+
+// TestAnAbsurdAmountIsSkippedAndAFailingSyncSaysSo is a bank sending a transaction of -1e30
+// and a balance of as much: the sync skips them with a warning on the connection's page and in
+// the API, and syncs the rest. A sync that fails then shows on the connection, its status and
+// why, until one works again.
+func TestAnAbsurdAmountIsSkippedAndAFailingSyncSaysSo(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := bankEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T2", Posted: time.Now().Add(-24 * time.Hour), Amount: "-1e30", Description: "Glitch"})
+	fake.AddAccount(fakesimplefin.Account{ID: "ACT-2", ConnID: "CON-1", Name: "Odd Savings", Currency: "USD", Balance: "-1e30", BalanceDate: time.Now()})
+	c.Get("/settings/bank_connections")
+	r := c.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("connect: %d %s", r.Status, r.Body)
+	}
+	linkEveryAccount(t, c, r.Location())
+	waitForEntries(t, srv, 1)
+	waitForSyncsToFinish(t, srv)
+	page := c.Get("/settings/bank_connections")
+	if warnings := page.TestID(t, "bank-warnings"); !strings.Contains(warnings, "A transaction of -1000000000000000000000000000000") ||
+		!strings.Contains(warnings, "The balance of Odd Savings") || page.TestID(t, "bank-status-badge") != "Connected" {
+		t.Fatalf("the page: %q, %q", page.TestID(t, "bank-status-badge"), warnings)
+	}
+	if got := bankConnectionNow(t, srv, c, key).Data; got.Status != "good" || got.LastStats.Skipped != 2 || len(got.LastStats.Warnings) != 2 || got.LastStats.Created != 1 {
+		t.Fatalf("the API: %+v", got)
+	}
+
+	// The provider fails: the connection says so, on the page and in the API.
+	fake.Inject(fakesimplefin.Fault{Status: http.StatusBadGateway})
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	page = c.Get("/settings/bank_connections")
+	if page.TestID(t, "bank-status-badge") != "Sync failing" || !strings.Contains(page.TestID(t, "bank-error"), "could not be reached") {
+		t.Fatalf("the page after a failed sync: %q, %q", page.TestID(t, "bank-status-badge"), page.TestID(t, "bank-error"))
+	}
+	if got := bankConnectionNow(t, srv, c, key).Data; got.Status != "failing" || got.LastError == nil {
+		t.Fatalf("the API after a failed sync: %+v", got)
+	}
+	fake.ClearFaults()
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	if got := bankConnectionNow(t, srv, c, key).Data; got.Status != "good" || got.LastError != nil {
+		t.Fatalf("the API after a sync that worked: %+v", got)
+	}
+}
+
 func TestConnectLinkSyncAndReconnectABank(t *testing.T) {
 	t.Parallel()
 	srv, c, fake, _ := bankEnv(t)

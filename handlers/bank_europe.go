@@ -103,36 +103,65 @@ func (a *app) bankAuthorization(c echo.Context) error {
 }
 
 // bankCallback is GET /bank_connections/enable_banking/callback, where the bank sends the
-// person back. The state alone identifies the connection, so that an approval finished on a
-// phone or in another browser completes it: a browser signed in to the family goes on to
-// link the accounts, any other is told to go back where it started.
+// person back, in whatever browser finished the approval: a phone or another browser too. It
+// reads nothing from the bank: the page names the household that gets the access and who
+// started it, and the session is opened only when the person confirms (bankCallbackConfirm),
+// so neither a link previewer nor a glance completes it. A bank's refusal is recorded at once,
+// since it gives nothing. A browser signed in to another household is refused, and the
+// authorisation stays usable by the right one.
 func (a *app) bankCallback(c echo.Context) error {
 	q := c.QueryParams()
 	ctx := c.Request().Context()
-	auth, err := a.Bank.Complete(ctx, q.Get("state"), q.Get("code"), q.Get("error"))
-	u := currentUser(c)
-	mine := u != nil && u.IsAdmin() && auth != nil && u.FamilyID == auth.FamilyID
+	if q.Get("code") == "" {
+		auth, err := a.Bank.Complete(ctx, q.Get("state"), "", q.Get("error"), a.completer(c))
+		return a.bankCallbackFailed(c, auth, err)
+	}
+	auth, err := a.Bank.Pending(ctx, q.Get("state"), a.completer(c))
 	if err != nil {
-		e := apperr.As(err)
-		if e == nil || e.Code == apperr.Internal {
-			return err
-		}
-		// A refusal names no family's data, so any signed-in admin sees it on their page.
-		if u != nil && u.IsAdmin() {
-			a.flash(c, "error", e.Message)
-			return redirect(c, "/settings/bank_connections")
-		}
-		return a.render(c, statusOf(e.Code), views.BankCallbackPage(false, e.Message))
+		return a.bankCallbackFailed(c, auth, err)
+	}
+	return a.render(c, http.StatusOK, views.BankConsentPage(*auth, q.Get("state"), q.Get("code")))
+}
+
+// bankCallbackConfirm is POST /bank_connections/enable_banking/callback: the person confirmed
+// the household the page named, so the session is opened at the bank and the connection made
+// (or renewed) in that household. A browser signed in to the household's admin goes on to
+// link the accounts; any other is told to go back where it started.
+func (a *app) bankCallbackConfirm(c echo.Context) error {
+	ctx := c.Request().Context()
+	auth, err := a.Bank.Complete(ctx, c.FormValue("state"), c.FormValue("code"), "", a.completer(c))
+	if err != nil {
+		return a.bankCallbackFailed(c, auth, err)
 	}
 	if auth.Renewal {
 		if _, err := a.BankQueue.EnqueueSync(ctx, *auth.ConnectionID); err != nil {
 			return err
 		}
 	}
-	if !mine {
-		return a.render(c, http.StatusOK, views.BankCallbackPage(true, ""))
+	if u := currentUser(c); u == nil || !u.IsAdmin() || u.FamilyID != auth.FamilyID {
+		return a.render(c, http.StatusOK, views.BankCallbackPage(auth, ""))
 	}
 	return a.bankAuthorizationDone(c, auth)
+}
+
+// completer is the callback's browser, as banksync judges and audits it.
+func (a *app) completer(c echo.Context) banksync.Completer {
+	return banksync.Completer{User: currentUser(c), Meta: a.meta(c)}
+}
+
+// bankCallbackFailed says why the callback did not complete: on the connections page of a
+// signed-in admin, unless the authorisation is another household's; else on a page of its
+// own, which names the household when the authorisation is known.
+func (a *app) bankCallbackFailed(c echo.Context, auth *banksync.Authorization, err error) error {
+	e := apperr.As(err)
+	if e == nil || e.Code == apperr.Internal {
+		return err
+	}
+	if u := currentUser(c); u != nil && u.IsAdmin() && (auth == nil || auth.FamilyID == u.FamilyID) {
+		a.flash(c, "error", e.Message)
+		return redirect(c, "/settings/bank_connections")
+	}
+	return a.render(c, statusOf(e.Code), views.BankCallbackPage(auth, e.Message))
 }
 
 // bankAuthorizationDone sends a finished authorisation's browser on: to link the accounts,

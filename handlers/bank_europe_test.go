@@ -41,7 +41,8 @@ func europeEnv(t *testing.T) (*apptest.Server, *testkit.Client, *fakeenablebanki
 		Transactions: []fakeenablebanking.Transaction{{EntryReference: "A1", Amount: "5.00", Indicator: "DBIT", Status: "BOOK", BookingDate: today,
 			Creditor: &fakeenablebanking.Party{Name: "Kiosk"}}}})
 	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true", "WEBHOOKS_ALLOW_INSECURE": "true",
-		"ENABLE_BANKING_APP_ID": fake.AppID, "ENABLE_BANKING_PRIVATE_KEY": fake.PrivateKeyPEM(), "ENABLE_BANKING_API_URL": fake.URL}})
+		"ENABLE_BANKING_APP_ID": fake.AppID, "ENABLE_BANKING_PRIVATE_KEY": fake.PrivateKeyPEM(), "ENABLE_BANKING_API_URL": fake.URL,
+		"TRUSTED_PROXIES": "127.0.0.1/32"}})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	c := apptest.NewClient(t, srv)
 	c.SignIn(u.Email, testkit.Password)
@@ -59,6 +60,234 @@ func atTheBank(t *testing.T, srv *apptest.Server, c *testkit.Client, authURL str
 		t.Fatalf("the bank answered %d to %q", r.Status, r.Location())
 	}
 	return back
+}
+
+// confirmAtCallback opens the callback where the bank sent the browser back and confirms the
+// household its page names, as the person does; it returns the confirmation's answer.
+func confirmAtCallback(t *testing.T, c *testkit.Client, back string) *testkit.Response {
+	t.Helper()
+	page := c.Get(back)
+	if page.Status != http.StatusOK || !page.Has(t, "eb-confirm") {
+		t.Fatalf("the callback's page: %d %s", page.Status, page.Body)
+	}
+	form := page.Doc(t).Find(`[data-testid="eb-consent-form"]`)
+	values := url.Values{}
+	form.Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) { values.Set(in.AttrOr("name", ""), in.AttrOr("value", "")) })
+	return c.PostForm(form.AttrOr("action", ""), values)
+}
+
+// nameHousehold gives the user and their family names a person recognises.
+func nameHousehold(t *testing.T, srv *apptest.Server, u *models.User, family, first, last string) {
+	t.Helper()
+	if _, err := srv.DB.NewRaw("UPDATE families SET name = ? WHERE id = ?", family, u.FamilyID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := srv.DB.NewRaw("UPDATE users SET first_name = ?, last_name = ? WHERE id = ?", first, last, u.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// consentAudits lists the bank_consent audit events as "user|ip|user agent|family|signed in".
+func consentAudits(t *testing.T, srv *apptest.Server) []string {
+	t.Helper()
+	return testkitStrings(t, srv, `SELECT coalesce(user_id::text, 'none') || '|' || coalesce(ip_address, '') || '|' || coalesce(user_agent, '') || '|' ||
+		(metadata->>'family_id') || '|' || (metadata->>'signed_in') FROM sso_audit_logs WHERE event_type = 'bank_consent' ORDER BY created_at`)
+}
+
+// TestABankApprovalInAnotherHouseholdsBrowserIsRefused is a family admin sending the bank's
+// link to Alice, who approves at her bank while signed in to her own household: her browser
+// is refused at the callback, and nothing is used up (no session at the provider, no
+// connection), so that the admin who started it can still finish it in their household.
+func TestABankApprovalInAnotherHouseholdsBrowserIsRefused(t *testing.T) {
+	t.Parallel()
+	srv, bob, fake, starter := europeEnv(t)
+	nameHousehold(t, srv, starter, "The Bergers", "Bob", "Berger")
+	alice := apptest.NewClient(t, srv)
+	alice.SignIn(testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{}).Email, testkit.Password)
+
+	bob.Get("/settings/bank_connections/europe?country=DE")
+	r := bob.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	back := atTheBank(t, srv, alice, r.Location())
+	q, _ := url.ParseQuery(back[strings.Index(back, "?")+1:])
+	for name, page := range map[string]*testkit.Response{"the page": alice.Get(back),
+		"a confirmation": alice.PostForm(banksync.CallbackPath, url.Values{"state": {q.Get("state")}, "code": {q.Get("code")}})} {
+		if page.Status != http.StatusForbidden || !strings.Contains(page.TestID(t, "eb-callback-error"), "another household") ||
+			page.TestID(t, "eb-household") != "The Bergers" || !strings.HasPrefix(page.TestID(t, "eb-starter"), "Bob Berger (") {
+			t.Fatalf("%s in Alice's browser: %d %s", name, page.Status, page.Body)
+		}
+	}
+	if got := testkitStrings(t, srv, "SELECT (used_at IS NULL)::text || ':' || (SELECT count(*) FROM bank_connections) FROM bank_authorizations"); got[0] != "true:0" {
+		t.Fatalf("after Alice's browser, the authorisation (unused) and the connections: %v", got)
+	}
+	if len(fake.SessionStatuses()) != 0 {
+		t.Fatal("a session was opened at the provider")
+	}
+
+	// Bob finishes it: the connection is his household's.
+	if done := confirmAtCallback(t, bob, back); done.Status != http.StatusSeeOther || !strings.HasSuffix(done.Location(), "/link") {
+		t.Fatalf("Bob's confirmation: %d %s", done.Status, done.Location())
+	}
+	if got := testkitStrings(t, srv, "SELECT family_id::text FROM bank_connections"); len(got) != 1 || got[0] != starter.FamilyID.String() {
+		t.Fatalf("connections %v", got)
+	}
+}
+
+// TestTheBankCallbackNamesTheHouseholdBeforeReadingTheBank is the person back from the bank:
+// the page names the household that gets the access and who started it, nothing is read from
+// the bank until they confirm, and the audit log records who completed it and from where.
+func TestTheBankCallbackNamesTheHouseholdBeforeReadingTheBank(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	nameHousehold(t, srv, u, "The Bergers", "Bob", "Berger")
+	c.Headers = map[string]string{"X-Forwarded-For": "198.51.100.4", "User-Agent": "Bob's laptop"}
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	back := atTheBank(t, srv, c, r.Location())
+	before := len(fake.Requests())
+	page := c.Get(back)
+	if page.Status != http.StatusOK || page.TestID(t, "eb-household") != "The Bergers" || page.TestID(t, "eb-starter") != "Bob Berger ("+u.Email+")" ||
+		!strings.Contains(page.TestID(t, "eb-confirm"), "The Bergers") {
+		t.Fatalf("the callback's page: %d %s", page.Status, page.Body)
+	}
+	if n := len(fake.Requests()); n != before || len(testkitStrings(t, srv, "SELECT id::text FROM bank_connections")) != 0 {
+		t.Fatalf("the page read the bank (%d requests) or made a connection before the person confirmed", n-before)
+	}
+	if done := confirmAtCallback(t, c, back); done.Status != http.StatusSeeOther || !strings.HasSuffix(done.Location(), "/link") {
+		t.Fatalf("confirmed: %d %s", done.Status, done.Location())
+	}
+	if got := consentAudits(t, srv); strings.Join(got, ",") != u.ID.String()+"|198.51.100.4|Bob's laptop|"+u.FamilyID.String()+"|true" {
+		t.Fatalf("audit %v", got)
+	}
+}
+
+// TestABankApprovalFinishesOnAPhoneWithoutASession is the admin starting on the desktop and
+// approving at the bank on a phone that has no Tally session: the phone's page names the
+// household and who started it, and confirming there puts the connection in that household.
+func TestABankApprovalFinishesOnAPhoneWithoutASession(t *testing.T) {
+	t.Parallel()
+	srv, c, _, u := europeEnv(t)
+	nameHousehold(t, srv, u, "The Bergers", "Bob", "Berger")
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	phone := testkit.NewClient(t, srv.URL)
+	phone.Headers = map[string]string{"X-Forwarded-For": "203.0.113.9", "User-Agent": "Bob's phone"}
+	back := atTheBank(t, srv, phone, r.Location())
+	if page := phone.Get(back); page.TestID(t, "eb-household") != "The Bergers" || !strings.HasPrefix(page.TestID(t, "eb-starter"), "Bob Berger") {
+		t.Fatalf("the phone's page: %d %s", page.Status, page.Body)
+	}
+	if done := confirmAtCallback(t, phone, back); done.Status != http.StatusOK || !done.Has(t, "eb-callback-ok") || done.TestID(t, "eb-household") != "The Bergers" {
+		t.Fatalf("the phone's confirmation: %d %s", done.Status, done.Body)
+	}
+	if got := testkitStrings(t, srv, "SELECT family_id::text || ':' || status FROM bank_connections"); strings.Join(got, ",") != u.FamilyID.String()+":good" {
+		t.Fatalf("connections %v", got)
+	}
+	if got := consentAudits(t, srv); strings.Join(got, ",") != "none|203.0.113.9|Bob's phone|"+u.FamilyID.String()+"|false" {
+		t.Fatalf("audit %v", got)
+	}
+	// The desktop goes on to link the accounts.
+	if link := c.Get("/settings/bank_connections"); !link.Has(t, "link-accounts") {
+		t.Fatal("the desktop does not offer to link the new connection's accounts")
+	}
+}
+
+// linkEveryAccount links each account the link page at path offers as it suggests.
+func linkEveryAccount(t *testing.T, c *testkit.Client, path string) {
+	t.Helper()
+	values := url.Values{}
+	c.Get(path).Doc(t).Find(`[data-testid="link-choice"]`).Each(func(_ int, s *goquery.Selection) {
+		values.Set(s.AttrOr("name", ""), s.Find("option[selected]").AttrOr("value", ""))
+	})
+	if r := c.PostForm(path, values); r.Status != http.StatusSeeOther {
+		t.Fatalf("link: %d", r.Status)
+	}
+}
+
+// TestBankTextIsBounded sends a bank's name past a name's bound (255 characters) every way it
+// comes in: from an API client and the page's form it is refused, naming the field, and
+// nothing is stored; a bank of that name in the provider's list is not offered. The names, ids
+// and IBAN the provider sends past their bounds are cut, and the syncs still work.
+func TestBankTextIsBounded(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	long := "Bank " + strings.Repeat("x", 4995)
+	fake.AddASPSP(fakeenablebanking.ASPSP{Name: long, Country: "DE"})
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeReadWrite)
+	if r := c.API(http.MethodPost, "/api/v1/bank_connections", key, map[string]any{"provider": "enable_banking", "country": "DE", "aspsp": long}); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.Body, `"aspsp":["Bank can be at most 255 characters long"]`) {
+		t.Fatalf("the API: %d %.300s", r.Status, r.Body)
+	}
+	page := c.Get("/settings/bank_connections/europe?country=DE")
+	page.Doc(t).Find(`[data-testid="eb-banks"] option`).Each(func(_ int, o *goquery.Selection) {
+		if len(o.AttrOr("value", "")) > 255 {
+			t.Errorf("the page offers a bank named with %d characters", len(o.AttrOr("value", "")))
+		}
+	})
+	if r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {long}}); r.Status != http.StatusUnprocessableEntity ||
+		!strings.Contains(r.TestID(t, "error-aspsp"), "can be at most 255 characters") {
+		t.Fatalf("the form: %d %q", r.Status, r.TestID(t, "error-aspsp"))
+	}
+	if n := testkitStrings(t, srv, "SELECT count(*)::text FROM bank_authorizations"); n[0] != "0" {
+		t.Fatalf("%s authorisations stored", n[0])
+	}
+
+	// What the provider sends: an account's name, key (its identification hash) and IBAN, and
+	// a transaction's reference, name and text, each 5,000 characters.
+	fake.AddAccount("Testbank", fakeenablebanking.Account{Key: strings.Repeat("k", 5000), IBAN: "DE" + strings.Repeat("9", 4998),
+		Name: strings.Repeat("N", 5000), Currency: "EUR", Balances: map[string]string{"CLBD": "7.00"},
+		Transactions: []fakeenablebanking.Transaction{{EntryReference: strings.Repeat("r", 5000), Amount: "7.00", Indicator: "DBIT", Status: "BOOK",
+			BookingDate: time.Now().UTC().Format(time.DateOnly), Creditor: &fakeenablebanking.Party{Name: strings.Repeat("c", 5000)},
+			Remittance: []string{strings.Repeat("m", 5000)}}}})
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 3)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	got := testkitStrings(t, srv, `SELECT c.status || ':' || (SELECT count(*) FROM entries WHERE source = 'enable_banking' AND kind = 'transaction') || ':' ||
+		(SELECT max(greatest(length(name), length(account_key), length(coalesce(iban, '')))) FROM bank_accounts) || ':' ||
+		(SELECT max(greatest(length(external_id), length(name), length(notes))) FROM entries WHERE source = 'enable_banking') FROM bank_connections c`)
+	if got[0] != "good:3:255:255" {
+		t.Fatalf("status, entries after two syncs, the longest texts of the accounts and the entries: %v", got)
+	}
+}
+
+// TestAnAbsurdAmountFromAEuropeanBankIsSkipped is Enable Banking sending a transaction of
+// -1e30 and a balance of 1e30: both are left out with a warning, the rest syncs, and a sync the
+// bank refuses then shows on the connection.
+func TestAnAbsurdAmountFromAEuropeanBankIsSkipped(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	fake.AddTransactions("giro", fakeenablebanking.Transaction{EntryReference: "E9", Amount: "-1e30", Status: "BOOK",
+		BookingDate: time.Now().UTC().Format(time.DateOnly), Creditor: &fakeenablebanking.Party{Name: "Glitch"}})
+	fake.SetBalance("savings", "ITBD", "1e30")
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	if got := bankConnectionNow(t, srv, c, key).Data; got.Status != "good" || got.LastStats.Skipped != 2 || got.LastStats.Created != 2 ||
+		!strings.Contains(strings.Join(got.LastStats.Warnings, " "), "A transaction of -1000000000000000000000000000000") {
+		t.Fatalf("the API: %+v", got)
+	}
+	if n := c.Get("/settings/bank_connections").Doc(t).Find(`[data-testid="bank-warning"]`).Length(); n != 2 {
+		t.Fatalf("the page shows %d warnings", n)
+	}
+
+	// The bank refuses the next read: the connection says so until it is read again.
+	fake.RateLimit(1)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	if got := bankConnectionNow(t, srv, c, key).Data; got.Status != "failing" || got.LastError == nil || !strings.Contains(*got.LastError, "slow down") {
+		t.Fatalf("the API after a refused read: %+v", got)
+	}
+	if p := c.Get("/settings/bank_connections"); p.TestID(t, "bank-error") == "" {
+		t.Fatal("the page does not say why the sync failed")
+	}
 }
 
 func waitForStatus(t *testing.T, srv *apptest.Server, want string) {
@@ -102,7 +331,7 @@ func TestConnectAEuropeanBankLinkSyncAndRenew(t *testing.T) {
 		t.Fatalf("start: %d %s", r.Status, r.Location())
 	}
 	back := atTheBank(t, srv, c, r.Location())
-	r = c.Get(back)
+	r = confirmAtCallback(t, c, back)
 	if r.Status != http.StatusSeeOther || !strings.HasSuffix(r.Location(), "/link") {
 		t.Fatalf("callback: %d %s %s", r.Status, r.Location(), r.Body)
 	}
@@ -145,7 +374,7 @@ func TestConnectAEuropeanBankLinkSyncAndRenew(t *testing.T) {
 		t.Fatal("the page does not offer to renew")
 	}
 	r = c.PostForm("/settings/bank_connections/"+id+"/renew", nil)
-	r = c.Get(atTheBank(t, srv, c, r.Location()))
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
 	if r.Status != http.StatusSeeOther || r.Location() != "/settings/bank_connections" {
 		t.Fatalf("renewal callback: %d %s", r.Status, r.Location())
 	}
@@ -200,7 +429,7 @@ func TestADecoupledBankCompletesFromAnotherDevice(t *testing.T) {
 	fake.ApproveInApp(u.Path[strings.LastIndex(u.Path, "/")+1:])
 	r = phone.Get(u.Path)
 	back, _ := strings.CutPrefix(r.Location(), srv.URL)
-	if done := phone.At(srv.URL).Get(back); done.Status != http.StatusOK || !done.Has(t, "eb-callback-ok") {
+	if done := confirmAtCallback(t, phone.At(srv.URL), back); done.Status != http.StatusOK || !done.Has(t, "eb-callback-ok") {
 		t.Fatalf("the phone's callback: %d", done.Status)
 	}
 	// The page that waited moves on to linking.
@@ -233,7 +462,7 @@ func TestBankConnectionsAPI(t *testing.T) {
 	}
 	// The person approves in a browser that is not signed in.
 	browser := testkit.NewClient(t, srv.URL)
-	if done := browser.Get(atTheBank(t, srv, browser, created.Data.AuthorizationURL)); !done.Has(t, "eb-callback-ok") {
+	if done := confirmAtCallback(t, browser, atTheBank(t, srv, browser, created.Data.AuthorizationURL)); !done.Has(t, "eb-callback-ok") {
 		t.Fatalf("callback: %d", done.Status)
 	}
 	var list struct {

@@ -58,9 +58,11 @@ func (a *app) routes(e *echo.Echo) {
 	}
 
 	// The bank sends the person back here from Enable Banking, in whatever browser finished
-	// the approval: its state, single use and unguessable, stands for the session.
+	// the approval: its state, single use and unguessable, stands for the session. The page
+	// names the household that gets the access; the form it posts completes it.
 	if a.Bank != nil {
 		web.GET("/bank_connections/enable_banking/callback", a.bankCallback)
+		web.POST("/bank_connections/enable_banking/callback", a.bankCallbackConfirm)
 	}
 
 	signedIn := web.Group("", a.requireUser, a.requireEnrolment)

@@ -10,6 +10,12 @@ import (
 	"tally/internal/apperr"
 )
 
+// MaxAmount bounds an amount: numeric(19,4) holds 15 digits before the point.
+var MaxAmount = decimal.New(1, 15)
+
+// AmountFits reports whether d can be stored as an amount, once rounded to its 4 decimals.
+func AmountFits(d decimal.Decimal) bool { return d.Round(4).Abs().LessThan(MaxAmount) }
+
 // CurrencyDecimals is how many decimals amounts in an ISO 4217 currency have: 2 for EUR and
 // USD, 0 for JPY, 3 for BHD. An unknown code has 2.
 func CurrencyDecimals(code string) int {

@@ -927,6 +927,8 @@ func AuditEventLabel(t string) string {
 		return "User deleted"
 	case auditlog.EventWebhookChanged:
 		return "Webhook changed"
+	case auditlog.EventBankConsent:
+		return "Bank access given"
 	}
 	return t
 }
@@ -937,7 +939,7 @@ func auditEventBadge(t string) string {
 	switch t {
 	case auditlog.EventLoginFailed, auditlog.EventUserSuspended, auditlog.EventUserDeleted:
 		return "failed"
-	case auditlog.EventOverrideLogin, auditlog.EventRoleChanged:
+	case auditlog.EventOverrideLogin, auditlog.EventRoleChanged, auditlog.EventBankConsent:
 		return "needs_token"
 	}
 	return ""

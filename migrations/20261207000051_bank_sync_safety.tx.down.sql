@@ -1,0 +1,13 @@
+UPDATE bank_connections SET status = 'good' WHERE status = 'failing';
+ALTER TABLE bank_connections DROP CONSTRAINT bank_connections_status_check;
+ALTER TABLE bank_connections ADD CONSTRAINT bank_connections_status_check
+    CHECK (status IN ('good', 'needs_token', 'needs_renewal'));
+
+DELETE FROM sso_audit_logs WHERE event_type = 'bank_consent';
+ALTER TABLE sso_audit_logs DROP CONSTRAINT sso_audit_logs_event_type_check;
+ALTER TABLE sso_audit_logs ADD CONSTRAINT sso_audit_logs_event_type_check CHECK (event_type IN ('login', 'login_failed',
+    'logout', 'logout_idp', 'link', 'unlink', 'jit_account_created', 'override_login', 'role_changed', 'provider_changed',
+    'user_suspended', 'user_reactivated', 'user_deleted',
+    'oauth_grant', 'oauth_grant_denied', 'oauth_token_reuse', 'oauth_revoke', 'oauth_client_changed', 'oauth_failed',
+    'mfa_enabled', 'mfa_disabled', 'mfa_failed', 'mfa_recovery_code_used', 'mfa_recovery_codes_renewed',
+    'webhook_changed'));
