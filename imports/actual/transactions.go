@@ -1,7 +1,6 @@
 package actual
 
 import (
-	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -49,7 +48,7 @@ func (r *reader) transactions() error {
 		r.b.Note(movein.NotKept, movein.EntityAccount, account, "", "the account is deleted, and so are its %d transactions", skipped[account])
 	}
 	r.orphans(children)
-	r.pairTransfers()
+	r.b.PairTransfers()
 	return nil
 }
 
@@ -149,51 +148,6 @@ func (r *reader) orphans(children map[string][]txRow) {
 		}
 		for _, p := range children[parent] {
 			r.b.Note(movein.NotKept, movein.EntityTransaction, p.id, "", "it is a part of split transaction %q, which is not in the export", parent)
-		}
-	}
-}
-
-// pairTransfers keeps a transfer's link where both sides are here and name each other with
-// mirrored amounts in two accounts; else each side stays a transaction of its own.
-func (r *reader) pairTransfers() {
-	type side struct {
-		link    *string
-		account string
-		amount  decimal.Decimal
-	}
-	sides := map[string]side{}
-	var order []string
-	for i := range r.b.Transactions {
-		t := &r.b.Transactions[i]
-		sides[t.ID], order = side{&t.TransferID, t.AccountID, t.Amount}, append(order, t.ID)
-		for k := range t.Splits {
-			s := &t.Splits[k]
-			sides[s.ID], order = side{&s.TransferID, t.AccountID, s.Amount}, append(order, s.ID)
-		}
-	}
-	unlink := map[string]string{} // decided on the links as read, then applied
-	for _, id := range order {
-		here := sides[id]
-		other := *here.link
-		if other == "" {
-			continue
-		}
-		there, ok := sides[other]
-		switch {
-		case !ok:
-			unlink[id] = fmt.Sprintf("the other side of its transfer, %q, is not in the export", other)
-		case *there.link != id:
-			unlink[id] = fmt.Sprintf("the other side of its transfer, %q, does not name it back", other)
-		case there.account == here.account:
-			unlink[id] = fmt.Sprintf("its transfer is with %q in the same account", other)
-		case !there.amount.Equal(here.amount.Neg()):
-			unlink[id] = fmt.Sprintf("the other side of its transfer, %q, is of %s, not %s", other, there.amount, here.amount.Neg())
-		}
-	}
-	for _, id := range order {
-		if reason, ok := unlink[id]; ok {
-			*sides[id].link = ""
-			r.b.Note(movein.KeptAs, movein.EntityTransaction, id, "", "%s: it is kept as a transaction of its own", reason)
 		}
 	}
 }

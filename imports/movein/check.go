@@ -46,21 +46,22 @@ func (b *Budget) Check() error {
 	for _, p := range b.Payees {
 		errs = append(errs, define(EntityPayee, p.ID), ref(EntityPayee, p.ID, "transfer account", EntityAccount, p.TransferAccount))
 	}
-	// Transfers may name split parts, so every part is defined before any side is checked.
-	sides := map[string]side{}
 	for _, t := range b.Transactions {
 		errs = append(errs, define(EntityTransaction, t.ID))
-		sides[t.ID] = side{t.AccountID, t.Amount, t.TransferID}
 		for _, s := range t.Splits {
 			errs = append(errs, define(EntityTransaction, s.ID))
-			sides[s.ID] = side{t.AccountID, s.Amount, s.TransferID}
+		}
+	}
+	order, _, faults := b.transferFaults()
+	for _, id := range order {
+		if reason, ok := faults[id]; ok {
+			errs = append(errs, fmt.Errorf("transaction %q: %s", id, reason))
 		}
 	}
 	for _, t := range b.Transactions {
 		errs = append(errs, ref(EntityTransaction, t.ID, "account", EntityAccount, t.AccountID),
 			ref(EntityTransaction, t.ID, "payee", EntityPayee, t.PayeeID),
-			ref(EntityTransaction, t.ID, "category", EntityCategory, t.CategoryID),
-			checkTransfer(sides, t.ID))
+			ref(EntityTransaction, t.ID, "category", EntityCategory, t.CategoryID))
 		if t.AccountID == "" {
 			errs = append(errs, fmt.Errorf("transaction %q has no account", t.ID))
 		}
@@ -71,7 +72,7 @@ func (b *Budget) Check() error {
 		for _, s := range t.Splits {
 			sum = sum.Add(s.Amount)
 			errs = append(errs, ref("split part", s.ID, "payee", EntityPayee, s.PayeeID),
-				ref("split part", s.ID, "category", EntityCategory, s.CategoryID), checkTransfer(sides, s.ID))
+				ref("split part", s.ID, "category", EntityCategory, s.CategoryID))
 		}
 		if !sum.Equal(t.Amount) {
 			errs = append(errs, fmt.Errorf("transaction %q is %s but its split parts add up to %s", t.ID, t.Amount, sum))
@@ -109,34 +110,6 @@ func (b *Budget) Check() error {
 		if err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-// side is what a transfer's check needs of one side.
-type side struct {
-	account  string
-	amount   decimal.Decimal
-	transfer string
-}
-
-// checkTransfer checks that the transfer from id names a side that names id back, in another
-// account, with the opposite amount.
-func checkTransfer(sides map[string]side, id string) error {
-	s := sides[id]
-	if s.transfer == "" {
-		return nil
-	}
-	o, ok := sides[s.transfer]
-	switch {
-	case !ok:
-		return fmt.Errorf("transaction %q is a transfer with %q, which is no transaction of the budget", id, s.transfer)
-	case o.transfer != id:
-		return fmt.Errorf("transaction %q is a transfer with %q, which names %q instead", id, s.transfer, o.transfer)
-	case o.account == s.account:
-		return fmt.Errorf("transaction %q is a transfer with %q in the same account", id, s.transfer)
-	case !o.amount.Neg().Equal(s.amount):
-		return fmt.Errorf("transaction %q of %s is a transfer with %q of %s", id, s.amount, s.transfer, o.amount)
 	}
 	return nil
 }

@@ -108,8 +108,8 @@ func TestCheck(t *testing.T) {
 		{"an unknown account", func(b *Budget) { b.Transactions[1].AccountID = "a9" }, `transaction "t2" has account "a9"`},
 		{"split parts that do not add up", func(b *Budget) { b.Transactions[0].Splits[0].Amount = d("7.49") },
 			`transaction "t1" is 10 but its split parts add up to 9.99`},
-		{"a transfer not named back", func(b *Budget) { b.Transactions[1].TransferID = "t1" }, `which names "t1" instead`},
-		{"a transfer of unequal sides", func(b *Budget) { b.Transactions[1].Amount = d("-2.6") }, `transaction "s2" of 2.5 is a transfer with "t2" of -2.6`},
+		{"a transfer not named back", func(b *Budget) { b.Transactions[1].TransferID = "t1" }, `transaction "s2": the other side of its transfer, "t2", does not name it back`},
+		{"a transfer of unequal sides", func(b *Budget) { b.Transactions[1].Amount = d("-2.6") }, `"s2": the other side of its transfer, "t2", is of -2.6, not -2.5`},
 		{"an id used twice", func(b *Budget) { b.Transactions[1].ID = "s1" }, `transaction id "s1" is used twice`},
 		{"a rollover of no kind", func(b *Budget) { b.Months[0].Lines[0].Rollover = "sometimes" }, `rollover "sometimes"`},
 		{"a group and a category of one name", func(b *Budget) { b.Groups[0].Name = "Food" }, `are both called "Food"`},
@@ -122,6 +122,45 @@ func TestCheck(t *testing.T) {
 				t.Fatalf("Check = %v, want %q", err, c.want)
 			}
 		})
+	}
+}
+
+// PairTransfers unlinks the sides of a transfer that do not hold together, saying so, and
+// leaves a budget that Check passes.
+func TestPairTransfers(t *testing.T) {
+	d := decimal.RequireFromString
+	b := &Budget{
+		Accounts: []Account{{ID: "a1"}, {ID: "a2"}},
+		Transactions: []Transaction{
+			{ID: "t1", AccountID: "a1", Amount: d("5"), TransferID: "t2"},
+			{ID: "t2", AccountID: "a2", Amount: d("-5"), TransferID: "t1"},
+			{ID: "t3", AccountID: "a1", Amount: d("7"), TransferID: "t4"},
+			{ID: "t4", AccountID: "a2", Amount: d("-6"), TransferID: "t3"},
+			{ID: "t5", AccountID: "a1", Amount: d("1"), TransferID: "gone"},
+		},
+	}
+	b.PairTransfers()
+	links := ""
+	for _, tx := range b.Transactions {
+		links += tx.ID + ">" + tx.TransferID + " "
+	}
+	if links != "t1>t2 t2>t1 t3> t4> t5> " {
+		t.Errorf("links after pairing: %s", links)
+	}
+	var reasons []string
+	for _, n := range b.Notices {
+		reasons = append(reasons, n.ID+": "+n.Reason)
+	}
+	want := []string{
+		`t3: the other side of its transfer, "t4", is of -6, not -7: it is kept as a transaction of its own`,
+		`t4: the other side of its transfer, "t3", is of 7, not 6: it is kept as a transaction of its own`,
+		`t5: the other side of its transfer, "gone", is not in the export: it is kept as a transaction of its own`,
+	}
+	if !slices.Equal(reasons, want) {
+		t.Errorf("notices:\n%s\nwant:\n%s", strings.Join(reasons, "\n"), strings.Join(want, "\n"))
+	}
+	if err := b.Check(); err != nil {
+		t.Errorf("Check after pairing: %v", err)
 	}
 }
 
