@@ -56,7 +56,7 @@ func Read(ctx context.Context, content []byte) (*movein.Budget, error) {
 			return nil, err
 		}
 	}
-	r.b.UniqueNames()
+	r.b.Settle()
 	return r.b, nil
 }
 

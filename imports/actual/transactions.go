@@ -48,7 +48,6 @@ func (r *reader) transactions() error {
 		r.b.Note(movein.NotKept, movein.EntityAccount, account, "", "the account is deleted, and so are its %d transactions", skipped[account])
 	}
 	r.orphans(children)
-	r.b.PairTransfers()
 	return nil
 }
 
@@ -109,25 +108,15 @@ func (r *reader) transaction(t txRow) movein.Transaction {
 	return tx
 }
 
-// split attaches a parent's parts. Parts that do not add up to the parent (Actual shows the
-// error and keeps them) get a part for the difference, so that the money stays whole.
+// split attaches a parent's parts; one with no parts left is a plain transaction without a
+// category.
 func (r *reader) split(tx *movein.Transaction, parts []txRow) {
-	if len(parts) == 0 {
-		return // a split with no parts left is a plain transaction without a category
-	}
-	sum := decimal.Zero
 	for _, p := range parts {
 		s := movein.Split{ID: p.id, Amount: amount(p.amount), CategoryID: r.category(p.category), Notes: p.notes, TransferID: p.transfer}
 		if payee := r.payee(p.payee); payee != tx.PayeeID {
 			s.PayeeID = payee
 		}
-		sum = sum.Add(s.Amount)
 		tx.Splits = append(tx.Splits, s)
-	}
-	if rest := tx.Amount.Sub(sum); !rest.IsZero() {
-		tx.Splits = append(tx.Splits, movein.Split{ID: tx.ID + "/rest", Amount: rest, Notes: "The part of the split Actual left unassigned"})
-		r.b.Note(movein.KeptAs, movein.EntityTransaction, tx.ID, "",
-			"its split parts add up to %s of its %s: the difference is kept as a part without a category", sum, tx.Amount)
 	}
 }
 

@@ -183,3 +183,42 @@ func day(s string) time.Time {
 	}
 	return t
 }
+
+// Settle leaves out what repeats an id, keeps a split's money whole under an id of its own,
+// and leaves a budget that Check passes.
+func TestSettle(t *testing.T) {
+	d := decimal.RequireFromString
+	b := &Budget{
+		Accounts: []Account{{ID: "a1", Name: "Checking"}, {ID: "a1", Name: "Checking again"}, {Name: "No id"}},
+		Transactions: []Transaction{
+			{ID: "t1/rest", AccountID: "a1", Amount: d("1")},
+			{ID: "t1", AccountID: "a1", Amount: d("10"), Splits: []Split{{ID: "s1", Amount: d("4")}, {ID: "t1/rest", Amount: d("5")}}},
+			{ID: "s1", AccountID: "a1", Amount: d("2")},
+		},
+	}
+	b.Settle()
+	if err := b.Check(); err != nil {
+		t.Fatalf("Check after Settle: %v", err)
+	}
+	if len(b.Accounts) != 1 || b.Accounts[0].Name != "Checking" || len(b.Transactions) != 2 {
+		t.Errorf("accounts %+v, transactions %+v", b.Accounts, b.Transactions)
+	}
+	split := b.Transactions[1]
+	if len(split.Splits) != 2 || split.Splits[1].ID != "t1/rest2" || !split.Splits[1].Amount.Equal(d("6")) || split.Splits[0].ID != "s1" {
+		t.Errorf("the split's parts are %+v", split.Splits)
+	}
+	var reasons []string
+	for _, n := range b.Notices {
+		reasons = append(reasons, n.String())
+	}
+	want := []string{
+		`account "Checking again": its id is another account's too: the first one is kept`,
+		`account "No id": it has no id, so nothing can name it`,
+		`transaction "t1/rest": its id is another transaction's too: the first one is kept`,
+		`transaction "s1": its id is another transaction's too: the first one is kept`,
+		`transaction "t1": its split parts add up to 4 of its 10: the difference is kept as a part without a category`,
+	}
+	if !slices.Equal(reasons, want) {
+		t.Errorf("notices:\n%s\nwant:\n%s", strings.Join(reasons, "\n"), strings.Join(want, "\n"))
+	}
+}
