@@ -2,6 +2,7 @@ package actual
 
 import (
 	"context"
+	"errors"
 	"strings"
 
 	"github.com/ncruces/go-sqlite3"
@@ -131,7 +132,8 @@ func (d *db) query(sql string, fn func(r row) error) error {
 
 // fail names the table an SQLite error came from; the reader's own errors pass as they are.
 func (d *db) fail(table string, err error) error {
-	if _, ok := err.(*movein.Error); ok || err == nil {
+	var me *movein.Error
+	if err == nil || errors.As(err, &me) {
 		return err
 	}
 	if d.conn.GetInterrupt().Err() != nil {

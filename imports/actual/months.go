@@ -44,8 +44,9 @@ func (r *reader) months() error {
 		if !ok {
 			return movein.Errorf(movein.EntityMonth, row.text("id"), "%s row %q has month %s, which is no month", table, row.text("id"), row.text("month"))
 		}
-		if n++; n > movein.Bound(movein.EntityMonth) {
-			return movein.Count(movein.EntityMonth, n)
+		n++
+		if err := movein.Count(movein.EntityMonth, n); err != nil {
+			return err
 		}
 		m := monthOf(month)
 		m.Lines = append(m.Lines, movein.Line{CategoryID: category, Budgeted: decimal.New(amount, -2), Rollover: r.rollover(carryover)})

@@ -47,8 +47,7 @@ func (r *reader) transactions() error {
 	for _, account := range slices.Sorted(maps.Keys(skipped)) {
 		r.b.Note(movein.NotKept, movein.EntityAccount, account, "", "the account is deleted, and so are its %d transactions", skipped[account])
 	}
-	r.orphans(children)
-	return nil
+	return r.orphans(children)
 }
 
 // readTransactions reads the rows that are not deleted: the transactions and split parents in
@@ -122,15 +121,18 @@ func (r *reader) split(tx *movein.Transaction, parts []txRow) {
 
 // orphans notes the split parts whose parent is not in the export at all; those whose parent
 // is deleted went with it, as in Actual.
-func (r *reader) orphans(children map[string][]txRow) {
+func (r *reader) orphans(children map[string][]txRow) error {
 	if len(children) == 0 {
-		return
+		return nil
 	}
 	deleted := map[string]bool{}
-	_ = r.db.each("transactions", []string{"id"}, "NOT "+alive+" AND isParent = 1", func(row row) error {
+	err := r.db.each("transactions", []string{"id"}, "NOT "+alive+" AND isParent = 1", func(row row) error {
 		deleted[row.text("id")] = true
 		return nil
 	})
+	if err != nil {
+		return err
+	}
 	for _, parent := range slices.Sorted(maps.Keys(children)) {
 		if deleted[parent] {
 			continue
@@ -139,4 +141,5 @@ func (r *reader) orphans(children map[string][]txRow) {
 			r.b.Note(movein.NotKept, movein.EntityTransaction, p.id, "", "it is a part of split transaction %q, which is not in the export", parent)
 		}
 	}
+	return nil
 }

@@ -44,15 +44,14 @@ type group struct {
 }
 
 type category struct {
-	ID          string `json:"id"`
-	GroupID     string `json:"category_group_id"`
-	Name        string `json:"name"`
-	Hidden      bool   `json:"hidden"`
-	Deleted     bool   `json:"deleted"`
-	GoalType    string `json:"goal_type"` // TB, TBD, MF, NEED, DEBT
-	GoalTarget  int64  `json:"goal_target"`
-	GoalMonth   string `json:"goal_target_month"`
-	GoalCadence int    `json:"goal_cadence"`
+	ID         string `json:"id"`
+	GroupID    string `json:"category_group_id"`
+	Name       string `json:"name"`
+	Hidden     bool   `json:"hidden"`
+	Deleted    bool   `json:"deleted"`
+	GoalType   string `json:"goal_type"` // TB, TBD, MF, NEED, DEBT
+	GoalTarget int64  `json:"goal_target"`
+	GoalMonth  string `json:"goal_target_month"`
 }
 
 type month struct {
