@@ -85,7 +85,7 @@ func (r *reader) preferences() error {
 	if !r.db.has("preferences") {
 		return nil
 	}
-	return r.db.each("preferences", []string{"id", "value"}, "id IN ('budgetType', 'defaultCurrencyCode')", func(row row) error {
+	return r.db.each("preferences", []string{"id", "value"}, "WHERE id IN ('budgetType', 'defaultCurrencyCode')", func(row row) error {
 		switch v := strings.TrimSpace(row.text("value")); row.text("id") {
 		case "budgetType":
 			// "tracking" (older: "report") reads reflect_budgets; anything else is an envelope budget.
@@ -114,7 +114,7 @@ func (r *reader) notes() error {
 	if !r.db.has("notes") {
 		return nil
 	}
-	return r.db.each("notes", []string{"id", "note"}, "id IN (SELECT id FROM accounts WHERE "+alive+") OR id IN (SELECT id FROM categories WHERE "+alive+")",
+	return r.db.each("notes", []string{"id", "note"}, "WHERE id IN (SELECT id FROM accounts WHERE "+alive+") OR id IN (SELECT id FROM categories WHERE "+alive+")",
 		func(row row) error {
 			r.notesByID[row.text("id")] = row.text("note")
 			return nil
@@ -124,7 +124,7 @@ func (r *reader) notes() error {
 func (r *reader) accounts() error {
 	r.accountByID, r.deletedAccounts = map[string]*movein.Account{}, map[string]bool{}
 	err := r.db.each("accounts", []string{"id", "name", "offbudget", "closed", "tombstone", "?type", "?currency_code"},
-		"1 ORDER BY sort_order, id", func(row row) error {
+		"ORDER BY sort_order, id", func(row row) error {
 			id := row.text("id")
 			if row.bool("tombstone") {
 				r.deletedAccounts[id] = true
@@ -174,7 +174,7 @@ func (r *reader) payees() error {
 	if err != nil {
 		return err
 	}
-	err = r.db.each("payees", []string{"id", "name", "transfer_acct"}, alive+" ORDER BY id", func(row row) error {
+	err = r.db.each("payees", []string{"id", "name", "transfer_acct"}, "WHERE "+alive+" ORDER BY id", func(row row) error {
 		p := movein.Payee{ID: row.text("id"), Name: strings.TrimSpace(row.text("name")), TransferAccount: row.text("transfer_acct")}
 		if p.TransferAccount != "" {
 			a, ok := r.accountByID[p.TransferAccount]
@@ -210,7 +210,7 @@ func (r *reader) payee(id string) string {
 
 func (r *reader) groups() error {
 	r.groupIDs = map[string]bool{}
-	return r.db.each("category_groups", []string{"id", "name", "is_income", "?hidden"}, alive+" ORDER BY is_income, sort_order, id",
+	return r.db.each("category_groups", []string{"id", "name", "is_income", "?hidden"}, "WHERE "+alive+" ORDER BY is_income, sort_order, id",
 		func(row row) error {
 			if err := movein.Count(movein.EntityGroup, len(r.b.Groups)+1); err != nil {
 				return err
@@ -232,7 +232,7 @@ func (r *reader) categories() error {
 		return err
 	}
 	err = r.db.each("categories", []string{"id", "name", "cat_group", "is_income", "?hidden", "?goal_def"},
-		alive+" ORDER BY is_income, sort_order, id", func(row row) error {
+		"WHERE "+alive+" ORDER BY is_income, sort_order, id", func(row row) error {
 			if err := movein.Count(movein.EntityCategory, len(r.b.Categories)+1); err != nil {
 				return err
 			}

@@ -87,10 +87,11 @@ func (d *db) require(tables ...string) error {
 // has reports whether the export has the table.
 func (d *db) has(table string) bool { return d.tables[table] != nil }
 
-// each runs fn on every row of table matching where (SQL, may be ""), reading cols. A column
-// written "?name" is optional: a table that lacks it reads NULL there, as older or newer
-// versions of Actual differ in such columns. A missing required column is an error naming it.
-func (d *db) each(table string, cols []string, where string, fn func(r row) error) error {
+// each runs fn on every row of "SELECT cols FROM table tail" (tail is SQL: WHERE and ORDER BY
+// clauses, or ""). A column written "?name" is optional: a table that lacks it reads NULL
+// there, as older or newer versions of Actual differ in such columns. A missing required
+// column is an error naming it.
+func (d *db) each(table string, cols []string, tail string, fn func(r row) error) error {
 	idx := make(map[string]int, len(cols))
 	exprs := make([]string, len(cols))
 	for i, c := range cols {
@@ -105,10 +106,7 @@ func (d *db) each(table string, cols []string, where string, fn func(r row) erro
 			return movein.Errorf("table", table, "db.sqlite's table %s has no column %s: it is not the database of an Actual budget", table, name)
 		}
 	}
-	sql := "SELECT " + strings.Join(exprs, ", ") + " FROM " + quote(table)
-	if where != "" {
-		sql += " WHERE " + where
-	}
+	sql := "SELECT " + strings.Join(exprs, ", ") + " FROM " + quote(table) + " " + tail
 	if err := d.query(sql, func(r row) error { r.idx = idx; return fn(r) }); err != nil {
 		return d.fail(table, err)
 	}

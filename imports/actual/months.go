@@ -31,7 +31,7 @@ func (r *reader) months() error {
 		return m
 	}
 	n := 0
-	err := r.db.each(table, []string{"id", "month", "category", "amount", "carryover"}, "1 ORDER BY month, category", func(row row) error {
+	err := r.db.each(table, []string{"id", "month", "category", "amount", "carryover"}, "ORDER BY month, category", func(row row) error {
 		category := row.text("category")
 		if r.categoryByID[category] == nil {
 			return nil // a deleted category's budget, which Actual no longer shows
@@ -56,7 +56,7 @@ func (r *reader) months() error {
 		return err
 	}
 	if r.b.Style == movein.Envelope && r.db.has("zero_budget_months") {
-		err = r.db.each("zero_budget_months", []string{"id", "buffered"}, "buffered IS NOT NULL AND buffered != 0", func(row row) error {
+		err = r.db.each("zero_budget_months", []string{"id", "buffered"}, "WHERE buffered IS NOT NULL AND buffered != 0", func(row row) error {
 			month, err := time.Parse("2006-01", row.text("id"))
 			if err != nil {
 				return movein.Errorf(movein.EntityMonth, row.text("id"), "zero_budget_months row %q is named for no month", row.text("id"))

@@ -49,7 +49,7 @@ func (r *reader) rules() error {
 	if !r.db.has("rules") {
 		return nil
 	}
-	return r.db.each("rules", []string{"id", "?stage", "conditions", "actions", "?conditions_op"}, alive+" ORDER BY id", func(row row) error {
+	return r.db.each("rules", []string{"id", "?stage", "conditions", "actions", "?conditions_op"}, "WHERE "+alive+" ORDER BY id", func(row row) error {
 		id := row.text("id")
 		if r.scheduleRules[id] {
 			return nil

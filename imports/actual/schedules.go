@@ -33,7 +33,7 @@ func (r *reader) schedules() error {
 	}
 	next := map[string]time.Time{}
 	if r.db.has("schedules_next_date") {
-		err := r.db.each("schedules_next_date", []string{"schedule_id", "local_next_date"}, alive, func(row row) error {
+		err := r.db.each("schedules_next_date", []string{"schedule_id", "local_next_date"}, "WHERE "+alive, func(row row) error {
 			if d, ok := date(row.int("local_next_date")); ok {
 				next[row.text("schedule_id")] = d
 			}
@@ -45,14 +45,14 @@ func (r *reader) schedules() error {
 	}
 	type ruleText struct{ conditions, actions string }
 	rules := map[string]ruleText{}
-	err := r.db.each("rules", []string{"id", "conditions", "actions"}, "id IN (SELECT rule FROM schedules WHERE "+alive+")", func(row row) error {
+	err := r.db.each("rules", []string{"id", "conditions", "actions"}, "WHERE id IN (SELECT rule FROM schedules WHERE "+alive+")", func(row row) error {
 		rules[row.text("id")] = ruleText{row.text("conditions"), row.text("actions")}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	return r.db.each("schedules", []string{"id", "?name", "rule", "completed"}, alive+" ORDER BY id", func(row row) error {
+	return r.db.each("schedules", []string{"id", "?name", "rule", "completed"}, "WHERE "+alive+" ORDER BY id", func(row row) error {
 		if err := movein.Count(movein.EntitySchedule, len(r.b.Schedules)+1); err != nil {
 			return err
 		}

@@ -58,7 +58,7 @@ func (r *reader) readTransactions() (rows []txRow, children map[string][]txRow, 
 	n := 0
 	err = r.db.each("transactions", []string{"id", "isParent", "isChild", "?parent_id", "acct", "category", "amount", "description",
 		"notes", "date", "financial_id", "imported_description", "transferred_id", "cleared", "?reconciled", "starting_balance_flag", "?schedule"},
-		alive+" AND date IS NOT NULL AND acct IS NOT NULL ORDER BY date, starting_balance_flag DESC, sort_order DESC, id",
+		"WHERE "+alive+" AND date IS NOT NULL AND acct IS NOT NULL ORDER BY date, starting_balance_flag DESC, sort_order DESC, id",
 		func(row row) error {
 			n++
 			if err := movein.Count(movein.EntityTransaction, n); err != nil {
@@ -126,7 +126,7 @@ func (r *reader) orphans(children map[string][]txRow) error {
 		return nil
 	}
 	deleted := map[string]bool{}
-	err := r.db.each("transactions", []string{"id"}, "NOT "+alive+" AND isParent = 1", func(row row) error {
+	err := r.db.each("transactions", []string{"id"}, "WHERE NOT "+alive+" AND isParent = 1", func(row row) error {
 		deleted[row.text("id")] = true
 		return nil
 	})

@@ -26,7 +26,7 @@ func (a *assembler) categories() error {
 		switch g.Name {
 		case internalGroup:
 			internal[g.ID] = true
-			g.Name, g.Income, g.Hidden, g.Builtin = incomeGroupTag, true, false, true
+			g.Name, g.Income, g.Hidden, g.Builtin = builtinIncomeGroup, true, false, true
 		case cardGroup:
 			cards[g.ID] = true
 		}

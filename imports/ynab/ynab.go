@@ -22,12 +22,12 @@ import (
 
 // Names YNAB gives its own groups, categories and payees.
 const (
-	internalGroup  = "Internal Master Category"
-	cardGroup      = "Credit Card Payments"
-	startingPayee  = "Starting Balance"
-	readyToAssign  = "Inflow: Ready to Assign"
-	toBeBudgeted   = "To be Budgeted"
-	incomeGroupTag = "Income"
+	internalGroup      = "Internal Master Category"
+	cardGroup          = "Credit Card Payments"
+	startingPayee      = "Starting Balance"
+	readyToAssign      = "Inflow: Ready to Assign"
+	toBeBudgeted       = "To be Budgeted"
+	builtinIncomeGroup = "Income"
 )
 
 // Read reads a budget from r, whose size the caller bounds. Its error is a *movein.Error
