@@ -651,6 +651,53 @@ func TestVariations(t *testing.T) {
 					t.Errorf("notices %v", b.Notices)
 				}
 			}},
+		{name: "a schedule of about an amount, every other week, six times", sql: []string{
+			`UPDATE rules SET conditions = '[{"op":"isapprox","field":"amount","value":-120000},` +
+				`{"op":"is","field":"date","value":{"frequency":"weekly","interval":2,"start":"2026-11-02","endMode":"after_n_occurrences","endOccurrences":6}}]',` +
+				` actions = '[{"op":"link-schedule","value":"' || (SELECT id FROM schedules) || '"},` +
+				`{"op":"set","field":"category","value":"' || (SELECT id FROM categories WHERE name = 'Rent') || '"}]'` +
+				` WHERE id = (SELECT rule FROM schedules)`,
+		}, check: func(t *testing.T, b *movein.Budget, n names) {
+			s := b.Schedules[0]
+			if !s.Amount.Equal(d("1200")) || !s.Min.Equal(d("1110")) || !s.Max.Equal(d("1290")) || n.byID[s.CategoryID] != "Rent" ||
+				s.PayeeID != "" || s.AccountID != "" || s.Repeat.Unit != movein.UnitWeek || s.Repeat.Every != 2 || s.Repeat.Count != 6 {
+				t.Errorf("the schedule is %+v", s)
+			}
+		}},
+		{name: "a schedule on one date", sql: []string{
+			`UPDATE rules SET conditions = '[{"op":"is","field":"date","value":"2026-12-24"},{"op":"isbetween","field":"amount","value":{"num1":-5000,"num2":-3000}}]'` +
+				` WHERE id = (SELECT rule FROM schedules)`,
+		}, check: func(t *testing.T, b *movein.Budget, n names) {
+			s := b.Schedules[0]
+			if s.Repeat.Unit != movein.UnitOnce || !s.Start.Equal(day("2026-12-24")) || !s.Amount.Equal(d("40")) ||
+				!s.Min.Equal(d("30")) || !s.Max.Equal(d("50")) {
+				t.Errorf("the schedule is %+v", s)
+			}
+		}},
+		{name: "a rule on money out, any of its conditions", sql: []string{
+			`INSERT INTO rules (id, stage, conditions, actions, tombstone, conditions_op) VALUES ('r-out', 'pre',` +
+				` '[{"field":"amount","op":"gt","value":5000,"options":{"outflow":true}},{"field":"acct","op":"oneOf","value":["' || ` + checkingID + ` || '"]}]',` +
+				` '[{"field":"description","op":"set","value":"' || (SELECT id FROM payees WHERE name = 'Landlord') || '"}]', 0, 'or')`,
+		}, check: func(t *testing.T, b *movein.Budget, n names) {
+			var r movein.Rule
+			for _, x := range b.Rules {
+				if x.ID == "r-out" {
+					r = x
+				}
+			}
+			if !r.Expressible || r.Match != "any" || r.Stage != "pre" || len(r.Conditions) != 2 || len(r.Actions) != 1 {
+				t.Fatalf("the rule is %+v", r)
+			}
+			if c := r.Conditions[0]; c.Field != "amount_outflow" || c.Op != "gt" || !c.Value.(decimal.Decimal).Equal(d("50")) {
+				t.Errorf("its amount condition is %+v", c)
+			}
+			if c := r.Conditions[1]; c.Field != "account" || c.Op != "oneOf" || n.byID[c.Value.([]string)[0]] != "Checking" {
+				t.Errorf("its account condition is %+v", c)
+			}
+			if a := r.Actions[0]; a.Field != "payee" || n.byID[a.Value.(string)] != "Landlord" {
+				t.Errorf("its action is %+v", a)
+			}
+		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
