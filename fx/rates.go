@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/models"
 )
 
@@ -32,7 +33,7 @@ func notFound() error { return apperr.New(apperr.NotFound, "Exchange rate not fo
 // SetRate stores the family's own rate for a pair on a date, replacing the rate it had for
 // that pair and date, either way round (EUR→USD and USD→EUR are one pair), so that a day
 // never has two rates for a pair. Every problem is an Invalid error naming its field: a date
-// that is not one or is more than a day ahead, a currency that is not an ISO code, a quote
+// that is not one of those Tally takes (dates.Day) or is more than a day ahead, a currency that is not an ISO code, a quote
 // that is the base, a rate that is not a positive number of at most 12 decimals.
 func SetRate(ctx context.Context, db bun.IDB, familyID uuid.UUID, in RateInput) (*Rate, error) {
 	r, err := in.validate(time.Now())
@@ -61,11 +62,11 @@ func SetRate(ctx context.Context, db bun.IDB, familyID uuid.UUID, in RateInput) 
 func (in RateInput) validate(now time.Time) (*Rate, error) {
 	var v apperr.Validation
 	r := &Rate{Base: normalCode(in.Base), Quote: normalCode(in.Quote)}
-	switch date, err := time.Parse(time.DateOnly, strings.TrimSpace(in.Date)); {
+	switch date, err := dates.Day("date", in.Date); {
 	case strings.TrimSpace(in.Date) == "":
 		v.Add("date", "Enter the date the rate is for.")
 	case err != nil:
-		v.Add("date", "Date must be a date such as 2026-03-02.")
+		v.Merge(err)
 	case date.After(day(now.UTC()).AddDate(0, 0, 1)):
 		v.Add("date", "The date is in the future: a rate can be dated up to tomorrow.")
 	default:

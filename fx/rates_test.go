@@ -24,7 +24,8 @@ func TestSetRateNamesEveryBadField(t *testing.T) {
 	}{
 		{"nothing given", RateInput{}, map[string]string{"date": "Enter the date", "base": "three-letter ISO", "quote": "three-letter ISO",
 			"rate": "Enter how much"}},
-		{"a date that is not one", RateInput{Date: "02/03/2026", Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "such as 2026-03-02"}},
+		{"a date that is not one", RateInput{Date: "02/03/2026", Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "is not a date (YYYY-MM-DD)"}},
+		{"a date in year 0", RateInput{Date: "0000-01-01", Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "out of range"}},
 		{"a date two days ahead", RateInput{Date: inTwoDays, Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "in the future"}},
 		{"codes that are not ISO codes", RateInput{Date: "2026-03-02", Base: "EURO", Quote: "U$D", Rate: "1.08"},
 			map[string]string{"base": "Base must be", "quote": "Quote must be"}},

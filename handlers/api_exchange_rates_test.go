@@ -46,7 +46,7 @@ func TestExchangeRatesAPI(t *testing.T) {
 			contains: []string{`"date":"2026-03-01","base":"CHF","quote":"USD","rate":"1.13","source":"family"`}},
 		{name: "every problem is named by its field", method: http.MethodPost, path: "/api/v1/exchange_rates",
 			body: map[string]any{"date": "2026-02-30", "base": "EURO", "quote": "EURO", "rate": "0"}, status: http.StatusUnprocessableEntity,
-			contains: []string{`"date":["Date must be a date such as 2026-03-02."]`, `"base":["Base must be a three-letter ISO currency code such as EUR."]`,
+			contains: []string{`"date":["date \"2026-02-30\" is not a date (YYYY-MM-DD)"]`, `"base":["Base must be a three-letter ISO currency code such as EUR."]`,
 				`"quote":["Quote must be`, `The quote currency must differ from the base`, `"rate":["Rate must be greater than zero."]`}},
 		{name: "a rate is a decimal string, not a number", method: http.MethodPost, path: "/api/v1/exchange_rates",
 			body: map[string]any{"date": "2026-03-01", "base": "CHF", "quote": "USD", "rate": 1.13}, status: http.StatusBadRequest},
