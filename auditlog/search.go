@@ -14,6 +14,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/internal/db"
 )
 
@@ -73,14 +74,12 @@ func (q Query) Parse() (Filter, error) {
 	}
 	var err error
 	if s := strings.TrimSpace(q.From); s != "" {
-		if f.From, err = time.Parse(DateLayout, s); err != nil {
-			v.Add("from", "Use YYYY-MM-DD, like 2026-01-05.")
-		}
+		f.From, err = dates.Day("from", s)
+		v.Merge(err)
 	}
 	if s := strings.TrimSpace(q.To); s != "" {
-		if f.To, err = time.Parse(DateLayout, s); err != nil {
-			v.Add("to", "Use YYYY-MM-DD, like 2026-01-31.")
-		}
+		f.To, err = dates.Day("to", s)
+		v.Merge(err)
 	}
 	if !f.From.IsZero() && !f.To.IsZero() && f.To.Before(f.From) {
 		v.Add("to", "Pick a day on or after From ("+f.From.Format(DateLayout)+").")

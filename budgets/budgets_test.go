@@ -91,7 +91,7 @@ func (h *household) exec(t *testing.T, query string, args ...any) {
 }
 
 func month(s string) reports.Month {
-	m, err := reports.ParseMonth(s)
+	m, err := reports.ParseMonth("month", s)
 	if err != nil {
 		panic(err)
 	}
@@ -329,6 +329,45 @@ func TestRollover(t *testing.T) {
 	if food := h.month(t, s, "2026-11", "2026-11-20").Category(h.cats["Food"].ID); !food.Carried.IsZero() {
 		t.Errorf("Food carries %s with rollover off", food.Carried)
 	}
+}
+
+// TestCarryWalksTheMonthsThatHoldSomething is a family that budgeted groceries in 1970-01 and
+// again in 2026-12, with spending in 1970-01 and 1999-07 alone between: reading 2026-12 walks
+// those two months, not the 683 of the calendar, and carries across the empty years what each
+// setting carries, a surplus unchanged and under both an overspend too.
+func TestCarryWalksTheMonthsThatHoldSomething(t *testing.T) {
+	d := testkit.MustOpenDB(t)
+	h := newHousehold(t, d)
+	s := &budgets.Service{DB: d}
+	h.put(t, s, "1970-01", "", "Groceries", "100")
+	h.put(t, s, "2026-12", "", "Groceries", "50")
+	first := h.spend(t, "1970-01-15", "30", "Groceries")
+	h.spend(t, "1999-07-04", "10", "Groceries")
+	groceries := h.cats["Groceries"].ID
+	carried := func(t *testing.T, setting, want string) {
+		t.Helper()
+		if err := s.SetCategory(context.Background(), h.fam, month("2026-12"), groceries, budgets.Change{Rollover: &setting}); err != nil {
+			t.Fatal(err)
+		}
+		m, walked, err := s.MonthWalked(context.Background(), h.fam, month("2026-12"), day("2026-12-15"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m.Category(groceries); got.Carried.StringFixed(2) != want || got.Available.StringFixed(2) != dec(want).Add(dec("50")).StringFixed(2) {
+			t.Errorf("%s: carried %s, available %s; want %s carried", setting, got.Carried, got.Available, want)
+		}
+		// One category carries: it walks 1970-01 and 1999-07, the months before 2026-12 that hold something.
+		if walked != 2 {
+			t.Errorf("%s: the carry walked %d months, want the 2 that hold a line or spending", setting, walked)
+		}
+	}
+	// 100 - 30 = 70 left in 1970, less 10 in 1999: 60, whichever way it carries.
+	carried(t, budgets.RolloverSurplus, "60.00")
+	carried(t, budgets.RolloverBoth, "60.00")
+	// 150 spent in 1970: 50 over, and 10 more in 1999.
+	h.exec(t, `UPDATE entries SET amount = 150 WHERE id = ?`, first)
+	carried(t, budgets.RolloverSurplus, "0.00")
+	carried(t, budgets.RolloverBoth, "-60.00")
 }
 
 // TestPutIsAllOrNone sends a month with one good line and problems on every other field, and

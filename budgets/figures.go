@@ -41,7 +41,10 @@ func (l *ledger) spentIn(id uuid.UUID, m reports.Month) decimal.Decimal {
 
 // carried is what the months before month leave the category id by its rollover setting:
 // from the first month it had a budget, each month's budget plus what came in less what it
-// spent goes on to the next, all of it (both) or only when positive (surplus).
+// spent goes on to the next, all of it (both) or only when positive (surplus). A month
+// without a line or spending passes on what came in as it is, under either setting (it is
+// never negative under surplus), so the walk steps over such months: its cost is the months
+// that hold something, however far apart they are.
 func (l *ledger) carried(id uuid.UUID, month reports.Month) decimal.Decimal {
 	rollover := l.cats[id].Rollover
 	var carried decimal.Decimal
@@ -49,7 +52,11 @@ func (l *ledger) carried(id uuid.UUID, month reports.Month) decimal.Decimal {
 		return carried
 	}
 	started := false
-	for m := l.start; m.First().Before(month.First()); m = m.Next() {
+	for _, m := range l.held {
+		if !m.First().Before(month.First()) {
+			break
+		}
+		l.walked++
 		b := l.budget(id, m)
 		if !started && b.IsZero() {
 			continue

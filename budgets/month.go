@@ -40,6 +40,10 @@ type ledger struct {
 	lines    map[reports.Month]map[uuid.UUID]decimal.Decimal
 	spent    map[reports.Month]map[uuid.UUID]decimal.Decimal // uuid.Nil: without a category
 	income   map[reports.Month]decimal.Decimal
+	// held is the months of lines and spent, oldest first: a carry walks these alone.
+	held []reports.Month
+	// walked counts the months the carries have walked, so that tests see what a read costs.
+	walked int
 	// expected is the end month's expected income; nil when none is set.
 	expected    *decimal.Decimal
 	unconverted []string
@@ -114,13 +118,24 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 		return nil, fmt.Errorf("budget: %w", err)
 	}
 
+	// The currencies other than the family's, and the months whose amounts are in them: the
+	// only days whose rates are read.
 	var foreign []string
-	for _, cur := range append(currencies(lines, totals), budget.Currency) {
-		if cur != "" && cur != fam.Currency && !slices.Contains(foreign, cur) {
+	var months []reports.Month
+	inForeign := func(cur string, m reports.Month) {
+		if cur == "" || cur == fam.Currency {
+			return
+		}
+		if !slices.Contains(foreign, cur) {
 			foreign = append(foreign, cur)
 		}
+		months = append(months, m)
 	}
-	conv, err := newConverter(ctx, s, fam, foreign, l.start, end, today)
+	for _, a := range slices.Concat(lines, totals) {
+		inForeign(a.Currency, a.month())
+	}
+	inForeign(budget.Currency, end)
+	conv, err := newConverter(ctx, s, fam, foreign, months, today)
 	if err != nil {
 		return nil, err
 	}
@@ -160,7 +175,24 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 		}
 	}
 	slices.Sort(l.unconverted)
+	l.held = heldMonths(l.lines, l.spent)
 	return l, nil
+}
+
+// heldMonths are the months that hold an amount in any of lists, oldest first.
+func heldMonths(lists ...map[reports.Month]map[uuid.UUID]decimal.Decimal) []reports.Month {
+	seen := map[reports.Month]bool{}
+	var out []reports.Month
+	for _, list := range lists {
+		for m := range list {
+			if !seen[m] {
+				seen[m] = true
+				out = append(out, m)
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b reports.Month) int { return a.First().Compare(b.First()) })
+	return out
 }
 
 // amount is a budget line or a month's total of a category in one currency, in
@@ -209,17 +241,6 @@ func (a amount) month() reports.Month {
 	return reports.Month{Year: a.Month / 12, Month: time.Month(a.Month%12 + 1)}
 }
 
-// currencies are the currencies of the amounts of lists.
-func currencies(lists ...[]amount) []string {
-	var out []string
-	for _, list := range lists {
-		for _, a := range list {
-			out = append(out, a.Currency)
-		}
-	}
-	return out
-}
-
 // orderCategories returns the categories' ids, top-level ones by name each followed by its
 // subcategories by name, and fills children.
 func orderCategories(cats []category, children map[uuid.UUID][]uuid.UUID) []uuid.UUID {
@@ -249,23 +270,23 @@ func orderCategories(cats []category, children map[uuid.UUID][]uuid.UUID) []uuid
 type converter struct {
 	currency string
 	places   int32
-	first    time.Time
 	today    time.Time
-	rates    map[string][]fx.DayRate
+	rates    fx.DayRates
 }
 
-func newConverter(ctx context.Context, s *Service, fam *models.Family, foreign []string, start, end reports.Month, today time.Time) (*converter, error) {
+// newConverter reads the rates of the foreign currencies on the days of months alone, so
+// that months years apart cost no more than months side by side.
+func newConverter(ctx context.Context, s *Service, fam *models.Family, foreign []string, months []reports.Month, today time.Time) (*converter, error) {
 	c := &converter{currency: fam.Currency, places: int32(models.CurrencyDecimals(fam.Currency)), today: today}
 	if len(foreign) == 0 {
 		return c, nil
 	}
-	c.first = c.day(start)
-	last := c.day(end)
-	if last.Before(c.first) {
-		last = c.first
+	days := make([]time.Time, len(months))
+	for i, m := range months {
+		days[i] = c.day(m)
 	}
 	var err error
-	if c.rates, err = fx.DailyRates(ctx, s.DB, fam.ID, foreign, fam.Currency, c.first, last); err != nil {
+	if c.rates, err = fx.RatesOn(ctx, s.DB, fam.ID, foreign, fam.Currency, days); err != nil {
 		return nil, fmt.Errorf("exchange rates: %w", err)
 	}
 	return c, nil
@@ -285,13 +306,12 @@ func (c *converter) convert(l *ledger, v decimal.Decimal, cur string, m reports.
 	if cur == c.currency || v.IsZero() {
 		return v, true
 	}
-	days := c.rates[cur]
-	i := int(c.day(m).Sub(c.first).Hours() / 24)
-	if i < 0 || i >= len(days) || !days[i].Found {
+	r := c.rates.On(cur, c.day(m))
+	if !r.Found {
 		if !slices.Contains(l.unconverted, cur) {
 			l.unconverted = append(l.unconverted, cur)
 		}
 		return decimal.Zero, false
 	}
-	return v.Mul(days[i].Rate).Round(c.places), true
+	return v.Mul(r.Rate).Round(c.places), true
 }

@@ -17,13 +17,15 @@ import (
 // TestExchangeRatesPage is a family admin with a pound account in a dollar family: the ECB's
 // rate, fetched by the job when Tally starts, is shown on Settings › Family › Exchange rates;
 // a rate of the family's own is refused on its fields until it is right, then saved, used by
-// the API in place of the bank's, and deleted through its confirmation.
+// the API in place of the bank's, read by a member of the family without a form to change it,
+// and deleted through its confirmation.
 func TestExchangeRatesPage(t *testing.T) {
 	ctx := newTab(t)
 	ecb := fakeecb.NewTest(t)
 	ecb.SetDay("2026-02-27", map[string]string{"USD": "1.0790", "GBP": "0.8398"})
 	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"EXCHANGE_RATES_URL": ecb.URL}})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{FamilyID: u.FamilyID, Role: models.RoleMember})
 	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
 	for _, cur := range []string{"USD", "GBP"} {
 		if _, err := srv.DB.NewRaw(`INSERT INTO accounts (id, family_id, name, accountable_type, currency)
@@ -86,6 +88,25 @@ func TestExchangeRatesPage(t *testing.T) {
 			q.Data.Date != "2026-03-01" || q.Data.Source != "family" {
 			t.Errorf("the API converts USD to GBP with %d %s", status, body)
 		}
+	})
+	step(t, "a member reads it from the navigation, with no form to change it", func(t *testing.T) {
+		click(t, ctx, "sign-out")
+		visible(t, ctx, "sign-in-submit")
+		signInAs(t, ctx, srv, member.Email)
+		clickNav(t, ctx, "exchange_rates")
+		wantPath(t, ctx, "/settings/exchange_rates")
+		if !pageContains(t, ctx, "1 GBP = 1.3 USD") {
+			t.Error("the member does not see the family's rate")
+		}
+		visible(t, ctx, "exchange-rates-admins")
+		if n := count(t, ctx, "exchange-rate-form") + count(t, ctx, "exchange-rate-delete-"+attr(t, ctx, "exchange-rate-row", "data-id")); n != 0 {
+			t.Errorf("the member is offered %d forms to change the rates", n)
+		}
+		shot(t, ctx, "exchange-rates-member")
+		click(t, ctx, "sign-out")
+		visible(t, ctx, "sign-in-submit")
+		signInAs(t, ctx, srv, u.Email)
+		visit(t, ctx, srv.URL+"/settings/exchange_rates")
 	})
 	step(t, "deleted through its confirmation", func(t *testing.T) {
 		id := attr(t, ctx, "exchange-rate-row", "data-id")

@@ -11,6 +11,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 	"tally/testkit"
 )
 
@@ -25,10 +26,15 @@ func mustFetched(t *testing.T, d *db.DB, date string, rates map[string]string) {
 	}
 }
 
+// adminOf is an admin of the family, as SetRate and DeleteRate are given the user who asks.
+func adminOf(familyID uuid.UUID) *models.User {
+	return &models.User{FamilyID: familyID, Role: models.RoleAdmin}
+}
+
 // mustSetRate sets a family's own rate of base into quote on date.
 func mustSetRate(t *testing.T, d *db.DB, familyID uuid.UUID, date, base, quote, rate string) *Rate {
 	t.Helper()
-	r, err := SetRate(context.Background(), d, familyID, RateInput{Date: date, Base: base, Quote: quote, Rate: rate})
+	r, err := SetRate(context.Background(), d, adminOf(familyID), RateInput{Date: date, Base: base, Quote: quote, Rate: rate})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/models"
 )
 
@@ -29,12 +30,22 @@ type Filter struct {
 
 func notFound() error { return apperr.New(apperr.NotFound, "Exchange rate not found") }
 
-// SetRate stores the family's own rate for a pair on a date, replacing the rate it had for
-// that pair and date, either way round (EUR→USD and USD→EUR are one pair), so that a day
-// never has two rates for a pair. Every problem is an Invalid error naming its field: a date
-// that is not one or is more than a day ahead, a currency that is not an ISO code, a quote
+// mayNotSet is the answer to anyone but an admin who sets or deletes a rate.
+func mayNotSet() error {
+	return apperr.New(apperr.Forbidden, "Only an admin of the family can set or delete its exchange rates")
+}
+
+// SetRate stores, for the user by, their family's own rate for a pair on a date, replacing the
+// rate it had for that pair and date, either way round (EUR→USD and USD→EUR are one pair), so
+// that a day never has two rates for a pair. Only an admin may (models.User.MaySetRates;
+// anyone else is Forbidden). Every problem is an Invalid error naming its field: a date
+// that is not one of those Tally takes (dates.Day) or is more than a day ahead, a currency that is not an ISO code, a quote
 // that is the base, a rate that is not a positive number of at most 12 decimals.
-func SetRate(ctx context.Context, db bun.IDB, familyID uuid.UUID, in RateInput) (*Rate, error) {
+func SetRate(ctx context.Context, db bun.IDB, by *models.User, in RateInput) (*Rate, error) {
+	if !by.MaySetRates() {
+		return nil, mayNotSet()
+	}
+	familyID := by.FamilyID
 	r, err := in.validate(time.Now())
 	if err != nil {
 		return nil, err
@@ -61,11 +72,11 @@ func SetRate(ctx context.Context, db bun.IDB, familyID uuid.UUID, in RateInput) 
 func (in RateInput) validate(now time.Time) (*Rate, error) {
 	var v apperr.Validation
 	r := &Rate{Base: normalCode(in.Base), Quote: normalCode(in.Quote)}
-	switch date, err := time.Parse(time.DateOnly, strings.TrimSpace(in.Date)); {
+	switch date, err := dates.Day("date", in.Date); {
 	case strings.TrimSpace(in.Date) == "":
 		v.Add("date", "Enter the date the rate is for.")
 	case err != nil:
-		v.Add("date", "Date must be a date such as 2026-03-02.")
+		v.Merge(err)
 	case date.After(day(now.UTC()).AddDate(0, 0, 1)):
 		v.Add("date", "The date is in the future: a rate can be dated up to tomorrow.")
 	default:
@@ -109,10 +120,13 @@ func Rates(ctx context.Context, db bun.IDB, familyID uuid.UUID, f Filter, p mode
 	return list, int(total), err
 }
 
-// DeleteRate deletes the family's own rate id; another family's, or a fetched one, is not
-// found.
-func DeleteRate(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) error {
-	res, err := db.NewDelete().Model((*Rate)(nil)).Where("id = ? AND family_id = ?", id, familyID).Exec(ctx)
+// DeleteRate deletes, for the user by, their family's own rate id: an admin only, as SetRate;
+// another family's, or a fetched one, is not found.
+func DeleteRate(ctx context.Context, db bun.IDB, by *models.User, id uuid.UUID) error {
+	if !by.MaySetRates() {
+		return mayNotSet()
+	}
+	res, err := db.NewDelete().Model((*Rate)(nil)).Where("id = ? AND family_id = ?", id, by.FamilyID).Exec(ctx)
 	if err != nil {
 		return err
 	}

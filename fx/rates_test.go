@@ -24,7 +24,8 @@ func TestSetRateNamesEveryBadField(t *testing.T) {
 	}{
 		{"nothing given", RateInput{}, map[string]string{"date": "Enter the date", "base": "three-letter ISO", "quote": "three-letter ISO",
 			"rate": "Enter how much"}},
-		{"a date that is not one", RateInput{Date: "02/03/2026", Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "such as 2026-03-02"}},
+		{"a date that is not one", RateInput{Date: "02/03/2026", Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "is not a date (YYYY-MM-DD)"}},
+		{"a date in year 0", RateInput{Date: "0000-01-01", Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "out of range"}},
 		{"a date two days ahead", RateInput{Date: inTwoDays, Base: "EUR", Quote: "USD", Rate: "1.08"}, map[string]string{"date": "in the future"}},
 		{"codes that are not ISO codes", RateInput{Date: "2026-03-02", Base: "EURO", Quote: "U$D", Rate: "1.08"},
 			map[string]string{"base": "Base must be", "quote": "Quote must be"}},
@@ -36,7 +37,7 @@ func TestSetRateNamesEveryBadField(t *testing.T) {
 		{"a rate too large", RateInput{Date: "2026-03-02", Base: "EUR", Quote: "USD", Rate: "12345678901234567"}, map[string]string{"rate": "too large"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := SetRate(context.Background(), d, fam, tc.in)
+			_, err := SetRate(context.Background(), d, adminOf(fam), tc.in)
 			e := apperr.As(err)
 			if e == nil || e.Code != apperr.Invalid || len(e.Fields) != len(tc.want) {
 				t.Fatalf("error %v, want problems on %v", err, tc.want)
@@ -105,11 +106,18 @@ func TestFamilyRates(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, id := range []uuid.UUID{fetchedID, othersID, uuid.New(), first.ID} {
-		if err := DeleteRate(ctx, d, fam, id); !apperr.Is(err, apperr.NotFound) {
+		if err := DeleteRate(ctx, d, adminOf(fam), id); !apperr.Is(err, apperr.NotFound) {
 			t.Errorf("delete %s: %v, want NotFound", id, err)
 		}
 	}
-	if err := DeleteRate(ctx, d, fam, inverse.ID); err != nil {
+	member := &models.User{FamilyID: fam, Role: models.RoleMember}
+	if _, err := SetRate(ctx, d, member, RateInput{Date: "2026-03-02", Base: "EUR", Quote: "USD", Rate: "2"}); !apperr.Is(err, apperr.Forbidden) {
+		t.Errorf("a member's rate: %v, want Forbidden", err)
+	}
+	if err := DeleteRate(ctx, d, member, inverse.ID); !apperr.Is(err, apperr.Forbidden) {
+		t.Errorf("a member's delete: %v, want Forbidden", err)
+	}
+	if err := DeleteRate(ctx, d, adminOf(fam), inverse.ID); err != nil {
 		t.Fatal(err)
 	}
 	if _, total, _ := Rates(ctx, d, fam, Filter{}, models.Page{Number: 1, Size: 10}); total != 2 {

@@ -26,6 +26,66 @@ type DayRate struct {
 // the day). A currency no stored rate converts has no day Found.
 func DailyRates(ctx context.Context, db bun.IDB, familyID uuid.UUID, from []string, to string, start, end time.Time) (map[string][]DayRate, error) {
 	start, end = day(start), day(end)
+	b, err := readRates(ctx, db, familyID, from, to, start, end)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string][]DayRate, len(from))
+	for _, code := range from {
+		series := make([]DayRate, 0, int(end.Sub(start).Hours()/24)+1)
+		for d := start; !d.After(end); d = d.AddDate(0, 0, 1) {
+			series = append(series, b.on(code, d))
+		}
+		out[code] = series
+	}
+	return out, nil
+}
+
+// DayRates are the rates of some currencies on some days, as RatesOn reads them.
+type DayRates map[string]map[time.Time]DayRate
+
+// On is the rate of currency code on d's date; not Found for a day or currency not read.
+func (r DayRates) On(code string, d time.Time) DayRate { return r[code][day(d)] }
+
+// RatesOn returns, for each currency of from, the rate that converts it into to on each of
+// days, by DailyRates' rules. It costs the days asked and the rates stored between them,
+// however far apart they are: for a few days spread over years, such as the month ends a
+// budget's carry converts.
+func RatesOn(ctx context.Context, db bun.IDB, familyID uuid.UUID, from []string, to string, days []time.Time) (DayRates, error) {
+	out := make(DayRates, len(from))
+	if len(days) == 0 {
+		return out, nil
+	}
+	start, end := day(slices.MinFunc(days, time.Time.Compare)), day(slices.MaxFunc(days, time.Time.Compare))
+	b, err := readRates(ctx, db, familyID, from, to, start, end)
+	if err != nil {
+		return nil, err
+	}
+	for _, code := range from {
+		out[code] = make(map[time.Time]DayRate, len(days))
+		for _, d := range days {
+			out[code][day(d)] = b.on(code, day(d))
+		}
+	}
+	return out, nil
+}
+
+// rateBook is what converts some currencies into to from one day to another, read at once:
+// the family's own rates of each pair and the fetched legs through EUR, oldest first.
+type rateBook struct {
+	to     string
+	family map[string][]leg
+	legs   map[string][]leg
+}
+
+// on is the rate that converts code into the book's currency on day d.
+func (b *rateBook) on(code string, d time.Time) DayRate {
+	return rateOn(code, b.to, d, b.family[code], b.legs)
+}
+
+// readRates reads, in one query, the family's own rates of the pairs up to end, and the
+// fetched rates from EUR into each currency from start to end with the latest one before.
+func readRates(ctx context.Context, db bun.IDB, familyID uuid.UUID, from []string, to string, start, end time.Time) (*rateBook, error) {
 	legCodes := append(slices.Clone(from), to)
 	var rows []struct {
 		Source string          `bun:"source"`
@@ -52,27 +112,18 @@ func DailyRates(ctx context.Context, db bun.IDB, familyID uuid.UUID, from []stri
 	}
 	// Each pair's rates, oldest first: the family's by currency (inverted ones turned round;
 	// the direct one first on a day both exist), the fetched legs by code.
-	family := map[string][]leg{}
-	legs := map[string][]leg{}
+	b := &rateBook{to: to, family: map[string][]leg{}, legs: map[string][]leg{}}
 	for _, r := range rows {
 		switch {
 		case r.Source == SourceECB:
-			legs[r.Quote] = append(legs[r.Quote], leg{Date: r.Date, Rate: r.Rate})
+			b.legs[r.Quote] = append(b.legs[r.Quote], leg{Date: r.Date, Rate: r.Rate})
 		case r.Quote == to:
-			family[r.Base] = appendDay(family[r.Base], leg{Date: r.Date, Rate: r.Rate}, true)
+			b.family[r.Base] = appendDay(b.family[r.Base], leg{Date: r.Date, Rate: r.Rate}, true)
 		default:
-			family[r.Quote] = appendDay(family[r.Quote], leg{Date: r.Date, Rate: decimal.NewFromInt(1).DivRound(r.Rate, Precision)}, false)
+			b.family[r.Quote] = appendDay(b.family[r.Quote], leg{Date: r.Date, Rate: decimal.NewFromInt(1).DivRound(r.Rate, Precision)}, false)
 		}
 	}
-	out := make(map[string][]DayRate, len(from))
-	for _, code := range from {
-		series := make([]DayRate, 0, int(end.Sub(start).Hours()/24)+1)
-		for d := start; !d.After(end); d = d.AddDate(0, 0, 1) {
-			series = append(series, rateOn(code, to, d, family[code], legs))
-		}
-		out[code] = series
-	}
-	return out, nil
+	return b, nil
 }
 
 // appendDay adds l to a pair's rates, oldest first; of two of the same day the direct one

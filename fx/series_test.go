@@ -12,7 +12,8 @@ import (
 // TestDailyRatesAgreeWithQuote checks that the rates of a range, read in one query, are on
 // every day what Quote says for that day alone, for pairs converted by the family's own rates
 // (direct and inverted), by fetched rates crossed through EUR, and a mix; and that a day
-// before any rate takes the first one after it, where Quote finds none.
+// before any rate takes the first one after it, where Quote finds none; and that RatesOn,
+// asked for a few of those days alone, says the same of each.
 func TestDailyRatesAgreeWithQuote(t *testing.T) {
 	ctx := context.Background()
 	d := testkit.MustOpenDB(t)
@@ -49,6 +50,20 @@ func TestDailyRatesAgreeWithQuote(t *testing.T) {
 			case !got.Found || !got.Rate.Equal(want.Rate) || !got.Date.Equal(want.Date) || got.Source != want.Source:
 				t.Errorf("%s on %s: DailyRates %s (%s, %s), Quote %s (%s, %s)", code, on.Format(time.DateOnly),
 					got.Rate, got.Date.Format(time.DateOnly), got.Source, want.Rate, want.Date.Format(time.DateOnly), want.Source)
+			}
+		}
+	}
+	// RatesOn, asked for a few of the days alone (one at noon), says the same of each.
+	picked := []time.Time{end, start.AddDate(0, 0, 3).Add(12 * time.Hour), start}
+	on, err := RatesOn(ctx, d, u.FamilyID, from, "GBP", picked)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, code := range from {
+		for _, p := range picked {
+			got, want := on.On(code, p), series[code][int(p.Sub(start).Hours()/24)]
+			if got.Found != want.Found || !got.Rate.Equal(want.Rate) || !got.Date.Equal(want.Date) || got.Source != want.Source {
+				t.Errorf("%s on %s: RatesOn %+v, DailyRates %+v", code, p, got, want)
 			}
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"strconv"
 	"strings"
 	"time"
 
@@ -164,19 +163,7 @@ func (a *app) apiAccountBalances(c echo.Context) error {
 		return err
 	}
 	var v apperr.Validation
-	date := func(name string) *time.Time {
-		s := c.QueryParam(name)
-		if s == "" {
-			return nil
-		}
-		d, err := time.Parse(time.DateOnly, s)
-		if err != nil {
-			v.Add(name, name+" "+strconv.Quote(s)+" is not a date (YYYY-MM-DD)")
-			return nil
-		}
-		return &d
-	}
-	start, end := date("start_date"), date("end_date")
+	start, end := queryDate(&v, c.QueryParams(), "start_date"), queryDate(&v, c.QueryParams(), "end_date")
 	if err := v.Err(); err != nil {
 		return err
 	}
@@ -283,12 +270,8 @@ func (a *app) apiNetWorth(c echo.Context) error {
 		v.Add("currency", fmt.Sprintf("currency %q is not a three-letter ISO code such as EUR", c.QueryParam("currency")))
 	}
 	day := u.Family.Today()
-	if s := c.QueryParam("date"); s != "" {
-		d, err := time.Parse(time.DateOnly, s)
-		if err != nil {
-			v.Add("date", "date "+strconv.Quote(s)+" is not a date (YYYY-MM-DD)")
-		}
-		day = d
+	if d := queryDate(&v, c.QueryParams(), "date"); d != nil {
+		day = *d
 	}
 	if err := v.Err(); err != nil {
 		return err

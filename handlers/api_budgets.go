@@ -93,7 +93,9 @@ func budgetMoveJSON(m *budgets.Move) BudgetMoveJSON {
 }
 
 // pathMonth reads the :month route parameter (2026-11), a problem on the field month.
-func pathMonth(c echo.Context) (reports.Month, error) { return reports.ParseMonth(c.Param("month")) }
+func pathMonth(c echo.Context) (reports.Month, error) {
+	return reports.ParseMonth("month", c.Param("month"))
+}
 
 // pathMonthID reads the :month route parameter and then the id route parameter name.
 func pathMonthID(c echo.Context, name string) (reports.Month, uuid.UUID, error) {
@@ -323,9 +325,8 @@ func (a *app) apiBudgetFill(c echo.Context) error {
 		f.CategoryID = &id
 	}
 	if req.By != nil {
-		if by, err := reports.ParseMonth(*req.By); err != nil {
-			v.Add("by", fmt.Sprintf("by %q is not a month: write it as 2027-10", *req.By))
-		} else {
+		by, err := reports.ParseMonth("by", *req.By)
+		if v.Merge(err); err == nil {
 			f.By = &by
 		}
 	}

@@ -105,13 +105,13 @@ func queryCurrency(v *apperr.Validation, query url.Values, name string) string {
 }
 
 // apiExchangeRateCreate is POST /api/v1/exchange_rates: the family's own rate for a pair on a
-// date, replacing the one it had.
+// date, replacing the one it had; family admins only (fx.SetRate), as on the page.
 func (a *app) apiExchangeRateCreate(c echo.Context) error {
 	var req exchangeRateRequest
 	if err := decodeStrict(c, &req, "an exchange rate"); err != nil {
 		return err
 	}
-	r, err := fx.SetRate(c.Request().Context(), a.DB, currentUser(c).FamilyID,
+	r, err := fx.SetRate(c.Request().Context(), a.DB, currentUser(c),
 		fx.RateInput{Date: req.Date, Base: req.Base, Quote: req.Quote, Rate: req.Rate})
 	if err != nil {
 		return err
@@ -119,13 +119,14 @@ func (a *app) apiExchangeRateCreate(c echo.Context) error {
 	return c.JSON(http.StatusCreated, map[string]any{"data": exchangeRateJSON(r)})
 }
 
-// apiExchangeRateDelete is DELETE /api/v1/exchange_rates/{id}: the family's own rates only.
+// apiExchangeRateDelete is DELETE /api/v1/exchange_rates/{id}: the family's own rates only,
+// by a family admin (fx.DeleteRate).
 func (a *app) apiExchangeRateDelete(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if err := fx.DeleteRate(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := fx.DeleteRate(c.Request().Context(), a.DB, currentUser(c), id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -9,6 +9,7 @@ import (
 	"tally/app/apptest"
 	"tally/fx"
 	"tally/fx/fakeecb"
+	"tally/models"
 	"tally/testkit"
 )
 
@@ -46,7 +47,7 @@ func TestExchangeRatesAPI(t *testing.T) {
 			contains: []string{`"date":"2026-03-01","base":"CHF","quote":"USD","rate":"1.13","source":"family"`}},
 		{name: "every problem is named by its field", method: http.MethodPost, path: "/api/v1/exchange_rates",
 			body: map[string]any{"date": "2026-02-30", "base": "EURO", "quote": "EURO", "rate": "0"}, status: http.StatusUnprocessableEntity,
-			contains: []string{`"date":["Date must be a date such as 2026-03-02."]`, `"base":["Base must be a three-letter ISO currency code such as EUR."]`,
+			contains: []string{`"date":["date \"2026-02-30\" is not a date (YYYY-MM-DD)"]`, `"base":["Base must be a three-letter ISO currency code such as EUR."]`,
 				`"quote":["Quote must be`, `The quote currency must differ from the base`, `"rate":["Rate must be greater than zero."]`}},
 		{name: "a rate is a decimal string, not a number", method: http.MethodPost, path: "/api/v1/exchange_rates",
 			body: map[string]any{"date": "2026-03-01", "base": "CHF", "quote": "USD", "rate": 1.13}, status: http.StatusBadRequest},
@@ -90,5 +91,36 @@ func TestExchangeRatesAPI(t *testing.T) {
 		{name: "and once only", method: http.MethodDelete, path: "/api/v1/exchange_rates/" + gbp, status: http.StatusNotFound},
 		{name: "then the ECB's converts the pair", method: http.MethodGet, path: "/api/v1/exchange_rates?base=GBP&quote=USD&date=2026-03-02", key: e.read,
 			status: http.StatusOK, contains: []string{`"rate":"1.288759228388","date":"2026-02-27","age_days":3,"source":"ecb"`}},
+	})
+}
+
+// TestOnlyAdminsSetRatesThroughTheAPI is the page's rule in the API: a member of the family
+// (with a read_write key) reads the family's rates but gets 403 forbidden, as for webhooks,
+// when setting or deleting one, and nothing changes; an admin's key does both.
+func TestOnlyAdminsSetRatesThroughTheAPI(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	member := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{FamilyID: e.user.FamilyID, Role: models.RoleMember})
+	memberKey := testkit.MustCreateAPIKey(t, e.srv.DB, member.ID, models.ScopeReadWrite)
+	rate := map[string]any{"date": "2026-03-01", "base": "GBP", "quote": "USD", "rate": "1.25"}
+	id := e.mustPost(t, "/api/v1/exchange_rates", rate)
+	forbidden := []string{`"error":"forbidden"`, `"message":"Only an admin of the family can set or delete its exchange rates"`}
+
+	e.runAPICases(t, []apiCase{
+		{name: "a member reads the family's rates", method: http.MethodGet, path: "/api/v1/exchange_rates", key: memberKey,
+			status: http.StatusOK, contains: []string{`"id":"` + id + `"`, `"total_count":1`}},
+		{name: "and the rate of a pair", method: http.MethodGet, path: "/api/v1/exchange_rates?base=GBP&quote=USD&date=2026-03-02", key: memberKey,
+			status: http.StatusOK, contains: []string{`"rate":"1.25","date":"2026-03-01"`}},
+		{name: "but may not set one", method: http.MethodPost, path: "/api/v1/exchange_rates", key: memberKey,
+			body: map[string]any{"date": "2026-03-01", "base": "GBP", "quote": "USD", "rate": "9"}, status: http.StatusForbidden, contains: forbidden},
+		{name: "nor one with problems, which it learns nothing of", method: http.MethodPost, path: "/api/v1/exchange_rates", key: memberKey,
+			body: map[string]any{"date": "0000-01-01", "base": "GBP", "quote": "GBP", "rate": "0"}, status: http.StatusForbidden, contains: forbidden},
+		{name: "nor delete one", method: http.MethodDelete, path: "/api/v1/exchange_rates/" + id, key: memberKey,
+			status: http.StatusForbidden, contains: forbidden},
+		{name: "which is unchanged", method: http.MethodGet, path: "/api/v1/exchange_rates", key: memberKey,
+			status: http.StatusOK, contains: []string{`"id":"` + id + `"`, `"rate":"1.25"`, `"total_count":1`}},
+		{name: "an admin replaces it", method: http.MethodPost, path: "/api/v1/exchange_rates", body: map[string]any{"date": "2026-03-01", "base": "GBP", "quote": "USD", "rate": "1.3"},
+			status: http.StatusCreated, contains: []string{`"rate":"1.3"`}},
+		{name: "and deletes it", method: http.MethodDelete, path: "/api/v1/exchange_rates/" + id, status: http.StatusNoContent},
 	})
 }

@@ -11,6 +11,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 )
 
 // decodeStrict reads the request's JSON object into v, refusing fields v does not have: a
@@ -59,16 +60,16 @@ func queryID(v *apperr.Validation, query url.Values, name string) *uuid.UUID {
 	return &id
 }
 
-// queryDate reads an optional date (YYYY-MM-DD) from the query parameter name, recording a
-// problem on it.
+// queryDate reads an optional date (YYYY-MM-DD, dates.Day) from the query parameter name,
+// recording a problem on it.
 func queryDate(v *apperr.Validation, query url.Values, name string) *time.Time {
 	s := query.Get(name)
 	if s == "" {
 		return nil
 	}
-	d, err := time.Parse(time.DateOnly, s)
+	d, err := dates.Day(name, s)
 	if err != nil {
-		v.Add(name, fmt.Sprintf("%s %q is not a date (YYYY-MM-DD)", name, s))
+		v.Merge(err)
 		return nil
 	}
 	return &d

@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/models"
 	"tally/rules"
 )
@@ -65,12 +66,13 @@ func decodeRule(c echo.Context) (rules.Input, error) {
 		var date *time.Time
 		if !bytes.Equal(req.EffectiveDate, []byte("null")) {
 			var s string
-			err := json.Unmarshal(req.EffectiveDate, &s)
-			d, perr := time.Parse("2006-01-02", s)
-			if err != nil || perr != nil {
+			if err := json.Unmarshal(req.EffectiveDate, &s); err != nil {
 				v.Add("effective_date", "effective_date must be a date, YYYY-MM-DD, or null")
+			} else {
+				d, err := dates.Day("effective_date", s)
+				v.Merge(err)
+				date = &d
 			}
-			date = &d
 		}
 		in.EffectiveDate = &date
 	}

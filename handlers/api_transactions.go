@@ -15,6 +15,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/ledger"
 	"tally/models"
 	"tally/transfers"
@@ -141,10 +142,8 @@ func (a *app) apiTransactionCreate(c echo.Context) error {
 		in.Amount = *req.Amount
 	}
 	if req.Date != "" {
-		d, err := time.Parse(time.DateOnly, req.Date)
-		if err != nil {
-			v.Add("date", "date "+req.Date+" is not a date (YYYY-MM-DD)")
-		}
+		d, err := dates.Day("date", req.Date)
+		v.Merge(err)
 		in.Date = d
 	}
 	if err := v.Err(); err != nil {
@@ -523,10 +522,8 @@ func transactionPatch(fields map[string]json.RawMessage, allowed ...string) (led
 			}
 		case "date":
 			if s := str(key, raw); s != nil {
-				d, err := time.Parse(time.DateOnly, *s)
-				if err != nil {
-					v.Add(key, fmt.Sprintf("date %q is not a date (YYYY-MM-DD)", *s))
-				}
+				d, err := dates.Day(key, *s)
+				v.Merge(err)
 				p.Date = &d
 			}
 		case "amount":

@@ -149,8 +149,10 @@ func (a *app) budgetFill(c echo.Context) error {
 	}
 	if f.Strategy == budgets.FillGoal {
 		f.Target, err = formAmount(c, "target", u.Family.Currency)
-		if by, perr := reports.ParseMonth(c.FormValue("by")); perr == nil {
+		if by, perr := reports.ParseMonth("by", c.FormValue("by")); perr == nil {
 			f.By = &by
+		} else if err == nil && c.FormValue("by") != "" {
+			err = perr // what is wrong with it, rather than Fill's "by must be a month"
 		}
 	}
 	if err == nil {
@@ -168,6 +170,9 @@ func (a *app) budgetCopy(c echo.Context) error {
 	}
 	u := currentUser(c)
 	next := month.Next()
+	if _, err := reports.ParseMonth("month", next.String()); err != nil {
+		return err // 2100-12 has no month after it that Tally takes
+	}
 	if err := a.Budgets.Fill(c.Request().Context(), u.Family, next, budgets.Fill{Strategy: budgets.FillLastBudget}, u.Family.Today()); err != nil {
 		return err
 	}

@@ -213,7 +213,7 @@ func TestSpendingReport(t *testing.T) {
 	if r := c.Get("/reports/spending?month=2020-01"); !r.Has(t, "spending-empty") {
 		t.Errorf("a month of nothing has no empty state")
 	}
-	if r := c.Get("/reports/spending?month=October"); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "write it as 2026-10") {
+	if r := c.Get("/reports/spending?month=October"); r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "is not a month (YYYY-MM)") {
 		t.Errorf("a month that is not one: %d", r.Status)
 	}
 }

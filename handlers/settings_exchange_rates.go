@@ -15,10 +15,11 @@ import (
 // exchangeRatesPerPage is how many of the family's own rates a page lists.
 const exchangeRatesPerPage = 50
 
-// exchangeRateRoutes registers Settings › Family › Exchange rates: family admins only (anyone
-// else gets a 404), as the family's settings are.
+// exchangeRateRoutes registers Settings › Exchange rates: anyone in the family reads the
+// family's rates there; only its admins set or delete them (fx.SetRate and fx.DeleteRate
+// hold that rule, for the API too), and only they are offered the forms.
 func (a *app) exchangeRateRoutes(g *echo.Group) {
-	r := g.Group("/settings/exchange_rates", requireFamilyAdmin)
+	r := g.Group("/settings/exchange_rates")
 	r.GET("", a.exchangeRatesIndex)
 	r.POST("", a.exchangeRateCreate)
 	r.POST("/:id/delete", a.exchangeRateDelete)
@@ -42,7 +43,8 @@ func (a *app) renderExchangeRates(c echo.Context, status int, form *views.Form) 
 	if err != nil {
 		return err
 	}
-	p := views.ExchangeRates{Currency: u.Family.Currency, Today: u.Family.Today(), Rates: list, Fetched: fetched, Missing: missing, Form: form}
+	p := views.ExchangeRates{Currency: u.Family.Currency, Today: u.Family.Today(), Rates: list, Fetched: fetched, Missing: missing, Form: form,
+		MayChange: u.MaySetRates()}
 	pageURL := func(n int) string {
 		return "/settings/exchange_rates?" + url.Values{"page": {strconv.Itoa(n)}}.Encode()
 	}
@@ -62,12 +64,12 @@ func (a *app) renderExchangeRates(c echo.Context, status int, form *views.Form) 
 // with its error.
 func (a *app) exchangeRateCreate(c echo.Context) error {
 	form := formOf(c, "date", "base", "quote", "rate")
-	r, err := fx.SetRate(c.Request().Context(), a.DB, currentUser(c).FamilyID, fx.RateInput{
+	r, err := fx.SetRate(c.Request().Context(), a.DB, currentUser(c), fx.RateInput{
 		Date: form.Value("date"), Base: form.Value("base"), Quote: form.Value("quote"), Rate: form.Value("rate")})
 	if err != nil {
 		status, ok := withError(form, err)
-		if !ok {
-			return err
+		if !ok || status == http.StatusForbidden {
+			return err // a member is shown no form to show it on
 		}
 		return a.renderExchangeRates(c, status, form)
 	}
@@ -80,7 +82,7 @@ func (a *app) exchangeRateDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if err := fx.DeleteRate(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := fx.DeleteRate(c.Request().Context(), a.DB, currentUser(c), id); err != nil {
 		return err
 	}
 	a.flash(c, "success", "The rate is deleted.")

@@ -14,8 +14,9 @@ import (
 	"tally/testkit"
 )
 
-// TestExchangeRatesPage is Settings › Family › Exchange rates without a browser: family admins
-// only, linked from the family's settings; a bad rate is refused on its fields with what was
+// TestExchangeRatesPage is Settings › Exchange rates without a browser: a member reads the
+// rates but is offered no form and may not set or delete one (403); the family's admins,
+// linked from the family's settings, set them: a bad rate is refused on its fields with what was
 // typed kept, a good one is listed and can be deleted, and the ECB's latest rate of each
 // currency of the accounts is shown against the family's currency.
 func TestExchangeRatesPage(t *testing.T) {
@@ -38,10 +39,11 @@ func TestExchangeRatesPage(t *testing.T) {
 
 	mc := apptest.NewClient(t, srv)
 	mc.SignIn(member.Email, testkit.Password)
-	if r := mc.Get("/settings/exchange_rates"); r.Status != http.StatusNotFound {
-		t.Errorf("a member's GET: %d", r.Status)
+	if r := mc.Get("/settings/exchange_rates"); r.Status != http.StatusOK || !r.Has(t, "fetched-rate-GBP") || !r.Has(t, "exchange-rates-admins") || r.Has(t, "exchange-rate-form") {
+		t.Errorf("a member's GET: %d, the rates without the form", r.Status)
 	}
-	if r := mc.PostForm("/settings/exchange_rates", url.Values{"date": {"2026-03-01"}, "base": {"GBP"}, "quote": {"USD"}, "rate": {"2"}}); r.Status != http.StatusNotFound {
+	if r := mc.PostForm("/settings/exchange_rates", url.Values{"date": {"2026-03-01"}, "base": {"GBP"}, "quote": {"USD"}, "rate": {"2"}}); r.Status != http.StatusForbidden ||
+		!strings.Contains(r.Body, "Only an admin of the family can set or delete its exchange rates") {
 		t.Errorf("a member's POST: %d", r.Status)
 	}
 
@@ -97,6 +99,13 @@ func TestExchangeRatesPage(t *testing.T) {
 	stranger.Get("/settings/exchange_rates")
 	if r := stranger.PostForm("/settings/exchange_rates/"+id+"/delete", nil); r.Status != http.StatusNotFound {
 		t.Errorf("another family's delete: %d", r.Status)
+	}
+	// A member reads it, without a way to delete it, and may not.
+	if r := mc.Get("/settings/exchange_rates"); r.TestID(t, "exchange-rate-text-"+id) != "1 ARS = 0.00095 USD" || r.Has(t, "exchange-rate-delete-"+id) {
+		t.Errorf("a member's page lists the rate %q, with a delete button: %v", r.TestID(t, "exchange-rate-text-"+id), r.Has(t, "exchange-rate-delete-"+id))
+	}
+	if r := mc.PostForm("/settings/exchange_rates/"+id+"/delete", nil); r.Status != http.StatusForbidden {
+		t.Errorf("a member's delete: %d", r.Status)
 	}
 	wantRedirect(t, c.PostForm("/settings/exchange_rates/"+id+"/delete", nil), "/settings/exchange_rates")
 	if page = c.Get("/settings/exchange_rates"); !page.Has(t, "exchange-rates-empty") || page.TestID(t, "flash-success") != "The rate is deleted." {

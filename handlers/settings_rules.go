@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/ledger"
 	"tally/models"
 	"tally/rules"
@@ -436,10 +437,8 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 	in := rules.Input{Name: &name, Match: &match, Active: &active, Continue: &cont, Conditions: &conditions, Actions: &actions}
 	var date *time.Time
 	if s := form.Values["effective_date"]; s != "" {
-		d, err := time.Parse("2006-01-02", s)
-		if err != nil {
-			v.Add("effective_date", "Write the date as YYYY-MM-DD.")
-		}
+		d, err := dates.Day("effective_date", s)
+		v.Merge(err)
 		date = &d
 	}
 	in.EffectiveDate = &date

@@ -17,7 +17,7 @@ func (a *app) spendingReport(c echo.Context) error {
 	month := current
 	if s := c.QueryParam("month"); s != "" {
 		var err error
-		if month, err = reports.ParseMonth(s); err != nil {
+		if month, err = reports.ParseMonth("month", s); err != nil {
 			return err
 		}
 	}

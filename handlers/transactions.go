@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/ledger"
 	"tally/models"
 	"tally/views"
@@ -72,8 +73,8 @@ func transactionInput(form *views.Form, acct *models.Account) (ledger.NewTransac
 	var v apperr.Validation
 	if raw := strings.TrimSpace(form.Value("date")); raw == "" {
 		v.Add("date", "Date is required.")
-	} else if d, err := time.Parse(time.DateOnly, raw); err != nil {
-		v.Add("date", "Date "+raw+" is not a date such as 2026-11-25.")
+	} else if d, err := dates.Day("date", raw); err != nil {
+		v.Merge(err)
 	} else {
 		in.Date = d
 	}

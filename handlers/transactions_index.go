@@ -13,6 +13,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/ledger"
 	"tally/models"
 	"tally/views"
@@ -287,9 +288,9 @@ func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction
 		p.Name = &name
 	}
 	if t.Manual() {
-		switch d, err := time.Parse(time.DateOnly, strings.TrimSpace(form.Value("date"))); {
+		switch d, err := dates.Day("date", form.Value("date")); {
 		case err != nil:
-			v.Add("date", "Date "+form.Value("date")+" is not a date such as 2026-11-25.")
+			v.Merge(err)
 		case !d.Equal(t.Date):
 			p.Date = &d
 		}

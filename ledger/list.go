@@ -61,7 +61,9 @@ func ParseCursor(s string) (Cursor, error) {
 		return Cursor{}, bad
 	}
 	var c Cursor
-	if c.Date, err = time.Parse(time.DateOnly, date); err != nil {
+	// A cursor's date is a transaction's, which imports take back to 1900, so the range of
+	// dates.Day is not its; but year 0, a day PostgreSQL does not have, no page ever gave.
+	if c.Date, err = time.Parse(time.DateOnly, date); err != nil || c.Date.Year() < 1 {
 		return Cursor{}, bad
 	}
 	if c.ID, err = uuid.Parse(id); err != nil {

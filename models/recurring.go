@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
+	"tally/internal/dates"
 )
 
 // The statuses of a recurring series: detection proposes it, a person confirms or ignores it.
@@ -236,10 +237,8 @@ func UpdateRecurring(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in
 		r.Interval, cols, edited = *in.Interval, append(cols, "interval"), true
 	}
 	if in.NextDate != nil {
-		d, err := time.Parse(time.DateOnly, strings.TrimSpace(*in.NextDate))
-		if err != nil {
-			v.Add("next_date", fmt.Sprintf("next_date %q is not a date (YYYY-MM-DD)", *in.NextDate))
-		}
+		d, err := dates.Day("next_date", *in.NextDate)
+		v.Merge(err)
 		r.NextExpected, r.DayOfMonth = d, d.Day()
 		cols, edited = append(cols, "next_expected_date", "expected_day_of_month"), true
 	}

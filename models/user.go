@@ -92,6 +92,10 @@ func (u *User) IsAdmin() bool { return u.Role.Rank() >= RoleAdmin.Rank() }
 // history: admins only, as only they may export it (a member closes an account instead).
 func (u *User) MayDeleteAccounts() bool { return u.IsAdmin() }
 
+// MaySetRates reports whether the user may set or delete the family's own exchange rates:
+// admins only, on the page and in the API alike. Anyone in the family reads them.
+func (u *User) MaySetRates() bool { return u.IsAdmin() }
+
 // DisplayName is the user's name, or their email when they have none.
 func (u *User) DisplayName() string {
 	if n := strings.TrimSpace(u.FirstName + " " + u.LastName); n != "" {

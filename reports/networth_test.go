@@ -120,7 +120,7 @@ func TestSpendingInTheFamilysCurrency(t *testing.T) {
 	mustRate(t, d, nil, "2026-10-30", "EUR", "USD", "1.2000") // October's last working day
 	mustRate(t, d, nil, "2026-11-20", "EUR", "USD", "1.1000")
 
-	month, _ := reports.ParseMonth("2026-11")
+	month, _ := reports.ParseMonth("month", "2026-11")
 	list, err := reports.MonthSpending(ctx, d, u.FamilyID, month)
 	if err != nil {
 		t.Fatal(err)

@@ -16,7 +16,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/fx"
-	"tally/internal/apperr"
+	"tally/internal/dates"
 	"tally/models"
 )
 
@@ -31,13 +31,12 @@ func MonthOf(day time.Time) Month {
 	return Month{Year: day.Year(), Month: day.Month()}
 }
 
-// ParseMonth reads a month written as 2026-10, reporting a problem on the field "month".
-func ParseMonth(s string) (Month, error) {
-	t, err := time.Parse("2006-01", s)
+// ParseMonth reads a month written as 2026-10 from 1970-01 to 2100-12 (dates.Month),
+// reporting a problem on field.
+func ParseMonth(field, s string) (Month, error) {
+	t, err := dates.Month(field, s)
 	if err != nil {
-		var v apperr.Validation
-		v.Add("month", fmt.Sprintf("%q is not a month: write it as 2026-10, the year and the month's number", s))
-		return Month{}, v.Err()
+		return Month{}, err
 	}
 	return MonthOf(t), nil
 }

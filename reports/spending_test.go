@@ -194,9 +194,11 @@ func TestMonths(t *testing.T) {
 		{"2026-01", "2026-01", "2025-12", "2026-02", "2026-01-31"},
 		{"2028-02", "2028-02", "2028-01", "2028-03", "2028-02-29"},
 		{"2026-12", "2026-12", "2026-11", "2027-01", "2026-12-31"},
+		{"1970-01", "1970-01", "1969-12", "1970-02", "1970-01-31"},
+		{"2100-12", "2100-12", "2100-11", "2101-01", "2100-12-31"},
 	} {
 		t.Run(tc.in, func(t *testing.T) {
-			m, err := reports.ParseMonth(tc.in)
+			m, err := reports.ParseMonth("month", tc.in)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -205,8 +207,9 @@ func TestMonths(t *testing.T) {
 			}
 		})
 	}
-	for _, bad := range []string{"", "2026-13", "2026-1", "October", "2026-10-01"} {
-		if _, err := reports.ParseMonth(bad); apperr.CodeOf(err) != apperr.Invalid || len(apperr.As(err).Fields["month"]) == 0 {
+	// Years 0 and 1, and any outside 1970 to 2100, are refused as the ones that are no month.
+	for _, bad := range []string{"", "2026-13", "2026-1", "October", "2026-10-01", "0000-01", "0001-01", "1969-12", "2101-01", "9999-12"} {
+		if _, err := reports.ParseMonth("month", bad); apperr.CodeOf(err) != apperr.Invalid || len(apperr.As(err).Fields["month"]) == 0 {
 			t.Errorf("%q: %v, want a problem with month", bad, err)
 		}
 	}
