@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -499,22 +500,20 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 					return err
 				}
 			}
-			var fields []views.Hidden
-			for name, values := range c.Request().PostForm {
-				if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" || withheld(name) {
-					continue
-				}
-				for _, v := range values {
-					fields = append(fields, views.Hidden{Name: name, Value: v})
-				}
-			}
-			slices.SortFunc(fields, func(x, y views.Hidden) int { return strings.Compare(x.Name, y.Name) })
+			p := views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Form: form,
+				Code: st.TOTP, Passkey: st.Passkeys > 0 && a.MFA.PasskeysEnabled()}
+			p.Fields, p.Again = carried(c.Request().PostForm)
 			status := http.StatusOK
 			if form.Errors != nil || form.Message != "" {
 				status = http.StatusUnprocessableEntity
 			}
-			return a.render(c, status, views.StepUpPage(views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Fields: fields, Form: form,
-				Code: st.TOTP, Passkey: st.Passkeys > 0 && a.MFA.PasskeysEnabled()}))
+			if isHTMX(c) {
+				// The question is a page of its own, not a fragment for the element that asked
+				// (a provider's row): htmx shows it whole.
+				c.Response().Header().Set("HX-Retarget", "body")
+				c.Response().Header().Set("HX-Reswap", "innerHTML")
+			}
+			return a.render(c, status, views.StepUpPage(p))
 		}
 	}
 }
@@ -530,10 +529,42 @@ func steppedUp(c echo.Context) bool {
 	return ok
 }
 
+// carried splits the values of the form that asked for a step-up into those its page posts
+// again (fields) and the secrets it asks to be typed again (again): no password or secret is
+// written back into the page.
+func carried(posted url.Values) (fields []views.Hidden, again []views.Secret) {
+	for name, values := range posted {
+		if s, ok := retyped[name]; ok {
+			if slices.ContainsFunc(values, func(v string) bool { return strings.TrimSpace(v) != "" }) {
+				again = append(again, s)
+			}
+			continue
+		}
+		if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" || withheld(name) {
+			continue
+		}
+		for _, v := range values {
+			fields = append(fields, views.Hidden{Name: name, Value: v})
+		}
+	}
+	slices.SortFunc(fields, func(x, y views.Hidden) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(again, func(x, y views.Secret) int { return strings.Compare(x.Name, y.Name) })
+	return fields, again
+}
+
 // withheld reports whether a form value must not be written back into the step-up page: a
 // password would sit in the page's HTML, in the browser's cache and within reach of its
-// extensions.
+// extensions. The right second factor stands in for it (steppedUp).
 func withheld(name string) bool { return strings.Contains(strings.ToLower(name), "password") }
+
+// retyped are the secrets of the forms behind a step-up (an SSO provider's): kept out of the
+// step-up page as a password is, for the same reasons, but asked for again there, as no second
+// factor stands in for them. A secret left behind would save the provider without it, or with
+// the old one.
+var retyped = map[string]views.Secret{
+	"client_secret":  {Name: "client_secret", Label: "Client secret"},
+	"sp_private_key": {Name: "sp_private_key", Label: "Tally's private key (PEM)", Multiline: true},
+}
 
 // stepUpPasskeyOptions starts a passkey assertion of the signed-in user, for a step-up.
 func (a *app) stepUpPasskeyOptions(c echo.Context) error {
