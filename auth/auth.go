@@ -96,24 +96,24 @@ type SignInResult struct {
 // Attempt is a password sign-in as a browser sends it.
 type Attempt struct {
 	Email, Password string
-	// Browser is the browser's Browsers cookie, "" when it has none.
+	// Browser is the browser's Browsers cookie (its marks), "" when it has none.
 	Browser string
 	Meta    auditlog.Meta
 }
 
 // PasswordRule limits wrong passwords per account, counted in PostgreSQL across every
-// instance. Browsers the account's user signed in from have a count of their own, so that a
-// stranger's guesses never hold the owner back there. Past the limit, an account with a
-// second factor is Held (a right password and a right second factor still get in, always);
+// instance. Each browser the account's user signed in from has a count of its own, so that
+// guesses from anywhere else never hold the owner back there. Past the limit, an account with
+// a second factor is Held (a right password and a right second factor still get in, always);
 // one without is refused until the window ends, but from the browsers it knows.
 var PasswordRule = ratelimit.Rule{Limit: 10, Window: 15 * time.Minute}
 
-// passwordKey is the count of wrong passwords of email, from the browsers its user signed
-// in from (known) or from any other.
-func passwordKey(email string, known bool) string {
+// passwordKey is the count of wrong passwords of email from its user's known browser, or,
+// with uuid.Nil, from every browser it does not know.
+func passwordKey(email string, browser uuid.UUID) string {
 	k := "password:" + strings.ToLower(strings.TrimSpace(email))
-	if known {
-		k += ":known"
+	if browser != uuid.Nil {
+		k += ":browser:" + browser.String()
 	}
 	return k
 }
@@ -158,7 +158,13 @@ func (s *Service) signIn(ctx context.Context, at Attempt) (res SignInResult, rea
 	}
 	// Each attempt is counted before the password is checked, so that many at once cannot
 	// slip past, and a right one is taken back.
-	key := passwordKey(at.Email, u != nil && s.Browsers.Knows(at.Browser, u.ID))
+	var browser uuid.UUID
+	if u != nil {
+		if browser, _, err = s.Browsers.Known(ctx, at.Browser, u.ID); err != nil {
+			return res, "", nil, err
+		}
+	}
+	key := passwordKey(at.Email, browser)
 	limit, err := s.Limiter.Allow(ctx, key, PasswordRule)
 	if err != nil {
 		return res, "", nil, err
