@@ -70,6 +70,11 @@ var (
 	mfaUserRule = ratelimit.Rule{Limit: 20, Window: 15 * time.Minute}
 	// mfaAddrRule bounds one address guessing many users' codes.
 	mfaAddrRule = ratelimit.Rule{Limit: 50, Window: 15 * time.Minute}
+	// mfaBrowserRule is the count of a browser the user signed in from (auth.Browsers), which
+	// stands there for the user's two counts above, as it does for wrong passwords: someone
+	// who knows the password, guessing codes from anywhere else, cannot hold the owner back in
+	// their own browser.
+	mfaBrowserRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
 )
 
 // mfaLimit is one count a second-factor answer is held to.
@@ -82,21 +87,37 @@ type mfaLimit struct {
 	anywhere bool
 }
 
-func mfaLimits(c echo.Context, userID uuid.UUID) []mfaLimit {
+// mfaLimits are the counts a second-factor answer of the user is held to: the browser's own
+// in a browser the user signed in from, else the user's from this address and from anywhere;
+// and the address's, always.
+func (a *app) mfaLimits(c echo.Context, userID uuid.UUID) ([]mfaLimit, error) {
 	ip := c.RealIP()
+	addr := mfaLimit{key: "mfa_addr:" + ip, rule: mfaAddrRule}
+	browser, known, err := a.Auth.Browsers.Known(c.Request().Context(), a.browserMarks(c), userID)
+	if err != nil {
+		return nil, err
+	}
+	if known {
+		return []mfaLimit{{key: "mfa_browser:" + browser.String(), rule: mfaBrowserRule, user: true}, addr}, nil
+	}
 	return []mfaLimit{
 		{key: "mfa_user_addr:" + userID.String() + ":" + ip, rule: mfaUserAddrRule, user: true},
 		{key: "mfa_user:" + userID.String(), rule: mfaUserRule, user: true, anywhere: true},
-		{key: "mfa_addr:" + ip, rule: mfaAddrRule},
-	}
+		addr,
+	}, nil
 }
 
 // mfaAttempt counts a second-factor answer of the user before it is checked, and refuses it
-// (429, Retry-After) when the user, from here or from anywhere, or this address has had too
-// many wrong ones. An answer after a wrong password (a held sign-in) counts for this address
-// only: a stranger who does not know the password must not use up the owner's count.
+// (429, Retry-After) when the user (from here or from anywhere, or in this known browser) or
+// this address has had too many wrong ones. An answer after a wrong password (a held sign-in)
+// never counts from anywhere: a stranger who does not know the password must not use up the
+// owner's count.
 func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID, passwordWrong bool) error {
-	for _, l := range mfaLimits(c, userID) {
+	limits, err := a.mfaLimits(c, userID)
+	if err != nil {
+		return err
+	}
+	for _, l := range limits {
 		if passwordWrong && l.anywhere {
 			continue
 		}
@@ -111,11 +132,15 @@ func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID, passwordWrong bool) e
 	return nil
 }
 
-// mfaSucceeded takes back a right answer: the user's counts start again, and the address's
-// forgets this one.
+// mfaSucceeded takes back a right answer: the user's counts it was held to start again, and
+// the address's forgets this one.
 func (a *app) mfaSucceeded(c echo.Context, userID uuid.UUID) error {
 	ctx := c.Request().Context()
-	for _, l := range mfaLimits(c, userID) {
+	limits, err := a.mfaLimits(c, userID)
+	if err != nil {
+		return err
+	}
+	for _, l := range limits {
 		var err error
 		if l.user {
 			err = a.Limiter.Reset(ctx, l.key)

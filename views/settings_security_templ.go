@@ -782,7 +782,7 @@ func SecurityPage(p Security) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "<p class=\"border-b border-slate-200 px-5 py-3 text-sm text-slate-600\">Tally remembers the browsers you signed in from: there, wrong passwords typed anywhere else never lock you out. A browser is forgotten 180 days after you last signed in with it. Forget one you no longer use, or one someone else may have used.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 59, "<p class=\"border-b border-slate-200 px-5 py-3 text-sm text-slate-600\">Tally remembers the browsers you signed in from: there, wrong passwords or codes typed anywhere else never lock you out. A browser is forgotten 180 days after you last signed in with it. Forget one you no longer use, or one someone else may have used.</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
