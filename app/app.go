@@ -133,10 +133,6 @@ func (a *App) Handler() (*echo.Echo, error) {
 		log.Warn("passkeys are off: APP_URL must name this Tally by a domain (such as tally.example.com or localhost)", "app_url", cfg.AppURL, "reason", err.Error())
 		rp = nil
 	}
-	browsers, err := auth.NewBrowsers(cfg.SecretKeyBase)
-	if err != nil {
-		return nil, err
-	}
 	limiter := ratelimit.New(d)
 	second := &mfa.Service{DB: d, Keys: a.Keys, WebAuthn: rp}
 	deps := handlers.Deps{
@@ -147,7 +143,7 @@ func (a *App) Handler() (*echo.Echo, error) {
 		Auth: &auth.Service{
 			DB: d, Mailer: mailer, AppURL: cfg.AppURL, Log: log,
 			Policy:  auth.Policy{LocalLoginEnabled: cfg.LocalLoginEnabled, AdminOverrideEnabled: cfg.LocalAdminOverrideEnabled},
-			Limiter: limiter, Browsers: browsers,
+			Limiter: limiter, Browsers: auth.Browsers{DB: d},
 			SecondFactor: func(ctx context.Context, userID uuid.UUID) (bool, error) {
 				st, err := second.StatusOf(ctx, userID)
 				return st.Any(), err

@@ -96,24 +96,24 @@ type SignInResult struct {
 // Attempt is a password sign-in as a browser sends it.
 type Attempt struct {
 	Email, Password string
-	// Browser is the browser's Browsers cookie, "" when it has none.
+	// Browser is the browser's Browsers cookie (its marks), "" when it has none.
 	Browser string
 	Meta    auditlog.Meta
 }
 
 // PasswordRule limits wrong passwords per account, counted in PostgreSQL across every
-// instance. Browsers the account's user signed in from have a count of their own, so that a
-// stranger's guesses never hold the owner back there. Past the limit, an account with a
-// second factor is Held (a right password and a right second factor still get in, always);
+// instance. Each browser the account's user signed in from has a count of its own, so that
+// guesses from anywhere else never hold the owner back there. Past the limit, an account with
+// a second factor is Held (a right password and a right second factor still get in, always);
 // one without is refused until the window ends, but from the browsers it knows.
 var PasswordRule = ratelimit.Rule{Limit: 10, Window: 15 * time.Minute}
 
-// passwordKey is the count of wrong passwords of email, from the browsers its user signed
-// in from (known) or from any other.
-func passwordKey(email string, known bool) string {
+// passwordKey is the count of wrong passwords of email from its user's known browser, or,
+// with uuid.Nil, from every browser it does not know.
+func passwordKey(email string, browser uuid.UUID) string {
 	k := "password:" + strings.ToLower(strings.TrimSpace(email))
-	if known {
-		k += ":known"
+	if browser != uuid.Nil {
+		k += ":browser:" + browser.String()
 	}
 	return k
 }
@@ -125,16 +125,112 @@ func passwordKey(email string, known bool) string {
 func (s *Service) SignIn(ctx context.Context, at Attempt) (SignInResult, error) {
 	res, reason, userID, err := s.signIn(ctx, at)
 	if reason != "" {
-		data := map[string]any{"method": "password", "reason": reason}
+		var extra map[string]any
 		if res.Held {
-			data["held"] = true
+			extra = map[string]any{"held": true}
 		}
-		e := auditlog.Event{Type: auditlog.EventLoginFailed, UserID: userID, Meta: at.Meta, Data: data}
-		if rerr := auditlog.Record(context.WithoutCancel(ctx), s.DB, e); rerr != nil {
-			return SignInResult{}, fmt.Errorf("audit a refused sign-in: %w", rerr)
+		if rerr := s.auditRefusal(ctx, at, userID, "", reason, extra); rerr != nil {
+			return SignInResult{}, rerr
 		}
 	}
 	return res, err
+}
+
+// ConfirmPassword checks the password of the account with at.Email before the account at
+// provider that has the same email is connected to it (/sso/link): under the account's
+// wrong-password limit, as SignIn, which it shares, and audited as SignIn's refusals are
+// (login_failed, with purpose link). It returns the account's user, who is active.
+func (s *Service) ConfirmPassword(ctx context.Context, at Attempt, provider string) (*models.User, error) {
+	u, reason, userID, err := s.confirmPassword(ctx, at)
+	if reason != "" {
+		if rerr := s.auditRefusal(ctx, at, userID, provider, reason, map[string]any{"purpose": "link"}); rerr != nil {
+			return nil, rerr
+		}
+	}
+	return u, err
+}
+
+func (s *Service) confirmPassword(ctx context.Context, at Attempt) (u *models.User, reason string, userID *uuid.UUID, err error) {
+	if u, userID, err = s.userByEmail(ctx, at.Email); err != nil {
+		return nil, "", nil, err
+	}
+	right, limit, err := s.checkLimited(ctx, u, at)
+	if err != nil {
+		return nil, "", nil, err
+	}
+	switch {
+	case !limit.Allowed:
+		return nil, "too_many_failures", userID, tooManyPasswords(limit, "Try again in %d minutes, or from a browser you signed in from before.")
+	case !right:
+		return nil, "invalid_credentials", userID, apperr.New(apperr.Invalid, MsgInvalidCredentials)
+	case !u.Active():
+		// Told as a wrong password: this page never says more about an account.
+		return nil, "user_suspended", userID, apperr.New(apperr.Invalid, MsgInvalidCredentials)
+	}
+	return u, "", userID, nil
+}
+
+// auditRefusal records a refused password as login_failed (method password), whatever
+// becomes of the request.
+func (s *Service) auditRefusal(ctx context.Context, at Attempt, userID *uuid.UUID, provider, reason string, extra map[string]any) error {
+	data := map[string]any{"method": "password", "reason": reason}
+	for k, v := range extra {
+		data[k] = v
+	}
+	e := auditlog.Event{Type: auditlog.EventLoginFailed, UserID: userID, Provider: provider, Meta: at.Meta, Data: data}
+	if err := auditlog.Record(context.WithoutCancel(ctx), s.DB, e); err != nil {
+		return fmt.Errorf("audit a refused password: %w", err)
+	}
+	return nil
+}
+
+// userByEmail returns the user with email and their id, or nil and nil when there is none.
+func (s *Service) userByEmail(ctx context.Context, email string) (*models.User, *uuid.UUID, error) {
+	u, err := models.UserByEmail(ctx, s.DB, email)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return u, &u.ID, nil
+}
+
+// checkLimited checks at's password against u's (nil: an unknown email, which takes the same
+// work) under the account's wrong-password limit, PasswordRule, counted in the browser's own
+// count where u signed in before. Each attempt is counted before the password is checked, so
+// that many at once cannot slip past, and a right one is taken back.
+func (s *Service) checkLimited(ctx context.Context, u *models.User, at Attempt) (right bool, limit ratelimit.Result, err error) {
+	var browser uuid.UUID
+	if u != nil {
+		if browser, _, err = s.Browsers.Known(ctx, at.Browser, u.ID); err != nil {
+			return false, limit, err
+		}
+	}
+	key := passwordKey(at.Email, browser)
+	if limit, err = s.Limiter.Allow(ctx, key, PasswordRule); err != nil {
+		return false, limit, err
+	}
+	hash := password.Dummy
+	if u != nil && u.PasswordHash != nil {
+		hash = *u.PasswordHash
+	}
+	ok, err := checkPassword(hash, at.Password)
+	if err != nil {
+		return false, limit, fmt.Errorf("check password: %w", err)
+	}
+	right = ok && u != nil && u.PasswordHash != nil
+	if right {
+		err = s.Limiter.Undo(ctx, key, PasswordRule)
+	}
+	return right, limit, err
+}
+
+// tooManyPasswords is the refusal of an account past its wrong-password limit; next says
+// what to do, with the minutes left.
+func tooManyPasswords(limit ratelimit.Result, next string) error {
+	return apperr.Errorf(apperr.RateLimited, "Too many wrong passwords for this account. "+next,
+		int(math.Ceil(limit.RetryAfter.Minutes()))).WithSlug("password_limit")
 }
 
 // signIn is SignIn; a refusal comes with its audit reason and the user it concerns, if any.
@@ -143,39 +239,17 @@ func (s *Service) signIn(ctx context.Context, at Attempt) (res SignInResult, rea
 	if !s.Policy.FormVisible() {
 		return res, "local_login_disabled", nil, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
 	}
-	u, err := models.UserByEmail(ctx, s.DB, at.Email)
-	if err != nil && !apperr.Is(err, apperr.NotFound) {
-		return res, "", nil, err
-	}
+	u, userID, err := s.userByEmail(ctx, at.Email)
 	if err != nil {
-		u = nil
-	} else {
-		userID = &u.ID
+		return res, "", nil, err
 	}
 	if s.Policy.AdminOnly() && (u == nil || u.Role != models.RoleSuperAdmin) {
 		_, _ = checkPassword(password.Dummy, at.Password)
 		return res, "local_login_disabled", userID, apperr.New(apperr.Forbidden, MsgLocalLoginDisabled)
 	}
-	// Each attempt is counted before the password is checked, so that many at once cannot
-	// slip past, and a right one is taken back.
-	key := passwordKey(at.Email, u != nil && s.Browsers.Knows(at.Browser, u.ID))
-	limit, err := s.Limiter.Allow(ctx, key, PasswordRule)
+	right, limit, err := s.checkLimited(ctx, u, at)
 	if err != nil {
 		return res, "", nil, err
-	}
-	hash := password.Dummy
-	if u != nil && u.PasswordHash != nil {
-		hash = *u.PasswordHash
-	}
-	ok, err := checkPassword(hash, at.Password)
-	if err != nil {
-		return res, "", nil, fmt.Errorf("check password: %w", err)
-	}
-	right := ok && u != nil && u.PasswordHash != nil
-	if right {
-		if err := s.Limiter.Undo(ctx, key, PasswordRule); err != nil {
-			return res, "", nil, err
-		}
 	}
 	if !limit.Allowed {
 		held := false
@@ -185,10 +259,8 @@ func (s *Service) signIn(ctx context.Context, at Attempt) (res SignInResult, rea
 			}
 		}
 		if !held {
-			mins := int(math.Ceil(limit.RetryAfter.Minutes()))
-			return res, "too_many_failures", userID, apperr.Errorf(apperr.RateLimited,
-				"Too many wrong passwords for this account. Sign in with a passkey, or from a browser you signed in from before, or try again in %d minutes.", mins).
-				WithSlug("password_limit")
+			return res, "too_many_failures", userID,
+				tooManyPasswords(limit, "Sign in with a passkey, or from a browser you signed in from before, or try again in %d minutes.")
 		}
 		res = SignInResult{User: u, Override: s.Policy.AdminOnly(), Held: true, PasswordRight: right}
 		if !right {

@@ -2,14 +2,15 @@ package auth
 
 import (
 	"context"
+	"encoding/base64"
 	"io"
 	"log/slog"
 	"os"
-	"strings"
 	"testing"
 
 	"github.com/google/uuid"
 
+	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/ratelimit"
 	"tally/testkit"
@@ -41,31 +42,96 @@ func TestSignInDoesTheSameWorkForUnknownEmails(t *testing.T) {
 	}
 }
 
-// TestBrowsersKnowOnlyTheirUsers marks a browser for a few users: each is known there, a
-// forged or another key's mark is not, and only the last few users are kept.
-func TestBrowsersKnowOnlyTheirUsers(t *testing.T) {
-	b, err := NewBrowsers("a secret key base of some length, for the test")
-	if err != nil {
+// TestBrowsersHaveMarksOfTheirOwn remembers sign-ins in a few browsers: each browser's mark is
+// its own and random, stored only as its hash; a forged mark, another user's, a replaced one
+// (the browser signed in again), a forgotten one and an expired one are not known; and one
+// browser keeps the marks of its last few users only.
+func TestBrowsersHaveMarksOfTheirOwn(t *testing.T) {
+	ctx := context.Background()
+	d := testkit.MustOpenDB(t)
+	b := Browsers{DB: d}
+	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	known := func(cookie string, userID uuid.UUID) (uuid.UUID, bool) {
+		t.Helper()
+		id, ok, err := b.Known(ctx, cookie, userID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return id, ok
+	}
+	remember := func(cookie string, userID uuid.UUID) string {
+		t.Helper()
+		c, err := b.Remember(ctx, cookie, userID, auditlog.Meta{IP: "192.0.2.1", UserAgent: "test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+
+	laptop, phone := remember("", u.ID), remember("", u.ID)
+	laptopID, okLaptop := known(laptop, u.ID)
+	phoneID, okPhone := known(phone, u.ID)
+	if laptop == phone || !okLaptop || !okPhone || laptopID == phoneID {
+		t.Fatalf("two browsers: marks %q and %q, known %v %v, ids %s %s", laptop, phone, okLaptop, okPhone, laptopID, phoneID)
+	}
+	raw, _ := base64.RawURLEncoding.DecodeString(laptop)
+	var stored int
+	if err := d.NewRaw("SELECT count(*) FROM known_browsers WHERE mark_hash = ? OR mark_hash = ?", hashOf(raw), raw).Scan(ctx, &stored); err != nil || stored != 1 {
+		t.Fatalf("the mark is stored as its SHA-256 only: %d rows match (%v)", stored, err)
+	}
+
+	forged := base64.RawURLEncoding.EncodeToString(make([]byte, markBytes))
+	other := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	if _, ok := known(forged, u.ID); ok {
+		t.Error("a forged mark is known")
+	}
+	if _, ok := known(laptop, other.ID); ok {
+		t.Error("a mark is known for another user")
+	}
+
+	// Signing in again in the laptop gives it a new mark: a copy of the old one no longer
+	// counts, and the laptop stays one browser, with its count.
+	again := remember(laptop, u.ID)
+	if id, ok := known(again, u.ID); !ok || id != laptopID {
+		t.Fatalf("the laptop after a new sign-in: %s %v, want %s", id, ok, laptopID)
+	}
+	if _, ok := known(laptop, u.ID); ok {
+		t.Error("the laptop's old mark, copied before its new sign-in, is still known")
+	}
+
+	if err := b.Forget(ctx, other.ID, phoneID); !apperr.Is(err, apperr.NotFound) {
+		t.Fatalf("another user forgets the phone: %v, want NotFound", err)
+	}
+	if err := b.Forget(ctx, u.ID, phoneID); err != nil {
 		t.Fatal(err)
 	}
-	other, _ := NewBrowsers("another secret key base, of another deployment")
-	var users []uuid.UUID
-	cookie := ""
-	for range maxBrowserUsers + 1 {
-		u := uuid.New()
-		users = append(users, u)
-		cookie = b.Add(cookie, u)
+	if _, ok := known(phone, u.ID); ok {
+		t.Error("a forgotten browser is known")
 	}
-	for i, u := range users {
-		if want := i > 0; b.Knows(cookie, u) != want {
-			t.Errorf("user %d known %v, want %v", i, !want, want)
+	if _, err := d.NewRaw("UPDATE known_browsers SET expires_at = now() - interval '1 second' WHERE id = ?", laptopID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := known(again, u.ID); ok {
+		t.Error("an expired browser is known")
+	}
+	if l, err := b.List(ctx, again, u.ID); err != nil || len(l) != 0 {
+		t.Errorf("the list after forgetting one browser and the other expiring: %v (%v)", l, err)
+	}
+
+	// A shared laptop keeps the marks of its last few users.
+	var users []uuid.UUID
+	shared := ""
+	for range maxBrowserUsers + 1 {
+		id := testkit.MustCreateUser(t, d, testkit.UserOpts{}).ID
+		users = append(users, id)
+		shared = remember(shared, id)
+	}
+	for i, id := range users {
+		if _, ok := known(shared, id); ok != (i > 0) {
+			t.Errorf("user %d of the shared laptop known %v, want %v", i, ok, i > 0)
 		}
 	}
-	if other.Knows(cookie, users[len(users)-1]) || other.Knows(other.Add("", users[0]), uuid.New()) {
-		t.Error("another key's marks, or another user's, are known")
-	}
-	forged := other.Add("", users[0])
-	if b.Knows(forged, users[0]) || strings.Contains(b.Add(forged, users[1]), forged) {
-		t.Error("a mark signed with another key is known, or kept")
+	if l, err := b.List(ctx, shared, users[1]); err != nil || len(l) != 1 || !l[0].Current {
+		t.Errorf("the list of a user of the shared laptop: %+v (%v)", l, err)
 	}
 }

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"strings"
 	"testing"
 	"time"
@@ -8,9 +9,13 @@ import (
 	"github.com/chromedp/chromedp"
 	"github.com/chromedp/chromedp/kb"
 	"github.com/oauth2-proxy/mockoidc"
+	"github.com/pquerna/otp/totp"
 
+	"tally/app"
 	"tally/app/apptest"
+	"tally/internal/db"
 	"tally/models"
+	"tally/sso"
 	"tally/testkit"
 )
 
@@ -121,5 +126,57 @@ func TestSuspendAndReactivateAUser(t *testing.T) {
 		waitText(t, ctx, "user-status", "Active", 10*time.Second)
 		visible(t, ctx, "flash-success")
 		shot(t, ctx, "admin-user")
+	})
+}
+
+// TestEnablingAProviderAsksForTheCode is a super admin whose last code is older than 10
+// minutes enabling a provider from the list: the toggle, an htmx request, brings the step-up
+// page up whole instead of into the provider's row, and the code enables the provider.
+func TestEnablingAProviderAsksForTheCode(t *testing.T) {
+	ctx := newTab(t)
+	srv, root := adminServer(t)
+	keys, err := app.EncryptionKeys(srv.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	bg := context.Background()
+	p := &sso.Provider{Strategy: sso.StrategyOAuth2, Name: "corp", Label: "Corp", DefaultRole: models.RoleMember,
+		AuthorizationURL: "https://idp.example/authorize", TokenURL: "https://idp.example/token", UserinfoURL: "https://idp.example/userinfo",
+		ClientID: "tally", ClientSecret: "a client secret", TokenAuthMethod: sso.AuthClientSecretPost}
+	if err := srv.DB.InTx(bg, func(ctx context.Context, tx db.Tx) error {
+		return (&sso.DBRegistry{DB: srv.DB, Keys: keys}).Save(ctx, tx, p)
+	}); err != nil {
+		t.Fatal(err)
+	}
+	step(t, "sign in, then the authenticator is turned on elsewhere", func(t *testing.T) {
+		signInAs(t, ctx, srv, root.Email)
+	})
+	secret := apptest.MustEnrolTOTP(t, srv, root) // from another session: this one gave no code
+	enabled := func() bool {
+		var on bool
+		if err := srv.DB.NewRaw("SELECT enabled FROM sso_providers WHERE id = ?", p.ID).Scan(bg, &on); err != nil {
+			t.Fatal(err)
+		}
+		return on
+	}
+
+	step(t, "the toggle asks for the code on a page of its own", func(t *testing.T) {
+		clickNav(t, ctx, "admin_providers")
+		click(t, ctx, "provider-toggle")
+		visible(t, ctx, "step-up-form")
+		wantText(t, ctx, "step-up-what", "To turn a sign-in provider on or off, confirm it is you with a code from your authenticator app (or a recovery code). Tally asks again when you last did more than 10 minutes ago.")
+		if count(t, ctx, "add-provider") != 0 || count(t, ctx, "current-user") != 1 || enabled() {
+			t.Fatal("the step-up page sits inside the providers' list, or the provider is enabled without the code")
+		}
+	})
+	step(t, "the code enables it", func(t *testing.T) {
+		code, _ := totp.GenerateCode(secret, time.Now())
+		fill(t, ctx, "field-step_up_code", code)
+		click(t, ctx, "step-up-submit")
+		waitText(t, ctx, "flash-success", "Provider “Corp” enabled.", 10*time.Second)
+		wantPath(t, ctx, "/admin/sso_providers")
+		if !enabled() {
+			t.Fatal("the provider is still disabled after the code")
+		}
 	})
 }

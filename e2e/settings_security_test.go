@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/chromedp/chromedp"
 	"github.com/google/uuid"
 
 	"tally/app/apptest"
@@ -77,5 +78,39 @@ func TestSecurityDisconnectProvider(t *testing.T) {
 		}
 		visible(t, ctx, "connect-corp")
 		shot(t, ctx, "security-disconnected")
+	})
+}
+
+// TestForgetABrowser is a person who signed in: Security lists this browser as one Tally
+// remembers, and forgetting it takes it off the list and out of the database.
+func TestForgetABrowser(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	known := func() int {
+		n, err := srv.DB.NewSelect().Table("known_browsers").Where("user_id = ?", u.ID).Count(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return int(n)
+	}
+	step(t, "Security lists this browser", func(t *testing.T) {
+		signInAs(t, ctx, srv, u.Email)
+		clickNav(t, ctx, "security")
+		visible(t, ctx, "browser-current")
+		if n := count(t, ctx, "browser-row"); n != 1 || known() != 1 {
+			t.Fatalf("%d browsers listed, %d known", n, known())
+		}
+		run(t, ctx, "scroll to the browsers", chromedp.ScrollIntoView(testID("browsers-table")))
+		shot(t, ctx, "security-browsers")
+	})
+	step(t, "forget it", func(t *testing.T) {
+		click(t, ctx, "forget-browser")
+		visible(t, ctx, "flash-success")
+		wantPath(t, ctx, "/settings/security")
+		visible(t, ctx, "browsers-empty")
+		if known() != 0 {
+			t.Fatal("the browser is still known")
+		}
 	})
 }

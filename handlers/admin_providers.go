@@ -26,15 +26,20 @@ var providerFields = []string{"strategy", "name", "label", "default_role", "enab
 	"idp_metadata_url", "idp_sso_url", "idp_entity_id", "idp_certificate", "idp_slo_url", "groups_attribute",
 	"name_id_format", "sign_requests"}
 
+// adminProviderRoutes registers the SSO providers' pages. Every change to a provider decides
+// who signs in and with what role (a group mapped to super admin makes super admins): the
+// admin gives their second factor again for it, so that one stolen session cannot add a way
+// in that outlasts it. Adding or removing a mapping row without JavaScript saves nothing.
 func (a *app) adminProviderRoutes(g *echo.Group) {
+	saving := func(c echo.Context) bool { return !editingOnly(c) }
 	g.GET("/sso_providers", a.providersIndex)
 	g.GET("/sso_providers/new", a.providerNew)
-	g.POST("/sso_providers", a.providerCreate)
+	g.POST("/sso_providers", a.providerCreate, a.stepUp("add a sign-in provider", saving))
 	g.GET("/sso_providers/mapping_row", a.providerMappingRow)
 	g.GET("/sso_providers/:id/edit", a.providerEdit)
-	g.POST("/sso_providers/:id", a.providerUpdate)
-	g.POST("/sso_providers/:id/toggle", a.providerToggle)
-	g.POST("/sso_providers/:id/delete", a.providerDelete)
+	g.POST("/sso_providers/:id", a.providerUpdate, a.stepUp("change a sign-in provider", saving))
+	g.POST("/sso_providers/:id/toggle", a.providerToggle, a.stepUp("turn a sign-in provider on or off", nil))
+	g.POST("/sso_providers/:id/delete", a.providerDelete, a.stepUp("delete a sign-in provider", nil))
 	g.GET("/sso_providers/:id/test", a.providerTest)
 }
 

@@ -182,3 +182,44 @@ func TestProviderFormSecondFactorSetting(t *testing.T) {
 		t.Fatalf("test login: %q", got)
 	}
 }
+
+// TestEditingAProviderSavesIt changes a database provider's label and group mapping through
+// its edit form: the change is stored, its secret kept, and the change audited.
+func TestEditingAProviderSavesIt(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv, c, _ := adminEnv(t)
+	form := url.Values{"strategy": {"openid_connect"}, "name": {"corp"}, "label": {"Corp"}, "default_role": {"member"}, "issuer": {op.URL},
+		"client_id": {op.ClientID}, "client_secret": {op.ClientSecret}, "token_endpoint_auth_method": {"client_secret_post"},
+		"mapping_group": {"finance"}, "mapping_role": {"member"}}
+	c.Get("/admin/sso_providers/new?strategy=openid_connect")
+	r := c.PostForm("/admin/sso_providers", form)
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("create: %d", r.Status)
+	}
+	c.Get(r.Location())
+	form.Del("client_secret")
+	form.Set("label", "Corp SSO")
+	form.Set("mapping_role", "admin")
+	if r := c.PostForm(strings.TrimSuffix(r.Location(), "/edit"), form); r.Status != http.StatusSeeOther {
+		t.Fatalf("save the edit: %d", r.Status)
+	}
+	got := testkitStrings(t, srv, "SELECT label || ' ' || (group_mappings->0->>'role') FROM sso_providers WHERE name = 'corp'")
+	if len(got) != 1 || got[0] != "Corp SSO admin" {
+		t.Fatalf("stored after the edit: %v", got)
+	}
+	// The secret left blank is kept: a test login's code exchange still authenticates.
+	op.SetUser(map[string]any{"sub": "tester", "email": "tester@example.com", "email_verified": true})
+	start := c.Get(strings.TrimSuffix(r.Location(), "/edit") + "/test")
+	back, err := url.Parse(op.Follow(t, start.Location()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if result := c.Get(back.RequestURI()); !result.Has(t, "test-ok") {
+		t.Fatalf("test login after the edit: %s", result.TestID(t, "test-error"))
+	}
+	changes := testkitStrings(t, srv, "SELECT metadata->>'changes' FROM sso_audit_logs WHERE event_type = 'provider_changed' AND metadata->>'action' = 'updated'")
+	if len(changes) != 1 || !strings.Contains(changes[0], "label") || !strings.Contains(changes[0], "group_mappings") || strings.Contains(changes[0], "client_secret") {
+		t.Fatalf("audited changes %v", changes)
+	}
+}

@@ -23,16 +23,19 @@ import (
 
 const adminUsersPerPage = 25
 
+// adminUserRoutes registers the users' pages. Every change that grants a role or decides who
+// may sign in (and removing someone's second factor, which opens their account to a password
+// alone) takes the admin's own second factor again: one stolen session must not make lasting
+// super admins, nor lock the others out.
 func (a *app) adminUserRoutes(g *echo.Group) {
 	g.GET("/users", a.usersIndex)
 	g.GET("/users/:id", a.userShow)
-	g.POST("/users/:id/role", a.userRole)
-	g.POST("/users/:id/suspend", a.userSuspend)
-	g.POST("/users/:id/reactivate", a.userReactivate)
-	g.POST("/users/:id/delete", a.userDelete)
-	g.POST("/users/:id/sync_roles", a.userSyncRoles)
-	// Removing someone's second factor opens their account to a password alone: the admin
-	// who does it gives their own second factor again.
+	g.POST("/users/:id/role", a.userRole, a.stepUp("change a user's role", nil))
+	g.POST("/users/:id/suspend", a.userSuspend, a.stepUp("suspend a user", nil))
+	g.POST("/users/:id/reactivate", a.userReactivate, a.stepUp("let a suspended user sign in again", nil))
+	// Without the typed email, the request only asks for it (userDelete).
+	g.POST("/users/:id/delete", a.userDelete, a.stepUp("delete a user", func(c echo.Context) bool { return c.FormValue("confirm") != "" }))
+	g.POST("/users/:id/sync_roles", a.userSyncRoles, a.stepUp("sync a user's role from their groups", nil))
 	g.POST("/users/:id/reset_mfa", a.userResetMFA, a.stepUp("reset a user's second factor", nil))
 }
 

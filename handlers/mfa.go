@@ -3,6 +3,7 @@ package handlers
 import (
 	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -69,6 +70,11 @@ var (
 	mfaUserRule = ratelimit.Rule{Limit: 20, Window: 15 * time.Minute}
 	// mfaAddrRule bounds one address guessing many users' codes.
 	mfaAddrRule = ratelimit.Rule{Limit: 50, Window: 15 * time.Minute}
+	// mfaBrowserRule is the count of a browser the user signed in from (auth.Browsers), which
+	// stands there for the user's two counts above, as it does for wrong passwords: someone
+	// who knows the password, guessing codes from anywhere else, cannot hold the owner back in
+	// their own browser.
+	mfaBrowserRule = ratelimit.Rule{Limit: 5, Window: 15 * time.Minute}
 )
 
 // mfaLimit is one count a second-factor answer is held to.
@@ -81,21 +87,37 @@ type mfaLimit struct {
 	anywhere bool
 }
 
-func mfaLimits(c echo.Context, userID uuid.UUID) []mfaLimit {
+// mfaLimits are the counts a second-factor answer of the user is held to: the browser's own
+// in a browser the user signed in from, else the user's from this address and from anywhere;
+// and the address's, always.
+func (a *app) mfaLimits(c echo.Context, userID uuid.UUID) ([]mfaLimit, error) {
 	ip := c.RealIP()
+	addr := mfaLimit{key: "mfa_addr:" + ip, rule: mfaAddrRule}
+	browser, known, err := a.Auth.Browsers.Known(c.Request().Context(), a.browserMarks(c), userID)
+	if err != nil {
+		return nil, err
+	}
+	if known {
+		return []mfaLimit{{key: "mfa_browser:" + browser.String(), rule: mfaBrowserRule, user: true}, addr}, nil
+	}
 	return []mfaLimit{
 		{key: "mfa_user_addr:" + userID.String() + ":" + ip, rule: mfaUserAddrRule, user: true},
 		{key: "mfa_user:" + userID.String(), rule: mfaUserRule, user: true, anywhere: true},
-		{key: "mfa_addr:" + ip, rule: mfaAddrRule},
-	}
+		addr,
+	}, nil
 }
 
 // mfaAttempt counts a second-factor answer of the user before it is checked, and refuses it
-// (429, Retry-After) when the user, from here or from anywhere, or this address has had too
-// many wrong ones. An answer after a wrong password (a held sign-in) counts for this address
-// only: a stranger who does not know the password must not use up the owner's count.
+// (429, Retry-After) when the user (from here or from anywhere, or in this known browser) or
+// this address has had too many wrong ones. An answer after a wrong password (a held sign-in)
+// never counts from anywhere: a stranger who does not know the password must not use up the
+// owner's count.
 func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID, passwordWrong bool) error {
-	for _, l := range mfaLimits(c, userID) {
+	limits, err := a.mfaLimits(c, userID)
+	if err != nil {
+		return err
+	}
+	for _, l := range limits {
 		if passwordWrong && l.anywhere {
 			continue
 		}
@@ -110,11 +132,15 @@ func (a *app) mfaAttempt(c echo.Context, userID uuid.UUID, passwordWrong bool) e
 	return nil
 }
 
-// mfaSucceeded takes back a right answer: the user's counts start again, and the address's
-// forgets this one.
+// mfaSucceeded takes back a right answer: the user's counts it was held to start again, and
+// the address's forgets this one.
 func (a *app) mfaSucceeded(c echo.Context, userID uuid.UUID) error {
 	ctx := c.Request().Context()
-	for _, l := range mfaLimits(c, userID) {
+	limits, err := a.mfaLimits(c, userID)
+	if err != nil {
+		return err
+	}
+	for _, l := range limits {
 		var err error
 		if l.user {
 			err = a.Limiter.Reset(ctx, l.key)
@@ -499,22 +525,20 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 					return err
 				}
 			}
-			var fields []views.Hidden
-			for name, values := range c.Request().PostForm {
-				if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" || withheld(name) {
-					continue
-				}
-				for _, v := range values {
-					fields = append(fields, views.Hidden{Name: name, Value: v})
-				}
-			}
-			slices.SortFunc(fields, func(x, y views.Hidden) int { return strings.Compare(x.Name, y.Name) })
+			p := views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Form: form,
+				Code: st.TOTP, Passkey: st.Passkeys > 0 && a.MFA.PasskeysEnabled()}
+			p.Fields, p.Again = carried(c.Request().PostForm)
 			status := http.StatusOK
 			if form.Errors != nil || form.Message != "" {
 				status = http.StatusUnprocessableEntity
 			}
-			return a.render(c, status, views.StepUpPage(views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Fields: fields, Form: form,
-				Code: st.TOTP, Passkey: st.Passkeys > 0 && a.MFA.PasskeysEnabled()}))
+			if isHTMX(c) {
+				// The question is a page of its own, not a fragment for the element that asked
+				// (a provider's row): htmx shows it whole.
+				c.Response().Header().Set("HX-Retarget", "body")
+				c.Response().Header().Set("HX-Reswap", "innerHTML")
+			}
+			return a.render(c, status, views.StepUpPage(p))
 		}
 	}
 }
@@ -530,10 +554,42 @@ func steppedUp(c echo.Context) bool {
 	return ok
 }
 
+// carried splits the values of the form that asked for a step-up into those its page posts
+// again (fields) and the secrets it asks to be typed again (again): no password or secret is
+// written back into the page.
+func carried(posted url.Values) (fields []views.Hidden, again []views.Secret) {
+	for name, values := range posted {
+		if s, ok := retyped[name]; ok {
+			if slices.ContainsFunc(values, func(v string) bool { return strings.TrimSpace(v) != "" }) {
+				again = append(again, s)
+			}
+			continue
+		}
+		if name == "_csrf" || name == "step_up_code" || name == "step_up_passkey" || withheld(name) {
+			continue
+		}
+		for _, v := range values {
+			fields = append(fields, views.Hidden{Name: name, Value: v})
+		}
+	}
+	slices.SortFunc(fields, func(x, y views.Hidden) int { return strings.Compare(x.Name, y.Name) })
+	slices.SortFunc(again, func(x, y views.Secret) int { return strings.Compare(x.Name, y.Name) })
+	return fields, again
+}
+
 // withheld reports whether a form value must not be written back into the step-up page: a
 // password would sit in the page's HTML, in the browser's cache and within reach of its
-// extensions.
+// extensions. The right second factor stands in for it (steppedUp).
 func withheld(name string) bool { return strings.Contains(strings.ToLower(name), "password") }
+
+// retyped are the secrets of the forms behind a step-up (an SSO provider's): kept out of the
+// step-up page as a password is, for the same reasons, but asked for again there, as no second
+// factor stands in for them. A secret left behind would save the provider without it, or with
+// the old one.
+var retyped = map[string]views.Secret{
+	"client_secret":  {Name: "client_secret", Label: "Client secret"},
+	"sp_private_key": {Name: "sp_private_key", Label: "Tally's private key (PEM)", Multiline: true},
+}
 
 // stepUpPasskeyOptions starts a passkey assertion of the signed-in user, for a step-up.
 func (a *app) stepUpPasskeyOptions(c echo.Context) error {

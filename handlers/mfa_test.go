@@ -366,3 +366,53 @@ func TestStepUpNeverWritesThePasswordBack(t *testing.T) {
 		t.Fatalf("TOTP is still on: the password leads to %q", r.Location())
 	}
 }
+
+// TestAKnownBrowserGetsPastTheCodeLimit is someone who knows the password guessing codes
+// from four addresses until the owner's count is used up: a new browser is then held back,
+// but the browsers the owner signed in from have counts of their own, so the owner's right
+// code gets in at home, and wrong codes on their laptop hold back only the laptop.
+func TestAKnownBrowserGetsPastTheCodeLimit(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"TRUSTED_PROXIES": "127.0.0.1/32"}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	_, recovery := apptest.MustEnrolTOTPWithCodes(t, srv, u)
+	// answer signs in as u in browser b from addr, with the password and code.
+	answer := func(b *testkit.Client, addr, code string) int {
+		t.Helper()
+		b.Headers = map[string]string{"X-Forwarded-For": addr}
+		if r := b.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}}); r.Location() != "/sessions/mfa" {
+			t.Fatalf("password step from %s: %d → %q", addr, r.Status, r.Location())
+		}
+		return b.PostForm("/sessions/mfa", url.Values{"code": {code}}).Status
+	}
+	home, laptop := apptest.NewClient(t, srv), apptest.NewClient(t, srv)
+	for i, b := range []*testkit.Client{home, laptop} {
+		if got := answer(b, fmt.Sprintf("192.0.2.%d", i+1), recovery[i]); got != http.StatusSeeOther {
+			t.Fatalf("a first sign-in: %d", got)
+		}
+		b.PostForm("/sign_out", nil)
+	}
+
+	for addr := range 4 {
+		for guess := range 5 {
+			if got := answer(apptest.NewClient(t, srv), fmt.Sprintf("203.0.113.%d", addr+1), fmt.Sprintf("%06d", guess)); got != http.StatusUnprocessableEntity {
+				t.Fatalf("guess %d from address %d: %d", guess+1, addr+1, got)
+			}
+		}
+	}
+	if got := answer(apptest.NewClient(t, srv), "198.51.100.1", recovery[2]); got != http.StatusTooManyRequests {
+		t.Fatalf("the owner's right code from a new browser after 20 guesses: %d, want 429", got)
+	}
+
+	for guess := range 5 {
+		if got := answer(laptop, "192.0.2.2", fmt.Sprintf("%06d", guess)); got != http.StatusUnprocessableEntity {
+			t.Fatalf("wrong code %d on the laptop: %d", guess+1, got)
+		}
+	}
+	if got := answer(laptop, "192.0.2.2", recovery[2]); got != http.StatusTooManyRequests {
+		t.Fatalf("a sixth code on the laptop: %d, want 429", got)
+	}
+	if got := answer(home, "192.0.2.1", recovery[3]); got != http.StatusSeeOther || home.Get("/").Status != http.StatusOK {
+		t.Fatalf("the owner's right code at home, while the strangers and the laptop are held back: %d", got)
+	}
+}

@@ -19,6 +19,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/auth"
 	"tally/internal/apperr"
 	"tally/internal/metrics"
 	"tally/internal/ratelimit"
@@ -316,13 +317,17 @@ func (a *app) signIn(c echo.Context, u *models.User) error {
 		a.Sessions.Remove(ctx, k)
 	}
 	a.Sessions.Put(ctx, sessions.UserIDKey, u.ID.String())
-	// The browser is one u signed in from: their wrong-password count here is their own.
-	c.SetCookie(&http.Cookie{Name: browserCookie, Value: a.Auth.Browsers.Add(a.browserMarks(c), u.ID), Path: "/",
-		MaxAge: 400 * 24 * 60 * 60, HttpOnly: true, Secure: a.Config.SecureCookies, SameSite: http.SameSiteLaxMode})
+	// The browser is one u signed in from: their counts of wrong answers here are its own.
+	marks, err := a.Auth.Browsers.Remember(ctx, a.browserMarks(c), u.ID, a.meta(c))
+	if err != nil {
+		return err
+	}
+	c.SetCookie(&http.Cookie{Name: browserCookie, Value: marks, Path: "/", MaxAge: int(auth.BrowserLifetime.Seconds()),
+		HttpOnly: true, Secure: a.Config.SecureCookies, SameSite: http.SameSiteLaxMode})
 	return nil
 }
 
-// browserCookie holds the marks of the users who signed in from the browser (auth.Browsers).
+// browserCookie holds the browser's marks of the users who signed in from it (auth.Browsers).
 const browserCookie = "tally_browser"
 
 // browserMarks is the browser's browserCookie, "" when it has none.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/auditlog"
@@ -20,6 +21,7 @@ func (a *app) securityRoutes(g *echo.Group) {
 	g.GET("/settings/security", a.securityShow)
 	g.POST("/settings/security/identities/:id/disconnect", a.identityDisconnect, a.stepUp("disconnect a single sign-on account", nil))
 	g.POST("/settings/security/sessions/sign_out_others", a.sessionsSignOutOthers)
+	g.POST("/settings/security/browsers/:id/forget", a.browserForget)
 	g.POST("/settings/security/applications/:client_id/revoke", a.appRevoke)
 }
 
@@ -62,6 +64,14 @@ func (a *app) securityPage(c echo.Context, status int, refusal string) error {
 	for _, s := range live {
 		p.Sessions = append(p.Sessions, views.SecuritySession{IP: s.IP, UserAgent: s.UserAgent, CreatedAt: s.CreatedAt,
 			LastSeenAt: s.LastSeenAt, Current: s.Current})
+	}
+	browsers, err := a.Auth.Browsers.List(ctx, a.browserMarks(c), u.ID)
+	if err != nil {
+		return err
+	}
+	for _, b := range browsers {
+		p.Browsers = append(p.Browsers, views.SecurityBrowser{ID: b.ID.String(), UserAgent: b.UserAgent, IP: b.IP,
+			CreatedAt: b.CreatedAt, LastAt: b.LastUsedAt, ExpiresAt: b.ExpiresAt, Current: b.Current})
 	}
 	apps, err := a.OAuth.AuthorizedApps(ctx, u.ID)
 	if err != nil {
@@ -117,6 +127,21 @@ func (a *app) sessionsSignOutOthers(c echo.Context) error {
 	} else {
 		a.flash(c, "success", "Signed out of "+views.Plural(int(n), "other session", "other sessions")+".")
 	}
+	return redirect(c, "/settings/security")
+}
+
+// browserForget forgets one of the user's known browsers: wrong passwords and codes typed
+// there count with every other browser's from now on, until the user signs in there again.
+// Another user's browser is a 404.
+func (a *app) browserForget(c echo.Context) error {
+	id, err := uuid.Parse(c.Param("id"))
+	if err != nil {
+		return apperr.New(apperr.NotFound, "Tally does not remember this browser for you.")
+	}
+	if err := a.Auth.Browsers.Forget(c.Request().Context(), currentUser(c).ID, id); err != nil {
+		return err
+	}
+	a.flash(c, "success", "That browser is forgotten. Tally remembers it again the next time you sign in with it.")
 	return redirect(c, "/settings/security")
 }
 

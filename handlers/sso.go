@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/auditlog"
+	"tally/auth"
 	"tally/internal/apperr"
 	"tally/internal/metrics"
 	"tally/internal/sessions"
@@ -315,15 +316,20 @@ func (a *app) ssoLinkConfirm(c echo.Context) error {
 	} else if !apperr.Is(err, apperr.NotFound) {
 		return err
 	}
-	u, err := a.SSO.Service.ConfirmLink(ctx, p, pl.Identity, pl.Identity.Email, c.FormValue("password"), a.meta(c))
+	// The password is checked under the account's wrong-password limit, the sign-in form's.
+	u, err := a.Auth.ConfirmPassword(ctx, auth.Attempt{Email: pl.Identity.Email, Password: c.FormValue("password"),
+		Browser: a.browserMarks(c), Meta: a.meta(c)}, p.Name)
+	if err == nil {
+		u, err = a.SSO.Service.ConfirmLink(ctx, p, pl.Identity, u.ID, a.meta(c))
+	}
 	if err != nil {
 		if f, ok := sso.AsFailure(err); ok {
 			a.Sessions.Remove(ctx, sessSSOPending)
 			return a.ssoFailed(c, f)
 		}
-		if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
-			form := &views.Form{Message: e.Message}
-			return a.render(c, http.StatusUnprocessableEntity, views.SSOLinkPage(views.SSOLink{Provider: p.Label, Email: pl.Identity.Email, Form: form}))
+		form := &views.Form{}
+		if status, ok := withError(form, err); ok {
+			return a.render(c, status, views.SSOLinkPage(views.SSOLink{Provider: p.Label, Email: pl.Identity.Email, Form: form}))
 		}
 		return err
 	}

@@ -2,6 +2,7 @@ package handlers_test
 
 import (
 	"context"
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -641,4 +642,51 @@ func TestAProviderSecondFactorCanStandForTallys(t *testing.T) {
 			})
 		}
 	})
+}
+
+// TestSSOLinkIsUnderThePasswordLimit is someone at a provider with the email of a Tally user
+// guessing the user's password on the page that connects the two: each wrong password is in
+// the audit log as a refused sign-in, and they count against the account's limit, which then
+// refuses even the right password, there and at the sign-in form alike.
+func TestSSOLinkIsUnderThePasswordLimit(t *testing.T) {
+	t.Parallel()
+	op := ssotest.NewOIDCProvider(t)
+	srv := apptest.StartServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_CONFIG_FILE": authFile(t, opYAML(op)), "TRUSTED_PROXIES": "127.0.0.1/32"}})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "bob@example.com"})
+	op.SetUser(map[string]any{"sub": "mallory", "email": "bob@example.com", "email_verified": true})
+	c := testkit.NewClient(t, srv.URL)
+	if r := opLogin(t, c, op); r.Status != http.StatusSeeOther || r.Location() != "/sso/link" {
+		t.Fatalf("provider sign-in: %d %q", r.Status, r.Location())
+	}
+	c.Get("/sso/link")
+	// link posts the password from an address of its own each time, so that the limit per
+	// address stays out of the way of the one per account.
+	addrs := 0
+	link := func(password string) *testkit.Response {
+		addrs++
+		c.Headers = map[string]string{"X-Forwarded-For": fmt.Sprintf("203.0.113.%d", addrs)}
+		return c.PostForm("/sso/link", url.Values{"password": {password}})
+	}
+	for i := range 10 {
+		if r := link(fmt.Sprintf("guess %d", i)); r.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("guess %d: %d", i+1, r.Status)
+		}
+	}
+	r := link(testkit.Password)
+	if r.Status != http.StatusTooManyRequests || !strings.Contains(r.TestID(t, "form-error"), "Too many wrong passwords for this account") {
+		t.Fatalf("the right password after ten wrong ones: %d %q", r.Status, r.TestID(t, "form-error"))
+	}
+	if got := testkitStrings(t, srv, "SELECT user_id::text FROM sso_identities WHERE subject = 'mallory'"); len(got) != 0 {
+		t.Fatal("the identity was linked past the limit")
+	}
+	form := apptest.NewClient(t, srv)
+	form.Headers = map[string]string{"X-Forwarded-For": "198.51.100.1"}
+	if r := form.PostForm("/sessions", url.Values{"email": {u.Email}, "password": {testkit.Password}}); r.Status != http.StatusTooManyRequests {
+		t.Fatalf("the sign-in form after ten wrong passwords at /sso/link: %d, want 429", r.Status)
+	}
+	reasons := testkitStrings(t, srv, `SELECT metadata->>'reason' FROM sso_audit_logs WHERE event_type = 'login_failed' AND user_id = ?
+		AND provider = 'corp' AND metadata->>'method' = 'password' AND metadata->>'purpose' = 'link' ORDER BY created_at, id`, u.ID)
+	if len(reasons) != 11 || reasons[0] != "invalid_credentials" || reasons[10] != "too_many_failures" {
+		t.Fatalf("audited refusals at /sso/link: %v", reasons)
+	}
 }

@@ -153,7 +153,7 @@ func (r *DBRegistry) Save(ctx context.Context, tx db.Tx, p *Provider) error {
 		_, err = tx.NewInsert().Model(&row).Exec(ctx)
 		p.ID = row.ID
 	} else {
-		_, err = tx.NewUpdate().Model(&row).WherePK().ExcludeColumn("created_at").Set("updated_at = now()").Exec(ctx)
+		_, err = tx.NewUpdate().Model(&row).WherePK().ExcludeColumn("created_at", "updated_at").Set("updated_at = now()").Exec(ctx)
 	}
 	if c, ok := apperr.UniqueViolation(err); ok && c == "sso_providers_name_key" {
 		return apperr.New(apperr.Invalid, "Provider could not be saved").WithSlug("validation_failed").

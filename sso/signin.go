@@ -13,7 +13,6 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
-	"tally/internal/password"
 	"tally/models"
 )
 
@@ -236,23 +235,17 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 	return u, nil
 }
 
-// ConfirmLink links the identity to the user with email once their password is confirmed,
-// and signs them in.
-func (s *Service) ConfirmLink(ctx context.Context, p *Provider, id *Identity, email, pw string, meta auditlog.Meta) (*models.User, error) {
+// ConfirmLink links the identity to the user userID, whose password the caller confirmed
+// (auth.Service.ConfirmPassword, under the account's wrong-password limit), and signs them
+// in; the identity's email must be the user's, and the user active.
+func (s *Service) ConfirmLink(ctx context.Context, p *Provider, id *Identity, userID uuid.UUID, meta auditlog.Meta) (*models.User, error) {
 	var out *models.User
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		u, err := models.UserByEmail(ctx, tx, email)
-		hash := password.Dummy
-		if err == nil && u.PasswordHash != nil {
-			hash = *u.PasswordHash
-		} else if err != nil && !apperr.Is(err, apperr.NotFound) {
-			return err
-		}
-		ok, err := password.Check(hash, pw)
+		u, err := models.UserByID(ctx, tx, userID)
 		if err != nil {
 			return err
 		}
-		if !ok || u == nil || u.PasswordHash == nil || !u.Active() || u.Email != id.Email {
+		if !u.Active() || u.Email != id.Email {
 			return apperr.New(apperr.Invalid, "Invalid email or password.").WithSlug("invalid_credentials")
 		}
 		if err := s.insertIdentity(ctx, tx, u.ID, id); err != nil {

@@ -186,6 +186,13 @@ func (c *Client) Cookie(name string) string {
 	return ""
 }
 
+// SetCookie puts the named cookie into the client's jar for the server: a browser given it
+// some other way (copied from another browser, or forged).
+func (c *Client) SetCookie(name, value string) {
+	u, _ := url.Parse(c.base)
+	c.http.Jar.SetCookies(u, []*http.Cookie{{Name: name, Value: value, Path: "/"}})
+}
+
 // API sends a JSON request with an API key (none when key is "").
 func (c *Client) API(method, path, key string, body any) *Response {
 	c.tb.Helper()

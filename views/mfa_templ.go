@@ -384,7 +384,9 @@ type StepUp struct {
 	What   string // "create an API key"
 	Action string // where the action posts
 	Fields []Hidden
-	Form   *Form
+	// Again are the secrets the form sent, which the page does not carry: typed again here.
+	Again []Secret
+	Form  *Form
 	// Code and Passkey are the ways the user can answer: a code (with an authenticator app),
 	// a passkey.
 	Code, Passkey bool
@@ -392,6 +394,12 @@ type StepUp struct {
 
 // Hidden is a form value carried through a page.
 type Hidden struct{ Name, Value string }
+
+// Secret is a form's secret field, asked for again rather than carried through a page.
+type Secret struct {
+	Name, Label string
+	Multiline   bool // a PEM key: a text area
+}
 
 // StepUpPage asks for a code or a passkey, and posts the action again with the answer.
 func StepUpPage(p StepUp) templ.Component {
@@ -446,7 +454,7 @@ func StepUpPage(p StepUp) templ.Component {
 				var templ_7745c5c3_Var18 string
 				templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(p.What)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/mfa.templ`, Line: 114, Col: 16}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/mfa.templ`, Line: 122, Col: 16}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 				if templ_7745c5c3_Err != nil {
@@ -496,7 +504,7 @@ func StepUpPage(p StepUp) templ.Component {
 						var templ_7745c5c3_Var20 string
 						templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(f.Name)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/mfa.templ`, Line: 126, Col: 40}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/mfa.templ`, Line: 134, Col: 40}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 						if templ_7745c5c3_Err != nil {
@@ -509,7 +517,7 @@ func StepUpPage(p StepUp) templ.Component {
 						var templ_7745c5c3_Var21 string
 						templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(f.Value)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/mfa.templ`, Line: 126, Col: 58}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/mfa.templ`, Line: 134, Col: 58}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 						if templ_7745c5c3_Err != nil {
@@ -524,12 +532,35 @@ func StepUpPage(p StepUp) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
+					if len(p.Again) > 0 {
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, "<p data-testid=\"step-up-again\">Tally does not keep secrets in this page: type them again.</p>")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						for _, s := range p.Again {
+							if s.Multiline {
+								templ_7745c5c3_Err = TextArea(nil, FieldOpts{Name: s.Name, Label: s.Label, Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+								if templ_7745c5c3_Err != nil {
+									return templ_7745c5c3_Err
+								}
+							} else {
+								templ_7745c5c3_Err = Field(nil, FieldOpts{Name: s.Name, Label: s.Label, Type: "password", Autocomplete: "off", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+								if templ_7745c5c3_Err != nil {
+									return templ_7745c5c3_Err
+								}
+							}
+						}
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, " ")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
 					if p.Code {
 						templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "step_up_code", Label: "Code", Placeholder: "123 456", Autocomplete: "one-time-code", Required: true, Autofocus: true}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 30, " ")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, " ")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
@@ -538,12 +569,12 @@ func StepUpPage(p StepUp) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 31, " ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, " ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					if p.Passkey {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 32, "<button type=\"button\" class=\"w-full rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50\" data-step-up-passkey data-testid=\"step-up-passkey\">Use a passkey</button><p role=\"alert\" class=\"hidden text-sm text-red-700\" data-passkey-error data-testid=\"passkey-error\"></p>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 34, "<button type=\"button\" class=\"w-full rounded-md border border-slate-300 bg-white px-4 py-2 text-sm font-medium text-slate-700 hover:bg-slate-50\" data-step-up-passkey data-testid=\"step-up-passkey\">Use a passkey</button><p role=\"alert\" class=\"hidden text-sm text-red-700\" data-passkey-error data-testid=\"passkey-error\"></p>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
@@ -554,7 +585,7 @@ func StepUpPage(p StepUp) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 33, "</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 35, "</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
