@@ -26,6 +26,9 @@ INSERT INTO recovery_codes (id, user_id, code_hash)
 VALUES ('f0000000-0000-4000-8000-000000000006', 'f0000000-0000-4000-8000-000000000002', '\x0102');
 INSERT INTO passkeys (id, user_id, credential_id, credential, name)
 VALUES ('f0000000-0000-4000-8000-000000000007', 'f0000000-0000-4000-8000-000000000002', '\x0a0b', '{"id": "CgsK"}', 'Laptop');
+INSERT INTO known_browsers (id, user_id, mark_hash, user_agent, ip_address, expires_at)
+VALUES ('f0000000-0000-4000-8000-000000000008', 'f0000000-0000-4000-8000-000000000002', '\x0c0d', 'Firefox', '192.0.2.1',
+        now() + interval '180 days');
 
 -- Single sign-on and OAuth.
 INSERT INTO sso_providers (id, strategy, name, label, issuer, client_id, client_secret, trust_second_factor, second_factor_values)
@@ -40,7 +43,8 @@ INSERT INTO sso_audit_logs (id, event_type, user_id, provider, ip_address)
 VALUES ('f0000000-0000-4000-8000-000000000012', 'login', 'f0000000-0000-4000-8000-000000000002', 'corp', '192.0.2.1'),
        ('f0000000-0000-4000-8000-000000000013', 'oauth_grant', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1'),
        ('f0000000-0000-4000-8000-000000000014', 'mfa_enabled', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1'),
-       ('f0000000-0000-4000-8000-000000000015', 'webhook_changed', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1');
+       ('f0000000-0000-4000-8000-000000000015', 'webhook_changed', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1'),
+       ('f0000000-0000-4000-8000-000000000016', 'bank_consent', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1');
 INSERT INTO oauth_clients (id, name, secret_hash, redirect_uris, owner_user_id)
 VALUES ('budget-app', 'Budget app', 'hash-of-secret', '{https://app.example.com/callback}', 'f0000000-0000-4000-8000-000000000002');
 INSERT INTO oauth_tokens (kind, signature, request_id, client_id, user_id, requested_at, expires_at, granted_scopes)
@@ -176,7 +180,9 @@ INSERT INTO bank_connections (id, family_id, name, access_url, status, provider,
 VALUES ('d0000000-0000-4000-8000-000000000001', 'f0000000-0000-4000-8000-000000000001', 'SimpleFIN', 'https://bridge.example.com/x',
         'good', 'simplefin', NULL, NULL, NULL, NULL, NULL),
        ('d0000000-0000-4000-8000-000000000002', 'f0000000-0000-4000-8000-000000000001', 'Nordea', NULL,
-        'needs_renewal', 'enable_banking', 'session-1', 'Nordea', 'FI', now() + interval '5 days', 7);
+        'needs_renewal', 'enable_banking', 'session-1', 'Nordea', 'FI', now() + interval '5 days', 7),
+       ('d0000000-0000-4000-8000-000000000003', 'f0000000-0000-4000-8000-000000000001', 'OP', NULL,
+        'failing', 'enable_banking', 'session-2', 'OP', 'FI', now() + interval '90 days', 7);
 INSERT INTO bank_accounts (id, connection_id, family_id, provider_account_id, name, currency, balance, account_id, iban, account_key)
 VALUES ('d0000000-0000-4000-8000-000000000003', 'd0000000-0000-4000-8000-000000000001', 'f0000000-0000-4000-8000-000000000001',
         'ACT-1', 'Current account', 'EUR', 1830.50, 'a0000000-0000-4000-8000-000000000001', 'GB33BUKB20201555555555', 'key-1'),
