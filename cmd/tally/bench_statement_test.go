@@ -35,6 +35,9 @@ func BenchmarkFileUploads(b *testing.B) {
 	file := func(content []byte, _ int) []byte { return content }
 	uploadPeaks(b, []uploadCase{
 		{"a 10 MB QIF", jsonUpload("QifImport", file(testkit.LargeQIF(size))), 1, http.StatusCreated},
+		{"a 10 MB Mint export", jsonUpload("ExternalAppAImport", file(testkit.LargeAppExport("ExternalAppAImport", size))), 1, http.StatusCreated},
+		{"a 10 MB Actual export", jsonUpload("ExternalAppBImport", file(testkit.LargeAppExport("ExternalAppBImport", size))), 1, http.StatusCreated},
+		{"a 10 MB YNAB export", jsonUpload("ExternalAppCImport", file(testkit.LargeAppExport("ExternalAppCImport", size))), 1, http.StatusCreated},
 	})
 }
 
