@@ -44,6 +44,29 @@ func LargeAppExport(typ string, size int) (content []byte, rows int) {
 	return filled(size, header, line)
 }
 
+// LargeCategories is a CategoryImport file: a category of its own on every line, under one
+// of 20 parents.
+func LargeCategories(size int) (content []byte, rows int) {
+	return filled(size, "name,color,parent_category,lucide_icon\n", func(i int) string {
+		return fmt.Sprintf("Category %d,#407706,Parent %d,shopping-basket\n", i, i%20)
+	})
+}
+
+// LargeMerchants is a MerchantImport file of a merchant on every line.
+func LargeMerchants(size int) (content []byte, rows int) {
+	return filled(size, "name,color,website\n", func(i int) string {
+		return fmt.Sprintf("Merchant %d,#ffffff,merchant%d.test\n", i, i)
+	})
+}
+
+// LargeRules is a RuleImport file of rules that each set a category by a name condition.
+func LargeRules(size int) (content []byte, rows int) {
+	return filled(size, "name,resource_type,active,effective_date,conditions,actions\n", func(i int) string {
+		return fmt.Sprintf(`Rule %d,transaction,true,2024-01-01,[{"condition_type":"transaction_name","operator":"like","value":"shop %d"}],`+
+			`[{"action_type":"set_transaction_category","value":"Category %d"}]`+"\n", i, i, i%20)
+	})
+}
+
 // filled is header and then line(0), line(1), ... up to size bytes.
 func filled(size int, header string, line func(int) string) ([]byte, int) {
 	var b strings.Builder

@@ -38,6 +38,9 @@ func BenchmarkFileUploads(b *testing.B) {
 		{"a 10 MB Mint export", jsonUpload("ExternalAppAImport", file(testkit.LargeAppExport("ExternalAppAImport", size))), 1, http.StatusCreated},
 		{"a 10 MB Actual export", jsonUpload("ExternalAppBImport", file(testkit.LargeAppExport("ExternalAppBImport", size))), 1, http.StatusCreated},
 		{"a 10 MB YNAB export", jsonUpload("ExternalAppCImport", file(testkit.LargeAppExport("ExternalAppCImport", size))), 1, http.StatusCreated},
+		{"a 10 MB category file", jsonUpload("CategoryImport", file(testkit.LargeCategories(size))), 1, http.StatusCreated},
+		{"a 10 MB merchant file", jsonUpload("MerchantImport", file(testkit.LargeMerchants(size))), 1, http.StatusCreated},
+		{"a 10 MB rule file", jsonUpload("RuleImport", file(testkit.LargeRules(size))), 1, http.StatusCreated},
 	})
 }
 
