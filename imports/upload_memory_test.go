@@ -61,7 +61,8 @@ func TestLargeStatementUploadsInLittleMemory(t *testing.T) {
 // Built whole, the QIF file peaked at 214 MB (116 MB live), and the budgeting apps' exports
 // (Mint, Actual, YNAB), whose rows a CSV's records are typed into, at 202 to 246 MB (108 to
 // 120 MB live), and the category, merchant and rule files at 640, 543 and 250 MB (388, 309
-// and 135 MB live). What the CSVs among them hold now is a CSV's text and records.
+// and 135 MB live), and a 500-page PDF statement of 50,000 lines at 172 MB (97 MB live). What
+// the CSVs among them hold now is a CSV's text and records, and the PDF its text and lines.
 func TestLargeFileUploadsInLittleMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("uploads 10 MB files")
@@ -80,6 +81,7 @@ func TestLargeFileUploadsInLittleMemory(t *testing.T) {
 		{imports.CategoryImport, testkit.LargeCategories, 64, 150},
 		{imports.MerchantImport, testkit.LargeMerchants, 64, 150},
 		{imports.RuleImport, testkit.LargeRules, 40, 100},
+		{imports.PdfImport, func(size int) ([]byte, int) { return testkit.LargeStatementPDF(t, size) }, 50, 120},
 	}
 	for _, c := range cases {
 		t.Run(string(c.typ), func(t *testing.T) {

@@ -1,9 +1,13 @@
 package testkit
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
+	"testing"
 	"time"
+
+	"github.com/go-pdf/fpdf"
 )
 
 // The large files below are what the memory tests and benchmarks of the file readers upload:
@@ -81,4 +85,75 @@ func filled(size int, header string, line func(int) string) ([]byte, int) {
 
 func day(i int, layout string) string {
 	return time.Date(2024, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i%700).Format(layout)
+}
+
+// LargeStatementPDF is a checking statement of up to 500 pages (as many as the statement
+// reader reads), drawn in 7-point Courier with its streams left uncompressed, as some banks'
+// systems write them: about 100 lines a page, each a date, a description, a reference, the
+// amount and the running balance, between an opening and a closing balance that they add up
+// to. It stops at the page that would take it past size bytes.
+func LargeStatementPDF(tb testing.TB, size int) (content []byte, lines int) {
+	tb.Helper()
+	const rowHeight, perPage, maxPages = 2.6, 100, 500
+	// A page's size is near enough the same as the first's: the pages are drawn once it is known.
+	one := statementPages(tb, 1, perPage, rowHeight)
+	pages := min(maxPages, max(1, size/len(one)))
+	for {
+		pdf := statementPages(tb, pages, perPage, rowHeight)
+		if len(pdf) <= size || pages == 1 {
+			return pdf, pages*perPage - 2
+		}
+		pages--
+	}
+}
+
+// statementPages draws the statement of LargeStatementPDF on pages pages: its first line is
+// the opening balance and its last the closing balance.
+func statementPages(tb testing.TB, pages, perPage int, rowHeight float64) []byte {
+	doc := fpdf.New("P", "mm", "Letter", "")
+	doc.SetCompression(false)
+	doc.SetAutoPageBreak(false, 0)
+	doc.SetFont("Courier", "", 7)
+	cents := int64(100_000_000)
+	money := func(c int64) string {
+		sign := ""
+		if c < 0 {
+			sign, c = "-", -c
+		}
+		return fmt.Sprintf("%s%d.%02d", sign, c/100, c%100)
+	}
+	row := func(y float64, cells ...string) { // date, description, reference, amount, balance
+		xs := []float64{10, 32, 110, 165, 200}
+		for i, text := range cells {
+			x := xs[i]
+			if i >= 3 { // amounts are right-aligned on their column's edge
+				x -= doc.GetStringWidth(text)
+			}
+			doc.SetXY(x, y)
+			doc.CellFormat(doc.GetStringWidth(text), rowHeight, text, "", 0, "L", false, 0, "")
+		}
+	}
+	n := 0
+	for p := range pages {
+		doc.AddPage()
+		for r := range perPage {
+			y := 8 + float64(r)*rowHeight
+			switch {
+			case p == 0 && r == 0:
+				row(y, "Opening balance", "", "", "", money(cents))
+			case p == pages-1 && r == perPage-1:
+				row(y, "Closing balance", "", "", "", money(cents))
+			default:
+				amount := -int64(100*(1+n%500) + n%100)
+				cents += amount
+				row(y, day(n, "01/02/2006"), fmt.Sprintf("CARD PURCHASE SHOP %d", n%1000), fmt.Sprintf("REF-%07d-A", n), money(amount), money(cents))
+				n++
+			}
+		}
+	}
+	var buf bytes.Buffer
+	if err := doc.Output(&buf); err != nil {
+		tb.Fatal(err)
+	}
+	return buf.Bytes()
 }

@@ -33,6 +33,7 @@ func BenchmarkStatementUploads(b *testing.B) {
 func BenchmarkFileUploads(b *testing.B) {
 	const size = bankfile.MaxBytes
 	file := func(content []byte, _ int) []byte { return content }
+	pdf, _ := testkit.LargeStatementPDF(b, size)
 	uploadPeaks(b, []uploadCase{
 		{"a 10 MB QIF", jsonUpload("QifImport", file(testkit.LargeQIF(size))), 1, http.StatusCreated},
 		{"a 10 MB Mint export", jsonUpload("ExternalAppAImport", file(testkit.LargeAppExport("ExternalAppAImport", size))), 1, http.StatusCreated},
@@ -41,6 +42,7 @@ func BenchmarkFileUploads(b *testing.B) {
 		{"a 10 MB category file", jsonUpload("CategoryImport", file(testkit.LargeCategories(size))), 1, http.StatusCreated},
 		{"a 10 MB merchant file", jsonUpload("MerchantImport", file(testkit.LargeMerchants(size))), 1, http.StatusCreated},
 		{"a 10 MB rule file", jsonUpload("RuleImport", file(testkit.LargeRules(size))), 1, http.StatusCreated},
+		{"a 10 MB PDF statement of 500 pages", fileUpload("PdfImport", "statement.pdf", "application/pdf", pdf), 1, http.StatusCreated},
 	})
 }
 
