@@ -28,12 +28,14 @@ func BenchmarkStatementUploads(b *testing.B) {
 }
 
 // BenchmarkFileUploads sends the real server a 10 MB file of each format issue 40 found read
-// whole, each to a server of its own, stored for review. It reports the server's peak memory
-// and fails past 300 MB.
+// whole, each to a server of its own, stored for review, and eight 10 MB JSON bodies at once.
+// It reports the server's peak memory and fails past 300 MB.
 func BenchmarkFileUploads(b *testing.B) {
 	const size = bankfile.MaxBytes
 	file := func(content []byte, _ int) []byte { return content }
 	pdf, _ := testkit.LargeStatementPDF(b, size)
+	// A CSV as JSON escapes it: a quote and a line break in every line.
+	escaped := strings.Repeat("2024-01-02,\"Coffee \"\"to go\"\"\",-4.50\n", size/40)
 	uploadPeaks(b, []uploadCase{
 		{"a 10 MB QIF", jsonUpload("QifImport", file(testkit.LargeQIF(size))), 1, http.StatusCreated},
 		{"a 10 MB Mint export", jsonUpload("ExternalAppAImport", file(testkit.LargeAppExport("ExternalAppAImport", size))), 1, http.StatusCreated},
@@ -43,6 +45,9 @@ func BenchmarkFileUploads(b *testing.B) {
 		{"a 10 MB merchant file", jsonUpload("MerchantImport", file(testkit.LargeMerchants(size))), 1, http.StatusCreated},
 		{"a 10 MB rule file", jsonUpload("RuleImport", file(testkit.LargeRules(size))), 1, http.StatusCreated},
 		{"a 10 MB PDF statement of 500 pages", fileUpload("PdfImport", "statement.pdf", "application/pdf", pdf), 1, http.StatusCreated},
+		// Each body is read whole before a reader slot is taken; a PdfImport, which must come
+		// as a file, is refused once it is.
+		{"eight 10 MB JSON bodies at once", jsonUpload("PdfImport", []byte(escaped)), 8, http.StatusUnprocessableEntity},
 	})
 }
 
