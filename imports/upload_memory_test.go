@@ -58,11 +58,12 @@ func TestLargeStatementUploadsInLittleMemory(t *testing.T) {
 // TestLargeFileUploadsInLittleMemory uploads a 10 MB file of each format whose records or rows
 // were all built before the first row was stored (issue 40) through Create, and bounds the heap
 // the upload holds: the file, its text, and what reading a record at a time leaves to collect.
-// Built whole, the QIF file peaked at 214 MB (116 MB live), and the budgeting apps' exports
-// (Mint, Actual, YNAB), whose rows a CSV's records are typed into, at 202 to 246 MB (108 to
-// 120 MB live), and the category, merchant and rule files at 640, 543 and 250 MB (388, 309
-// and 135 MB live), and a 500-page PDF statement of 50,000 lines at 172 MB (97 MB live). What
-// the CSVs among them hold now is a CSV's text and records, and the PDF its text and lines.
+// What the CSVs among them hold now is a CSV's text and records, and the PDF its text and
+// lines. Built whole, they peaked at (live in brackets):
+//   - QIF: 214 MB (116 MB);
+//   - the budgeting apps' exports (Mint, Actual, YNAB): 205 to 230 MB (111 to 119 MB);
+//   - category, merchant and rule files: 545, 546 and 256 MB (313, 309 and 140 MB);
+//   - a 500-page PDF statement of 50,000 lines: 172 MB (97 MB).
 func TestLargeFileUploadsInLittleMemory(t *testing.T) {
 	if testing.Short() {
 		t.Skip("uploads 10 MB files")

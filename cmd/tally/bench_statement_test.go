@@ -51,14 +51,15 @@ func BenchmarkFileUploads(b *testing.B) {
 	})
 }
 
-// uploadCase is a request a benchmark sends at times at once, and the status it must get.
+// uploadCase is a request a benchmark sends, at once from several clients, and the status
+// each must get.
 type uploadCase struct {
 	name string
 	// body is the request's body and content type, for the server's user and an account of
 	// theirs.
-	body  func(account string) (body []byte, contentType string)
-	times int
-	want  int
+	body func(account string) (body []byte, contentType string)
+	at   int // requests at once
+	want int
 }
 
 // jsonUpload sends content as raw_file_content, as the benchmarks of issue 28 did.
@@ -98,7 +99,7 @@ func uploadPeaks(b *testing.B, cases []uploadCase) {
 			body, contentType := c.body(account)
 			for b.Loop() {
 				var wg sync.WaitGroup
-				for range c.times {
+				for range c.at {
 					wg.Go(func() {
 						req, _ := http.NewRequest(http.MethodPost, srv.base+"/api/v1/imports", bytes.NewReader(body))
 						req.Header.Set("Content-Type", contentType)
