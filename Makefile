@@ -53,7 +53,7 @@ bench-check: assets
 # -fuzztime ends while a worker is mid-call (go.dev/issue/75804, fixed in 1.27).
 # A real finding always writes "Failing input written to"; a bare deadline with no
 # reproducer is that race and is tolerated (the seed corpus still runs in `make test`).
-FUZZPKGS = ./models ./imports/parse ./imports/sniff ./imports/native ./imports/statement ./imports/ofx ./imports/camt ./imports/mt940 ./imports/actual ./imports/ynab ./fx
+FUZZPKGS = ./models ./internal/jsonstr ./imports/parse ./imports/sniff ./imports/native ./imports/statement ./imports/ofx ./imports/camt ./imports/mt940 ./imports/actual ./imports/ynab ./fx
 fuzz:
 	@for pkg in $(FUZZPKGS); do \
 		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \

@@ -18,6 +18,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
+	"tally/internal/jsonstr"
 	"tally/models"
 )
 
@@ -187,32 +188,80 @@ func deref(s *string) string {
 
 // requestBody is a JSON or multipart request: its fields, and the uploaded "file" part.
 type requestBody struct {
-	fields map[string]any
+	fields map[string]bodyField
 	upload imports.Upload
 }
 
+// bodyField is a field of a request body. A JSON string is decoded straight into text, once:
+// raw_file_content may be a file of the import size limit, which a Go string and then a []byte
+// of it would each have copied whole.
+type bodyField struct {
+	// text is the field's value: a form value, a JSON string decoded, or a JSON number or
+	// boolean as written.
+	text []byte
+	// null is a JSON null, and nested a JSON object or array, which no field takes.
+	null, nested bool
+}
+
+// UnmarshalJSON keeps the value of the field data, which the decoder has checked.
+func (f *bodyField) UnmarshalJSON(data []byte) error {
+	switch data[0] {
+	case '"':
+		// Escapes only shorten the text, but for invalid UTF-8: the literal's length is room
+		// enough. A text much shorter (escaped non-ASCII) is cut to size.
+		text, ok := jsonstr.Unquote(make([]byte, 0, len(data)), data)
+		if !ok {
+			return fmt.Errorf("invalid JSON string %.20q", data)
+		}
+		if cap(text) > 2*len(text)+4096 {
+			text = bytes.Clone(text)
+		}
+		f.text = text
+	case 'n':
+		f.null = true
+	case '{', '[':
+		f.nested = true
+	default:
+		f.text = bytes.Clone(data)
+	}
+	return nil
+}
+
 // readBody reads a JSON object or a multipart form whose "file" part is kept as the upload.
-// The body may hold a file of the import size limit, with room for JSON's escapes.
+// The body may hold a file of the import size limit, with room for JSON's escapes. A JSON body
+// is read into one buffer of the size it declares, then decoded, its raw_file_content once:
+// a decoder reading the body would grow a buffer of its own by doubling, each a copy.
 func (a *app) readBody(c echo.Context) (requestBody, error) {
 	var out requestBody
 	maxBytes := a.Imports.Limits.MaxBytes
-	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, int64(3*maxBytes+1<<20))
-	mediaType, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
+	limit := int64(3*maxBytes + 1<<20)
+	r := c.Request()
+	r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+	mediaType, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))
 	switch mediaType {
 	case echo.MIMEApplicationJSON:
-		dec := json.NewDecoder(c.Request().Body)
-		dec.UseNumber()
-		if err := dec.Decode(&out.fields); err != nil {
+		size := r.ContentLength
+		if size < 0 || size > limit {
+			size = 0 // unknown, or refused as too large before it is read
+		}
+		body := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
+		if _, err := body.ReadFrom(r.Body); err != nil {
+			return out, bodyError(err, "The request body could not be read")
+		}
+		var notObject *json.UnmarshalTypeError
+		if err := json.Unmarshal(body.Bytes(), &out.fields); errors.As(err, &notObject) {
+			return out, apperr.New(apperr.BadRequest, "The request body must be a JSON object")
+		} else if err != nil {
 			return out, bodyError(err, "The request body must be a JSON object")
 		}
 	case echo.MIMEMultipartForm, echo.MIMEApplicationForm:
-		if err := c.Request().ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		if err := r.ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
 			return out, bodyError(err, "The multipart form could not be read")
 		}
-		out.fields = map[string]any{}
-		for k, v := range c.Request().Form {
+		out.fields = map[string]bodyField{}
+		for k, v := range r.Form {
 			if len(v) > 0 {
-				out.fields[k] = v[0]
+				out.fields[k] = bodyField{text: []byte(v[0])}
 			}
 		}
 		if fh, err := c.FormFile("file"); err == nil {
@@ -231,39 +280,45 @@ func (a *app) readBody(c echo.Context) (requestBody, error) {
 		return out, apperr.New(apperr.BadRequest, "Send the request as application/json or multipart/form-data")
 	}
 	if out.fields == nil {
-		out.fields = map[string]any{}
+		out.fields = map[string]bodyField{}
 	}
 	return out, nil
 }
 
-// str returns a field as text (numbers and booleans as written), nil when absent or null; a
-// field of another kind is recorded in v.
-func (b requestBody) str(v *apperr.Validation, key string) *string {
-	raw, ok := b.fields[key]
-	if !ok || raw == nil {
+// text returns a field's text (numbers and booleans as written), nil when absent or null; an
+// object or array is recorded in v.
+func (b requestBody) text(v *apperr.Validation, key string) []byte {
+	f, ok := b.fields[key]
+	switch {
+	case !ok || f.null:
+		return nil
+	case f.nested:
+		v.Add(key, key+" must be a string")
 		return nil
 	}
-	switch x := raw.(type) {
-	case string:
-		return &x
-	case json.Number:
-		s := x.String()
-		return &s
-	case bool:
-		s := strconv.FormatBool(x)
-		return &s
+	if f.text == nil {
+		return []byte{}
 	}
-	v.Add(key, key+" must be a string")
-	return nil
+	return f.text
 }
 
-// content is the upload: the file part, else raw_file_content.
+// str returns a field as a string, as text does.
+func (b requestBody) str(v *apperr.Validation, key string) *string {
+	t := b.text(v, key)
+	if t == nil {
+		return nil
+	}
+	s := string(t)
+	return &s
+}
+
+// content is the upload: the file part, else raw_file_content, which is kept as decoded.
 func (b requestBody) content(v *apperr.Validation) imports.Upload {
 	if b.upload.Present {
 		return b.upload
 	}
-	if raw := b.str(v, "raw_file_content"); raw != nil {
-		return imports.Upload{Content: []byte(*raw), Present: true}
+	if raw := b.text(v, "raw_file_content"); raw != nil {
+		return imports.Upload{Content: raw, Present: true}
 	}
 	return imports.Upload{}
 }

@@ -72,10 +72,9 @@ type prepared struct {
 	account  *models.Account
 	headers  []string
 	required []string
-	// rows holds the rows of the types whose readers build them whole (PDF statements,
-	// taxonomy, app exports); each yields every row, from rows or built one at a time from
-	// the CSV records, the QIF records or a statement file read again.
-	rows []Row
+	// each yields every row, built one at a time as it is stored: from the CSV records, the
+	// QIF records or a statement file read again, the rule file's lines, or the PDF
+	// statement's lines.
 	each iter.Seq[*Row]
 }
 
@@ -236,7 +235,6 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 		if err := s.pdfRows(ctx, up, req.Extractor, im, p); err != nil {
 			return nil, err
 		}
-		p.each = eachRow(p.rows)
 		return p, nil
 	}
 	if typ.IsStatementFile() && up.Present && len(up.Content) <= s.Limits.MaxBytes && len(bytes.TrimSpace(up.Content)) > 0 {
@@ -277,9 +275,6 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	p := &prepared{im: im, account: acct}
 	if err := readRows(text, rc, p); err != nil {
 		return nil, err
-	}
-	if p.each == nil {
-		p.each = eachRow(p.rows)
 	}
 	return p, nil
 }
@@ -589,14 +584,3 @@ func numeric(d *decimal.Decimal) pgtype.Numeric {
 }
 
 func nullString(s string) pgtype.Text { return pgtype.Text{String: s, Valid: s != ""} }
-
-// eachRow yields each of rows.
-func eachRow(rows []Row) iter.Seq[*Row] {
-	return func(yield func(*Row) bool) {
-		for i := range rows {
-			if !yield(&rows[i]) {
-				return
-			}
-		}
-	}
-}

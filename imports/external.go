@@ -44,7 +44,8 @@ func appDefaults(t Type, cfg *Config) {
 }
 
 // externalRows reads a budgeting app's export. Names, notes, categories and the amount follow
-// each app's conventions; the rest is typed like a TransactionImport.
+// each app's conventions; the rest is typed like a TransactionImport. As for a CSV, each row is
+// typed from its record as it is stored, and the row yielded is reused for the next.
 func externalRows(t *parse.CSVTable, rc *rowContext, p *prepared) error {
 	cr := newColumnReader(t, rc.cfg, specs[rc.typ].columns)
 	idx := t.Index()
@@ -59,40 +60,43 @@ func externalRows(t *parse.CSVTable, rc *rowContext, p *prepared) error {
 	if !cr.has(ColDate) {
 		return missingHeadersError(p.required, t.Headers)
 	}
-	rows := make([]Row, len(t.Records))
-	for i, rec := range t.Records {
-		r := &rows[i]
-		r.Number, r.Line, r.RecordID = i+1, rec.Line, uuid.Must(uuid.NewV7())
-		for _, col := range specs[rc.typ].columns {
-			r.Raw[col] = cr.value(rec, col)
-		}
-		switch rc.typ {
-		case ExternalAppAImport:
-			r.Raw[ColEntityType] = cr.value(rec, ColEntityType)
-		case ExternalAppBImport:
-			r.Raw[ColCategory] = joinCategory(cell(rec, "Category_Group"), cell(rec, "Category"))
-			r.Raw[ColName] = firstNonBlank(cell(rec, "Payee"), r.Raw[ColNotes])
-		case ExternalAppCImport:
-			r.Raw[ColCategory] = ynabCategory(rec, cell)
-			r.Raw[ColName] = firstNonBlank(cell(rec, "Payee"), r.Raw[ColNotes])
-			if r.Raw[ColAmount] == "" && (has("Outflow") || has("Inflow")) {
-				r.fileAmount = ynabAmount(r, rc, cell(rec, "Inflow"), cell(rec, "Outflow"))
+	p.each = func(yield func(*Row) bool) {
+		var r Row
+		for i, rec := range t.Records {
+			r = Row{Number: i + 1, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7())}
+			for _, col := range specs[rc.typ].columns {
+				r.Raw[col] = cr.value(rec, col)
 			}
-		}
-		rc.typeRow(r)
-		if rc.typ == ExternalAppAImport && r.Amount != nil {
-			// Mint writes amounts unsigned and says the direction in Transaction Type.
-			amt := r.Amount.Abs()
-			if strings.EqualFold(r.Raw[ColEntityType], "credit") {
-				amt = amt.Neg()
+			switch rc.typ {
+			case ExternalAppAImport:
+				r.Raw[ColEntityType] = cr.value(rec, ColEntityType)
+			case ExternalAppBImport:
+				r.Raw[ColCategory] = joinCategory(cell(rec, "Category_Group"), cell(rec, "Category"))
+				r.Raw[ColName] = firstNonBlank(cell(rec, "Payee"), r.Raw[ColNotes])
+			case ExternalAppCImport:
+				r.Raw[ColCategory] = ynabCategory(rec, cell)
+				r.Raw[ColName] = firstNonBlank(cell(rec, "Payee"), r.Raw[ColNotes])
+				if r.Raw[ColAmount] == "" && (has("Outflow") || has("Inflow")) {
+					r.fileAmount = ynabAmount(&r, rc, cell(rec, "Inflow"), cell(rec, "Outflow"))
+				}
 			}
-			if rc.cfg.SignageConvention == InflowsNegative {
-				amt = amt.Neg()
+			rc.typeRow(&r)
+			if rc.typ == ExternalAppAImport && r.Amount != nil {
+				// Mint writes amounts unsigned and says the direction in Transaction Type.
+				amt := r.Amount.Abs()
+				if strings.EqualFold(r.Raw[ColEntityType], "credit") {
+					amt = amt.Neg()
+				}
+				if rc.cfg.SignageConvention == InflowsNegative {
+					amt = amt.Neg()
+				}
+				r.Amount = &amt
 			}
-			r.Amount = &amt
+			if !yield(&r) {
+				return
+			}
 		}
 	}
-	p.rows = rows
 	return nil
 }
 

@@ -42,6 +42,8 @@ const llmTimeout = 2 * time.Minute
 // pdfRows reads a bank or credit-card statement into rows: one per transaction line, in the
 // ledger's sign (money out is positive). Lines whose running balance does not follow carry
 // the reason as a row error; whether the whole statement reconciles is kept on the import.
+// The statement is read whole (its lines are checked against each other and its balances),
+// and each row is built from its line as it is stored.
 func (s *Service) pdfRows(ctx context.Context, up Upload, extractor string, im *Import, p *prepared) error {
 	if !up.FromFile {
 		return apperr.New(apperr.Invalid, "A PdfImport needs the statement as a multipart file upload (field file), not raw_file_content.").
@@ -76,24 +78,33 @@ func (s *Service) pdfRows(ctx context.Context, up Upload, extractor string, im *
 	im.Statement = &StatementInfo{Extractor: method, Kind: st.Kind, Opening: st.Opening, Closing: st.Closing,
 		PeriodStart: st.PeriodStart, PeriodEnd: st.PeriodEnd, Currency: st.Currency, Reconciled: st.Reconciled, Problems: st.Problems}
 	im.Config.DateFormat = strPtr("%Y-%m-%d")
-	for _, l := range st.Lines {
-		r := Row{Number: len(p.rows) + 1, Line: l.LineNo, RecordID: uuid.Must(uuid.NewV7()),
-			Extra: map[string]any{"page": l.Page, "text": l.Raw}}
-		date := l.Date
-		amount := l.Amount.Neg()
-		r.Date, r.Amount = &date, &amount
-		r.Name = firstNonBlank(strings.TrimSpace(l.Description), "Imported item")
-		r.Currency = st.Currency
-		r.Raw[ColDate], r.Raw[ColName], r.Raw[ColAmount] = date.Format(time.DateOnly), l.Description, l.Amount.StringFixed(2)
-		if l.Balance != nil {
-			r.Extra["balance"] = l.Balance.StringFixed(2)
+	p.each = func(yield func(*Row) bool) {
+		for i, l := range st.Lines {
+			if !yield(statementLineRow(i+1, l, st.Currency)) {
+				return
+			}
 		}
-		for _, prob := range l.Problems {
-			r.fail(fmt.Sprintf("Page %d line %d: %s", l.Page, l.LineNo, prob))
-		}
-		p.rows = append(p.rows, r)
 	}
 	return nil
+}
+
+// statementLineRow is line l of a statement in currency as row n.
+func statementLineRow(n int, l statement.Line, currency string) *Row {
+	r := &Row{Number: n, Line: l.LineNo, RecordID: uuid.Must(uuid.NewV7()),
+		Extra: map[string]any{"page": l.Page, "text": l.Raw}}
+	date := l.Date
+	amount := l.Amount.Neg()
+	r.Date, r.Amount = &date, &amount
+	r.Name = firstNonBlank(strings.TrimSpace(l.Description), "Imported item")
+	r.Currency = currency
+	r.Raw[ColDate], r.Raw[ColName], r.Raw[ColAmount] = date.Format(time.DateOnly), l.Description, l.Amount.StringFixed(2)
+	if l.Balance != nil {
+		r.Extra["balance"] = l.Balance.StringFixed(2)
+	}
+	for _, prob := range l.Problems {
+		r.fail(fmt.Sprintf("Page %d line %d: %s", l.Page, l.LineNo, prob))
+	}
+	return r
 }
 
 // statementProblem says why a statement's rows cannot be published, or "" when they can.

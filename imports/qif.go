@@ -21,18 +21,20 @@ var (
 // qifRows reads a Quicken Interchange Format file. QIF writes an outflow as a negative amount,
 // whatever the signage setting says. Records that cannot be read become rows with the reason,
 // so nothing is left out silently.
+//
+// The file is read once for what every row needs (the date format its records use, the
+// securities and the opening balance, wherever they are in the file), then again as the rows
+// are stored: the records, the opening balance, then a third time for the records left out,
+// so that a large file's records are never all held.
 func qifRows(text string, rc *rowContext, p *prepared) error {
-	q, err := parse.ParseQIF(text)
+	q, err := parse.ReadQIF(text, nil, nil)
 	if err != nil {
 		return &apperr.Error{Code: apperr.Invalid, Slug: "invalid_qif", Message: "QIF content could not be parsed",
 			Fields: map[string][]string{"content": {err.Error()}}, Err: err}
 	}
 	cfg := rc.cfg
 	if cfg.DateFormat == nil {
-		var dates []string
-		for _, r := range q.Records {
-			dates = append(dates, r.Date)
-		}
+		dates := q.Dates
 		if q.Opening != nil {
 			dates = append(dates, q.Opening.Date)
 		}
@@ -40,33 +42,33 @@ func qifRows(text string, rc *rowContext, p *prepared) error {
 	}
 	cfg.NumberFormat, cfg.SignageConvention = string(parse.NumberUS), InflowsPositive
 	p.each = func(yield func(*Row) bool) {
-		n := 0
-		for i := range q.Records {
-			n++
-			if !yield(qifRow(n, q.Records[i], q, rc)) {
-				return
-			}
+		n, more := 0, true
+		next := func(r *Row) bool {
+			more = yield(r)
+			return more
 		}
-		if q.Opening != nil {
+		// The text was read once already: these reads cannot fail.
+		parse.ReadQIF(text, func(rec parse.QIFRecord) bool {
 			n++
-			if !yield(qifRow(n, *q.Opening, q, rc)) {
-				return
-			}
+			return next(qifRow(n, rec, q, rc))
+		}, nil)
+		if more && q.Opening != nil {
+			n++
+			next(qifRow(n, *q.Opening, q, rc))
 		}
-		for _, d := range q.Dropped {
-			n++
-			r := &Row{Number: n, Line: d.Line, RecordID: uuid.Must(uuid.NewV7())}
-			r.fail(d.Reason)
-			if !yield(r) {
-				return
-			}
+		if more {
+			parse.ReadQIF(text, nil, func(d parse.QIFDrop) bool {
+				n++
+				r := &Row{Number: n, Line: d.Line, RecordID: uuid.Must(uuid.NewV7())}
+				r.fail(d.Reason)
+				return next(r)
+			})
 		}
 	}
 	return nil
 }
 
-// qifRow types record rec as row n. The rows are built as they are stored, so that a large
-// file's rows are never all held at once.
+// qifRow types record rec as row n.
 func qifRow(n int, rec parse.QIFRecord, q *parse.QIF, rc *rowContext) *Row {
 	r := &Row{Number: n, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7())}
 	r.Raw[ColDate], r.Raw[ColAmount], r.Raw[ColName] = rec.Date, rec.Amount, rec.Payee

@@ -13,7 +13,8 @@ const readerWait = 2 * time.Second
 
 // Reading takes one of the process's reader slots (Limits.Readers) for reading an uploaded
 // or stored file, and returns the function that gives it back. Reading a 10 MB file can cost
-// up to 200 MB for a moment (a QIF file), so the slots bound what the process spends at once.
+// up to 120 MB for a moment (a CSV, whose records are held), so the slots bound what the
+// process spends at once.
 // With every slot taken for readerWait it refuses with a RateLimited error ("too_many_uploads").
 func (s *Service) Reading(ctx context.Context) (done func(), err error) {
 	s.readersOnce.Do(func() {

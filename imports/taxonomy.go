@@ -5,12 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"hash/fnv"
+	"iter"
 	"strings"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
+	"tally/imports/parse"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
@@ -22,11 +24,12 @@ var (
 	merchantColumns = map[string][]string{"name": {"name"}, "color": {"color"}, "website": {"website_url", "website"}}
 )
 
-// taxonomyRows reads a CategoryImport, MerchantImport or RuleImport file.
+// taxonomyRows reads a CategoryImport, MerchantImport or RuleImport file. Its rows are built
+// one at a time as they are stored, so that a large file's rows are never all held.
 func taxonomyRows(text string, rc *rowContext, p *prepared) error {
 	if rc.typ == RuleImport {
 		p.required = []string{"resource_type", "conditions", "actions"}
-		p.headers, p.rows = ruleRows(text, rc.cfg.ColSep)
+		ruleRows(text, rc.cfg.ColSep, p)
 		return nil
 	}
 	table, err := readCSV(text, rc.cfg, rc.typ)
@@ -52,92 +55,129 @@ func taxonomyRows(text string, rc *rowContext, p *prepared) error {
 	if _, ok := find["name"]; !ok {
 		return missingHeadersError([]string{"name"}, table.Headers)
 	}
-	for i, rec := range table.Records {
-		r := Row{Number: i + 1, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7()), Extra: map[string]any{}}
-		for key, col := range find {
-			if col < len(rec.Fields) {
-				v := strings.TrimSpace(rec.Fields[col])
-				if key == "name" {
-					r.Name, r.Raw[ColName] = v, v
-				} else if v != "" {
-					r.Extra[key] = v
-				}
+	p.each = func(yield func(*Row) bool) {
+		for i, rec := range table.Records {
+			if !yield(taxonomyRow(i+1, rec, find)) {
+				return
 			}
 		}
-		if r.Name == "" {
-			r.fail("Name is required")
-		}
-		if c, ok := r.Extra["color"].(string); ok && !models.ValidColor(c) {
-			r.fail(fmt.Sprintf("Color %q must be a hex colour such as #407706", c))
-		}
-		if parent, ok := r.Extra["parent"].(string); ok && parent == r.Name && r.Name != "" {
-			r.fail(fmt.Sprintf("Category '%s' cannot be its own parent", r.Name))
-		}
-		p.rows = append(p.rows, r)
 	}
 	return nil
 }
 
-// ruleRows reads rules line by line. Conditions and actions are JSON arrays that files often
-// hold unquoted, so their quotes and commas would confuse a CSV reader: the first four fields
-// are read as CSV, and the rest of the line is cut after its first complete JSON array.
-func ruleRows(text, sep string) ([]string, []Row) {
+// taxonomyRow reads record rec as row n, its values found by column at find.
+func taxonomyRow(n int, rec parse.CSVRecord, find map[string]int) *Row {
+	r := &Row{Number: n, Line: rec.Line, RecordID: uuid.Must(uuid.NewV7()), Extra: map[string]any{}}
+	for key, col := range find {
+		if col < len(rec.Fields) {
+			v := strings.TrimSpace(rec.Fields[col])
+			if key == "name" {
+				r.Name, r.Raw[ColName] = v, v
+			} else if v != "" {
+				r.Extra[key] = v
+			}
+		}
+	}
+	if r.Name == "" {
+		r.fail("Name is required")
+	}
+	if c, ok := r.Extra["color"].(string); ok && !models.ValidColor(c) {
+		r.fail(fmt.Sprintf("Color %q must be a hex colour such as #407706", c))
+	}
+	if parent, ok := r.Extra["parent"].(string); ok && parent == r.Name && r.Name != "" {
+		r.fail(fmt.Sprintf("Category '%s' cannot be its own parent", r.Name))
+	}
+	return r
+}
+
+// ruleRows reads rules line by line: the first line with text is the header, and each one
+// after it is a rule. Conditions and actions are JSON arrays that files often hold unquoted, so
+// their quotes and commas would confuse a CSV reader: the first four fields are read as CSV,
+// and the rest of the line is cut after its first complete JSON array.
+func ruleRows(text, sep string, p *prepared) {
 	if sep == "" {
 		sep = ","
 	}
-	lines := strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n")
-	var headers []string
-	var rows []Row
-	for i, line := range lines {
-		if strings.TrimSpace(line) == "" {
-			continue
-		}
-		if headers == nil {
-			headers = strings.Split(line, sep)
-			for j := range headers {
-				headers[j] = strings.TrimSpace(headers[j])
+	header := 0
+	for n, line := range ruleLines(text) {
+		if strings.TrimSpace(line) != "" {
+			header, p.headers = n, strings.Split(line, sep)
+			for j := range p.headers {
+				p.headers[j] = strings.TrimSpace(p.headers[j])
 			}
-			continue
+			break
 		}
-		head, tail := leadingFields(line, sep, 4)
-		for len(head) < 4 {
-			head = append(head, "")
-		}
-		r := Row{Number: len(rows) + 1, Line: i + 1, RecordID: uuid.Must(uuid.NewV7()), Extra: map[string]any{}}
-		r.Name, r.Raw[ColName] = head[0], head[0]
-		resource, active, effective := head[1], strings.ToLower(head[2]), head[3]
-		conditions, actions := splitJSONArrays(unquoteCSV(tail, sep))
-		r.Extra["resource_type"] = resource
-		r.Extra["active"] = active == "true" || active == "1" || active == "yes" || active == "y"
-		if effective != "" {
-			if d, err := time.Parse(time.DateOnly, effective); err == nil {
-				r.Extra["effective_date"] = d.Format(time.DateOnly)
-			} else {
-				r.fail(fmt.Sprintf("Effective date %q must be written YYYY-MM-DD", effective))
-			}
-		}
-		switch {
-		case resource == "":
-			r.fail("Resource type is required")
-		case resource != "transaction":
-			r.fail("Unsupported resource type: " + resource)
-		}
-		for _, part := range []struct{ name, text string }{{"Conditions", conditions}, {"Actions", actions}} {
-			var arr []map[string]any
-			switch {
-			case part.text == "":
-				r.fail(part.name + " is required")
-			case json.Unmarshal([]byte(part.text), &arr) != nil:
-				r.fail(part.name + " must be a JSON array of objects: " + truncate(part.text, 80))
-			case part.name == "Actions" && len(arr) == 0:
-				r.fail("Rule must have at least one action")
-			default:
-				r.Extra[strings.ToLower(part.name)] = arr
-			}
-		}
-		rows = append(rows, r)
 	}
-	return headers, rows
+	p.each = func(yield func(*Row) bool) {
+		number := 0
+		for n, line := range ruleLines(text) {
+			if n <= header || strings.TrimSpace(line) == "" {
+				continue
+			}
+			number++
+			if !yield(ruleRow(number, n, line, sep)) {
+				return
+			}
+		}
+	}
+}
+
+// ruleLines yields the lines of a rule file with their numbers from 1: the text cut at each
+// "\n", less the "\r" of a "\r\n".
+func ruleLines(text string) iter.Seq2[int, string] {
+	return func(yield func(int, string) bool) {
+		n := 0
+		for line := range strings.Lines(text) {
+			n++
+			if l, ok := strings.CutSuffix(line, "\n"); ok {
+				line = strings.TrimSuffix(l, "\r")
+			}
+			if !yield(n, line) {
+				return
+			}
+		}
+	}
+}
+
+// ruleRow reads the rule on line lineNo as row n.
+func ruleRow(n, lineNo int, line, sep string) *Row {
+	head, tail := leadingFields(line, sep, 4)
+	for len(head) < 4 {
+		head = append(head, "")
+	}
+	r := &Row{Number: n, Line: lineNo, RecordID: uuid.Must(uuid.NewV7()), Extra: map[string]any{}}
+	r.Name, r.Raw[ColName] = head[0], head[0]
+	resource, active, effective := head[1], strings.ToLower(head[2]), head[3]
+	conditions, actions := splitJSONArrays(unquoteCSV(tail, sep))
+	r.Extra["resource_type"] = resource
+	r.Extra["active"] = active == "true" || active == "1" || active == "yes" || active == "y"
+	if effective != "" {
+		if d, err := time.Parse(time.DateOnly, effective); err == nil {
+			r.Extra["effective_date"] = d.Format(time.DateOnly)
+		} else {
+			r.fail(fmt.Sprintf("Effective date %q must be written YYYY-MM-DD", effective))
+		}
+	}
+	switch {
+	case resource == "":
+		r.fail("Resource type is required")
+	case resource != "transaction":
+		r.fail("Unsupported resource type: " + resource)
+	}
+	for _, part := range []struct{ name, text string }{{"Conditions", conditions}, {"Actions", actions}} {
+		var arr []map[string]any
+		switch {
+		case part.text == "":
+			r.fail(part.name + " is required")
+		case json.Unmarshal([]byte(part.text), &arr) != nil:
+			r.fail(part.name + " must be a JSON array of objects: " + truncate(part.text, 80))
+		case part.name == "Actions" && len(arr) == 0:
+			r.fail("Rule must have at least one action")
+		default:
+			r.Extra[strings.ToLower(part.name)] = arr
+		}
+	}
+	return r
 }
 
 // leadingFields reads n CSV fields from the start of line (quotes allowed) and returns them

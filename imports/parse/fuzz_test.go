@@ -164,7 +164,7 @@ func FuzzQIF(f *testing.F) {
 	f.Add("!Type:Bank\nD1/1/20\n" + strings.Repeat("Mx\n", maxQIFFields+1) + "^\nD1/2/20\nT1\n^\n")
 	f.Add("!Type:Bank\nD1/1/20\nT1\nLc/" + strings.Repeat("a:", maxQIFTags+1) + "\n^\n")
 	f.Fuzz(func(t *testing.T, text string) {
-		q, err := ParseQIF(text)
+		q, err := parseQIF(text)
 		if err != nil {
 			return
 		}

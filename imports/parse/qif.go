@@ -10,22 +10,24 @@ import (
 	"unicode/utf8"
 )
 
-// QIF is a Quicken Interchange Format file: the records of its first account section and the
-// lists (categories, tags, securities) that came with them.
+// QIF is what a Quicken Interchange Format file says besides the records of its first account
+// section, which ReadQIF hands over one at a time: the section's type, its opening balance, the
+// lists (categories, tags, securities) that came with it, and the dates its records use.
 type QIF struct {
 	AccountType string            // the first account section's type: "Bank", "CCard", "Cash", "Oth L", "Oth A" or "Invst" ("" when none)
-	Records     []QIFRecord       // the records of that account section, in file order, without the opening balance
 	Opening     *QIFRecord        // the "Opening Balance" record (payee "Opening Balance" in any case), if any
 	Categories  []QIFCategory     // from !Type:Cat
 	Tags        []string          // from !Type:Tag
 	Securities  map[string]string // security name → ticker, from !Type:Security
-	Dropped     []QIFDrop         // records left out, each with its line and why
+	// Dates are the first distinct dates of the records, in file order, as many as
+	// QIFDateFormat samples.
+	Dates []string
 }
 
 // QIFRecord is one record of an account section, its values as in the file except where noted.
 type QIFRecord struct {
 	Line     int      // line of the record's first field
-	Date     string   // D, normalized (see ParseQIF), not yet parsed
+	Date     string   // D, normalized (see ReadQIF), not yet parsed
 	Amount   string   // T, else U, commas removed (e.g. "-99.00")
 	Payee    string   // P
 	Memo     string   // M
@@ -50,7 +52,7 @@ type QIFCategory struct {
 	Income      bool   // flagged I (income) and not E (expense)
 }
 
-// QIFDrop is a record of the account section that ParseQIF left out, and why.
+// QIFDrop is a record of the account section that ReadQIF left out, and why.
 type QIFDrop struct {
 	Line   int
 	Reason string // e.g. "no date (D)"
@@ -89,10 +91,16 @@ type qifParser struct {
 	fields   []qifField // the record being read
 	thisYear int
 	// size is the text's length; the lists grow by it and by where the first item of each
-	// started (-1 before it: records, records left out, categories, tags).
-	size                                       int
-	firstRecord, firstDrop, firstCat, firstTag int
-	overlong                                   bool // the record being read has more than maxQIFFields lines
+	// started (-1 before it: categories, tags).
+	size               int
+	firstCat, firstTag int
+	overlong           bool            // the record being read has more than maxQIFFields lines
+	dates              map[string]bool // the dates sampled
+	// onRecord and onDrop are given each record kept and left out; stopped is set once one
+	// of them returns false.
+	onRecord func(QIFRecord) bool
+	onDrop   func(QIFDrop) bool
+	stopped  bool
 }
 
 // maxQIFFields bounds the lines of one record, and maxQIFTags the tags of one L field. A
@@ -103,7 +111,11 @@ const (
 	maxQIFTags   = 100
 )
 
-// ParseQIF reads a QIF file. It fails only when the text has no !Type: header at all.
+// ReadQIF reads a QIF file. It calls record with each record of the first account section
+// that is kept and drop with each that is left out, in file order, and returns the rest of
+// what the file says; so a large file's records are never held. Either may be nil, and the
+// reading ends early once one returns false. It fails only when the text has no !Type: header
+// at all.
 //
 // Headers are matched in any case; !Option and !Clear lines are skipped, and so is everything
 // from an !Account line to the next !Type header (the account list). Only the first account
@@ -114,12 +126,16 @@ const (
 // QIFDateFormat): the Quicken apostrophe before the year becomes the date's separator
 // ("6/ 4'20" → "6/4/20"), whitespace is removed from numeric dates and collapsed in dates with
 // month names, and a final two-digit year becomes 20yy, or 19yy when 20yy is after this year.
-func ParseQIF(text string) (*QIF, error) {
+func ReadQIF(text string, record func(QIFRecord) bool, drop func(QIFDrop) bool) (*QIF, error) {
 	text = strings.TrimPrefix(text, "\ufeff")
-	p := &qifParser{q: &QIF{}, thisYear: time.Now().Year(), size: len(text), firstRecord: -1, firstDrop: -1, firstCat: -1, firstTag: -1}
+	p := &qifParser{q: &QIF{}, thisYear: time.Now().Year(), size: len(text), firstCat: -1, firstTag: -1,
+		dates: map[string]bool{}, onRecord: record, onDrop: drop}
 	sawType := false
 	n := 0
 	for at, raw := range Lines(text) {
+		if p.stopped {
+			return p.q, nil
+		}
 		n++
 		line := strings.TrimSpace(raw)
 		switch {
@@ -178,7 +194,7 @@ func (p *qifParser) flush() {
 	}
 	if p.overlong {
 		if p.section == qifAccount {
-			p.drop(p.fields[0].line, fmt.Sprintf("the record runs over more than %d lines", maxQIFFields))
+			p.leaveOut(p.fields[0].line, fmt.Sprintf("the record runs over more than %d lines", maxQIFFields))
 		}
 		p.fields, p.overlong = p.fields[:0], false
 		return
@@ -272,36 +288,50 @@ func (p *qifParser) record() {
 	}
 	r.Category, r.Transfer, r.Tags = splitQIFCategory(category)
 	if len(r.Tags) > maxQIFTags {
-		p.drop(r.Line, fmt.Sprintf("more than %d tags (L)", maxQIFTags))
+		p.leaveOut(r.Line, fmt.Sprintf("more than %d tags (L)", maxQIFTags))
 		return
 	}
 	amount := first(total, unit)
 	r.Amount = strings.ReplaceAll(amount, ",", "")
 	switch {
 	case date == "":
-		p.drop(r.Line, "no date (D)")
+		p.leaveOut(r.Line, "no date (D)")
 		return
 	case amount == "":
-		p.drop(r.Line, "no amount (T or U)")
+		p.leaveOut(r.Line, "no amount (T or U)")
 		return
 	case !isQIFAmount(r.Amount):
-		p.drop(r.Line, fmt.Sprintf("amount %q is not a number", amount))
+		p.leaveOut(r.Line, fmt.Sprintf("amount %q is not a number", amount))
 		return
 	}
 	r.Date = normalizeQIFDate(date, p.thisYear)
 	if !strings.EqualFold(r.Payee, "Opening Balance") {
-		p.q.Records = append(grow(p, p.q.Records, &p.firstRecord), r)
+		p.keep(r)
 		return
 	}
 	if p.q.Opening != nil {
-		p.drop(r.Line, fmt.Sprintf("a second opening balance (the first is on line %d)", p.q.Opening.Line))
+		p.leaveOut(r.Line, fmt.Sprintf("a second opening balance (the first is on line %d)", p.q.Opening.Line))
 		return
 	}
 	p.q.Opening = &r
 }
 
-func (p *qifParser) drop(line int, reason string) {
-	p.q.Dropped = append(grow(p, p.q.Dropped, &p.firstDrop), QIFDrop{Line: line, Reason: reason})
+// keep passes a record on, noting its date among the samples.
+func (p *qifParser) keep(r QIFRecord) {
+	if len(p.q.Dates) < qifDateSamples && !p.dates[r.Date] {
+		p.dates[r.Date] = true
+		p.q.Dates = append(p.q.Dates, r.Date)
+	}
+	if p.onRecord != nil && !p.onRecord(r) {
+		p.stopped = true
+	}
+}
+
+// leaveOut passes on a record left out, and why.
+func (p *qifParser) leaveOut(line int, reason string) {
+	if p.onDrop != nil && !p.onDrop(QIFDrop{Line: line, Reason: reason}) {
+		p.stopped = true
+	}
 }
 
 // grow makes room in a list of the parser for the item the record being read gives, by
@@ -355,7 +385,7 @@ func isQIFAmount(s string) bool {
 	return integer != "" && allDigits(integer) && allDigits(fraction)
 }
 
-// normalizeQIFDate prepares a D field for Date; see ParseQIF.
+// normalizeQIFDate prepares a D field for Date; see ReadQIF.
 func normalizeQIFDate(d string, thisYear int) string {
 	d = strings.TrimSpace(d)
 	hasLetters := strings.IndexFunc(d, unicode.IsLetter) >= 0
@@ -410,8 +440,11 @@ func hasDigitRun(s string, n int) bool {
 	return false
 }
 
-// QIFDateFormat picks the date pattern that parses the most of dates (up to 50 distinct
-// samples) among DateFormats patterns, preferring on ties the one whose dates fall most often
+// qifDateSamples is how many distinct dates QIFDateFormat reads.
+const qifDateSamples = 50
+
+// QIFDateFormat picks the date pattern that parses the most of dates (up to qifDateSamples
+// distinct samples) among DateFormats patterns, preferring on ties the one whose dates fall most often
 // in 1970-01-01..today+5y; fallback when none parses.
 //
 // Remaining ties go to fallback when it is among the best, since it is the format the person
@@ -420,7 +453,7 @@ func QIFDateFormat(dates []string, fallback string) string {
 	var samples []string
 	seen := map[string]bool{}
 	for _, d := range dates {
-		if len(samples) == 50 {
+		if len(samples) == qifDateSamples {
 			break
 		}
 		if d = strings.TrimSpace(d); d != "" && !seen[d] {

@@ -19,9 +19,9 @@ func TestHostileQIFCostsLittle(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			var q *QIF
+			var q *parsedQIF
 			var err error
-			u := memtest.Measure(func() { q, err = ParseQIF(c.in) })
+			u := memtest.Measure(func() { q, err = parseQIF(c.in) })
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -22,18 +22,33 @@ POpening Balance
 ^
 `
 
+// parsedQIF is a QIF file read whole: what ReadQIF returns, and the records it handed over.
+type parsedQIF struct {
+	*QIF
+	Records []QIFRecord
+	Dropped []QIFDrop
+}
+
+func parseQIF(text string) (*parsedQIF, error) {
+	out := &parsedQIF{}
+	q, err := ReadQIF(text, func(r QIFRecord) bool { out.Records = append(out.Records, r); return true },
+		func(d QIFDrop) bool { out.Dropped = append(out.Dropped, d); return true })
+	out.QIF = q
+	return out, err
+}
+
 func TestParseQIFCreditCard(t *testing.T) {
-	q, err := ParseQIF(sureCCard)
+	q, err := parseQIF(sureCCard)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := &QIF{
-		AccountType: "CCard",
-		Records:     []QIFRecord{{Line: 2, Date: "6/4/2020", Amount: "-99.00", Payee: "Merchant A", Category: "Fees & Charges"}},
-		Opening:     &QIFRecord{Line: 7, Date: "1/1/2020", Amount: "500.00", Payee: "Opening Balance"},
+	want := &parsedQIF{
+		QIF: &QIF{AccountType: "CCard", Opening: &QIFRecord{Line: 7, Date: "1/1/2020", Amount: "500.00", Payee: "Opening Balance"},
+			Dates: []string{"6/4/2020"}},
+		Records: []QIFRecord{{Line: 2, Date: "6/4/2020", Amount: "-99.00", Payee: "Merchant A", Category: "Fees & Charges"}},
 	}
 	if !reflect.DeepEqual(q, want) {
-		t.Fatalf("ParseQIF =\n%+v\nwant\n%+v", q, want)
+		t.Fatalf("parseQIF =\n%+v\nwant\n%+v", q, want)
 	}
 	if got := QIFDateFormat([]string{q.Records[0].Date, q.Opening.Date}, "%m/%d/%Y"); got != "%m/%d/%Y" {
 		t.Fatalf("QIFDateFormat = %q, want %%m/%%d/%%Y", got)
@@ -148,7 +163,7 @@ D10/10'20
 T-2.00
 PAfter the last header, without a caret
 `, "\n", "\r\n")
-	q, err := ParseQIF(text)
+	q, err := parseQIF(text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -201,7 +216,7 @@ PAfter the last header, without a caret
 }
 
 func TestParseQIFInvestments(t *testing.T) {
-	q, err := ParseQIF(`!Type:Security
+	q, err := parseQIF(`!Type:Security
 NACME
 SACME
 ^
@@ -231,7 +246,7 @@ $190.75
 		{Line: 15, Date: "2/1/2024", Action: "Div", Security: "ACME", Amount: "190.75", Transfer: "Brokerage Cash"},
 	}
 	if q.AccountType != "Invst" || !reflect.DeepEqual(q.Records, want) {
-		t.Fatalf("ParseQIF = %q %+v, want Invst %+v", q.AccountType, q.Records, want)
+		t.Fatalf("parseQIF = %q %+v, want Invst %+v", q.AccountType, q.Records, want)
 	}
 	if q.Securities["ACME"] != "ACME" {
 		t.Errorf("Securities = %v", q.Securities)
@@ -241,22 +256,22 @@ $190.75
 func TestParseQIFEdges(t *testing.T) {
 	t.Run("no !Type header is not a QIF file", func(t *testing.T) {
 		for _, text := range []string{"", "date,amount\n1,2\n", "D1/1/2020\nT5\n^\n", "!Account\nNx\n^\n"} {
-			if _, err := ParseQIF(text); err == nil || err.Error() != "not a QIF file: no !Type: header" {
-				t.Errorf("ParseQIF(%q) error = %v", text, err)
+			if _, err := parseQIF(text); err == nil || err.Error() != "not a QIF file: no !Type: header" {
+				t.Errorf("parseQIF(%q) error = %v", text, err)
 			}
 		}
 	})
 	t.Run("only lists, no account section", func(t *testing.T) {
-		q, err := ParseQIF("!Type:Cat\nNRent\nE\n^\n")
+		q, err := parseQIF("!Type:Cat\nNRent\nE\n^\n")
 		if err != nil || q.AccountType != "" || len(q.Records) != 0 || len(q.Categories) != 1 {
-			t.Fatalf("ParseQIF = %+v, %v", q, err)
+			t.Fatalf("parseQIF = %+v, %v", q, err)
 		}
 	})
 	t.Run("old Mac line endings and a byte order mark", func(t *testing.T) {
-		q, err := ParseQIF("\ufeff!Type:Cash\rD1/2/2024\rT-3.50\rPBus\r^\r")
+		q, err := parseQIF("\ufeff!Type:Cash\rD1/2/2024\rT-3.50\rPBus\r^\r")
 		want := []QIFRecord{{Line: 2, Date: "1/2/2024", Amount: "-3.50", Payee: "Bus"}}
 		if err != nil || q.AccountType != "Cash" || !reflect.DeepEqual(q.Records, want) {
-			t.Fatalf("ParseQIF = %+v, %v", q, err)
+			t.Fatalf("parseQIF = %+v, %v", q, err)
 		}
 	})
 	t.Run("header types in any case and spacing", func(t *testing.T) {
@@ -267,24 +282,48 @@ func TestParseQIFEdges(t *testing.T) {
 			"!Type:INVST\n":     "Invst",
 			"!Type:Memorized\n": "",
 		} {
-			q, err := ParseQIF(text)
+			q, err := parseQIF(text)
 			if err != nil || q.AccountType != want {
-				t.Errorf("ParseQIF(%q).AccountType = %q, %v; want %q", text, q.AccountType, err, want)
+				t.Errorf("parseQIF(%q).AccountType = %q, %v; want %q", text, q.AccountType, err, want)
 			}
 		}
 	})
 	t.Run("records before any header are ignored", func(t *testing.T) {
-		q, err := ParseQIF("D1/1/2020\nT5\n^\n!Type:Bank\nD1/2/2020\nT6\n^\n")
+		q, err := parseQIF("D1/1/2020\nT5\n^\n!Type:Bank\nD1/2/2020\nT6\n^\n")
 		if err != nil || len(q.Records) != 1 || q.Records[0].Amount != "6" {
-			t.Fatalf("ParseQIF = %+v, %v", q, err)
+			t.Fatalf("parseQIF = %+v, %v", q, err)
 		}
 	})
 	t.Run("an opening balance without a date is dropped", func(t *testing.T) {
-		q, err := ParseQIF("!Type:Bank\nT5\nPOpening Balance\n^\n")
+		q, err := parseQIF("!Type:Bank\nT5\nPOpening Balance\n^\n")
 		if err != nil || q.Opening != nil || len(q.Dropped) != 1 || q.Dropped[0].Reason != "no date (D)" {
-			t.Fatalf("ParseQIF = %+v, %v", q, err)
+			t.Fatalf("parseQIF = %+v, %v", q, err)
 		}
 	})
+}
+
+// A reader of a large file stops it when it has what it needs: ReadQIF hands over nothing
+// after a callback says no, and the dates it samples are the first distinct ones.
+func TestReadQIFStopsWhenToldAndSamplesTheFirstDates(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("!Type:Bank\n")
+	for i := range 120 {
+		fmt.Fprintf(&b, "D1/%d/2024\nT-1\n^\nD1/%d/2024\n^\n", i%60+1, i%60+1)
+	}
+	text := b.String()
+	var records, drops int
+	q, err := ReadQIF(text, func(QIFRecord) bool { records++; return records < 3 }, func(QIFDrop) bool { drops++; return true })
+	if err != nil || records != 3 || drops != 2 {
+		t.Fatalf("stopped at the third record: %d records, %d left out, %v; want 3 and 2", records, drops, err)
+	}
+	drops = 0
+	if _, err := ReadQIF(text, nil, func(QIFDrop) bool { drops++; return drops < 5 }); err != nil || drops != 5 {
+		t.Fatalf("stopped at the fifth record left out: %d, %v", drops, err)
+	}
+	q, err = ReadQIF(text, nil, nil)
+	if err != nil || len(q.Dates) != qifDateSamples || q.Dates[0] != "1/1/2024" || q.Dates[qifDateSamples-1] != "1/50/2024" {
+		t.Fatalf("dates %q, %v: want the first %d distinct", q.Dates, err, qifDateSamples)
+	}
 }
 
 func TestSplitQIFCategory(t *testing.T) {

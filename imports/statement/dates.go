@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"iter"
 	"strings"
 	"time"
 )
@@ -257,30 +258,6 @@ type foundDate struct {
 	start, end int
 }
 
-// detectDateOrder decides whether all-numeric dates are month-first or day-first: a first
-// number above 12 can only be a day, and so can a second one. The majority wins; with no
-// evidence, month-first.
-func detectDateOrder(lines []textLine) string {
-	mdy, dmy := 0, 0
-	for _, l := range lines {
-		for _, f := range l.dates {
-			if !f.date.numeric {
-				continue
-			}
-			if f.date.a > 12 && f.date.b <= 12 {
-				dmy++
-			}
-			if f.date.b > 12 && f.date.a <= 12 {
-				mdy++
-			}
-		}
-	}
-	if dmy > mdy {
-		return OrderDMY
-	}
-	return OrderMDY
-}
-
 // yearPicker gives year-less dates a year.
 type yearPicker struct {
 	fixed      int        // Options.Year
@@ -338,26 +315,6 @@ func (y yearPicker) nearPeriod(r rawDate, order string) (time.Time, bool) {
 var rangeWords = map[string]bool{"-": true, "\u2013": true, "\u2014": true, "to": true, "through": true,
 	"thru": true, "until": true, "till": true, "and": true}
 
-// findPeriod returns the first date range printed on a line that is not a transaction. The
-// first date may borrow its year from the second ("January 1 to January 31, 2024"), going a
-// year back when its month comes later ("December 15 to January 14, 2024").
-func findPeriod(lines []textLine, order string) (start, end *time.Time) {
-	for _, l := range lines {
-		ds := l.dates
-		for i := 0; i+1 < len(ds); i++ {
-			between := strings.ToLower(strings.TrimSpace(l.raw[ds[i].end:ds[i+1].start]))
-			if !rangeWords[between] || ds[i+1].date.year == 0 {
-				continue
-			}
-			s, e, ok := periodDates(ds[i].date, ds[i+1].date, order)
-			if ok {
-				return &s, &e
-			}
-		}
-	}
-	return nil, nil
-}
-
 func periodDates(first, second rawDate, order string) (time.Time, time.Time, bool) {
 	e, ok := second.at(order, 0)
 	if !ok {
@@ -373,15 +330,71 @@ func periodDates(first, second rawDate, order string) (time.Time, time.Time, boo
 	return s, e, true
 }
 
-// latestYear returns the latest year of the dates printed with one, or 0.
-func latestYear(lines []textLine) int {
-	latest := 0
-	for _, l := range lines {
-		for _, f := range l.dates {
-			if f.date.year > latest && f.date.year <= 9999 {
-				latest = f.date.year
+// statementDates is what the dates printed anywhere on a statement say about all of them,
+// gathered in one reading of its lines.
+type statementDates struct {
+	mdy, dmy int // all-numeric dates that only month-first, or only day-first, can read
+	// periods are the statement period as each order reads it.
+	periods map[string][2]time.Time
+	latest  int // the latest year printed, 0 when none is
+}
+
+// scanDates reads the dates of the lines.
+func scanDates(lines iter.Seq[textLine]) *statementDates {
+	d := &statementDates{periods: map[string][2]time.Time{}}
+	for l := range lines {
+		for i, f := range l.dates {
+			if f.date.numeric && f.date.a > 12 && f.date.b <= 12 {
+				d.dmy++
+			}
+			if f.date.numeric && f.date.b > 12 && f.date.a <= 12 {
+				d.mdy++
+			}
+			if f.date.year > d.latest && f.date.year <= 9999 {
+				d.latest = f.date.year
+			}
+			if i+1 < len(l.dates) {
+				d.notePeriod(l, f, l.dates[i+1])
 			}
 		}
 	}
-	return latest
+	return d
+}
+
+// notePeriod reads two dates of a line as the statement period, under each order that has
+// none yet, when a range word is all that is between them and the second has a year. The first
+// may borrow its year from the second ("January 1 to January 31, 2024"), going a year back when
+// its month comes later ("December 15 to January 14, 2024").
+func (d *statementDates) notePeriod(l textLine, first, second foundDate) {
+	between := strings.ToLower(strings.TrimSpace(l.raw[first.end:second.start]))
+	if !rangeWords[between] || second.date.year == 0 {
+		return
+	}
+	for _, order := range []string{OrderMDY, OrderDMY} {
+		if _, found := d.periods[order]; found {
+			continue
+		}
+		if s, e, ok := periodDates(first.date, second.date, order); ok {
+			d.periods[order] = [2]time.Time{s, e}
+		}
+	}
+}
+
+// order decides whether all-numeric dates are month-first or day-first: a first number above
+// 12 can only be a day, and so can a second one. The majority wins; with no evidence,
+// month-first.
+func (d *statementDates) order() string {
+	if d.dmy > d.mdy {
+		return OrderDMY
+	}
+	return OrderMDY
+}
+
+// period is the first date range printed on a line as order reads it, nil when there is none.
+func (d *statementDates) period(order string) (start, end *time.Time) {
+	p, ok := d.periods[order]
+	if !ok {
+		return nil, nil
+	}
+	return &p[0], &p[1]
 }

@@ -18,9 +18,9 @@ const (
 	MethodGo        = "go"
 )
 
-// maxTextBytes bounds the text pdftotext may write; a real statement's text is a small
-// fraction of it.
-const maxTextBytes = 64 << 20
+// maxTextBytes bounds the text either reader may make of a PDF, all of which Parse holds: a
+// statement of maxPages dense pages has about 4 MB.
+const maxTextBytes = 16 << 20
 
 // defaultExtractTimeout bounds an extraction whose context has no deadline. A variable for
 // the tests.
@@ -190,9 +190,10 @@ func splitFormFeeds(text string) []string {
 	return strings.Split(text, "\f")
 }
 
-// limitedBuffer keeps the first max bytes written to it and notes whether more came.
+// limitedBuffer keeps the first max bytes written to it and notes whether more came. It is a
+// strings.Builder, so that the text it holds becomes a string without a copy.
 type limitedBuffer struct {
-	bytes.Buffer
+	strings.Builder
 	max      int
 	overflow bool
 }
@@ -201,9 +202,9 @@ func (b *limitedBuffer) Write(p []byte) (int, error) {
 	if room := b.max - b.Len(); len(p) > room {
 		b.overflow = true
 		if room > 0 {
-			b.Buffer.Write(p[:room])
+			b.Builder.Write(p[:room])
 		}
 		return len(p), nil
 	}
-	return b.Buffer.Write(p)
+	return b.Builder.Write(p)
 }

@@ -29,18 +29,19 @@ type run struct {
 // layoutPage rebuilds a page's text from its glyphs, much as pdftotext -layout does: glyphs are
 // joined into runs, runs on one baseline into a line (top to bottom), and each run is placed at
 // the character column its x position gives, so that columns of a table stay apart and line
-// up from one line to the next.
+// up from one line to the next. ok is false when the text would be longer than room bytes: a
+// glyph placed far right on a line of its own is a line of hundreds of blanks.
 //
 // The library's row API (Page.GetTextByRow) is not used: it only follows the Tm operator, and
 // most PDF writers place text with Td, which leaves every row at the same position. Content
 // follows the full text state.
-func layoutPage(glyphs []pdf.Text) string {
+func layoutPage(glyphs []pdf.Text, room int) (text string, ok bool) {
 	if len(glyphs) > maxGlyphsPerPage {
 		glyphs = glyphs[:maxGlyphsPerPage]
 	}
 	runs := joinRuns(glyphs)
 	if len(runs) == 0 {
-		return ""
+		return "", true
 	}
 	charW := charWidth(runs)
 	var b strings.Builder
@@ -50,9 +51,11 @@ func layoutPage(glyphs []pdf.Text) string {
 		if i > 0 {
 			b.WriteString(strings.Repeat("\n", blankLinesBetween(lines[i-1][0].y, l[0].y, pitch)+1))
 		}
-		b.WriteString(layoutLine(l, charW))
+		if b.WriteString(layoutLine(l, charW)); b.Len() > room {
+			return "", false
+		}
 	}
-	return b.String()
+	return b.String(), true
 }
 
 // joinRuns groups glyphs into runs. A glyph continues the run before it when it sits on the

@@ -109,9 +109,14 @@ func readPDF(ctx context.Context, data []byte) (pages []string, err error) {
 	for _, ref := range refs {
 		g.charge(g.measureContents(ref.v.Key("Contents")))
 	}
+	room := maxTextBytes
 	for _, ref := range refs {
 		g.checkDone()
-		pages = append(pages, layoutPage(g.pageGlyphs(ref)))
+		text, ok := layoutPage(g.pageGlyphs(ref), room)
+		if !ok {
+			g.fail("the PDF's text is longer than %d MB", maxTextBytes>>20)
+		}
+		pages, room = append(pages, text), room-len(text)
 	}
 	return pages, nil
 }

@@ -31,13 +31,17 @@ func newLedger(st *Statement) *ledger {
 }
 
 // run fills the statement's lines, opening and closing balances, problems and Reconciled.
+// Each event's transaction is let go once its line is made, so that a long statement's
+// transactions and lines are not all held at once.
 func (g *ledger) run(events []event) {
-	openingAt := g.findBalances(events)
+	openingAt, txns := g.findBalances(events)
 	g.prev = g.st.Opening
+	g.st.Lines, g.flippable = make([]Line, 0, txns), make([]bool, 0, txns)
 	for i, e := range events {
 		switch {
 		case e.txn != nil:
 			g.transaction(e.txn)
+			events[i].txn = nil
 		case i == openingAt || !e.marker.found:
 			// The opening balance starts the chain rather than continuing it; a label
 			// without an amount says nothing to check.
@@ -57,11 +61,14 @@ func (g *ledger) run(events []event) {
 
 // findBalances sets the opening and closing balances: the first "opening"-type and
 // "closing"-type balance lines, or failing an opening one, a "brought forward" balance printed
-// before any transaction. It returns the index of the event used as the opening (or -1), and
-// reports balance lines that contradict the ones used.
-func (g *ledger) findBalances(events []event) int {
+// before any transaction. It returns the index of the event used as the opening (or -1) and
+// how many transactions there are, and reports balance lines that contradict the ones used.
+func (g *ledger) findBalances(events []event) (openingAt, txns int) {
 	openingAt, firstTxn := -1, len(events)
 	for i, e := range events {
+		if e.txn != nil {
+			txns++
+		}
 		if e.txn != nil && firstTxn == len(events) {
 			firstTxn = i
 		}
@@ -87,7 +94,7 @@ func (g *ledger) findBalances(events []event) int {
 		v := g.balanceValue(events[openingAt].marker.amount)
 		g.st.Opening = &v
 	}
-	return openingAt
+	return openingAt, txns
 }
 
 // setOnce sets *dst to v unless it is set already, and reports a second, different value.

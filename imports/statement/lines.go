@@ -1,6 +1,7 @@
 package statement
 
 import (
+	"iter"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -31,27 +32,46 @@ type word struct {
 	col, end2  int // first column and the column after the last character
 }
 
-// splitPages cuts the pages into lines, within the bounds above. truncated reports whether
-// anything was left out.
-func splitPages(pages []string) (lines []textLine, truncated bool) {
+// pageText is the pages' text as Parse reads it, within the bounds above. It is read a line
+// at a time, and a line is cut into words and dates only as it is read, so that a reading
+// holds one line's words, never a statement's: Parse reads the text twice (for what its dates
+// say, then for its lines).
+type pageText struct {
+	pages     []string
+	truncated bool // a reading left something out
+}
+
+// newPageText is the text of pages, the pages past maxPages left out.
+func newPageText(pages []string) *pageText {
+	t := &pageText{pages: pages}
 	if len(pages) > maxPages {
-		pages, truncated = pages[:maxPages], true
+		t.pages, t.truncated = pages[:maxPages], true
 	}
-	for p, text := range pages {
-		rows := strings.Split(text, "\n")
-		if len(rows) > maxLinesPerPage {
-			rows, truncated = rows[:maxLinesPerPage], true
-		}
-		for i, row := range rows {
-			row = strings.TrimRight(row, " \t\r\f")
-			if len(row) > maxLineBytes {
-				row, truncated = cutAtRune(row, maxLineBytes), true
+	return t
+}
+
+// lines yields the lines of the pages in order.
+func (t *pageText) lines() iter.Seq[textLine] {
+	return func(yield func(textLine) bool) {
+		for p, text := range t.pages {
+			no := 0
+			for row := range strings.SplitSeq(text, "\n") {
+				if no == maxLinesPerPage {
+					t.truncated = true
+					break
+				}
+				no++
+				row = strings.TrimRight(row, " \t\r\f")
+				if len(row) > maxLineBytes {
+					row, t.truncated = cutAtRune(row, maxLineBytes), true
+				}
+				words := splitWords(row)
+				if !yield(textLine{page: p + 1, no: no, raw: row, words: words, dates: datesIn(row, words)}) {
+					return
+				}
 			}
-			words := splitWords(row)
-			lines = append(lines, textLine{page: p + 1, no: i + 1, raw: row, words: words, dates: datesIn(row, words)})
 		}
 	}
-	return lines, truncated
 }
 
 // cutAtRune shortens s to at most n bytes without splitting a character.

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -447,7 +448,7 @@ func buildFromReplies(pages []string, replies []llmReply) *Statement {
 			st.Currency = r.currency
 		}
 	}
-	lines, _ := splitPages(pages)
+	lines := slices.Collect(newPageText(pages).lines())
 	idx := indexAmounts(lines)
 	used := map[int]bool{}
 	for _, r := range replies {

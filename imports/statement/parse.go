@@ -67,24 +67,30 @@ func Parse(pages []string, opt Options) *Statement {
 // parseAt is Parse with the current year given, which is used only when dates have no year and
 // nothing else in the statement says which year it is.
 func parseAt(pages []string, opt Options, thisYear int) *Statement {
-	lines, truncated := splitPages(pages)
+	// The text is read twice, a line at a time: for what its dates say, then for its lines.
+	text := newPageText(pages)
+	dates := scanDates(text.lines())
 	order := strings.ToUpper(opt.DateOrder)
 	if order != OrderMDY && order != OrderDMY {
-		order = detectDateOrder(lines)
+		order = dates.order()
 	}
 	st := &Statement{}
-	st.PeriodStart, st.PeriodEnd = findPeriod(lines, order)
+	st.PeriodStart, st.PeriodEnd = dates.period(order)
 	r := &reader{order: order, years: yearPicker{fixed: opt.Year, start: st.PeriodStart, end: st.PeriodEnd,
-		fallback: latestYear(lines), assumed: thisYear}}
-	for _, l := range lines {
+		fallback: dates.latest, assumed: thisYear}}
+	for l := range text.lines() {
 		r.feed(l)
 	}
 	st.Kind = detectKind(r.other)
 	st.Currency = detectCurrency(r.other, r.symbols)
 	newLedger(st).run(r.events)
-	if truncated {
+	if text.truncated {
 		st.Problems = append(st.Problems, fmt.Sprintf("The statement is longer than this reader goes "+
 			"(%d pages of %d lines of %d characters); the rest was not read.", maxPages, maxLinesPerPage, maxLineBytes))
+	}
+	if r.overflow {
+		st.Problems = append(st.Problems, fmt.Sprintf("The statement has more transactions than this reader goes "+
+			"(%d); those after them were not read.", maxTransactions))
 	}
 	if r.assumedYear {
 		st.Problems = append(st.Problems, fmt.Sprintf("Some dates have no year and the statement does not say "+
@@ -119,6 +125,8 @@ type reader struct {
 	blanks      int  // blank lines since the last line with text
 	page        int
 	events      []event
+	txns        int      // transactions among the events
+	overflow    bool     // a transaction past maxTransactions was left out
 	other       []string // lines that are neither transactions nor continuations
 	symbols     []string // currency symbols printed with amounts
 	assumedYear bool
@@ -181,7 +189,17 @@ func (r *reader) noteOther(l textLine) {
 	}
 }
 
+// maxTransactions bounds the transactions a statement may have, each held until the ledger
+// has run: no statement of maxPages comes near it, and the bound keeps the transactions of a
+// hostile text of short lines to tens of megabytes.
+const maxTransactions = 100_000
+
 func (r *reader) add(t *txn) {
+	if r.txns == maxTransactions {
+		r.overflow, r.last = true, nil
+		return
+	}
+	r.txns++
 	r.events = append(r.events, event{txn: t, page: t.line.Page})
 	r.last = t
 	for _, a := range t.amounts {
