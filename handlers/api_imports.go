@@ -57,6 +57,8 @@ type ImportJSON struct {
 	Statement *imports.StatementInfo `json:"statement,omitempty"`
 	// OfxImport, CamtImport and Mt940Import only.
 	Statements *imports.StatementFile `json:"statements,omitempty"`
+	// MoveIn is an ActualImport's or YnabImport's dry run: counts per kind and every notice.
+	MoveIn *imports.MoveIn `json:"move_in,omitempty"`
 }
 
 // VerificationJSON is ImportVerification.
@@ -164,7 +166,8 @@ func importJSON(d *imports.Detail) ImportJSON {
 	if !d.StatusDetail.Publishable && !im.Terminal() && !im.Running() {
 		out.Problems = d.Problems
 	}
-	if im.Type == imports.NativeImport {
+	out.MoveIn = im.MoveIn
+	if im.Type.Native() {
 		rb := im.Readback
 		if rb == nil {
 			rb = &imports.Readback{Status: imports.ReadbackNotVerified}

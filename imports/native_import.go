@@ -74,10 +74,17 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 	if err := s.checkNativeUpload(req.Upload); err != nil {
 		return nil, err
 	}
-	f := readNative(req.Upload.Content)
-	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: NativeImport, Status: StatusPending,
+	return s.storeNative(ctx, req, NativeImport, req.Upload.Content, nil)
+}
+
+// storeNative stores an import of native records (content): a NativeImport's file, or a
+// move-in's budget as records, with what its dry run found (mi).
+func (s *Service) storeNative(ctx context.Context, req Request, typ Type, content []byte, mi *MoveIn) (*Detail, error) {
+	f := readNative(content)
+	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending,
 		ByteSize: len(req.Upload.Content), RowsCount: f.RowsCount, ValidRowsCount: f.ValidRowsCount,
-		ExpectedRecordCounts: f.Counts, Problems: capFindings(f.Problems), Warnings: capFindings(f.Warnings), Summary: Summary{}}
+		ExpectedRecordCounts: f.Counts, Problems: capFindings(f.Problems), Warnings: capFindings(f.Warnings), Summary: Summary{},
+		MoveIn: mi}
 	if req.UserID != uuid.Nil {
 		im.UserID = &req.UserID
 	}
@@ -89,7 +96,7 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 		if _, err := tx.NewInsert().Model(im).ExcludeColumn("content").Exec(ctx); err != nil {
 			return fmt.Errorf("insert import: %w", err)
 		}
-		_, err := tx.Pgx.Exec(ctx, "UPDATE imports SET content = $1 WHERE id = $2", req.Upload.Content, im.ID)
+		_, err := tx.Pgx.Exec(ctx, "UPDATE imports SET content = $1 WHERE id = $2", content, im.ID)
 		return err
 	})
 	if err != nil {

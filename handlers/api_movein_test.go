@@ -1,0 +1,141 @@
+package handlers_test
+
+import (
+	"net/http"
+	"os"
+	"testing"
+
+	"tally/app/apptest"
+)
+
+// moveInBody is an ImportDetail response with its move-in parts.
+type moveInBody struct {
+	Data struct {
+		ID     string  `json:"id"`
+		Type   string  `json:"type"`
+		Status string  `json:"status"`
+		Error  *string `json:"error"`
+		MoveIn struct {
+			Source  string         `json:"source"`
+			Counts  map[string]int `json:"counts"`
+			Notices []struct {
+				What, Entity, Name, Reason, Message string
+			} `json:"notices"`
+		} `json:"move_in"`
+		Summary map[string]map[string]int `json:"summary"`
+	} `json:"data"`
+}
+
+// moveIn uploads a move-in file as a multipart file, with the form's fields.
+func (e *importEnv) moveIn(t *testing.T, file string, fields map[string]string, want int) moveInBody {
+	t.Helper()
+	content, err := os.ReadFile("testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ct := multipartBody(t, fields, file, "application/octet-stream", content)
+	r := e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	if r.Status != want {
+		t.Fatalf("create move-in: %d, want %d: %s\n%s", r.Status, want, r.Body, e.srv.Logs)
+	}
+	var b moveInBody
+	r.JSON(t, &b)
+	return b
+}
+
+// familyCounts counts what a family holds of each kind a move-in brings.
+func (e *importEnv) familyCounts(t *testing.T) map[string]int {
+	t.Helper()
+	f := e.user.FamilyID
+	return map[string]int{
+		"accounts":     e.count(t, "SELECT count(*) FROM accounts WHERE family_id = ?", f),
+		"categories":   e.count(t, "SELECT count(*) FROM categories WHERE family_id = ?", f),
+		"merchants":    e.count(t, "SELECT count(*) FROM merchants WHERE family_id = ?", f),
+		"entries":      e.count(t, "SELECT count(*) FROM entries WHERE family_id = ?", f),
+		"transfers":    e.count(t, "SELECT count(*) FROM transfers WHERE family_id = ?", f),
+		"budgets":      e.count(t, "SELECT count(*) FROM budgets WHERE family_id = ?", f),
+		"budget_lines": e.count(t, "SELECT count(*) FROM budget_categories WHERE family_id = ?", f),
+		"series":       e.count(t, "SELECT count(*) FROM recurring_transactions WHERE family_id = ? AND status = 'confirmed'", f),
+		"rules":        e.count(t, "SELECT count(*) FROM rules WHERE family_id = ?", f),
+	}
+}
+
+func TestActualMoveInDryRunPublishReimportRevert(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	before := e.familyCounts(t)
+
+	// The dry run: detected from the file, counted, and nothing written.
+	dry := e.moveIn(t, "actual-household.zip", map[string]string{"type": "auto"}, http.StatusCreated)
+	if dry.Data.Type != "ActualImport" || dry.Data.Status != "pending" {
+		t.Fatalf("dry run is %s %s, want a pending ActualImport", dry.Data.Type, dry.Data.Status)
+	}
+	for _, kind := range []string{"accounts", "categories", "merchants", "transactions", "splits", "transfers", "budget_months", "series", "rules"} {
+		if _, ok := dry.Data.MoveIn.Counts[kind]; !ok {
+			t.Errorf("the dry run does not count %s: %v", kind, dry.Data.MoveIn.Counts)
+		}
+	}
+	if dry.Data.MoveIn.Counts["transactions"] == 0 || dry.Data.MoveIn.Counts["budget_months"] == 0 || dry.Data.MoveIn.Counts["transfers"] == 0 {
+		t.Errorf("counts %v", dry.Data.MoveIn.Counts)
+	}
+	renamed := 0
+	for _, n := range dry.Data.MoveIn.Notices {
+		if n.What == "renamed" {
+			renamed++
+		}
+	}
+	if renamed == 0 {
+		t.Errorf("the dry run lists no renaming: %+v", dry.Data.MoveIn.Notices)
+	}
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Fatalf("the dry run wrote: %v, was %v", got, before)
+	}
+
+	// Published, it is read back as the native import is.
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+dry.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	b := e.native(t, dry.Data.ID)
+	if b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s\n%s", b.Data.Status, b.Data.Verification.Readback.Status,
+			b.Data.Verification.Readback.Mismatches, deref(b.Data.Error), e.srv.Logs)
+	}
+	published := e.familyCounts(t)
+	if published["transfers"] != dry.Data.MoveIn.Counts["transfers"] || published["series"] != dry.Data.MoveIn.Counts["series"] ||
+		published["rules"] != dry.Data.MoveIn.Counts["rules"] || published["budgets"] != dry.Data.MoveIn.Counts["budget_months"] {
+		t.Errorf("published %v, the dry run counted %v", published, dry.Data.MoveIn.Counts)
+	}
+
+	// The same export again adds nothing, and reads back as matched.
+	again := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	b2 := e.native(t, again.Data.ID)
+	if b2.Data.Status != "complete" || b2.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("second publish ended %s, read back %s %v: %s", b2.Data.Status, b2.Data.Verification.Readback.Status,
+			b2.Data.Verification.Readback.Mismatches, deref(b2.Data.Error))
+	}
+	if got := e.familyCounts(t); !equalCounts(got, published) {
+		t.Errorf("importing the same export again changed the family: %v, was %v", got, published)
+	}
+
+	// Reverting the second leaves the first's; reverting the first leaves the family as it was.
+	e.revertNative(t, again.Data.ID)
+	if got := e.familyCounts(t); !equalCounts(got, published) {
+		t.Errorf("reverting the second import changed the first's: %v, was %v", got, published)
+	}
+	e.revertNative(t, dry.Data.ID)
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Errorf("after revert the family holds %v, was %v", got, before)
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
