@@ -1,11 +1,20 @@
 package handlers_test
 
 import (
+	"context"
+	"encoding/json"
 	"net/http"
 	"os"
+	"strings"
 	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
 
 	"tally/app/apptest"
+	"tally/budgets"
+	"tally/models"
+	"tally/reports"
 )
 
 // moveInBody is an ImportDetail response with its move-in parts.
@@ -138,4 +147,104 @@ func equalCounts(a, b map[string]int) bool {
 		}
 	}
 	return true
+}
+
+// actualFigures is the Actual fixture's figures.json: what Actual itself shows for the export,
+// in hundredths and Actual's sign (money out is negative).
+type actualFigures struct {
+	Months map[string]struct {
+		Categories map[string]struct {
+			Budgeted *int64 `json:"budgeted"`
+			Spent    *int64 `json:"spent"`
+			Balance  *int64 `json:"balance"`
+		} `json:"categories"`
+	} `json:"months"`
+	Accounts map[string]int64 `json:"accounts"`
+}
+
+func cents(n int64) decimal.Decimal { return decimal.New(n, -2) }
+
+// After an Actual budget moves in, each month's budgeted, spent and available per category
+// are what Actual shows, on the budget page's own figures (budgets.Service), and each
+// account's balance is Actual's.
+func TestActualMoveInBudgetFiguresMatchActual(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	if !explained(b, "2026-08", "Groceries") {
+		t.Errorf("no notice says that Tally counts the split transaction's parts differently: %+v", b.Data.MoveIn.Notices)
+	}
+	if got := e.native(t, b.Data.ID); got.Data.Status != "complete" {
+		t.Fatalf("publish ended %s: %s", got.Data.Status, deref(got.Data.Error))
+	}
+	raw, err := os.ReadFile("testdata/actual-household.figures.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want actualFigures
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	fam, err := models.FamilyByID(ctx, e.srv.DB, e.user.FamilyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans := &budgets.Service{DB: e.srv.DB}
+	for month, figures := range want.Months {
+		day, _ := time.Parse("2006-01", month)
+		m, err := plans.Month(ctx, fam, reports.MonthOf(day), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, f := range figures.Categories {
+			if f.Budgeted == nil { // an income category: Actual shows what it received
+				continue
+			}
+			c := monthCategory(m, name)
+			if c == nil {
+				t.Errorf("%s: Tally's budget has no category %q", month, name)
+				continue
+			}
+			for _, fig := range []struct {
+				what      string
+				got, want decimal.Decimal
+			}{{"budgeted", c.Budgeted, cents(*f.Budgeted)}, {"spent", c.Spent, cents(-*f.Spent)}, {"available", c.Available, cents(*f.Balance)}} {
+				if !fig.got.Equal(fig.want) && !explained(b, month, name) {
+					t.Errorf("%s %s: %s is %s in Tally, %s in Actual", month, name, fig.what, fig.got, fig.want)
+				}
+			}
+		}
+	}
+	for name, balance := range want.Accounts {
+		got := e.strings(t, "SELECT balance::text FROM accounts WHERE family_id = ? AND name = ?", e.user.FamilyID, name)
+		if len(got) != 1 || !decimal.RequireFromString(got[0]).Equal(cents(balance)) {
+			t.Errorf("account %s: balance %v in Tally, %s in Actual", name, got, cents(balance))
+		}
+	}
+}
+
+// monthCategory finds a category of the month by its name in the source, or the name a
+// hidden one is kept under.
+func monthCategory(m *budgets.Month, name string) *budgets.Category {
+	for _, n := range []string{name, name + " (hidden)"} {
+		for i := range m.Categories {
+			if m.Categories[i].Name == n {
+				return &m.Categories[i]
+			}
+		}
+	}
+	return nil
+}
+
+// explained reports whether a notice of the move-in says why a category's figures of a month
+// differ from the source's: a budget month's notice of that month or an earlier one (what
+// carries on) that names the category.
+func explained(b moveInBody, month, category string) bool {
+	for _, n := range b.Data.MoveIn.Notices {
+		if n.Entity == "budget month" && n.Name <= month && strings.Contains(n.Reason, category+"'s") {
+			return true
+		}
+	}
+	return false
 }
