@@ -15,6 +15,7 @@ import (
 	"tally/budgets"
 	"tally/models"
 	"tally/reports"
+	"tally/testkit"
 )
 
 // moveInBody is an ImportDetail response with its move-in parts.
@@ -247,4 +248,57 @@ func explained(b moveInBody, month, category string) bool {
 		}
 	}
 	return false
+}
+
+// A move-in into a family with data merges by name: the family's Checking account and
+// Groceries category are the budget's, and say so; its schedule becomes a confirmed series
+// and its rule a Tally rule that files the supermarket under Groceries.
+func TestActualMoveInMergesByNameWithSeriesAndRules(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	groceries := e.mustPost(t, "/api/v1/categories", map[string]any{"name": "Groceries"})
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	done := e.native(t, b.Data.ID)
+	if done.Data.Status != "complete" || done.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", done.Data.Status, done.Data.Verification.Readback.Status,
+			done.Data.Verification.Readback.Mismatches, deref(done.Data.Error))
+	}
+	if n := e.count(t, "SELECT count(*) FROM accounts WHERE family_id = ? AND name = 'Checking'", e.user.FamilyID); n != 1 {
+		t.Errorf("%d accounts called Checking, want the family's one", n)
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction'", checking.ID); n == 0 {
+		t.Error("the budget's Checking transactions are not in the family's Checking account")
+	}
+	if n := e.count(t, "SELECT count(*) FROM categories WHERE family_id = ? AND name = 'Groceries'", e.user.FamilyID); n != 1 {
+		t.Errorf("%d categories called Groceries, want the family's one", n)
+	}
+	merged := done.Data.Verification.Readback.MergedCounts
+	if merged["accounts"] != 1 || merged["categories"] < 1 {
+		t.Errorf("the read-back does not say what was merged: %v", merged)
+	}
+
+	series := e.strings(t, `SELECT r.name || '|' || r.amount::text || '|' || r.interval || '|' || r.status || '|' || r.expected_day_of_month || '|' ||
+		coalesce(a.name, '') || '|' || coalesce(m.name, '') FROM recurring_transactions r LEFT JOIN accounts a ON a.id = r.account_id
+		LEFT JOIN merchants m ON m.id = r.merchant_id WHERE r.import_id = ?`, b.Data.ID)
+	if len(series) != 1 || !strings.HasPrefix(series[0], "Rent|1200") || !strings.HasSuffix(series[0], "|monthly|confirmed|2|Checking|Landlord") {
+		t.Errorf("series %v, want Rent, 1200 a month on the 2nd from Checking to Landlord, confirmed", series)
+	}
+	next := e.strings(t, "SELECT next_expected_date::text FROM recurring_transactions WHERE import_id = ?", b.Data.ID)
+	if len(next) != 1 || next[0] < "2026-11-02" {
+		t.Errorf("the series is next expected on %v, not after its start", next)
+	}
+
+	rules := e.strings(t, "SELECT conditions::text || ' ' || actions::text FROM rules WHERE import_id = ?", b.Data.ID)
+	if len(rules) != 1 || !strings.Contains(rules[0], `"transaction_name"`) || !strings.Contains(rules[0], "SUPERMKT") ||
+		!strings.Contains(rules[0], groceries) {
+		t.Errorf("rules %v, want one filing SUPERMKT under the family's Groceries (%s)", rules, groceries)
+	}
+	notKept := false
+	for _, n := range b.Data.MoveIn.Notices {
+		notKept = notKept || (n.What == "not_kept" && n.Entity == "rule" && strings.Contains(n.Reason, "isNot"))
+	}
+	if !notKept {
+		t.Errorf("no notice lists the rule Tally cannot state: %+v", b.Data.MoveIn.Notices)
+	}
 }
