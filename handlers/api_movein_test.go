@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os"
 	"strings"
@@ -300,5 +301,87 @@ func TestActualMoveInMergesByNameWithSeriesAndRules(t *testing.T) {
 	}
 	if !notKept {
 		t.Errorf("no notice lists the rule Tally cannot state: %+v", b.Data.MoveIn.Notices)
+	}
+}
+
+// ynabID is an id of the YNAB fixture's.
+func ynabID(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n) }
+
+// A YNAB budget moves in: its split whose part is a transfer is one Tally split with a
+// transfer from the part, its card payment is a card payment, its hidden Dining beside an
+// active one is renamed and says so, its blank payee's transaction has no merchant; and the
+// same file again adds nothing, and a revert leaves the family as it was.
+func TestYNABMoveIn(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	before := e.familyCounts(t)
+	dry := e.moveIn(t, "ynab-household.json", map[string]string{"type": "auto"}, http.StatusCreated)
+	if dry.Data.Type != "YnabImport" || dry.Data.Status != "pending" {
+		t.Fatalf("dry run is %s %s, want a pending YnabImport", dry.Data.Type, dry.Data.Status)
+	}
+	c := dry.Data.MoveIn.Counts
+	if c["accounts"] != 4 || c["transactions"] != 13 || c["splits"] != 2 || c["transfers"] != 2 {
+		t.Errorf("counts %v, want 4 accounts, 13 transactions, 2 split parts and 2 transfers", c)
+	}
+	renamed := false
+	for _, n := range dry.Data.MoveIn.Notices {
+		renamed = renamed || (n.What == "renamed" && n.Name == "Dining" && strings.Contains(n.Reason, `"Dining (hidden)"`))
+	}
+	if !renamed {
+		t.Errorf("no notice says the hidden Dining is renamed: %+v", dry.Data.MoveIn.Notices)
+	}
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Fatalf("the dry run wrote: %v", got)
+	}
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+dry.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	b := e.native(t, dry.Data.ID)
+	if b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", b.Data.Status, b.Data.Verification.Readback.Status,
+			b.Data.Verification.Readback.Mismatches, deref(b.Data.Error))
+	}
+
+	// The split's transfer part is the outflow of a transfer whose inflow is in Savings.
+	part := e.strings(t, `SELECT a.name || '|' || p.amount::text FROM transfers t JOIN entries p ON p.id = t.outflow_entry_id
+		JOIN entries i ON i.id = t.inflow_entry_id JOIN accounts a ON a.id = i.account_id
+		WHERE p.parent_id IS NOT NULL AND p.family_id = ?`, e.user.FamilyID)
+	if len(part) != 1 || part[0] != "Savings|50.0000" {
+		t.Errorf("transfers from a split part: %v, want one of 50 into Savings", part)
+	}
+	food := e.strings(t, `SELECT c.name || '|' || p.notes FROM entries p JOIN categories c ON c.id = p.category_id
+		WHERE p.parent_id IS NOT NULL AND p.family_id = ?`, e.user.FamilyID)
+	if len(food) != 1 || food[0] != "Groceries|food" {
+		t.Errorf("the split's categorised parts: %v, want Groceries with its note", food)
+	}
+	kinds := e.strings(t, "SELECT transaction_kind FROM entries WHERE family_id = ? AND external_id = ?", e.user.FamilyID, ynabID(107))
+	if len(kinds) != 1 || kinds[0] != "cc_payment" {
+		t.Errorf("the card payment is %v, want cc_payment", kinds)
+	}
+	blank := e.strings(t, "SELECT coalesce(merchant_id::text, 'none') || '|' || name FROM entries WHERE family_id = ? AND external_id = ?",
+		e.user.FamilyID, ynabID(104))
+	if len(blank) != 1 || !strings.HasPrefix(blank[0], "none|") {
+		t.Errorf("the blank payee's transaction is %v, want no merchant", blank)
+	}
+	// The card is 255 in credit in YNAB (paid 300, spent 45): a card owes -255 in Tally.
+	for account, want := range map[string]string{"Checking": "5564.57", "Savings": "5050", "Visa": "-255", "Brokerage": "12000"} {
+		got := e.strings(t, "SELECT balance::text FROM accounts WHERE family_id = ? AND name = ?", e.user.FamilyID, account)
+		if len(got) != 1 || !decimal.RequireFromString(got[0]).Equal(decimal.RequireFromString(want)) {
+			t.Errorf("%s's balance is %v, want %s", account, got, want)
+		}
+	}
+
+	published := e.familyCounts(t)
+	again := e.moveIn(t, "ynab-household.json", map[string]string{"type": "YnabImport", "publish": "true"}, http.StatusCreated)
+	if b := e.native(t, again.Data.ID); b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("second publish ended %s, read back %s %v", b.Data.Status, b.Data.Verification.Readback.Status, b.Data.Verification.Readback.Mismatches)
+	}
+	if got := e.familyCounts(t); !equalCounts(got, published) {
+		t.Errorf("the same file again changed the family: %v, was %v", got, published)
+	}
+	e.revertNative(t, again.Data.ID)
+	e.revertNative(t, dry.Data.ID)
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Errorf("after revert the family holds %v, was %v", got, before)
 	}
 }
