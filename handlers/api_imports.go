@@ -198,8 +198,10 @@ type requestBody struct {
 // The body may hold a file of the import size limit, with room for JSON's escapes.
 func (a *app) readBody(c echo.Context) (requestBody, error) {
 	var out requestBody
-	maxBytes := a.Imports.Limits.MaxBytes
-	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, int64(3*maxBytes+1<<20))
+	// A move-in's export may be larger than other files (Limits.MaxMoveInBytes); each type
+	// checks its own limit once the file is read.
+	maxBytes := a.Imports.UploadBytes()
+	c.Request().Body = http.MaxBytesReader(c.Response(), c.Request().Body, int64(max(3*a.Imports.Limits.MaxBytes, maxBytes)+1<<20))
 	mediaType, _, _ := mime.ParseMediaType(c.Request().Header.Get(echo.HeaderContentType))
 	switch mediaType {
 	case echo.MIMEApplicationJSON:

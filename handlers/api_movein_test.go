@@ -385,3 +385,62 @@ func TestYNABMoveIn(t *testing.T) {
 		t.Errorf("after revert the family holds %v, was %v", got, before)
 	}
 }
+
+// On the import page, "Detect from the file" takes an Actual export, and the page shows the
+// dry run's counts and every notice before anything is written.
+func TestMoveInOnTheImportPage(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	content, err := os.ReadFile("testdata/actual-household.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := testkit.NewClient(t, e.srv.URL)
+	page.SignIn(e.user.Email, testkit.Password)
+	token, _ := page.Get("/imports/new").Doc(t).Find(`meta[name="csrf-token"]`).Attr("content")
+	body, ct := multipartBody(t, map[string]string{"type": "auto", "_csrf": token}, "My Finances.zip", "application/zip", content)
+	r := page.Do(http.MethodPost, "/imports", body, map[string]string{"Content-Type": ct})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), "/imports/") {
+		t.Fatalf("the page's upload: %d %.500s", r.Status, r.Body)
+	}
+	doc := page.Get(r.Header.Get("Location")).Doc(t)
+	if n := doc.Find(`[data-testid="move-in-count"]`).Length(); n != 9 {
+		t.Errorf("the page counts %d kinds, want 9", n)
+	}
+	notices := doc.Find(`[data-testid="move-in-notice"]`)
+	if notices.Length() == 0 || !strings.Contains(notices.Text(), "isNot") {
+		t.Errorf("the page lists the notices %q", notices.Text())
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE family_id = ?", e.user.FamilyID); n != 0 {
+		t.Errorf("the dry run wrote %d entries", n)
+	}
+}
+
+// A move-in file larger than other imports may be is read (an Actual export of decades is
+// tens of megabytes); one over the move-in limit, or a broken one, is refused naming why.
+func TestMoveInLimitsAndRefusals(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	// A YNAB budget of 12 MB (its JSON indented deep), over the 10 MB of other imports.
+	budget, err := os.ReadFile("testdata/ynab-household.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := append([]byte("{"+strings.Repeat(" ", 12<<20)), budget[1:]...)
+	body, ct := multipartBody(t, map[string]string{"type": "YnabImport"}, "budget.json", "application/json", big)
+	r := e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	var b moveInBody
+	if r.Status != http.StatusCreated {
+		t.Errorf("a 12 MB YNAB budget: %d %.300s", r.Status, r.Body)
+	} else if r.JSON(t, &b); b.Data.MoveIn.Counts["transactions"] != 13 {
+		t.Errorf("a 12 MB YNAB budget counts %v", b.Data.MoveIn.Counts)
+	}
+	body, ct = multipartBody(t, map[string]string{"type": "ActualImport"}, "export.zip", "application/zip", []byte("PK\x03\x04 not a zip"))
+	r = e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "not a zip of an Actual export") {
+		t.Errorf("a broken Actual export: %d %.300s", r.Status, r.Body)
+	}
+	if n := e.count(t, "SELECT count(*) FROM imports WHERE family_id = ?", e.user.FamilyID); n != 1 {
+		t.Errorf("%d imports stored, want the one read", n)
+	}
+}

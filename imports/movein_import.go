@@ -65,6 +65,9 @@ func sniffYNAB(content []byte) bool {
 
 var utf8BOM = []byte{0xEF, 0xBB, 0xBF}
 
+// UploadBytes is the largest file any import type accepts: a move-in's, at least.
+func (s *Service) UploadBytes() int { return max(s.Limits.MaxBytes, s.moveInBytes()) }
+
 // moveInBytes is the largest move-in file accepted.
 func (s *Service) moveInBytes() int {
 	return cmp.Or(s.Limits.MaxMoveInBytes, int(actual.MaxExportBytes))
