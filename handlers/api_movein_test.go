@@ -27,6 +27,10 @@ type moveInBody struct {
 		Status string  `json:"status"`
 		Error  *string `json:"error"`
 		MoveIn struct {
+			Readback *struct {
+				Status     string   `json:"status"`
+				Mismatches []string `json:"mismatches"`
+			} `json:"readback"`
 			Source  string         `json:"source"`
 			Counts  map[string]int `json:"counts"`
 			Notices []struct {
@@ -110,6 +114,9 @@ func TestActualMoveInDryRunPublishReimportRevert(t *testing.T) {
 	if b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
 		t.Fatalf("publish ended %s, read back %s %v: %s\n%s", b.Data.Status, b.Data.Verification.Readback.Status,
 			b.Data.Verification.Readback.Mismatches, deref(b.Data.Error), e.srv.Logs)
+	}
+	if got := e.moveInDetail(t, dry.Data.ID); got.Data.MoveIn.Readback == nil || got.Data.MoveIn.Readback.Status != "matched" {
+		t.Errorf("the move-in's read-back of accounts and budget months: %+v", got.Data.MoveIn.Readback)
 	}
 	published := e.familyCounts(t)
 	if published["transfers"] != dry.Data.MoveIn.Counts["transfers"] || published["series"] != dry.Data.MoveIn.Counts["series"] ||
@@ -259,6 +266,12 @@ func TestActualMoveInMergesByNameWithSeriesAndRules(t *testing.T) {
 	e := newImportEnv(t, apptest.ServerOptions{})
 	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
 	groceries := e.mustPost(t, "/api/v1/categories", map[string]any{"name": "Groceries"})
+	// The family budgeted Groceries in August already, at another amount than Actual: its
+	// line is kept, and the read-back names the month.
+	if r := e.c.API(http.MethodPut, "/api/v1/budgets/2026-08", e.write, map[string]any{
+		"categories": []any{map[string]any{"category_id": groceries, "budgeted": "123"}}}); r.Status != http.StatusOK {
+		t.Fatalf("budget August: %d %s", r.Status, r.Body)
+	}
 	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
 	done := e.native(t, b.Data.ID)
 	if done.Data.Status != "complete" || done.Data.Verification.Readback.Status != "matched" {
@@ -273,6 +286,10 @@ func TestActualMoveInMergesByNameWithSeriesAndRules(t *testing.T) {
 	}
 	if n := e.count(t, "SELECT count(*) FROM categories WHERE family_id = ? AND name = 'Groceries'", e.user.FamilyID); n != 1 {
 		t.Errorf("%d categories called Groceries, want the family's one", n)
+	}
+	mi := e.moveInDetail(t, b.Data.ID).Data.MoveIn.Readback
+	if mi == nil || mi.Status != "mismatch" || len(mi.Mismatches) != 1 || !strings.HasPrefix(mi.Mismatches[0], "budget month 2026-08 ") {
+		t.Errorf("the read-back does not name August's budget, which kept the family's line: %+v", mi)
 	}
 	merged := done.Data.Verification.Readback.MergedCounts
 	if merged["accounts"] != 1 || merged["categories"] < 1 {
@@ -443,4 +460,15 @@ func TestMoveInLimitsAndRefusals(t *testing.T) {
 	if n := e.count(t, "SELECT count(*) FROM imports WHERE family_id = ?", e.user.FamilyID); n != 1 {
 		t.Errorf("%d imports stored, want the one read", n)
 	}
+}
+
+func (e *importEnv) moveInDetail(t *testing.T, id string) moveInBody {
+	t.Helper()
+	var b moveInBody
+	if r := e.c.API(http.MethodGet, "/api/v1/imports/"+id, e.read, nil); r.Status != http.StatusOK {
+		t.Fatalf("get import: %d %s", r.Status, r.Body)
+	} else {
+		r.JSON(t, &b)
+	}
+	return b
 }

@@ -22,6 +22,9 @@ type MoveIn struct {
 	Name    string         `json:"budget_name"`
 	Counts  map[string]int `json:"counts"`
 	Notices []MoveInNotice `json:"notices"`
+	// Expected is what the source holds, read back after publishing into Readback.
+	Expected *MoveInExpected `json:"expected,omitempty"`
+	Readback *MoveInReadback `json:"readback,omitempty"`
 }
 
 // MoveInNotice is one notice of a move-in, as the API and the page show it.
@@ -118,7 +121,7 @@ func (s *Service) createMoveIn(ctx context.Context, req Request) (*Detail, error
 		return nil, err
 	}
 	m := moveInRecords(b)
-	mi := &MoveIn{Source: b.Source, Name: b.Name, Counts: m.counts, Notices: make([]MoveInNotice, len(m.notices))}
+	mi := &MoveIn{Source: b.Source, Name: b.Name, Counts: m.counts, Notices: make([]MoveInNotice, len(m.notices)), Expected: m.expect()}
 	for i, n := range m.notices {
 		mi.Notices[i] = MoveInNotice{What: n.What, Entity: n.Entity, ID: n.ID, Name: n.Name, Reason: n.Reason, Message: n.String()}
 	}

@@ -200,6 +200,11 @@ func (s *Service) publishNative(ctx context.Context, tx db.Tx, im *Import) error
 	if err := w.finish(ctx); err != nil {
 		return err
 	}
+	if im.MoveIn != nil {
+		if im.MoveIn.Readback, err = w.moveInReadback(ctx, im.MoveIn.Expected); err != nil {
+			return err
+		}
+	}
 	after, err := countRecords(ctx, tx, im.ID)
 	if err != nil {
 		return err
@@ -209,7 +214,7 @@ func (s *Service) publishNative(ctx context.Context, tx db.Tx, im *Import) error
 	}
 	rb := readback(expected, before, after, s.now().UTC())
 	_, err = tx.NewUpdate().Model(im).Set("readback = ?", rb).Set("summary = ?", w.summary).
-		Set("expected_record_counts = ?", expected).WherePK().Exec(ctx)
+		Set("expected_record_counts = ?", expected).Set("move_in = ?", im.MoveIn).WherePK().Exec(ctx)
 	return err
 }
 

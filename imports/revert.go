@@ -67,6 +67,10 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 		if im.Type.Native() {
 			now := s.now().UTC()
 			q = q.Set("readback = ?", &Readback{Status: ReadbackReverted, CheckedAt: &now}).Set("summary = '{}'")
+			if im.MoveIn != nil {
+				im.MoveIn.Readback = nil
+				q = q.Set("move_in = ?", im.MoveIn)
+			}
 		}
 		_, err = q.Set("status = ?", StatusPending).Set("error = NULL").Set("duplicate_rows_count = 0").
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
