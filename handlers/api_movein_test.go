@@ -388,6 +388,24 @@ func TestYNABMoveIn(t *testing.T) {
 		}
 	}
 
+	// August's budget on the budget page's own figures: what YNAB assigned, each category
+	// carrying its surplus as YNAB does.
+	ctx := context.Background()
+	fam, err := models.FamilyByID(ctx, e.srv.DB, e.user.FamilyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aug, err := (&budgets.Service{DB: e.srv.DB}).Month(ctx, fam, reports.MonthOf(time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"Rent": "1200", "Groceries": "400", "Dining": "100", "Vacation": "250", "Visa": "45", "Dining (hidden)": "0"} {
+		c := monthCategory(aug, name)
+		if c == nil || !c.Budgeted.Equal(decimal.RequireFromString(want)) || c.Rollover != "surplus" {
+			t.Errorf("August's %s: %+v, want %s budgeted, carrying its surplus", name, c, want)
+		}
+	}
+
 	published := e.familyCounts(t)
 	again := e.moveIn(t, "ynab-household.json", map[string]string{"type": "YnabImport", "publish": "true"}, http.StatusCreated)
 	if b := e.native(t, again.Data.ID); b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {

@@ -142,7 +142,7 @@ func (m *moveIn) taxonomy() {
 	}
 	for _, c := range m.b.Categories {
 		data := map[string]any{"id": c.ID, "name": m.hiddenName(names, movein.EntityCategory, c.ID, c.Name, c.Hidden || hiddenGroups[c.GroupID]),
-			"classification": classification(c.Income), "budget_rollover": orDefault(rollovers[c.ID], movein.RolloverOff)}
+			"classification": classification(c.Income), "budget_rollover": orDefault(rollovers[c.ID], m.defaultRollover())}
 		if c.GroupID != "" {
 			data["parent_id"] = groupID(c.GroupID)
 		}
@@ -210,6 +210,15 @@ func (m *moveIn) rollovers() map[string]string {
 		}
 	}
 	return out
+}
+
+// defaultRollover is the rollover of a category no month budgets: an envelope budget carries
+// every category's surplus (Actual's and YNAB's default), a tracking one carries nothing.
+func (m *moveIn) defaultRollover() string {
+	if m.b.Style == movein.Envelope {
+		return movein.RolloverSurplus
+	}
+	return movein.RolloverOff
 }
 
 // name is what a transaction is called in Tally: its payee, else the bank's text, else its notes.
