@@ -490,3 +490,38 @@ func (e *importEnv) moveInDetail(t *testing.T, id string) moveInBody {
 	}
 	return b
 }
+
+// An account a statement import made, of the budget's account's name, is that account: the
+// transactions it holds already (here October's, under an opening balance at September's
+// end) are the budget's of the same day and amount, not made again, and its balance carries
+// on to Actual's.
+func TestActualMoveInCarriesOnAnAccountAStatementMade(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	balance := decimal.RequireFromString("4814.45") // Actual's Checking at the end of September
+	checking, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{Name: "Checking",
+		AccountableType: "Depository", Currency: "USD", Balance: &balance, BalanceDate: time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range []struct{ date, amount, name string }{
+		{"2026-10-01", "-3000", "ACME PAYROLL"}, {"2026-10-02", "1200", "LANDLORD"}, {"2026-10-11", "199.99", "POWER CO"}, {"2026-10-12", "80", "BISTRO"},
+	} {
+		e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": tx.date, "amount": tx.amount, "name": tx.name})
+	}
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	done := e.native(t, b.Data.ID)
+	if done.Data.Status != "complete" || done.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", done.Data.Status, done.Data.Verification.Readback.Status,
+			done.Data.Verification.Readback.Mismatches, deref(done.Data.Error))
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction' AND date >= '2026-10-01'", checking.ID); n != 4 {
+		t.Errorf("October holds %d transactions, want the 4 it held", n)
+	}
+	if got := e.strings(t, "SELECT balance::text FROM accounts WHERE id = ?", checking.ID); !decimal.RequireFromString(got[0]).Equal(decimal.RequireFromString("6334.46")) {
+		t.Errorf("Checking's balance is %s, Actual's 6334.46", got[0])
+	}
+	if rb := e.moveInDetail(t, b.Data.ID).Data.MoveIn.Readback; rb == nil || rb.Status != "matched" {
+		t.Errorf("the move-in's read-back: %+v", rb)
+	}
+}

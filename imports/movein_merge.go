@@ -3,6 +3,8 @@ package imports
 import (
 	"context"
 
+	"time"
+
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
@@ -23,6 +25,16 @@ type moveInMerge struct {
 	transfers map[[2]uuid.UUID]uuid.UUID // (inflow, outflow) → transfer
 	series    map[string]uuid.UUID       // by name
 	rules     map[string]uuid.UUID       // by name
+	// held are, by account, date and amount, the entries a merged account holds from
+	// elsewhere (a statement import, a bank, a person): the budget's transaction of the same
+	// day and amount is that entry, not another, so the account's balance carries on.
+	held map[heldKey][]uuid.UUID
+}
+
+type heldKey struct {
+	account uuid.UUID
+	date    string
+	amount  string
 }
 
 type existingAccount struct {
@@ -36,7 +48,8 @@ type existingAccount struct {
 // Each list is the family's, so its cost is bounded by what the family holds.
 func (w *nativeWriter) loadMoveInMerge(ctx context.Context, source string) error {
 	m := &moveInMerge{accounts: map[string]existingAccount{}, entries: map[string]uuid.UUID{},
-		transfers: map[[2]uuid.UUID]uuid.UUID{}, series: map[string]uuid.UUID{}, rules: map[string]uuid.UUID{}}
+		transfers: map[[2]uuid.UUID]uuid.UUID{}, series: map[string]uuid.UUID{}, rules: map[string]uuid.UUID{},
+		held: map[heldKey][]uuid.UUID{}}
 	var accounts []existingAccount
 	if err := w.tx.NewRaw("SELECT id, name, accountable_type, currency FROM accounts WHERE family_id = ? ORDER BY created_at",
 		w.im.FamilyID).Scan(ctx, &accounts); err != nil {
@@ -84,13 +97,13 @@ func (w *nativeWriter) loadMoveInMerge(ctx context.Context, source string) error
 }
 
 // mergeAccount maps an Account record to the family's account of its name, if it has one.
-func (w *nativeWriter) mergeAccount(r *native.Record) bool {
+func (w *nativeWriter) mergeAccount(ctx context.Context, r *native.Record) (bool, error) {
 	if w.merge == nil {
-		return false
+		return false, nil
 	}
 	a, ok := w.merge.accounts[r.String("name")]
 	if !ok {
-		return false
+		return false, nil
 	}
 	typ, _ := models.AccountTypeByName(a.Type)
 	w.mapID("Account", r.SourceID, a.ID)
@@ -98,18 +111,52 @@ func (w *nativeWriter) mergeAccount(r *native.Record) bool {
 	// opening balance of the import's.
 	w.accounts[a.ID] = &nativeAccount{typ: typ, currency: a.Currency, skipOpening: true, balance: decimal.Zero}
 	w.link("accounts", a.ID, "merged")
-	return true
+	return true, w.loadHeld(ctx, a.ID, moveInSources[w.im.Type])
+}
+
+// loadHeld reads the entries the family's account holds from elsewhere than the source, once
+// the account is merged.
+func (w *nativeWriter) loadHeld(ctx context.Context, account uuid.UUID, source string) error {
+	var rows []struct {
+		ID     uuid.UUID       `bun:"id"`
+		Date   time.Time       `bun:"date"`
+		Amount decimal.Decimal `bun:"amount"`
+	}
+	if err := w.tx.NewRaw(`SELECT id, date, amount FROM entries WHERE account_id = ? AND kind = 'transaction' AND parent_id IS NULL
+		AND source IS DISTINCT FROM ? ORDER BY date, created_at, id`, account, source).Scan(ctx, &rows); err != nil {
+		return err
+	}
+	for _, r := range rows {
+		k := heldKey{account, r.Date.Format(time.DateOnly), r.Amount.String()}
+		w.merge.held[k] = append(w.merge.held[k], r.ID)
+	}
+	return nil
+}
+
+// takeHeld finds the entry a merged account holds already for a transaction of the budget,
+// and takes it, so that no two transactions are the same entry.
+func (w *nativeWriter) takeHeld(account uuid.UUID, date time.Time, amount decimal.Decimal) (uuid.UUID, bool) {
+	k := heldKey{account, date.Format(time.DateOnly), amount.String()}
+	ids := w.merge.held[k]
+	if len(ids) == 0 {
+		return uuid.Nil, false
+	}
+	w.merge.held[k] = ids[1:]
+	return ids[0], true
 }
 
 // mergeTransaction maps a Transaction record, and its split parts, to the entries an earlier
-// move-in made of them, if it did.
-func (w *nativeWriter) mergeTransaction(r *native.Record) bool {
+// move-in made of them, if it did, or to the entry of its day and amount a merged account
+// holds from elsewhere.
+func (w *nativeWriter) mergeTransaction(r *native.Record, account uuid.UUID, date time.Time, amount decimal.Decimal) bool {
 	if w.merge == nil {
 		return false
 	}
 	id, ok := w.merge.entries[r.String("external_id")]
 	if !ok {
-		return false
+		if id, ok = w.takeHeld(account, date, amount); !ok {
+			return false
+		}
 	}
 	w.mapID("Transaction", r.SourceID, id)
 	for _, s := range r.SplitLines() {

@@ -92,10 +92,15 @@ func (w *nativeWriter) moveInReadback(ctx context.Context, exp *MoveInExpected) 
 		N       int             `bun:"n"`
 		Sum     decimal.Decimal `bun:"sum"`
 	}
-	if err := w.tx.NewRaw(`SELECT a.id, a.balance, a.import_id IS NOT DISTINCT FROM ? AS own,
-			(SELECT count(*) FROM entries e WHERE e.account_id = a.id AND e.source = ? AND e.kind = 'transaction' AND e.parent_id IS NULL) AS n,
-			(SELECT coalesce(sum(e.amount), 0) FROM entries e WHERE e.account_id = a.id AND e.source = ? AND e.kind = 'transaction' AND e.parent_id IS NULL) AS sum
-		FROM accounts a WHERE a.id = ANY(?)`, w.im.ID, source, source, pgdialect.Array(ids)).Scan(ctx, &accounts); err != nil {
+	// The source's transactions in an account: those a move-in of it made, and those the
+	// account held already that this one merged them into.
+	if err := w.tx.NewRaw(`WITH ours AS (
+			SELECT e.account_id, e.amount FROM entries e WHERE e.account_id = ANY(?2) AND e.kind = 'transaction' AND e.parent_id IS NULL
+				AND (e.source = ?1 OR EXISTS (SELECT 1 FROM import_links l WHERE l.import_id = ?0 AND l.entity = 'transactions' AND l.record_id = e.id)))
+		SELECT a.id, a.balance, a.import_id IS NOT DISTINCT FROM ?0 AS own,
+			(SELECT count(*) FROM ours o WHERE o.account_id = a.id) AS n,
+			(SELECT coalesce(sum(o.amount), 0) FROM ours o WHERE o.account_id = a.id) AS sum
+		FROM accounts a WHERE a.id = ANY(?2)`, w.im.ID, source, pgdialect.Array(ids)).Scan(ctx, &accounts); err != nil {
 		return nil, err
 	}
 	byID := map[uuid.UUID]int{}

@@ -249,7 +249,10 @@ var accountStatuses = map[string]bool{"active": true, "disabled": true, "draft":
 func (w *nativeWriter) writeAccounts(ctx context.Context, recs []*native.Record) error {
 	rows := make([][]any, 0, len(recs))
 	for _, r := range recs {
-		if w.mergeAccount(r) {
+		if merged, err := w.mergeAccount(ctx, r); merged || err != nil {
+			if err != nil {
+				return err
+			}
 			continue
 		}
 		typ, _ := models.AccountTypeByName(r.String("accountable_type"))
@@ -619,7 +622,7 @@ func (w *nativeWriter) ledgerRecord(r *native.Record, entity string) (uuid.UUID,
 func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Record) error {
 	for _, r := range recs {
 		acct, a, date, amount, ok := w.ledgerRecord(r, "transactions")
-		if !ok || w.mergeTransaction(r) {
+		if !ok || w.mergeTransaction(r, acct, date, amount) {
 			continue
 		}
 		a.flows, a.hasFlows = a.flows.Add(amount), true
