@@ -525,3 +525,37 @@ func TestActualMoveInCarriesOnAnAccountAStatementMade(t *testing.T) {
 		t.Errorf("the move-in's read-back: %+v", rb)
 	}
 }
+
+// The preflight reads a move-in as create would, stores nothing, and lists its notices.
+func TestMoveInPreflight(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	content, err := os.ReadFile("testdata/ynab-household.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ct := multipartBody(t, map[string]string{"type": "auto"}, "budget.json", "application/json", content)
+	r := e.c.Do(http.MethodPost, "/api/v1/imports/preflight", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	var b struct {
+		Data struct {
+			Type     string   `json:"type"`
+			Valid    bool     `json:"valid"`
+			Warnings []string `json:"warnings"`
+		} `json:"data"`
+	}
+	if r.Status != http.StatusOK {
+		t.Fatalf("preflight: %d %s", r.Status, r.Body)
+	}
+	r.JSON(t, &b)
+	if b.Data.Type != "YnabImport" || !b.Data.Valid || !strings.Contains(strings.Join(b.Data.Warnings, "\n"), `kept as "Dining (hidden)"`) {
+		t.Errorf("preflight %+v", b.Data)
+	}
+	body, ct = multipartBody(t, map[string]string{"type": "YnabImport"}, "budget.json", "application/json", []byte(`{"data": {"budget": [1, 2]}}`))
+	r = e.c.Do(http.MethodPost, "/api/v1/imports/preflight", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	if r.Status != http.StatusOK || !strings.Contains(r.Body, `"valid":false`) || !strings.Contains(r.Body, "invalid_export") {
+		t.Errorf("a broken budget's preflight: %d %s", r.Status, r.Body)
+	}
+	if n := e.count(t, "SELECT count(*) FROM imports WHERE family_id = ?", e.user.FamilyID); n != 0 {
+		t.Errorf("the preflight stored %d imports", n)
+	}
+}

@@ -127,3 +127,26 @@ func (s *Service) createMoveIn(ctx context.Context, req Request) (*Detail, error
 	}
 	return s.storeNative(ctx, req, typ, m.ndjson.Bytes(), mi)
 }
+
+// preflightMoveIn checks a move-in's file as create would: a file the reader refuses is an
+// error of the preflight; each notice (a renaming, a thing not kept) is a warning.
+func (s *Service) preflightMoveIn(ctx context.Context, req Request, res *PreflightResult) (*PreflightResult, error) {
+	res.Filename, res.ContentType, res.ByteSize = req.Upload.Filename, req.Upload.ContentType, len(req.Upload.Content)
+	b, err := s.readMoveIn(ctx, res.Type, req.Upload)
+	if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
+		res.Errors = append(res.Errors, Problem{Code: e.Slug, Message: e.Message})
+		return res, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	m := moveInRecords(b)
+	for _, n := range m.notices {
+		res.Warnings = append(res.Warnings, n.String())
+	}
+	for _, k := range MoveInKinds {
+		res.RowsCount += m.counts[k]
+	}
+	res.ValidRowsCount, res.Valid = res.RowsCount, true
+	return res, nil
+}
