@@ -3,6 +3,7 @@ package handlers_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"os"
@@ -16,6 +17,7 @@ import (
 	"tally/budgets"
 	"tally/models"
 	"tally/reports"
+	"tally/rules"
 	"tally/testkit"
 )
 
@@ -307,10 +309,20 @@ func TestActualMoveInMergesByNameWithSeriesAndRules(t *testing.T) {
 		t.Errorf("the series is next expected on %v, not after its start", next)
 	}
 
-	rules := e.strings(t, "SELECT conditions::text || ' ' || actions::text FROM rules WHERE import_id = ?", b.Data.ID)
-	if len(rules) != 1 || !strings.Contains(rules[0], `"transaction_name"`) || !strings.Contains(rules[0], "SUPERMKT") ||
-		!strings.Contains(rules[0], groceries) {
-		t.Errorf("rules %v, want one filing SUPERMKT under the family's Groceries (%s)", rules, groceries)
+	kept := e.strings(t, "SELECT conditions::text || ' ' || actions::text FROM rules WHERE import_id = ?", b.Data.ID)
+	if len(kept) != 1 || !strings.Contains(kept[0], `"transaction_name"`) || !strings.Contains(kept[0], "SUPERMKT") ||
+		!strings.Contains(kept[0], groceries) {
+		t.Errorf("rules %v, want one filing SUPERMKT under the family's Groceries (%s)", kept, groceries)
+	}
+	// Tally's rules can run it.
+	stored := e.strings(t, "SELECT conditions::text || '\n' || actions::text FROM rules WHERE import_id = ?", b.Data.ID)
+	for _, r := range stored {
+		c, a, _ := strings.Cut(r, "\n")
+		conditions, err1 := rules.ParseConditions([]byte(c))
+		actions, err2 := rules.ParseActions([]byte(a))
+		if err := errors.Join(err1, err2, rules.Validate(rules.Rule{Active: true, Match: "all", Conditions: conditions, Actions: actions})); err != nil {
+			t.Errorf("the rule %s cannot run: %v", r, err)
+		}
 	}
 	notKept := false
 	for _, n := range b.Data.MoveIn.Notices {

@@ -24,6 +24,9 @@ func (m *moveIn) rules() {
 			if w != "" && why == "" {
 				why = w
 			}
+			if r.Match == "any" && len(cs) > 1 { // one source condition stated in several: all of them
+				cs = []any{map[string]any{"condition_type": "compound", "operator": "and", "sub_conditions": cs}}
+			}
 			conditions = append(conditions, cs...)
 		}
 		for _, a := range r.Actions {
