@@ -353,11 +353,17 @@ func (m *moveIn) budgets() {
 	}
 }
 
-// goals are listed: Tally's budgets have no goals.
+// goals are listed: Tally keeps no goals, and fills a month towards one on request (the
+// budget page's Fill, by goal), which a goal of an amount by a month can be.
 func (m *moveIn) goals() {
 	for _, g := range m.b.Goals {
-		m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name,
-			"Tally's budgets have no goals; it was %s", orDefault(g.Text, g.Kind+" "+g.Amount.String()))
+		was := orDefault(g.Text, g.Kind+" "+g.Amount.String())
+		if g.Kind == movein.GoalBalance && !g.By.IsZero() && g.Amount.IsPositive() {
+			m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name,
+				"Tally keeps no goals; to budget towards it, fill the month by goal with %s by %s (it was %s)", g.Amount, g.By.Format("2006-01"), was)
+			continue
+		}
+		m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name, "Tally keeps no goals; it was %s", was)
 	}
 }
 
