@@ -138,3 +138,20 @@ func TestMoveInRulesInTallysWords(t *testing.T) {
 		t.Errorf("the rule on a transfer's payee is not listed: %v", m.notices)
 	}
 }
+
+// Goals are listed, and one of an amount by a month says how Tally budgets towards it.
+func TestMoveInGoalsAreListed(t *testing.T) {
+	b := &movein.Budget{Source: movein.SourceYNAB, Style: movein.Envelope,
+		Categories: []movein.Category{{ID: "c", Name: "Holiday"}, {ID: "d", Name: "Dining"}},
+		Goals: []movein.Goal{{CategoryID: "c", Kind: movein.GoalBalance, Amount: decimal.NewFromInt(600), By: time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)},
+			{CategoryID: "d", Kind: movein.GoalOther, Text: "TBD"}}}
+	got := map[string]string{}
+	for _, n := range moveInRecords(b).notices {
+		if n.Entity == movein.EntityGoal && n.What == movein.NotKept {
+			got[n.Name] = n.Reason
+		}
+	}
+	if !strings.Contains(got["Holiday"], "fill the month by goal with 600 by 2027-06") || !strings.Contains(got["Dining"], "it was TBD") {
+		t.Errorf("goals listed as %v", got)
+	}
+}
