@@ -162,7 +162,7 @@ func (m *moveIn) taxonomy() {
 // categories, so a hidden one is named so, unless the reader already named it or that name
 // is taken.
 func (m *moveIn) hiddenName(names map[string]bool, entity, id, name string, hidden bool) string {
-	if !hidden || hasSuffix(name, " (hidden)") {
+	if !hidden || strings.HasSuffix(name, " (hidden)") {
 		return name
 	}
 	marked := name + " (hidden)"
@@ -173,10 +173,6 @@ func (m *moveIn) hiddenName(names map[string]bool, entity, id, name string, hidd
 	names[marked] = true
 	m.note(movein.Renamed, entity, id, name, "it is hidden, and Tally has no hidden categories: kept as %q", marked)
 	return marked
-}
-
-func hasSuffix(s, suffix string) bool {
-	return len(s) >= len(suffix) && s[len(s)-len(suffix):] == suffix
 }
 
 func classification(income bool) string {
