@@ -571,3 +571,30 @@ func TestMoveInPreflight(t *testing.T) {
 		t.Errorf("the preflight stored %d imports", n)
 	}
 }
+
+// A transaction of the budget that an account of the family holds already, paired there with
+// another account in a transfer, keeps the family's pairing: the budget's transfer is skipped
+// and the read-back names it, rather than the publish failing.
+func TestActualMoveInKeepsTheFamilysTransfer(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	wallet := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Wallet", "Depository", "")
+	out := e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": "2026-09-15", "amount": "500", "name": "To wallet"})
+	in := e.addTransaction(t, map[string]any{"account_id": wallet.ID.String(), "date": "2026-09-15", "amount": "-500", "name": "From checking"})
+	// Tally pairs the two as a transfer as they are entered.
+	if n := e.count(t, "SELECT count(*) FROM transfers WHERE outflow_entry_id = ? AND inflow_entry_id = ?", out, in); n != 1 {
+		t.Fatalf("the family's two are not a transfer (%d)", n)
+	}
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	done := e.native(t, b.Data.ID)
+	if done.Data.Status != "complete" {
+		t.Fatalf("publish ended %s: %s", done.Data.Status, deref(done.Data.Error))
+	}
+	if rb := done.Data.Verification.Readback; rb.Status != "mismatch" || rb.Mismatches["transfers"]["expected"] != 1 || rb.Mismatches["transfers"]["actual"] != 0 {
+		t.Errorf("the read-back does not name the transfer it skipped: %s %v", rb.Status, rb.Mismatches)
+	}
+	if n := e.count(t, "SELECT count(*) FROM transfers WHERE family_id = ?", e.user.FamilyID); n != 1 {
+		t.Errorf("%d transfers, want the family's one", n)
+	}
+}

@@ -23,6 +23,7 @@ type moveInMerge struct {
 	accounts  map[string]existingAccount // by name
 	entries   map[string]uuid.UUID       // external_id → entry, of the source's entries
 	transfers map[[2]uuid.UUID]uuid.UUID // (inflow, outflow) → transfer
+	sides     map[uuid.UUID]bool         // the entries that are a side of a transfer
 	series    map[string]uuid.UUID       // by name
 	rules     map[string]uuid.UUID       // by name
 	// held are, by account, date and amount, the entries a merged account holds from
@@ -49,7 +50,7 @@ type existingAccount struct {
 func (w *nativeWriter) loadMoveInMerge(ctx context.Context, source string) error {
 	m := &moveInMerge{accounts: map[string]existingAccount{}, entries: map[string]uuid.UUID{},
 		transfers: map[[2]uuid.UUID]uuid.UUID{}, series: map[string]uuid.UUID{}, rules: map[string]uuid.UUID{},
-		held: map[heldKey][]uuid.UUID{}}
+		held: map[heldKey][]uuid.UUID{}, sides: map[uuid.UUID]bool{}}
 	var accounts []existingAccount
 	if err := w.tx.NewRaw("SELECT id, name, accountable_type, currency FROM accounts WHERE family_id = ? ORDER BY created_at",
 		w.im.FamilyID).Scan(ctx, &accounts); err != nil {
@@ -82,6 +83,7 @@ func (w *nativeWriter) loadMoveInMerge(ctx context.Context, source string) error
 	}
 	for _, t := range transfers {
 		m.transfers[[2]uuid.UUID{t.In, t.Out}] = t.ID
+		m.sides[t.In], m.sides[t.Out] = true, true
 	}
 	for table, into := range map[string]map[string]uuid.UUID{"recurring_transactions": m.series, "rules": m.rules} {
 		rows = rows[:0]
@@ -168,16 +170,22 @@ func (w *nativeWriter) mergeTransaction(r *native.Record, account uuid.UUID, dat
 	return true
 }
 
-// mergeTransfer reports whether the family has the transfer between in and out already.
+// mergeTransfer reports whether the family has the transfer between in and out already, or
+// one side of it is a side of another transfer (an entry of a merged account that the family
+// paired otherwise): that one is skipped, and the read-back names it.
 func (w *nativeWriter) mergeTransfer(in, out uuid.UUID) bool {
 	if w.merge == nil {
 		return false
 	}
-	id, ok := w.merge.transfers[[2]uuid.UUID{in, out}]
-	if ok {
+	if id, ok := w.merge.transfers[[2]uuid.UUID{in, out}]; ok {
 		w.link("transfers", id, "merged")
+		return true
 	}
-	return ok
+	if w.merge.sides[in] || w.merge.sides[out] {
+		w.skip("transfers")
+		return true
+	}
+	return false
 }
 
 // mergeNamed maps a series or a rule to the family's of its name, if it has one.
