@@ -79,6 +79,8 @@ func (m *moveIn) condition(c movein.Condition) ([]any, string) {
 		typ := map[string]string{"imported_payee": "transaction_name", "notes": "transaction_notes"}[c.Field]
 		op := map[string]string{"is": "=", "contains": "like", "matches": "matches", "oneOf": "="}[c.Op]
 		return anyOf(typ, op, oneOf(c.Value)), ""
+	case "account":
+		return nil, "its condition on the account is not moved in (Tally's rules can test it: make it again by hand)"
 	case "amount", "amount_inflow", "amount_outflow":
 		return amountCondition(c)
 	case "date":
