@@ -58,6 +58,8 @@ type ImportJSON struct {
 	Statement *imports.StatementInfo `json:"statement,omitempty"`
 	// OfxImport, CamtImport and Mt940Import only.
 	Statements *imports.StatementFile `json:"statements,omitempty"`
+	// MoveIn is an ActualImport's or YnabImport's dry run: counts per kind and every notice.
+	MoveIn *imports.MoveIn `json:"move_in,omitempty"`
 }
 
 // VerificationJSON is ImportVerification.
@@ -165,7 +167,8 @@ func importJSON(d *imports.Detail) ImportJSON {
 	if !d.StatusDetail.Publishable && !im.Terminal() && !im.Running() {
 		out.Problems = d.Problems
 	}
-	if im.Type == imports.NativeImport {
+	out.MoveIn = im.MoveIn
+	if im.Type.Native() {
 		rb := im.Readback
 		if rb == nil {
 			rb = &imports.Readback{Status: imports.ReadbackNotVerified}
@@ -233,8 +236,10 @@ func (f *bodyField) UnmarshalJSON(data []byte) error {
 // a decoder reading the body would grow a buffer of its own by doubling, each a copy.
 func (a *app) readBody(c echo.Context) (requestBody, error) {
 	var out requestBody
-	maxBytes := a.Imports.Limits.MaxBytes
-	limit := int64(3*maxBytes + 1<<20)
+	// A move-in's export may be larger than other files (Limits.MaxMoveInBytes); each type
+	// checks its own limit once the file is read.
+	maxBytes := a.Imports.UploadBytes()
+	limit := int64(max(3*a.Imports.Limits.MaxBytes, maxBytes) + 1<<20)
 	r := c.Request()
 	r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 	mediaType, _, _ := mime.ParseMediaType(r.Header.Get(echo.HeaderContentType))

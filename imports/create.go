@@ -99,6 +99,9 @@ func (s *Service) Create(ctx context.Context, req Request) (*Detail, error) {
 	if Type(req.Type) == NativeImport {
 		return s.createNative(ctx, req)
 	}
+	if Type(req.Type).MoveIn() {
+		return s.createMoveIn(ctx, req)
+	}
 	p, err := s.prepare(ctx, req)
 	if err != nil {
 		return nil, err

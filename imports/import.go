@@ -69,6 +69,8 @@ type Import struct {
 	Summary              Summary        `bun:"summary,type:jsonb"`
 	Problems             []Finding      `bun:"problems,type:jsonb"`
 	Warnings             []Finding      `bun:"warnings,type:jsonb"`
+	// ActualImport, YnabImport: what the dry run found.
+	MoveIn *MoveIn `bun:"move_in,type:jsonb"`
 	// Import sessions: the file arrives in numbered chunks.
 	Session         bool    `bun:"session"`
 	ClientSessionID *string `bun:"client_session_id"`
@@ -310,7 +312,7 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 		d.Problems = append(d.Problems, why)
 	}
 	st.Publishable = len(d.Problems) == 0
-	if im.Type == NativeImport {
+	if im.Type.Native() {
 		nativeDetail(d)
 	}
 	return d, nil

@@ -74,10 +74,17 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 	if err := s.checkNativeUpload(req.Upload); err != nil {
 		return nil, err
 	}
-	f := readNative(req.Upload.Content)
-	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: NativeImport, Status: StatusPending,
+	return s.storeNative(ctx, req, NativeImport, req.Upload.Content, nil)
+}
+
+// storeNative stores an import of native records (content): a NativeImport's file, or a
+// move-in's budget as records, with what its dry run found (mi).
+func (s *Service) storeNative(ctx context.Context, req Request, typ Type, content []byte, mi *MoveIn) (*Detail, error) {
+	f := readNative(content)
+	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending,
 		ByteSize: len(req.Upload.Content), RowsCount: f.RowsCount, ValidRowsCount: f.ValidRowsCount,
-		ExpectedRecordCounts: f.Counts, Problems: capFindings(f.Problems), Warnings: capFindings(f.Warnings), Summary: Summary{}}
+		ExpectedRecordCounts: f.Counts, Problems: capFindings(f.Problems), Warnings: capFindings(f.Warnings), Summary: Summary{},
+		MoveIn: mi}
 	if req.UserID != uuid.Nil {
 		im.UserID = &req.UserID
 	}
@@ -89,7 +96,7 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 		if _, err := tx.NewInsert().Model(im).ExcludeColumn("content").Exec(ctx); err != nil {
 			return fmt.Errorf("insert import: %w", err)
 		}
-		_, err := tx.Pgx.Exec(ctx, "UPDATE imports SET content = $1 WHERE id = $2", req.Upload.Content, im.ID)
+		_, err := tx.Pgx.Exec(ctx, "UPDATE imports SET content = $1 WHERE id = $2", content, im.ID)
 		return err
 	})
 	if err != nil {
@@ -193,6 +200,11 @@ func (s *Service) publishNative(ctx context.Context, tx db.Tx, im *Import) error
 	if err := w.finish(ctx); err != nil {
 		return err
 	}
+	if im.MoveIn != nil {
+		if im.MoveIn.Readback, err = w.moveInReadback(ctx, im.MoveIn.Expected); err != nil {
+			return err
+		}
+	}
 	after, err := countRecords(ctx, tx, im.ID)
 	if err != nil {
 		return err
@@ -202,7 +214,7 @@ func (s *Service) publishNative(ctx context.Context, tx db.Tx, im *Import) error
 	}
 	rb := readback(expected, before, after, s.now().UTC())
 	_, err = tx.NewUpdate().Model(im).Set("readback = ?", rb).Set("summary = ?", w.summary).
-		Set("expected_record_counts = ?", expected).WherePK().Exec(ctx)
+		Set("expected_record_counts = ?", expected).Set("move_in = ?", im.MoveIn).WherePK().Exec(ctx)
 	return err
 }
 

@@ -50,6 +50,7 @@ type nativeWriter struct {
 	links      map[linkKey]string         // import_links: record → merged or synthesized
 	budgetCats map[[2]uuid.UUID]uuid.UUID // (budget, category) → the family's budget category
 	entries    entryBatch
+	merge      *moveInMerge // a move-in's: what it merges into
 }
 
 // nativeAccount is what publish remembers of an account it creates.
@@ -110,6 +111,11 @@ func newNativeWriter(ctx context.Context, tx db.Tx, im *Import, now time.Time) (
 	}
 	for _, c := range cats {
 		w.budgetCats[[2]uuid.UUID{c.Budget, c.Category}] = c.ID
+	}
+	if source, ok := moveInSources[im.Type]; ok {
+		if err := w.loadMoveInMerge(ctx, source); err != nil {
+			return nil, err
+		}
 	}
 	return w, nil
 }
@@ -243,6 +249,12 @@ var accountStatuses = map[string]bool{"active": true, "disabled": true, "draft":
 func (w *nativeWriter) writeAccounts(ctx context.Context, recs []*native.Record) error {
 	rows := make([][]any, 0, len(recs))
 	for _, r := range recs {
+		if merged, err := w.mergeAccount(ctx, r); merged || err != nil {
+			if err != nil {
+				return err
+			}
+			continue
+		}
 		typ, _ := models.AccountTypeByName(r.String("accountable_type"))
 		id := uuid.Must(uuid.NewV7())
 		balance, _ := r.Decimal("balance")
@@ -448,6 +460,9 @@ func (w *nativeWriter) writeTaxonomy(ctx context.Context, recs []*native.Record)
 func (w *nativeWriter) writeRecurring(ctx context.Context, recs []*native.Record) error {
 	var rows [][]any
 	for _, r := range recs {
+		if w.mergeNamed("RecurringTransaction", "recurring_transactions", func(m *moveInMerge) map[string]uuid.UUID { return m.series }, r) {
+			continue
+		}
 		acct := w.optional("Account", r.ID("account_id"))
 		merchant := w.optional("Merchant", r.ID("merchant_id"))
 		amount, okAmount := r.Decimal("amount")
@@ -607,7 +622,7 @@ func (w *nativeWriter) ledgerRecord(r *native.Record, entity string) (uuid.UUID,
 func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Record) error {
 	for _, r := range recs {
 		acct, a, date, amount, ok := w.ledgerRecord(r, "transactions")
-		if !ok {
+		if !ok || w.mergeTransaction(r, acct, date, amount) {
 			continue
 		}
 		a.flows, a.hasFlows = a.flows.Add(amount), true
@@ -638,7 +653,7 @@ func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Rec
 			w.entry(part, acct, "transaction", date, splitAmount, cur, orDefault(name, "Imported split"), native.Text(s, "notes"),
 				native.Truthy(s["excluded"]), w.optional("Category", native.IDOf(s, "category_id")),
 				w.optional("Merchant", native.IDOf(s, "merchant_id")), partTags, kindOr(native.Text(s, "kind")),
-				pgUUID(id), "", "")
+				pgUUID(id), w.partExternalID(s), w.partSource(r))
 			w.stamped(s)
 		}
 		if err := w.maybeFlush(ctx); err != nil {
@@ -661,6 +676,9 @@ func (w *nativeWriter) writeTransfers(ctx context.Context, recs []*native.Record
 		key := entity + "|" + in.String() + "|" + out.String()
 		// A transaction is one side of one transfer at most: a second is skipped.
 		inKey, outKey := entity+"|in|"+in.String(), entity+"|out|"+out.String()
+		if !rejected && ok1 && ok2 && w.mergeTransfer(in, out) {
+			continue
+		}
 		if !ok1 || !ok2 || in == out || w.seen[key] || (!rejected && (w.seen[inKey] || w.seen[outKey])) {
 			w.skip(entity)
 			continue
@@ -906,6 +924,9 @@ var ruleOperandTables = map[string]struct{ kind, table string }{
 
 func (w *nativeWriter) writeRules(ctx context.Context, recs []*native.Record) error {
 	for _, r := range recs {
+		if w.mergeNamed("Rule", "rules", func(m *moveInMerge) map[string]uuid.UUID { return m.rules }, r) {
+			continue
+		}
 		conditions, err := w.ruleItems(ctx, r.Data["conditions"], "condition_type")
 		if err != nil {
 			return err

@@ -54,6 +54,9 @@ func (s *Service) Preflight(ctx context.Context, req Request) (*PreflightResult,
 	if req.Type == "" {
 		res.Type = TransactionImport
 	}
+	if res.Type.MoveIn() {
+		return s.preflightMoveIn(ctx, req, res)
+	}
 	p, err := s.prepare(ctx, req)
 	if err != nil {
 		e := apperr.As(err)

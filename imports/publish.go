@@ -32,7 +32,7 @@ func (s *Service) Publish(ctx context.Context, familyID, id uuid.UUID) error {
 					return err
 				}
 			}
-			if im.Type == NativeImport {
+			if im.Type.Native() {
 				return s.checkNativePublish(ctx, tx, im)
 			}
 			if im.RowsCount > s.Limits.MaxRows {
@@ -148,7 +148,7 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		}
 		p := &publisher{svc: s, tx: tx, im: im}
 		run := p.run
-		if im.Type == NativeImport {
+		if im.Type.Native() {
 			run = func(ctx context.Context) error { return s.publishNative(ctx, tx, im) }
 		}
 		if err := run(ctx); err != nil {
@@ -160,7 +160,7 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		// they ran over its rows before they were written (stageRules). A Sure or Tally export
 		// is history its own app's rules and its people already categorised, and is taken as
 		// it is (its rules run on what comes after it).
-		if im.Type != NativeImport && !p.rulesRan {
+		if !im.Type.Native() && !p.rulesRan {
 			if _, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, im.FamilyID, rules.Scope{ImportID: &id}); err != nil {
 				return err
 			}
@@ -170,7 +170,7 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		}
 		// Then transfers between the family's accounts are proposed, unless they were with
 		// the rows (matchTransfers); an export names its own.
-		if im.Type != NativeImport && p.transfers == nil {
+		if !im.Type.Native() && p.transfers == nil {
 			if _, err := transfers.Match(ctx, tx, im.FamilyID, transfers.Scope{ImportID: &id}); err != nil {
 				return err
 			}
@@ -234,7 +234,7 @@ func (s *Service) finish(ctx context.Context, id uuid.UUID, running, failed, wha
 		if err != nil || im.Status != running {
 			return err
 		}
-		if im.Type == NativeImport && running == StatusImporting {
+		if im.Type.Native() && running == StatusImporting {
 			rb := failedReadback(ctx, tx, im, msg, s.now().UTC())
 			if _, err := tx.NewUpdate().Model(im).Set("readback = ?", rb).WherePK().Exec(ctx); err != nil {
 				return err

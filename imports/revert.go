@@ -64,9 +64,13 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 		if im.Statements != nil {
 			q = q.Set("statements = ?", im.Statements.unpublished())
 		}
-		if im.Type == NativeImport {
+		if im.Type.Native() {
 			now := s.now().UTC()
 			q = q.Set("readback = ?", &Readback{Status: ReadbackReverted, CheckedAt: &now}).Set("summary = '{}'")
+			if im.MoveIn != nil {
+				im.MoveIn.Readback = nil
+				q = q.Set("move_in = ?", im.MoveIn)
+			}
 		}
 		_, err = q.Set("status = ?", StatusPending).Set("error = NULL").Set("duplicate_rows_count = 0").
 			Set("status_changed_at = now()").Set("updated_at = now()").Exec(ctx)
@@ -114,6 +118,10 @@ var revertStatements = []struct{ what, sql string }{
 	{"budget categories", `DELETE FROM budget_categories WHERE import_id = ?`},
 	{"entries", `DELETE FROM entries WHERE import_id = ?`},
 	{"rules", `DELETE FROM rules WHERE import_id = ?`},
+	// A series detection proposed from the import's entries goes with them: with none of its
+	// account's entries left it stands on nothing, and it would keep the account.
+	{"proposed series", `DELETE FROM recurring_transactions t WHERE t.status = 'proposed' AND t.import_id IS NULL
+		AND t.account_id IN (SELECT a.id FROM accounts a WHERE a.import_id = ? AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.account_id = a.id))`},
 	{"accounts", `DELETE FROM accounts a WHERE a.import_id = ?
 		AND NOT EXISTS (SELECT 1 FROM entries e WHERE e.account_id = a.id)
 		AND NOT EXISTS (SELECT 1 FROM holdings h WHERE h.account_id = a.id)

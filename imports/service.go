@@ -24,6 +24,9 @@ type Enqueuer interface {
 type Limits struct {
 	// MaxBytes is the largest file accepted: 10 MB.
 	MaxBytes int
+	// MaxMoveInBytes is the largest file of a budget moving in from another app (an Actual
+	// export of decades is tens of megabytes); zero is the readers' own bound, 50 MB.
+	MaxMoveInBytes int
 	// MaxRows is the most rows one import may publish.
 	MaxRows int
 	// MaxRecords is the most records one NativeImport (a file, or a session's chunks) may

@@ -780,6 +780,10 @@ func DetectType(content []byte) (t Type, ok bool) {
 	switch {
 	case bytes.HasPrefix(head, []byte("%PDF-")):
 		return PdfImport, true
+	case sniffActual(content):
+		return ActualImport, true
+	case sniffYNAB(content):
+		return YnabImport, true
 	case ofx.Sniff(content):
 		return OfxImport, true
 	case camt.Sniff(content):

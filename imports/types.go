@@ -30,6 +30,10 @@ const (
 	OfxImport   Type = "OfxImport"
 	CamtImport  Type = "CamtImport"
 	Mt940Import Type = "Mt940Import"
+	// A whole budget moving in from another app: Actual Budget's export (a zip) and YNAB's
+	// budget (its API's JSON). Both are published as native records.
+	ActualImport Type = "ActualImport"
+	YnabImport   Type = "YnabImport"
 	// AutoType is not a type of its own: it asks Create to detect the type from the content.
 	AutoType = "auto"
 )
@@ -38,8 +42,15 @@ const (
 var Types = []Type{
 	TransactionImport, TradeImport, AccountImport, ExternalAppAImport, ExternalAppBImport,
 	ExternalAppCImport, CategoryImport, RuleImport, MerchantImport, PdfImport, QifImport, NativeImport,
-	OfxImport, CamtImport, Mt940Import,
+	OfxImport, CamtImport, Mt940Import, ActualImport, YnabImport,
 }
+
+// Native reports whether a type is published by the native pipeline: a NativeImport, or a
+// budget moving in from another app, whose records are native ones.
+func (t Type) Native() bool { return t == NativeImport || t.MoveIn() }
+
+// MoveIn reports whether a type is a budget moving in from another app.
+func (t Type) MoveIn() bool { return t == ActualImport || t == YnabImport }
 
 // TypeNames returns the types as a comma-separated list, for error messages.
 func TypeNames(types []Type) string {

@@ -49,6 +49,8 @@ var importTypeHelp = []struct {
 	{imports.CategoryImport, "A CSV of categories: name, and optionally colour, parent and icon."},
 	{imports.MerchantImport, "A CSV of merchants: name, and optionally colour and website."},
 	{imports.RuleImport, "A CSV of rules, with conditions and actions as JSON."},
+	{imports.ActualImport, "A whole Actual Budget, from its export (Settings › Export, a zip): accounts, payees, categories, transactions, budgets, schedules and rules. You see what comes across before anything is written."},
+	{imports.YnabImport, "A whole YNAB budget, from its API's JSON (GET /v1/budgets/{id}): accounts, payees, categories, transactions, budgets and scheduled transactions. You see what comes across before anything is written."},
 	{imports.NativeImport, "A Tally (or Sure) family export in NDJSON: accounts, transactions, trades, budgets, rules and more, merged into this family."},
 }
 
@@ -185,7 +187,7 @@ func NewImportPage(n NewImport) templ.Component {
 						var templ_7745c5c3_Var5 string
 						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(n.Form.Error("file"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 112, Col: 108}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 114, Col: 108}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 						if templ_7745c5c3_Err != nil {
@@ -204,7 +206,7 @@ func NewImportPage(n NewImport) templ.Component {
 						var templ_7745c5c3_Var6 string
 						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(chosenText(n))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 115, Col: 88}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 117, Col: 88}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 						if templ_7745c5c3_Err != nil {
@@ -346,7 +348,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var8 string
 					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(ImportTypeLabel(t.Type))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 155, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 157, Col: 71}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 					if templ_7745c5c3_Err != nil {
@@ -359,7 +361,7 @@ func NewImportPage(n NewImport) templ.Component {
 					var templ_7745c5c3_Var9 string
 					templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(t.Help)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 156, Col: 49}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 158, Col: 49}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 					if templ_7745c5c3_Err != nil {

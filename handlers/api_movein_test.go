@@ -1,0 +1,600 @@
+package handlers_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"tally/app/apptest"
+	"tally/budgets"
+	"tally/models"
+	"tally/reports"
+	"tally/rules"
+	"tally/testkit"
+)
+
+// moveInBody is an ImportDetail response with its move-in parts.
+type moveInBody struct {
+	Data struct {
+		ID     string  `json:"id"`
+		Type   string  `json:"type"`
+		Status string  `json:"status"`
+		Error  *string `json:"error"`
+		MoveIn struct {
+			Readback *struct {
+				Status     string   `json:"status"`
+				Mismatches []string `json:"mismatches"`
+			} `json:"readback"`
+			Source  string         `json:"source"`
+			Counts  map[string]int `json:"counts"`
+			Notices []struct {
+				What, Entity, Name, Reason, Message string
+			} `json:"notices"`
+		} `json:"move_in"`
+		Summary map[string]map[string]int `json:"summary"`
+	} `json:"data"`
+}
+
+// moveIn uploads a move-in file as a multipart file, with the form's fields.
+func (e *importEnv) moveIn(t *testing.T, file string, fields map[string]string, want int) moveInBody {
+	t.Helper()
+	content, err := os.ReadFile("testdata/" + file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ct := multipartBody(t, fields, file, "application/octet-stream", content)
+	r := e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	if r.Status != want {
+		t.Fatalf("create move-in: %d, want %d: %s\n%s", r.Status, want, r.Body, e.srv.Logs)
+	}
+	var b moveInBody
+	r.JSON(t, &b)
+	return b
+}
+
+// familyCounts counts what a family holds of each kind a move-in brings.
+func (e *importEnv) familyCounts(t *testing.T) map[string]int {
+	t.Helper()
+	f := e.user.FamilyID
+	return map[string]int{
+		"accounts":     e.count(t, "SELECT count(*) FROM accounts WHERE family_id = ?", f),
+		"categories":   e.count(t, "SELECT count(*) FROM categories WHERE family_id = ?", f),
+		"merchants":    e.count(t, "SELECT count(*) FROM merchants WHERE family_id = ?", f),
+		"entries":      e.count(t, "SELECT count(*) FROM entries WHERE family_id = ?", f),
+		"transfers":    e.count(t, "SELECT count(*) FROM transfers WHERE family_id = ?", f),
+		"budgets":      e.count(t, "SELECT count(*) FROM budgets WHERE family_id = ?", f),
+		"budget_lines": e.count(t, "SELECT count(*) FROM budget_categories WHERE family_id = ?", f),
+		"series":       e.count(t, "SELECT count(*) FROM recurring_transactions WHERE family_id = ? AND status = 'confirmed'", f),
+		"rules":        e.count(t, "SELECT count(*) FROM rules WHERE family_id = ?", f),
+	}
+}
+
+func TestActualMoveInDryRunPublishReimportRevert(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	before := e.familyCounts(t)
+
+	// The dry run: detected from the file, counted, and nothing written.
+	dry := e.moveIn(t, "actual-household.zip", map[string]string{"type": "auto"}, http.StatusCreated)
+	if dry.Data.Type != "ActualImport" || dry.Data.Status != "pending" {
+		t.Fatalf("dry run is %s %s, want a pending ActualImport", dry.Data.Type, dry.Data.Status)
+	}
+	for _, kind := range []string{"accounts", "categories", "merchants", "transactions", "splits", "transfers", "budget_months", "series", "rules"} {
+		if _, ok := dry.Data.MoveIn.Counts[kind]; !ok {
+			t.Errorf("the dry run does not count %s: %v", kind, dry.Data.MoveIn.Counts)
+		}
+	}
+	if dry.Data.MoveIn.Counts["transactions"] == 0 || dry.Data.MoveIn.Counts["budget_months"] == 0 || dry.Data.MoveIn.Counts["transfers"] == 0 {
+		t.Errorf("counts %v", dry.Data.MoveIn.Counts)
+	}
+	renamed := 0
+	for _, n := range dry.Data.MoveIn.Notices {
+		if n.What == "renamed" {
+			renamed++
+		}
+	}
+	if renamed == 0 {
+		t.Errorf("the dry run lists no renaming: %+v", dry.Data.MoveIn.Notices)
+	}
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Fatalf("the dry run wrote: %v, was %v", got, before)
+	}
+
+	// Published, it is read back as the native import is.
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+dry.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	b := e.native(t, dry.Data.ID)
+	if b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s\n%s", b.Data.Status, b.Data.Verification.Readback.Status,
+			b.Data.Verification.Readback.Mismatches, deref(b.Data.Error), e.srv.Logs)
+	}
+	if got := e.moveInDetail(t, dry.Data.ID); got.Data.MoveIn.Readback == nil || got.Data.MoveIn.Readback.Status != "matched" {
+		t.Errorf("the move-in's read-back of accounts and budget months: %+v", got.Data.MoveIn.Readback)
+	}
+	published := e.familyCounts(t)
+	if published["transfers"] != dry.Data.MoveIn.Counts["transfers"] || published["series"] != dry.Data.MoveIn.Counts["series"] ||
+		published["rules"] != dry.Data.MoveIn.Counts["rules"] || published["budgets"] != dry.Data.MoveIn.Counts["budget_months"] {
+		t.Errorf("published %v, the dry run counted %v", published, dry.Data.MoveIn.Counts)
+	}
+
+	// The same export again adds nothing, and reads back as matched.
+	again := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	b2 := e.native(t, again.Data.ID)
+	if b2.Data.Status != "complete" || b2.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("second publish ended %s, read back %s %v: %s", b2.Data.Status, b2.Data.Verification.Readback.Status,
+			b2.Data.Verification.Readback.Mismatches, deref(b2.Data.Error))
+	}
+	if got := e.familyCounts(t); !equalCounts(got, published) {
+		t.Errorf("importing the same export again changed the family: %v, was %v", got, published)
+	}
+
+	// Reverting the second leaves the first's; reverting the first leaves the family as it was.
+	e.revertNative(t, again.Data.ID)
+	if got := e.familyCounts(t); !equalCounts(got, published) {
+		t.Errorf("reverting the second import changed the first's: %v, was %v", got, published)
+	}
+	e.revertNative(t, dry.Data.ID)
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Errorf("after revert the family holds %v, was %v", got, before)
+	}
+}
+
+func equalCounts(a, b map[string]int) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// actualFigures is the Actual fixture's figures.json: what Actual itself shows for the export,
+// in hundredths and Actual's sign (money out is negative).
+type actualFigures struct {
+	Months map[string]struct {
+		Categories map[string]struct {
+			Budgeted *int64 `json:"budgeted"`
+			Spent    *int64 `json:"spent"`
+			Balance  *int64 `json:"balance"`
+		} `json:"categories"`
+	} `json:"months"`
+	Accounts map[string]int64 `json:"accounts"`
+}
+
+func cents(n int64) decimal.Decimal { return decimal.New(n, -2) }
+
+// After an Actual budget moves in, each month's budgeted, spent and available per category
+// are what Actual shows, on the budget page's own figures (budgets.Service), and each
+// account's balance is Actual's.
+func TestActualMoveInBudgetFiguresMatchActual(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	if !explained(b, "2026-08", "Groceries") {
+		t.Errorf("no notice says that Tally counts the split transaction's parts differently: %+v", b.Data.MoveIn.Notices)
+	}
+	if got := e.native(t, b.Data.ID); got.Data.Status != "complete" {
+		t.Fatalf("publish ended %s: %s", got.Data.Status, deref(got.Data.Error))
+	}
+	raw, err := os.ReadFile("testdata/actual-household.figures.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want actualFigures
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	fam, err := models.FamilyByID(ctx, e.srv.DB, e.user.FamilyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plans := &budgets.Service{DB: e.srv.DB}
+	for month, figures := range want.Months {
+		day, _ := time.Parse("2006-01", month)
+		m, err := plans.Month(ctx, fam, reports.MonthOf(day), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
+		if err != nil {
+			t.Fatal(err)
+		}
+		for name, f := range figures.Categories {
+			if f.Budgeted == nil { // an income category: Actual shows what it received
+				continue
+			}
+			c := monthCategory(m, name)
+			if c == nil {
+				t.Errorf("%s: Tally's budget has no category %q", month, name)
+				continue
+			}
+			for _, fig := range []struct {
+				what      string
+				got, want decimal.Decimal
+			}{{"budgeted", c.Budgeted, cents(*f.Budgeted)}, {"spent", c.Spent, cents(-*f.Spent)}, {"available", c.Available, cents(*f.Balance)}} {
+				if !fig.got.Equal(fig.want) && !explained(b, month, name) {
+					t.Errorf("%s %s: %s is %s in Tally, %s in Actual", month, name, fig.what, fig.got, fig.want)
+				}
+			}
+		}
+	}
+	for name, balance := range want.Accounts {
+		got := e.strings(t, "SELECT balance::text FROM accounts WHERE family_id = ? AND name = ?", e.user.FamilyID, name)
+		if len(got) != 1 || !decimal.RequireFromString(got[0]).Equal(cents(balance)) {
+			t.Errorf("account %s: balance %v in Tally, %s in Actual", name, got, cents(balance))
+		}
+	}
+}
+
+// monthCategory finds a category of the month by its name in the source, or the name a
+// hidden one is kept under.
+func monthCategory(m *budgets.Month, name string) *budgets.Category {
+	for _, n := range []string{name, name + " (hidden)"} {
+		for i := range m.Categories {
+			if m.Categories[i].Name == n {
+				return &m.Categories[i]
+			}
+		}
+	}
+	return nil
+}
+
+// explained reports whether a notice of the move-in says why a category's figures of a month
+// differ from the source's: a budget month's notice of that month or an earlier one (what
+// carries on) that names the category.
+func explained(b moveInBody, month, category string) bool {
+	for _, n := range b.Data.MoveIn.Notices {
+		if n.Entity == "budget month" && n.Name <= month && strings.Contains(n.Reason, category+"'s") {
+			return true
+		}
+	}
+	return false
+}
+
+// A move-in into a family with data merges by name: the family's Checking account and
+// Groceries category are the budget's, and say so; its schedule becomes a confirmed series
+// and its rule a Tally rule that files the supermarket under Groceries.
+func TestActualMoveInMergesByNameWithSeriesAndRules(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	groceries := e.mustPost(t, "/api/v1/categories", map[string]any{"name": "Groceries"})
+	// The family budgeted Groceries in August already, at another amount than Actual: its
+	// line is kept, and the read-back names the month.
+	if r := e.c.API(http.MethodPut, "/api/v1/budgets/2026-08", e.write, map[string]any{
+		"categories": []any{map[string]any{"category_id": groceries, "budgeted": "123"}}}); r.Status != http.StatusOK {
+		t.Fatalf("budget August: %d %s", r.Status, r.Body)
+	}
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	done := e.native(t, b.Data.ID)
+	if done.Data.Status != "complete" || done.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", done.Data.Status, done.Data.Verification.Readback.Status,
+			done.Data.Verification.Readback.Mismatches, deref(done.Data.Error))
+	}
+	if n := e.count(t, "SELECT count(*) FROM accounts WHERE family_id = ? AND name = 'Checking'", e.user.FamilyID); n != 1 {
+		t.Errorf("%d accounts called Checking, want the family's one", n)
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction'", checking.ID); n == 0 {
+		t.Error("the budget's Checking transactions are not in the family's Checking account")
+	}
+	if n := e.count(t, "SELECT count(*) FROM categories WHERE family_id = ? AND name = 'Groceries'", e.user.FamilyID); n != 1 {
+		t.Errorf("%d categories called Groceries, want the family's one", n)
+	}
+	mi := e.moveInDetail(t, b.Data.ID).Data.MoveIn.Readback
+	if mi == nil || mi.Status != "mismatch" || len(mi.Mismatches) != 1 || !strings.HasPrefix(mi.Mismatches[0], "budget month 2026-08 ") {
+		t.Errorf("the read-back does not name August's budget, which kept the family's line: %+v", mi)
+	}
+	merged := done.Data.Verification.Readback.MergedCounts
+	if merged["accounts"] != 1 || merged["categories"] < 1 {
+		t.Errorf("the read-back does not say what was merged: %v", merged)
+	}
+
+	series := e.strings(t, `SELECT r.name || '|' || r.amount::text || '|' || r.interval || '|' || r.status || '|' || r.expected_day_of_month || '|' ||
+		coalesce(a.name, '') || '|' || coalesce(m.name, '') FROM recurring_transactions r LEFT JOIN accounts a ON a.id = r.account_id
+		LEFT JOIN merchants m ON m.id = r.merchant_id WHERE r.import_id = ?`, b.Data.ID)
+	if len(series) != 1 || !strings.HasPrefix(series[0], "Rent|1200") || !strings.HasSuffix(series[0], "|monthly|confirmed|2|Checking|Landlord") {
+		t.Errorf("series %v, want Rent, 1200 a month on the 2nd from Checking to Landlord, confirmed", series)
+	}
+	next := e.strings(t, "SELECT next_expected_date::text FROM recurring_transactions WHERE import_id = ?", b.Data.ID)
+	if len(next) != 1 || next[0] < "2026-11-02" {
+		t.Errorf("the series is next expected on %v, not after its start", next)
+	}
+
+	kept := e.strings(t, "SELECT conditions::text || ' ' || actions::text FROM rules WHERE import_id = ?", b.Data.ID)
+	if len(kept) != 1 || !strings.Contains(kept[0], `"transaction_name"`) || !strings.Contains(kept[0], "SUPERMKT") ||
+		!strings.Contains(kept[0], groceries) {
+		t.Errorf("rules %v, want one filing SUPERMKT under the family's Groceries (%s)", kept, groceries)
+	}
+	// Tally's rules can run it.
+	stored := e.strings(t, "SELECT conditions::text || '\n' || actions::text FROM rules WHERE import_id = ?", b.Data.ID)
+	for _, r := range stored {
+		c, a, _ := strings.Cut(r, "\n")
+		conditions, err1 := rules.ParseConditions([]byte(c))
+		actions, err2 := rules.ParseActions([]byte(a))
+		if err := errors.Join(err1, err2, rules.Validate(rules.Rule{Active: true, Match: "all", Conditions: conditions, Actions: actions})); err != nil {
+			t.Errorf("the rule %s cannot run: %v", r, err)
+		}
+	}
+	notKept := false
+	for _, n := range b.Data.MoveIn.Notices {
+		notKept = notKept || (n.What == "not_kept" && n.Entity == "rule" && strings.Contains(n.Reason, "isNot"))
+	}
+	if !notKept {
+		t.Errorf("no notice lists the rule Tally cannot state: %+v", b.Data.MoveIn.Notices)
+	}
+}
+
+// ynabID is an id of the YNAB fixture's.
+func ynabID(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n) }
+
+// A YNAB budget moves in: its split whose part is a transfer is one Tally split with a
+// transfer from the part, its card payment is a card payment, its hidden Dining beside an
+// active one is renamed and says so, its blank payee's transaction has no merchant; and the
+// same file again adds nothing, and a revert leaves the family as it was.
+func TestYNABMoveIn(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	before := e.familyCounts(t)
+	dry := e.moveIn(t, "ynab-household.json", map[string]string{"type": "auto"}, http.StatusCreated)
+	if dry.Data.Type != "YnabImport" || dry.Data.Status != "pending" {
+		t.Fatalf("dry run is %s %s, want a pending YnabImport", dry.Data.Type, dry.Data.Status)
+	}
+	c := dry.Data.MoveIn.Counts
+	if c["accounts"] != 4 || c["transactions"] != 13 || c["splits"] != 2 || c["transfers"] != 2 {
+		t.Errorf("counts %v, want 4 accounts, 13 transactions, 2 split parts and 2 transfers", c)
+	}
+	renamed := false
+	for _, n := range dry.Data.MoveIn.Notices {
+		renamed = renamed || (n.What == "renamed" && n.Name == "Dining" && strings.Contains(n.Reason, `"Dining (hidden)"`))
+	}
+	if !renamed {
+		t.Errorf("no notice says the hidden Dining is renamed: %+v", dry.Data.MoveIn.Notices)
+	}
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Fatalf("the dry run wrote: %v", got)
+	}
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+dry.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	b := e.native(t, dry.Data.ID)
+	if b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", b.Data.Status, b.Data.Verification.Readback.Status,
+			b.Data.Verification.Readback.Mismatches, deref(b.Data.Error))
+	}
+
+	// The split's transfer part is the outflow of a transfer whose inflow is in Savings.
+	part := e.strings(t, `SELECT a.name || '|' || p.amount::text FROM transfers t JOIN entries p ON p.id = t.outflow_entry_id
+		JOIN entries i ON i.id = t.inflow_entry_id JOIN accounts a ON a.id = i.account_id
+		WHERE p.parent_id IS NOT NULL AND p.family_id = ?`, e.user.FamilyID)
+	if len(part) != 1 || part[0] != "Savings|50.0000" {
+		t.Errorf("transfers from a split part: %v, want one of 50 into Savings", part)
+	}
+	food := e.strings(t, `SELECT c.name || '|' || p.notes FROM entries p JOIN categories c ON c.id = p.category_id
+		WHERE p.parent_id IS NOT NULL AND p.family_id = ?`, e.user.FamilyID)
+	if len(food) != 1 || food[0] != "Groceries|food" {
+		t.Errorf("the split's categorised parts: %v, want Groceries with its note", food)
+	}
+	kinds := e.strings(t, "SELECT transaction_kind FROM entries WHERE family_id = ? AND external_id = ?", e.user.FamilyID, ynabID(107))
+	if len(kinds) != 1 || kinds[0] != "cc_payment" {
+		t.Errorf("the card payment is %v, want cc_payment", kinds)
+	}
+	blank := e.strings(t, "SELECT coalesce(merchant_id::text, 'none') || '|' || name FROM entries WHERE family_id = ? AND external_id = ?",
+		e.user.FamilyID, ynabID(104))
+	if len(blank) != 1 || !strings.HasPrefix(blank[0], "none|") {
+		t.Errorf("the blank payee's transaction is %v, want no merchant", blank)
+	}
+	// The card is 255 in credit in YNAB (paid 300, spent 45): a card owes -255 in Tally.
+	for account, want := range map[string]string{"Checking": "5564.57", "Savings": "5050", "Visa": "-255", "Brokerage": "12000"} {
+		got := e.strings(t, "SELECT balance::text FROM accounts WHERE family_id = ? AND name = ?", e.user.FamilyID, account)
+		if len(got) != 1 || !decimal.RequireFromString(got[0]).Equal(decimal.RequireFromString(want)) {
+			t.Errorf("%s's balance is %v, want %s", account, got, want)
+		}
+	}
+
+	// August's budget on the budget page's own figures: what YNAB assigned, each category
+	// carrying its surplus as YNAB does.
+	ctx := context.Background()
+	fam, err := models.FamilyByID(ctx, e.srv.DB, e.user.FamilyID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	aug, err := (&budgets.Service{DB: e.srv.DB}).Month(ctx, fam, reports.MonthOf(time.Date(2026, 8, 1, 0, 0, 0, 0, time.UTC)), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string]string{"Rent": "1200", "Groceries": "400", "Dining": "100", "Vacation": "250", "Visa": "45", "Dining (hidden)": "0"} {
+		c := monthCategory(aug, name)
+		if c == nil || !c.Budgeted.Equal(decimal.RequireFromString(want)) || c.Rollover != "surplus" {
+			t.Errorf("August's %s: %+v, want %s budgeted, carrying its surplus", name, c, want)
+		}
+	}
+
+	published := e.familyCounts(t)
+	again := e.moveIn(t, "ynab-household.json", map[string]string{"type": "YnabImport", "publish": "true"}, http.StatusCreated)
+	if b := e.native(t, again.Data.ID); b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("second publish ended %s, read back %s %v", b.Data.Status, b.Data.Verification.Readback.Status, b.Data.Verification.Readback.Mismatches)
+	}
+	if got := e.familyCounts(t); !equalCounts(got, published) {
+		t.Errorf("the same file again changed the family: %v, was %v", got, published)
+	}
+	e.revertNative(t, again.Data.ID)
+	e.revertNative(t, dry.Data.ID)
+	if got := e.familyCounts(t); !equalCounts(got, before) {
+		t.Errorf("after revert the family holds %v, was %v", got, before)
+	}
+}
+
+// On the import page, "Detect from the file" takes an Actual export, and the page shows the
+// dry run's counts and every notice before anything is written.
+func TestMoveInOnTheImportPage(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	content, err := os.ReadFile("testdata/actual-household.zip")
+	if err != nil {
+		t.Fatal(err)
+	}
+	page := testkit.NewClient(t, e.srv.URL)
+	page.SignIn(e.user.Email, testkit.Password)
+	token, _ := page.Get("/imports/new").Doc(t).Find(`meta[name="csrf-token"]`).Attr("content")
+	body, ct := multipartBody(t, map[string]string{"type": "auto", "_csrf": token}, "My Finances.zip", "application/zip", content)
+	r := page.Do(http.MethodPost, "/imports", body, map[string]string{"Content-Type": ct})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Header.Get("Location"), "/imports/") {
+		t.Fatalf("the page's upload: %d %.500s", r.Status, r.Body)
+	}
+	doc := page.Get(r.Header.Get("Location")).Doc(t)
+	if n := doc.Find(`[data-testid="move-in-count"]`).Length(); n != 9 {
+		t.Errorf("the page counts %d kinds, want 9", n)
+	}
+	notices := doc.Find(`[data-testid="move-in-notice"]`)
+	if notices.Length() == 0 || !strings.Contains(notices.Text(), "isNot") {
+		t.Errorf("the page lists the notices %q", notices.Text())
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE family_id = ?", e.user.FamilyID); n != 0 {
+		t.Errorf("the dry run wrote %d entries", n)
+	}
+}
+
+// A move-in file larger than other imports may be is read (an Actual export of decades is
+// tens of megabytes); one over the move-in limit, or a broken one, is refused naming why.
+func TestMoveInLimitsAndRefusals(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	// A YNAB budget of 12 MB (its JSON indented deep), over the 10 MB of other imports.
+	budget, err := os.ReadFile("testdata/ynab-household.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := append([]byte("{"+strings.Repeat(" ", 12<<20)), budget[1:]...)
+	body, ct := multipartBody(t, map[string]string{"type": "YnabImport"}, "budget.json", "application/json", big)
+	r := e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	var b moveInBody
+	if r.Status != http.StatusCreated {
+		t.Errorf("a 12 MB YNAB budget: %d %.300s", r.Status, r.Body)
+	} else if r.JSON(t, &b); b.Data.MoveIn.Counts["transactions"] != 13 {
+		t.Errorf("a 12 MB YNAB budget counts %v", b.Data.MoveIn.Counts)
+	}
+	body, ct = multipartBody(t, map[string]string{"type": "ActualImport"}, "export.zip", "application/zip", []byte("PK\x03\x04 not a zip"))
+	r = e.c.Do(http.MethodPost, "/api/v1/imports", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	if r.Status != http.StatusUnprocessableEntity || !strings.Contains(r.Body, "not a zip of an Actual export") {
+		t.Errorf("a broken Actual export: %d %.300s", r.Status, r.Body)
+	}
+	if n := e.count(t, "SELECT count(*) FROM imports WHERE family_id = ?", e.user.FamilyID); n != 1 {
+		t.Errorf("%d imports stored, want the one read", n)
+	}
+}
+
+func (e *importEnv) moveInDetail(t *testing.T, id string) moveInBody {
+	t.Helper()
+	var b moveInBody
+	if r := e.c.API(http.MethodGet, "/api/v1/imports/"+id, e.read, nil); r.Status != http.StatusOK {
+		t.Fatalf("get import: %d %s", r.Status, r.Body)
+	} else {
+		r.JSON(t, &b)
+	}
+	return b
+}
+
+// An account a statement import made, of the budget's account's name, is that account: the
+// transactions it holds already (here October's, under an opening balance at September's
+// end) are the budget's of the same day and amount, not made again, and its balance carries
+// on to Actual's.
+func TestActualMoveInCarriesOnAnAccountAStatementMade(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	balance := decimal.RequireFromString("4814.45") // Actual's Checking at the end of September
+	checking, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{Name: "Checking",
+		AccountableType: "Depository", Currency: "USD", Balance: &balance, BalanceDate: time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range []struct{ date, amount, name string }{
+		{"2026-10-01", "-3000", "ACME PAYROLL"}, {"2026-10-02", "1200", "LANDLORD"}, {"2026-10-11", "199.99", "POWER CO"}, {"2026-10-12", "80", "BISTRO"},
+	} {
+		e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": tx.date, "amount": tx.amount, "name": tx.name})
+	}
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	done := e.native(t, b.Data.ID)
+	if done.Data.Status != "complete" || done.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", done.Data.Status, done.Data.Verification.Readback.Status,
+			done.Data.Verification.Readback.Mismatches, deref(done.Data.Error))
+	}
+	if n := e.count(t, "SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction' AND date >= '2026-10-01'", checking.ID); n != 4 {
+		t.Errorf("October holds %d transactions, want the 4 it held", n)
+	}
+	if got := e.strings(t, "SELECT balance::text FROM accounts WHERE id = ?", checking.ID); !decimal.RequireFromString(got[0]).Equal(decimal.RequireFromString("6334.46")) {
+		t.Errorf("Checking's balance is %s, Actual's 6334.46", got[0])
+	}
+	if rb := e.moveInDetail(t, b.Data.ID).Data.MoveIn.Readback; rb == nil || rb.Status != "matched" {
+		t.Errorf("the move-in's read-back: %+v", rb)
+	}
+}
+
+// The preflight reads a move-in as create would, stores nothing, and lists its notices.
+func TestMoveInPreflight(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	content, err := os.ReadFile("testdata/ynab-household.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, ct := multipartBody(t, map[string]string{"type": "auto"}, "budget.json", "application/json", content)
+	r := e.c.Do(http.MethodPost, "/api/v1/imports/preflight", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	var b struct {
+		Data struct {
+			Type     string   `json:"type"`
+			Valid    bool     `json:"valid"`
+			Warnings []string `json:"warnings"`
+		} `json:"data"`
+	}
+	if r.Status != http.StatusOK {
+		t.Fatalf("preflight: %d %s", r.Status, r.Body)
+	}
+	r.JSON(t, &b)
+	if b.Data.Type != "YnabImport" || !b.Data.Valid || !strings.Contains(strings.Join(b.Data.Warnings, "\n"), `kept as "Dining (hidden)"`) {
+		t.Errorf("preflight %+v", b.Data)
+	}
+	body, ct = multipartBody(t, map[string]string{"type": "YnabImport"}, "budget.json", "application/json", []byte(`{"data": {"budget": [1, 2]}}`))
+	r = e.c.Do(http.MethodPost, "/api/v1/imports/preflight", body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+	if r.Status != http.StatusOK || !strings.Contains(r.Body, `"valid":false`) || !strings.Contains(r.Body, "invalid_export") {
+		t.Errorf("a broken budget's preflight: %d %s", r.Status, r.Body)
+	}
+	if n := e.count(t, "SELECT count(*) FROM imports WHERE family_id = ?", e.user.FamilyID); n != 0 {
+		t.Errorf("the preflight stored %d imports", n)
+	}
+}
+
+// A transaction of the budget that an account of the family holds already, paired there with
+// another account in a transfer, keeps the family's pairing: the budget's transfer is skipped
+// and the read-back names it, rather than the publish failing.
+func TestActualMoveInKeepsTheFamilysTransfer(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	wallet := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Wallet", "Depository", "")
+	out := e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": "2026-09-15", "amount": "500", "name": "To wallet"})
+	in := e.addTransaction(t, map[string]any{"account_id": wallet.ID.String(), "date": "2026-09-15", "amount": "-500", "name": "From checking"})
+	// Tally pairs the two as a transfer as they are entered.
+	if n := e.count(t, "SELECT count(*) FROM transfers WHERE outflow_entry_id = ? AND inflow_entry_id = ?", out, in); n != 1 {
+		t.Fatalf("the family's two are not a transfer (%d)", n)
+	}
+	b := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport", "publish": "true"}, http.StatusCreated)
+	done := e.native(t, b.Data.ID)
+	if done.Data.Status != "complete" {
+		t.Fatalf("publish ended %s: %s", done.Data.Status, deref(done.Data.Error))
+	}
+	if rb := done.Data.Verification.Readback; rb.Status != "mismatch" || rb.Mismatches["transfers"]["expected"] != 1 || rb.Mismatches["transfers"]["actual"] != 0 {
+		t.Errorf("the read-back does not name the transfer it skipped: %s %v", rb.Status, rb.Mismatches)
+	}
+	if n := e.count(t, "SELECT count(*) FROM transfers WHERE family_id = ?", e.user.FamilyID); n != 1 {
+		t.Errorf("%d transfers, want the family's one", n)
+	}
+}

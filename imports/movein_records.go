@@ -1,0 +1,404 @@
+package imports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/shopspring/decimal"
+
+	"tally/imports/movein"
+	"tally/models"
+)
+
+// A move-in (ActualImport, YnabImport) is published by the native pipeline: its budget is
+// turned into the native import's records (NDJSON), which the import stores as its file, so
+// that preflight, read-back, revert and the merging by name are the pipeline's, not written
+// again. What the source holds that Tally's records cannot say is a notice, listed on the
+// import before anything is written.
+
+// MoveInKinds are the kinds a move-in's dry run counts, in the order the page lists them.
+var MoveInKinds = []string{"accounts", "categories", "merchants", "transactions", "splits", "transfers",
+	"budget_months", "series", "rules"}
+
+// moveIn is a source's budget as native records.
+type moveIn struct {
+	ndjson  bytes.Buffer
+	counts  map[string]int
+	notices []movein.Notice
+	b       *movein.Budget
+	// accountTypes are the Tally account types of the budget's accounts, by source id.
+	accountTypes map[string]models.AccountType
+	payees       map[string]movein.Payee
+	categories   map[string]movein.Category
+	// splitShift is, by month and category, how much of the spending Tally's budgets count
+	// elsewhere than the source: a split transaction's parts, in their categories there.
+	splitShift map[string]map[string]decimal.Decimal
+}
+
+// moveInRecords turns a read and settled budget into the native import's records.
+func moveInRecords(b *movein.Budget) *moveIn {
+	m := &moveIn{counts: map[string]int{}, b: b, accountTypes: map[string]models.AccountType{},
+		payees: map[string]movein.Payee{}, categories: map[string]movein.Category{}}
+	for _, k := range MoveInKinds {
+		m.counts[k] = 0
+	}
+	for _, p := range b.Payees {
+		m.payees[p.ID] = p
+	}
+	for _, c := range b.Categories {
+		m.categories[c.ID] = c
+	}
+	m.accounts()
+	m.taxonomy()
+	m.series()
+	m.transactions()
+	m.budgets()
+	m.rules()
+	m.goals()
+	m.notices = append(slices.Clone(b.Notices), m.notices...)
+	return m
+}
+
+// note adds a notice of the conversion (the reader's come first).
+func (m *moveIn) note(what, entity, id, name, format string, args ...any) {
+	m.notices = append(m.notices, movein.Notice{What: what, Entity: entity, ID: id, Name: name, Reason: fmt.Sprintf(format, args...)})
+}
+
+// add writes one record.
+func (m *moveIn) add(typ string, data map[string]any) {
+	line, _ := json.Marshal(map[string]any{"type": typ, "data": data})
+	m.ndjson.Write(line)
+	m.ndjson.WriteByte('\n')
+}
+
+// number is a decimal as an exact JSON number.
+func number(d decimal.Decimal) json.Number { return json.Number(d.String()) }
+
+func isoDate(t time.Time) string { return t.Format(time.DateOnly) }
+
+// groupID is a group's id among the categories: Tally makes groups parent categories, and a
+// group's id may be a category's too.
+func groupID(id string) string { return "group:" + id }
+
+func (m *moveIn) accounts() {
+	flows := map[string]decimal.Decimal{}
+	for _, t := range m.b.Transactions {
+		flows[t.AccountID] = flows[t.AccountID].Add(t.Amount)
+	}
+	for _, a := range m.b.Accounts {
+		typ, ok := models.AccountTypeByName(a.Kind)
+		if !ok {
+			typ, _ = models.AccountTypeByName("Depository")
+		}
+		m.accountTypes[a.ID] = typ
+		// The balance is what the transactions make it (money out is positive in the ledger,
+		// and raises what a liability owes); the opening balance is one of them.
+		balance := flows[a.ID].Neg()
+		if typ.Liability {
+			balance = flows[a.ID]
+		}
+		status := "active"
+		if a.Closed {
+			status = "disabled"
+		}
+		data := map[string]any{"id": a.ID, "name": a.Name, "accountable_type": typ.Name, "balance": number(balance),
+			"status": status, "notes": a.Notes, "skip_opening_balance_import": true}
+		if a.Subtype != "" {
+			data["subtype"] = a.Subtype
+		}
+		if c := orDefault(a.Currency, m.b.Currency); c != "" {
+			data["currency"] = c
+		}
+		if !a.OnBudget {
+			m.note(movein.KeptAs, movein.EntityAccount, a.ID, a.Name, "it is off budget in %s; Tally tracks every account alike, and budgets by category", m.b.Source)
+		}
+		m.add("Account", data)
+		m.counts["accounts"]++
+	}
+}
+
+// taxonomy writes the groups as parent categories, the categories beneath them, and the
+// payees that are not the budget's own accounts as merchants.
+func (m *moveIn) taxonomy() {
+	rollovers := m.rollovers()
+	names := map[string]bool{}
+	for _, g := range m.b.Groups {
+		names[g.Name] = true
+	}
+	for _, c := range m.b.Categories {
+		names[c.Name] = true
+	}
+	hiddenGroups := map[string]bool{}
+	for _, g := range m.b.Groups {
+		hiddenGroups[g.ID] = g.Hidden
+		m.add("Category", map[string]any{"id": groupID(g.ID), "name": m.hiddenName(names, movein.EntityGroup, g.ID, g.Name, g.Hidden),
+			"classification": classification(g.Income)})
+		m.counts["categories"]++
+	}
+	for _, c := range m.b.Categories {
+		data := map[string]any{"id": c.ID, "name": m.hiddenName(names, movein.EntityCategory, c.ID, c.Name, c.Hidden || hiddenGroups[c.GroupID]),
+			"classification": classification(c.Income), "budget_rollover": orDefault(rollovers[c.ID], m.defaultRollover())}
+		if c.GroupID != "" {
+			data["parent_id"] = groupID(c.GroupID)
+		}
+		m.add("Category", data)
+		m.counts["categories"]++
+	}
+	for _, p := range m.b.Payees {
+		if p.TransferAccount != "" || p.Name == "" {
+			continue // a transfer's payee is the transfer; a blank one is no merchant
+		}
+		m.add("Merchant", map[string]any{"id": p.ID, "name": p.Name})
+		m.counts["merchants"]++
+	}
+}
+
+// hiddenName is the name a hidden group or category is kept under: Tally has no hidden
+// categories, so a hidden one is named so, unless the reader already named it or that name
+// is taken.
+func (m *moveIn) hiddenName(names map[string]bool, entity, id, name string, hidden bool) string {
+	if !hidden || strings.HasSuffix(name, " (hidden)") {
+		return name
+	}
+	marked := name + " (hidden)"
+	if names[marked] {
+		m.note(movein.KeptAs, entity, id, name, "it is hidden, and Tally has no hidden categories: kept as an active one")
+		return name
+	}
+	names[marked] = true
+	m.note(movein.Renamed, entity, id, name, "it is hidden, and Tally has no hidden categories: kept as %q", marked)
+	return marked
+}
+
+func classification(income bool) string {
+	if income {
+		return "income"
+	}
+	return "expense"
+}
+
+// rollovers is each category's rollover. Tally's is the category's, a source's may be a
+// month's: a category that carries an overspend in any month carries it in every month
+// (both), else one that carries a surplus in any month does (surplus). Where the months
+// differ, a notice says so.
+func (m *moveIn) rollovers() map[string]string {
+	rank := map[string]int{movein.RolloverOff: 0, movein.RolloverSurplus: 1, movein.RolloverBoth: 2}
+	out := map[string]string{}
+	mixed := map[string]bool{}
+	for _, mo := range m.b.Months {
+		for _, l := range mo.Lines {
+			prev, seen := out[l.CategoryID]
+			mixed[l.CategoryID] = mixed[l.CategoryID] || (seen && prev != l.Rollover)
+			if !seen || rank[l.Rollover] > rank[prev] {
+				out[l.CategoryID] = l.Rollover
+			}
+		}
+	}
+	for _, c := range m.b.Categories {
+		if mixed[c.ID] {
+			m.note(movein.KeptAs, movein.EntityCategory, c.ID, c.Name, "its rollover differs between months in %s, and Tally's is the category's: kept as %q for every month",
+				m.b.Source, out[c.ID])
+		}
+	}
+	return out
+}
+
+// defaultRollover is the rollover of a category no month budgets: an envelope budget carries
+// every category's surplus (Actual's and YNAB's default), a tracking one carries nothing.
+func (m *moveIn) defaultRollover() string {
+	if m.b.Style == movein.Envelope {
+		return movein.RolloverSurplus
+	}
+	return movein.RolloverOff
+}
+
+// name is what a transaction is called in Tally: its payee, else the bank's text, else its notes.
+func (m *moveIn) name(t movein.Transaction) string {
+	if p, ok := m.payees[t.PayeeID]; ok && p.Name != "" && p.TransferAccount == "" {
+		return p.Name
+	}
+	switch {
+	case t.ImportedPayee != "":
+		return t.ImportedPayee
+	case t.Opening:
+		return "Opening balance"
+	case t.TransferID != "":
+		return "Transfer"
+	case t.Notes != "":
+		return clip(t.Notes, models.MaxName)
+	}
+	return "Transaction"
+}
+
+func clip(s string, n int) string {
+	s, _ = models.Clip(s, n)
+	return s
+}
+
+// merchant is a payee's id as a merchant, "" for a transfer's payee or none.
+func (m *moveIn) merchant(id string) string {
+	if p, ok := m.payees[id]; ok && p.TransferAccount == "" && p.Name != "" {
+		return id
+	}
+	return ""
+}
+
+// kind is the transaction kind a category gives: one that moves money between the
+// household's accounts (a credit card payment) is a card payment, not spending.
+func (m *moveIn) kind(categoryID string) string {
+	if m.categories[categoryID].MovesMoney {
+		return models.KindCCPayment
+	}
+	return models.KindStandard
+}
+
+func (m *moveIn) transactions() {
+	cleared := 0
+	for _, t := range m.b.Transactions {
+		data := map[string]any{"id": t.ID, "account_id": t.AccountID, "date": isoDate(t.Date), "amount": number(t.Amount),
+			"name": m.name(t), "notes": t.Notes, "source": m.b.Source, "external_id": t.ID, "kind": m.kind(t.CategoryID)}
+		if t.CategoryID != "" {
+			data["category_id"] = t.CategoryID
+		}
+		if id := m.merchant(t.PayeeID); id != "" {
+			data["merchant_id"] = id
+		}
+		if t.ImportedPayee != "" {
+			data["original_name"] = t.ImportedPayee
+		}
+		if t.Cleared || t.Reconciled {
+			cleared++
+		}
+		lines := make([]map[string]any, 0, len(t.Splits))
+		for _, s := range t.Splits {
+			line := map[string]any{"id": s.ID, "amount": number(s.Amount), "notes": s.Notes, "kind": m.kind(s.CategoryID),
+				"name": orDefault(m.payees[orDefault(s.PayeeID, t.PayeeID)].Name, data["name"].(string))}
+			if s.CategoryID != "" {
+				line["category_id"] = s.CategoryID
+			}
+			if id := m.merchant(orDefault(s.PayeeID, t.PayeeID)); id != "" {
+				line["merchant_id"] = id
+			}
+			lines = append(lines, line)
+			m.counts["splits"]++
+		}
+		if len(lines) > 0 {
+			data["split_lines"] = lines
+			m.splitSpending(t)
+		}
+		m.add("Transaction", data)
+		m.counts["transactions"]++
+	}
+	m.transfers()
+	m.noteSplitSpending()
+	if cleared > 0 {
+		m.note(movein.NotKept, movein.EntityTransaction, "", "", "%d transactions are marked cleared or reconciled in %s; Tally has no such mark, so it is not kept",
+			cleared, m.b.Source)
+	}
+}
+
+// transfers writes one Transfer for each pair of sides (transactions or split parts) that
+// name each other: the side whose money goes out is the outflow.
+func (m *moveIn) transfers() {
+	type side struct {
+		id, other string
+		amount    decimal.Decimal
+	}
+	var sides []side
+	for _, t := range m.b.Transactions {
+		if t.TransferID != "" {
+			sides = append(sides, side{t.ID, t.TransferID, t.Amount})
+		}
+		for _, s := range t.Splits {
+			if s.TransferID != "" {
+				sides = append(sides, side{s.ID, s.TransferID, s.Amount})
+			}
+		}
+	}
+	for _, s := range sides {
+		// Settle kept only the pairs that mirror each other, so each is written from one side.
+		if s.amount.IsPositive() || (s.amount.IsZero() && s.id < s.other) {
+			m.add("Transfer", map[string]any{"outflow_transaction_id": s.id, "inflow_transaction_id": s.other, "status": "confirmed"})
+			m.counts["transfers"]++
+		}
+	}
+}
+
+// budgets writes each month as a budget of that month, with a line for each category.
+func (m *moveIn) budgets() {
+	for _, mo := range m.b.Months {
+		id := "month:" + mo.Month.Format("2006-01")
+		data := map[string]any{"id": id, "start_date": isoDate(mo.Month), "end_date": isoDate(mo.Month.AddDate(0, 1, -1))}
+		if m.b.Currency != "" {
+			data["currency"] = m.b.Currency
+		}
+		m.add("Budget", data)
+		m.counts["budget_months"]++
+		for _, l := range mo.Lines {
+			m.add("BudgetCategory", map[string]any{"budget_id": id, "category_id": l.CategoryID, "budgeted_spending": number(l.Budgeted)})
+		}
+		if !mo.Held.IsZero() {
+			m.note(movein.NotKept, movein.EntityMonth, "", mo.Month.Format("2006-01"),
+				"%s of its income is held for the next month in %s; Tally's budgets have no such hold, so next month's money to assign differs by it", mo.Held, m.b.Source)
+		}
+	}
+}
+
+// goals are listed: Tally keeps no goals, and fills a month towards one on request (the
+// budget page's Fill, by goal), which a goal of an amount by a month can be.
+func (m *moveIn) goals() {
+	for _, g := range m.b.Goals {
+		was := orDefault(g.Text, g.Kind+" "+g.Amount.String())
+		if g.Kind == movein.GoalBalance && !g.By.IsZero() && g.Amount.IsPositive() {
+			m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name,
+				"Tally keeps no goals; to budget towards it, fill the month by goal with %s by %s (it was %s)", g.Amount, g.By.Format("2006-01"), was)
+			continue
+		}
+		m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name, "Tally keeps no goals; it was %s", was)
+	}
+}
+
+// splitSpending records how a split transaction's spending falls in Tally's budgets: they
+// count a split once, under the transaction's own category (which a source's split has
+// none of), and not under its parts' categories, as the source does.
+func (m *moveIn) splitSpending(t movein.Transaction) {
+	month := t.Date.Format("2006-01")
+	if m.splitShift == nil {
+		m.splitShift = map[string]map[string]decimal.Decimal{}
+	}
+	shift := m.splitShift[month]
+	if shift == nil {
+		shift = map[string]decimal.Decimal{}
+		m.splitShift[month] = shift
+	}
+	for _, s := range t.Splits {
+		if s.CategoryID != t.CategoryID && s.TransferID == "" {
+			shift[s.CategoryID] = shift[s.CategoryID].Add(s.Amount)
+		}
+	}
+}
+
+// noteSplitSpending says, for each month with split transactions, which categories' spent
+// (and so available, and what carries on from it) differ from the source's, by how much.
+func (m *moveIn) noteSplitSpending() {
+	months := slices.Sorted(maps.Keys(m.splitShift))
+	for _, month := range months {
+		var parts []string
+		for _, c := range m.b.Categories {
+			if v := m.splitShift[month][c.ID]; !v.IsZero() {
+				parts = append(parts, fmt.Sprintf("%s's spent is %s less than in %s", c.Name, v.StringFixed(2), sourceName(m.b.Source)))
+			}
+		}
+		if len(parts) == 0 {
+			continue
+		}
+		m.note(movein.KeptAs, movein.EntityMonth, "", month, "Tally's budgets count a split transaction once, under its own category, "+
+			"not under its parts' categories: %s, so its available (and what carries from it into the months after) differs by as much",
+			strings.Join(parts, "; "))
+	}
+}
