@@ -82,6 +82,10 @@ VALUES ('10000000-0000-4000-8000-000000000001', 'f0000000-0000-4000-8000-0000000
         'OfxImport', 'pending', 'a0000000-0000-4000-8000-000000000002', NULL, NULL, NULL,
         'savings.ofx', '<OFX></OFX>', NULL, NULL, NULL, NULL, NULL, NULL,
         NULL, NULL, '[{"account": "1234"}]', '{}', '{}', '{}', NULL, NULL, NULL, NULL, 0, '{}', '"', NULL, false, 0);
+-- A move-in from Actual Budget, dry run only: migration 060 removes its type and column.
+INSERT INTO imports (id, family_id, user_id, type, status, filename, content, move_in)
+VALUES ('10000000-0000-4000-8000-000000000003', 'f0000000-0000-4000-8000-000000000001', 'f0000000-0000-4000-8000-000000000002',
+        'ActualImport', 'pending', 'budget.zip', '{}', '{"counts": {"accounts": 1}}');
 UPDATE imports SET profile_id = 'c0000000-0000-4000-8000-000000000040' WHERE id = '10000000-0000-4000-8000-000000000001';
 INSERT INTO import_profiles (id, family_id, account_id, name, headers, settings)
 VALUES ('c0000000-0000-4000-8000-000000000040', 'f0000000-0000-4000-8000-000000000001', 'a0000000-0000-4000-8000-000000000001',
