@@ -130,6 +130,9 @@ func TestBankPresetsReadTheirExports(t *testing.T) {
 			"2022-03-28 39.95 Telekom Deutschland GmbH", "2022-03-25 -1980.00 ACME GmbH"}},
 		{file: "commerzbank.csv", preset: "commerzbank", currency: "EUR", rows: []string{
 			"2026-03-24 13.99 Netflix International B.V. Ref. 1234567", "2026-03-20 -2300.00 ACME GmbH Gehalt März"}},
+		{file: "comdirect.csv", preset: "comdirect", currency: "EUR", skipped: 2, rows: []string{
+			"2026-03-20 85.00 Auftraggeber: Stadtwerke Musterstadt Buchungstext: Stromabschlag Maerz Ref. 4F5G6H7J8K9L0M1N/2",
+			"2026-03-15 -2450.00 Auftraggeber: ACME GmbH Buchungstext: Gehalt 03/2026 Ref. 1A2B3C4D5E6F7G8H/3"}},
 		{file: "bnp_paribas.csv", preset: "bnp_paribas", currency: "EUR", rows: []string{
 			"2026-03-20 45.30 CARTE X1234 19/03 CARREFOUR MARKET", "2026-03-15 -2350.00 VIR SEPA RECU /DE ACME SA /MOTIF SALAIRE MARS"}},
 		{file: "barclays.csv", preset: "barclays", currency: "GBP", rows: []string{

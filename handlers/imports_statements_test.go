@@ -73,11 +73,15 @@ type statementAccounts struct {
 				Account struct {
 					Key        string `json:"key"`
 					Suggested  string `json:"suggested_account_id"`
+					Reason     string `json:"suggestion_reason"`
 					Candidates []struct {
 						AccountID        string `json:"account_id"`
 						Identifier       string `json:"identifier"`
 						SameCurrency     bool   `json:"same_currency"`
 						BalanceContinues bool   `json:"balance_continues"`
+						SameKind         bool   `json:"same_kind"`
+						OnlyFit          bool   `json:"only_fit"`
+						Reason           string `json:"reason"`
 					} `json:"candidates"`
 				} `json:"account"`
 			} `json:"statements"`

@@ -262,6 +262,17 @@ var BankPresets = []*BankPreset{
 		ColSep: ";", DateFormat: euDate, NumberFormat: parse.NumberEU,
 	},
 	{
+		// The new balance above the table and the old one below it; bookings still pending
+		// ("offen", without a date) come first, and are read once they are booked. The
+		// booking text holds the other party, the purpose and the reference together.
+		ID: "comdirect", Name: "Comdirect", Country: "DE",
+		Header: []string{"Buchungstag", "Wertstellung (Valuta)", "Vorgang", "Buchungstext", "Umsatz in EUR"},
+		Labels: map[int]string{ColDate: "Buchungstag", ColName: "Buchungstext", ColAmount: "Umsatz in EUR"},
+		ColSep: ";", DateFormat: euDate, NumberFormat: parse.NumberEU,
+		Skip: &SkipRule{Column: "Buchungstag", Values: []string{"offen", "Alter Kontostand"},
+			Reason: "bookings Comdirect still marks as pending, and the old balance below the table"},
+	},
+	{
 		// A line naming the account and its balance comes first.
 		ID: "bnp_paribas", Name: "BNP Paribas", Country: "FR",
 		Header: []string{"Date operation", "Categorie operation", "Sous Categorie operation", "Libelle operation",

@@ -16,6 +16,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/imports/parse"
+	"tally/imports/sniff"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
@@ -309,7 +310,7 @@ func readRows(text string, rc *rowContext, p *prepared) error {
 	cr := newColumnReader(table, rc.cfg, specs[rc.typ].columns)
 	p.required = requiredHeaders(rc.cfg, rc.typ)
 	if missing := missingHeaders(cr, rc.cfg, rc.typ); len(missing) > 0 {
-		return missingHeadersError(missing, table.Headers)
+		return withSkipHint(missingHeadersError(missing, table.Headers), text, rc.cfg, table.Headers)
 	}
 	p.im.Headers, p.im.UnmappedColumns = table.Headers, unmappedColumns(table, rc.cfg, rc.typ)
 	p.each = csvRows(table, rc)
@@ -326,6 +327,36 @@ func missingHeadersError(missing, headers []string) error {
 	return apperr.Errorf(apperr.Invalid, "Missing required columns: %s. The file's columns are: %s.", strings.Join(missing, ", "), strings.Join(found, ", ")).
 		WithSlug("missing_required_headers").
 		WithDetails(map[string]any{"missing_required_headers": missing, "headers": headers})
+}
+
+// withSkipHint adds to err, a file's missing columns, where the file's table seems to start when
+// it was read from another line: the header the sniffer finds (sniff.Table) and the "Lines to
+// skip" that reads it, also in details as suggested_rows_to_skip. When the sniffer finds no
+// other header but the line read looks like a title (a cell or none of text), it points at
+// that setting without a count.
+func withSkipHint(err error, text string, cfg *Config, headers []string) error {
+	e := apperr.As(err)
+	if cfg.QuoteChar == "'" {
+		text = parse.SwapQuotes(text)
+	}
+	l, found := sniff.Table(text)
+	switch {
+	case found && l.Separator == cfg.separator() && l.Skip != cfg.RowsToSkip:
+		named := make([]string, 0, 3)
+		for _, h := range l.Headers {
+			if h != "" && len(named) < cap(named) {
+				named = append(named, strconv.Quote(h))
+			}
+		}
+		e.Message += fmt.Sprintf(" Its table seems to start on line %d (%s, …): set “Lines to skip before the header” to %d.",
+			l.Skip+1, strings.Join(named, ", "), l.Skip)
+		if d, ok := e.Details.(map[string]any); ok {
+			d["suggested_rows_to_skip"] = l.Skip
+		}
+	case len(slices.DeleteFunc(slices.Clone(headers), func(h string) bool { return strings.TrimSpace(h) == "" })) <= 1:
+		e.Message += " If the file has lines of text above its table, set “Lines to skip before the header” to their number."
+	}
+	return e
 }
 
 // noRows refuses a file of type typ with nothing to import, and says why.
@@ -356,11 +387,7 @@ func emptyReason(im *Import) string {
 // readCSV parses the file as CSV; a file that cannot be parsed is a 422 naming the line, and
 // one with no line that holds a value says so.
 func readCSV(text string, cfg *Config, typ Type) (*parse.CSVTable, error) {
-	sep := ','
-	if r := []rune(cfg.ColSep); len(r) == 1 {
-		sep = r[0]
-	}
-	opts := parse.CSVOptions{Separator: sep, RowsToSkip: cfg.RowsToSkip, Quote: []rune(cfg.QuoteChar + `"`)[0]}
+	opts := parse.CSVOptions{Separator: cfg.separator(), RowsToSkip: cfg.RowsToSkip, Quote: []rune(cfg.QuoteChar + `"`)[0]}
 	if p := BankPresetByID(cfg.Preset); p != nil && p.NoHeader {
 		opts.Headers = p.Header
 	}
@@ -373,6 +400,14 @@ func readCSV(text string, cfg *Config, typ Type) (*parse.CSVTable, error) {
 			Fields: map[string][]string{"content": {err.Error()}}, Err: err}
 	}
 	return table, nil
+}
+
+// separator is the character the configuration splits a line's columns by.
+func (c *Config) separator() rune {
+	if r := []rune(c.ColSep); len(r) == 1 {
+		return r[0]
+	}
+	return ','
 }
 
 func looksLikeText(up Upload) bool {

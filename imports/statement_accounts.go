@@ -31,6 +31,17 @@ type AccountCandidate struct {
 	// statement is its opening balance (for an OFX file, which states none, its closing balance
 	// less its entries), to the cent.
 	BalanceContinues bool `json:"balance_continues"`
+	// SameKind is true when the account is of the kind a new account for the statement would
+	// be: its type, and its subtype when both say one (a savings account is no checking
+	// account's home).
+	SameKind bool `json:"same_kind"`
+	// OnlyFit is true when the account is the family's only active one in the statement's
+	// currency and of its kind that no other file's account is linked to: the home of a first
+	// statement of an account someone set up by hand.
+	OnlyFit bool `json:"only_fit,omitempty"`
+	// Reason says what speaks for the account, in a few words for a person: "its IBAN holds
+	// this account number, the balance carries on". Empty when nothing but its currency does.
+	Reason string `json:"reason,omitempty"`
 }
 
 // How an account's identifiers meet a statement's, strongest first.
@@ -48,13 +59,14 @@ const (
 var identifierStrength = map[string]int{IdentifierLinked: 3, IdentifierNumberInIBAN: 2, IdentifierCardDigits: 1}
 
 // rankAccounts sets the candidates of each account of a statement file, best first, and the
-// account its mapping starts with (SuggestedAccountID). Candidates are ranked by identifier,
-// then currency, then whether the balance continues, the account of the statement's type
-// first among equals; an account in another currency never comes before one in the
-// statement's, but for the account the statement's key was linked to, which a person chose.
-// An account is suggested when it is so linked, or is in the statement's currency with an
-// identifier that matches or a balance that continues from a non-zero one: the balance
-// alone of an empty account says nothing.
+// account its mapping starts with (SuggestedAccountID, with the reason for it). Candidates are
+// ranked by identifier, then currency, then whether the balance continues, then whether they
+// are of the statement's kind, then of its type; an account in another currency never comes
+// before one in the statement's, but for the account the statement's key was linked to, which
+// a person chose. An account is suggested when it is so linked, or is in the statement's
+// currency with an identifier that matches, a balance that continues from a non-zero one (the
+// balance alone of an empty account says nothing), or as the only account of the statement's
+// currency and kind that no other file's account is linked to.
 func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *bankfile.File, totals []entryTotals, sf *StatementFile) error {
 	accts, err := models.AccountsForFamily(ctx, idb, familyID)
 	if err != nil {
@@ -67,44 +79,138 @@ func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *ba
 	if err := idb.NewRaw("SELECT key, account_id FROM account_identifiers WHERE family_id = ?", familyID).Scan(ctx, &links); err != nil {
 		return fmt.Errorf("account identifiers: %w", err)
 	}
-	keys, types := map[uuid.UUID][]string{}, map[uuid.UUID]string{}
+	r := ranking{accts: accts, keys: map[uuid.UUID][]string{}, kinds: map[string]map[string]bool{}}
 	for _, l := range links {
-		keys[l.AccountID] = append(keys[l.AccountID], l.Key)
+		r.keys[l.AccountID] = append(r.keys[l.AccountID], l.Key)
 	}
-	for _, a := range accts {
-		types[a.ID] = a.AccountableType
+	for _, sum := range sf.Statements {
+		if r.kinds[kindOf(sum)] == nil {
+			r.kinds[kindOf(sum)] = map[string]bool{}
+		}
+		r.kinds[kindOf(sum)][sum.Account.Key] = true
 	}
-	ranked, suggestions := map[string][]AccountCandidate{}, map[string]*uuid.UUID{}
+	done := map[string]*StatementAccount{} // each key's first statement's account, ranked
 	for i, st := range file.Statements {
 		sum := &sf.Statements[i]
-		key := sum.Account.Key
-		if _, done := ranked[key]; !done {
-			opening, day, ok := openingOf(file, totals, key, sf.Format)
-			var cands []AccountCandidate
-			for _, a := range accts {
-				c := AccountCandidate{AccountID: a.ID, Name: a.Name, Currency: a.Currency, SameCurrency: a.Currency == sum.Currency,
-					Identifier: identifierMatch(st.Account, keys[a.ID], a.Name)}
-				if c.Identifier != IdentifierLinked && (a.Status != models.AccountActive || (!c.SameCurrency && c.Identifier == "")) {
-					continue
-				}
-				if c.SameCurrency && ok {
-					if c.BalanceContinues, err = balanceOn(ctx, idb, &a, day, opening); err != nil {
-						return err
-					}
-				}
-				cands = append(cands, c)
-			}
-			slices.SortStableFunc(cands, func(x, y AccountCandidate) int {
-				return compareCandidates(x, y, types[x.AccountID] == sum.Account.Type, types[y.AccountID] == sum.Account.Type)
-			})
-			ranked[key] = cands
-			if len(cands) > 0 && suggested(cands[0], opening) {
-				suggestions[key] = &cands[0].AccountID
-			}
+		if first, ok := done[sum.Account.Key]; ok {
+			sum.Account.Candidates, sum.Account.SuggestedAccountID, sum.Account.SuggestionReason =
+				first.Candidates, first.SuggestedAccountID, first.SuggestionReason
+			continue
 		}
-		sum.Account.Candidates, sum.Account.SuggestedAccountID = ranked[key], suggestions[key]
+		opening, day, ok := openingOf(file, totals, sum.Account.Key, sf.Format)
+		cands, err := r.candidates(ctx, idb, st.Account, sum, opening, day, ok)
+		if err != nil {
+			return err
+		}
+		sum.Account.Candidates = cands
+		if len(cands) > 0 && suggested(cands[0], opening) {
+			sum.Account.SuggestedAccountID, sum.Account.SuggestionReason = &cands[0].AccountID, cands[0].Reason
+		}
+		done[sum.Account.Key] = &sum.Account
 	}
 	return nil
+}
+
+// ranking is what ranking a statement's candidates reads: the family's accounts, the
+// identifier keys linked to each, and the file's account keys of each kind (kindOf).
+type ranking struct {
+	accts []models.Account
+	keys  map[uuid.UUID][]string
+	kinds map[string]map[string]bool
+}
+
+// kindOf is a statement's currency, the type of account it would make and its kind.
+func kindOf(sum StatementSummary) string {
+	return sum.Currency + "/" + sum.Account.Type + "/" + sum.Account.Kind
+}
+
+// candidates are the family's accounts that the statement sum (of the file's account st)
+// could go into, best first; opening and day are its opening balance and the day whose end it
+// is the balance of, when known (ok).
+func (r ranking) candidates(ctx context.Context, idb bun.IDB, st bankfile.Account, sum *StatementSummary, opening decimal.Decimal, day time.Time, ok bool) ([]AccountCandidate, error) {
+	var cands []AccountCandidate
+	types := map[uuid.UUID]string{}
+	fitting := 0
+	for _, a := range r.accts {
+		c := AccountCandidate{AccountID: a.ID, Name: a.Name, Currency: a.Currency, SameCurrency: a.Currency == sum.Currency,
+			Identifier: identifierMatch(st, r.keys[a.ID], a.Name), SameKind: sameKind(&a, sum.Account)}
+		if c.Identifier != IdentifierLinked && (a.Status != models.AccountActive || (!c.SameCurrency && c.Identifier == "")) {
+			continue
+		}
+		if c.SameCurrency && ok {
+			var err error
+			if c.BalanceContinues, err = balanceOn(ctx, idb, &a, day, opening); err != nil {
+				return nil, err
+			}
+		}
+		// An account another file's account is linked to is that account's.
+		if c.OnlyFit = c.SameCurrency && c.SameKind && len(r.keys[a.ID]) == 0; c.OnlyFit {
+			fitting++
+		}
+		types[a.ID] = a.AccountableType
+		cands = append(cands, c)
+	}
+	// A file of two accounts of one currency and kind cannot say which is the family's only one.
+	alone := len(r.kinds[kindOf(*sum)]) == 1
+	for i := range cands {
+		cands[i].OnlyFit = cands[i].OnlyFit && fitting == 1 && alone
+		cands[i].Reason = cands[i].reason(sum.Account)
+	}
+	slices.SortStableFunc(cands, func(x, y AccountCandidate) int {
+		return compareCandidates(x, y, types[x.AccountID] == sum.Account.Type, types[y.AccountID] == sum.Account.Type)
+	})
+	return cands, nil
+}
+
+// sameKind reports whether account a is of the kind a new account for the statement's account
+// st would be: its type, and for a checking or savings statement, its subtype when it has one.
+func sameKind(a *models.Account, st StatementAccount) bool {
+	if a.AccountableType != st.Type {
+		return false
+	}
+	switch st.Kind {
+	case bankfile.KindChecking, bankfile.KindSavings:
+		return a.Subtype == "" || a.Subtype == st.Kind
+	}
+	return true
+}
+
+// reason says in a few words what speaks for the candidate as the home of the statement's
+// account st: "its IBAN holds this account number, the balance carries on".
+func (c AccountCandidate) reason(st StatementAccount) string {
+	var out []string
+	switch c.Identifier {
+	case IdentifierLinked:
+		out = append(out, "chosen for "+st.Display+" before")
+	case IdentifierNumberInIBAN:
+		out = append(out, "its IBAN holds this account number")
+	case IdentifierCardDigits:
+		out = append(out, "the same card, "+st.Display)
+	}
+	if c.BalanceContinues {
+		out = append(out, "the balance carries on")
+	}
+	if c.OnlyFit {
+		out = append(out, "your only "+c.Currency+" "+kindNoun(st))
+	}
+	return strings.Join(out, ", ")
+}
+
+// kindNoun names the kind of account st is, as in "your only USD checking account".
+func kindNoun(st StatementAccount) string {
+	switch st.Kind {
+	case bankfile.KindChecking:
+		return "checking account"
+	case bankfile.KindSavings:
+		return "savings account"
+	case bankfile.KindCreditCard:
+		return "credit card"
+	case bankfile.KindCreditLine:
+		return "credit line"
+	case bankfile.KindInvestment:
+		return "investment account"
+	}
+	return "bank account"
 }
 
 // compareCandidates orders x before y when it is the better candidate; xType and yType say
@@ -116,6 +222,7 @@ func compareCandidates(x, y AccountCandidate, xType, yType bool) int {
 		-cmpBool(x.SameCurrency, y.SameCurrency),
 		-cmp.Compare(identifierStrength[x.Identifier], identifierStrength[y.Identifier]),
 		-cmpBool(x.BalanceContinues, y.BalanceContinues),
+		-cmpBool(x.SameKind, y.SameKind),
 		-cmpBool(xType, yType),
 	)
 }
@@ -132,7 +239,7 @@ func cmpBool(a, b bool) int {
 
 // suggested reports whether the best candidate is good enough to start the mapping with.
 func suggested(c AccountCandidate, opening decimal.Decimal) bool {
-	return c.Identifier == IdentifierLinked || c.SameCurrency && (c.Identifier != "" || c.BalanceContinues && !opening.IsZero())
+	return c.Identifier == IdentifierLinked || c.SameCurrency && (c.Identifier != "" || c.BalanceContinues && !opening.IsZero() || c.OnlyFit)
 }
 
 // openingOf is the balance the file's first statement of the account with key opens with,

@@ -8,6 +8,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/imports/bankfile"
+	"tally/models"
 )
 
 func TestIdentifierMatch(t *testing.T) {
@@ -83,13 +84,37 @@ func TestCandidateRanking(t *testing.T) {
 	}{
 		{cands[0], opening, true},
 		{AccountCandidate{SameCurrency: true, BalanceContinues: true}, opening, true},
-		{AccountCandidate{SameCurrency: true, BalanceContinues: true}, decimal.Zero, false}, // an empty account meets any empty statement
-		{AccountCandidate{SameCurrency: true}, opening, false},                              // the only account in the currency is no evidence
-		{AccountCandidate{Identifier: IdentifierNumberInIBAN}, opening, false},              // in another currency
+		{AccountCandidate{SameCurrency: true, BalanceContinues: true}, decimal.Zero, false},  // an empty account meets any empty statement
+		{AccountCandidate{SameCurrency: true}, opening, false},                               // the only account in the currency is no evidence
+		{AccountCandidate{SameCurrency: true, SameKind: true, OnlyFit: true}, opening, true}, // but the only one of its kind too is
+		{AccountCandidate{Identifier: IdentifierNumberInIBAN}, opening, false},               // in another currency
 		{linked, opening, true},
 	} {
 		if got := suggested(s.c, s.open); got != s.want {
 			t.Errorf("suggested(%+v, %s) = %v", s.c, s.open, got)
+		}
+	}
+}
+
+// An account is of a statement's kind when it has the type a new account would have, and for a
+// checking or savings statement, the same subtype or none.
+func TestSameKind(t *testing.T) {
+	checking := StatementAccount{Kind: bankfile.KindChecking, Type: "Depository"}
+	for _, c := range []struct {
+		name         string
+		typ, subtype string
+		st           StatementAccount
+		want         bool
+	}{
+		{"a checking account", "Depository", "checking", checking, true},
+		{"a bank account that says no subtype", "Depository", "", checking, true},
+		{"a savings account", "Depository", "savings", checking, false},
+		{"a card", "CreditCard", "", checking, false},
+		{"any bank account for a file that does not say", "Depository", "savings", StatementAccount{Kind: bankfile.KindOther, Type: "Depository"}, true},
+		{"a card for a card statement", "CreditCard", "credit_card", StatementAccount{Kind: bankfile.KindCreditCard, Type: "CreditCard"}, true},
+	} {
+		if got := sameKind(&models.Account{AccountableType: c.typ, Subtype: c.subtype}, c.st); got != c.want {
+			t.Errorf("%s: sameKind = %v", c.name, got)
 		}
 	}
 }

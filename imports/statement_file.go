@@ -81,10 +81,12 @@ type StatementAccount struct {
 	Name string `json:"name"`
 	Type string `json:"account_type"`
 	// Candidates are the family's accounts the statement's entries could go into, best first
-	// (rankAccounts), and SuggestedAccountID the one its mapping started with, nil for a new
-	// account. Both are left out when the upload named the account.
+	// (rankAccounts), SuggestedAccountID the one its mapping started with, nil for a new
+	// account, and SuggestionReason what spoke for it. They are left out when the upload named
+	// the account.
 	Candidates         []AccountCandidate `json:"candidates,omitempty"`
 	SuggestedAccountID *uuid.UUID         `json:"suggested_account_id,omitempty"`
+	SuggestionReason   string             `json:"suggestion_reason,omitempty"`
 }
 
 // BalanceAt is a balance on a day.

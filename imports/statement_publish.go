@@ -351,22 +351,26 @@ type accountDay struct {
 	date    string
 }
 
-// openingDay is the day whose end a statement's opening balance is the balance of. A camt
-// opening balance (OPBD) is dated the first day it covers, so it is the end of the day
-// before; MT940's :60F: is dated the close of the statement before. Either way it is before
-// the first day the statement covers, when the file says which.
+// openingDay is the day whose end a statement's opening balance is the balance of. Banks date
+// it two ways, and the statement's period tells which: a balance dated before the period's first
+// day is the close of that day (many camt files date OPBD so, as MT940 dates :60F:), one dated
+// on it is the day's opening, the close of the day before. A camt file that states no period
+// dates OPBD the first day it covers, as the standard means it.
 func openingDay(st *StatementSummary, format string) string {
 	d, err := time.Parse(time.DateOnly, st.Opening.Date)
 	if err != nil {
 		return st.Opening.Date
 	}
+	if st.From != nil {
+		if from, err := time.Parse(time.DateOnly, *st.From); err == nil {
+			if d.Before(from) {
+				return d.Format(time.DateOnly)
+			}
+			return from.AddDate(0, 0, -1).Format(time.DateOnly)
+		}
+	}
 	if format == "camt" {
 		d = d.AddDate(0, 0, -1)
-	}
-	if st.From != nil {
-		if from, err := time.Parse(time.DateOnly, *st.From); err == nil && !d.Before(from) {
-			d = from.AddDate(0, 0, -1)
-		}
 	}
 	return d.Format(time.DateOnly)
 }
@@ -462,18 +466,19 @@ func (p *publisher) valuation(ctx context.Context, account uuid.UUID, date strin
 }
 
 // openingAnchors gives each account this publish created the opening balance of its earliest
-// statement as its anchor, dated the day before its first entry (the balance before that
-// day's bookings), so that its history starts where the bank's does. It returns the days it
-// anchored.
+// statement as its anchor, dated the day whose end it is (openingDay), or the day before its
+// first entry when that is earlier (the balance before that day's bookings), so that its
+// history starts where the bank's does. It returns the days it anchored.
 func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]statementAccount) (map[accountDay]bool, error) {
 	anchored := map[accountDay]bool{}
-	firsts := map[string]*BalanceAt{} // each account's earliest opening balance
-	for _, st := range p.im.Statements.Statements {
+	firsts := map[string]*StatementSummary{} // each account's statement with the earliest opening balance
+	for i := range p.im.Statements.Statements {
+		st := &p.im.Statements.Statements[i]
 		if st.Opening == nil || st.Intraday {
 			continue
 		}
-		if f := firsts[st.Account.Key]; f == nil || st.Opening.Date < f.Date {
-			firsts[st.Account.Key] = st.Opening
+		if f := firsts[st.Account.Key]; f == nil || st.Opening.Date < f.Opening.Date {
+			firsts[st.Account.Key] = st
 		}
 	}
 	keys := make([]string, 0, len(firsts))
@@ -486,8 +491,8 @@ func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]stat
 		if !ok || !acct.Created {
 			continue
 		}
-		opening := firsts[key]
-		date, err := time.Parse(time.DateOnly, opening.Date)
+		first := firsts[key]
+		date, err := time.Parse(time.DateOnly, openingDay(first, p.im.Statements.Format))
 		if err != nil {
 			return nil, err
 		}
@@ -500,7 +505,7 @@ func (p *publisher) openingAnchors(ctx context.Context, accounts map[string]stat
 			date = firstEntry.AddDate(0, 0, -1)
 		}
 		d := date.Format(time.DateOnly)
-		if _, err := p.valuation(ctx, acct.ID, d, tallyBalance(acct, opening.Amount), models.ValuationOpeningAnchor, "balance:"+d, "Opening balance"); err != nil {
+		if _, err := p.valuation(ctx, acct.ID, d, tallyBalance(acct, first.Opening.Amount), models.ValuationOpeningAnchor, "balance:"+d, "Opening balance"); err != nil {
 			return nil, err
 		}
 		anchored[accountDay{acct.ID, d}] = true

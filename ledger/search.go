@@ -16,6 +16,8 @@ import (
 
 // searchWord is one word of a search: found in a transaction's name or notes (its
 // search_text, through entries_search_idx), its merchant's name, or, when it reads as money, its amount.
+// A word with an umlaut, or with ae, oe or ue, is also found spelled the other way (see
+// spelledOut).
 type searchWord struct {
 	text string
 	// amounts are the ledger amounts the word stands for: 13.99 is money out or in of 13.99,
@@ -49,7 +51,8 @@ func searchWords(ctx context.Context, idb bun.IDB, familyID uuid.UUID, query str
 	}
 	err := idb.NewRaw(`SELECT w.i - 1 AS i, array_agg(m.id) AS ids
 		FROM unnest(?::text[]) WITH ORDINALITY AS w (word, i)
-		JOIN merchants m ON m.family_id = ? AND search_fold(m.name) LIKE search_pattern(w.word)
+		JOIN merchants m ON m.family_id = ?
+			AND (search_fold(m.name) LIKE search_pattern(w.word) OR search_fold_de(m.name) LIKE search_pattern_de(w.word))
 		GROUP BY w.i`, pgdialect.Array(fields), familyID).Scan(ctx, &found)
 	if err != nil {
 		return nil, fmt.Errorf("merchants of a search: %w", err)
@@ -127,6 +130,18 @@ func (w searchWord) short() bool {
 	return n < 3
 }
 
+// spelledOut reports whether the word may be German spelled another way: it has an umlaut,
+// which banks often write out (ü as ue), or ae, oe or ue, which people without a German
+// keyboard type for one. Such a word is found in either spelling ("gruenwald" finds
+// "Grünwald", "grünwald" finds "Gruenwald"): the rows whose search_text matches
+// search_umlaut_regex, through entries_search_idx, whose name and notes with the umlauts
+// spelled out (search_fold_de) hold the word spelled out. ß and ss need nothing: search_fold
+// writes ß as ss.
+func (w searchWord) spelledOut() bool {
+	lower := strings.ToLower(w.text)
+	return strings.ContainsAny(lower, "äöü") || strings.Contains(lower, "ae") || strings.Contains(lower, "oe") || strings.Contains(lower, "ue")
+}
+
 // searchWordList is a search's words, all of which a transaction has.
 type searchWordList []searchWord
 
@@ -134,12 +149,20 @@ type searchWordList []searchWord
 func (words searchWordList) where(q *bun.SelectQuery) {
 	for _, w := range words {
 		q.WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
-			if w.short() {
+			switch {
+			case w.short():
 				// The index has no trigram for one or two letters or digits, and would return
 				// every transaction: such a word is a filter on the rows the others find.
 				q.Where("strpos(e.search_text, search_fold(?)) > 0", w.text)
-			} else {
+				if w.spelledOut() {
+					q.WhereOr("strpos(search_fold_de(e.name || ' ' || e.notes), search_fold_de(?)) > 0", w.text)
+				}
+			default:
 				q.Where("e.search_text LIKE search_pattern(?)", w.text)
+				if w.spelledOut() {
+					q.WhereOr("e.search_text ~ search_umlaut_regex(?) AND search_fold_de(e.name || ' ' || e.notes) LIKE search_pattern_de(?)",
+						w.text, w.text)
+				}
 			}
 			if len(w.merchants) > 0 {
 				q.WhereOr("e.merchant_id IN (?)", bun.In(w.merchants))

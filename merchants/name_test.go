@@ -62,3 +62,139 @@ func TestName(t *testing.T) {
 		})
 	}
 }
+
+// TestNameEuropean reads the merchant out of German, French, Dutch, Spanish and Italian bank
+// text, where the words of payment ("Kartenzahlung", "PAIEMENT PAR CARTE", "Betaalautomaat",
+// "COMPRA TARJETA", "PAGAMENTO POS") and the references after the name ("KG-Nr", "Mandat",
+// "ECH/170226", "CUOTA MARZO", "FATTURA 123") are what "PURCHASE AUTHORIZED ON" and the card's
+// number are to a US bank's: they go. Transfers, cash, fees, interest and salaries name nobody.
+func TestNameEuropean(t *testing.T) {
+	t.Parallel()
+	languages := []struct {
+		language string
+		cases    []struct{ text, want string }
+	}{
+		{"German", []struct{ text, want string }{
+			{"REWE Markt Grünwald Kartenzahlung", "REWE Markt Grünwald"},
+			{"Café Müller Kartenzahlung girocard", "Café Müller"},
+			{"Aldi Süd Aldi Sagt", "Aldi Süd"},
+			{"dm-drogerie markt dm", "dm-drogerie markt"},
+			{"Hausverwaltung Krause Miete Hauptstr.", "Hausverwaltung Krause"},
+			{"Familienkasse Kindergeld KG-Nr", "Familienkasse"},
+			{"SEPA-Basislastschrift Stadtwerke München Mandat M-4711 End-to-End-Ref 2026-03-STROM", "Stadtwerke München"},
+			{"Lastschrift Telekom Deutschland GmbH Kundennr 123456789", "Telekom Deutschland"},
+			{"Dauerauftrag Sportverein Grünwald e.V. Mitgliedsbeitrag", "Sportverein Grünwald"},
+			{"EDEKA SAGT DANKE 12345//Grünwald/DE", "Edeka"},
+			{"LIDL SAGT DANKE", "Lidl"},
+			{"Kartenzahlung girocard Bäckerei Wimmer Filiale 12", "Bäckerei Wimmer"},
+			{"ROSSMANN 2345 GRUENWALD Kartenzahlung", "Rossmann"},
+			{"Apotheke am Marienplatz Kartenzahlung girocard 2026-03-12T10:14:22", "Apotheke am Marienplatz"},
+			{"Netflix International B.V. SEPA-Lastschrift Mandat 8K3J2H1G", "Netflix International"},
+			{"Allianz Versicherungs-AG Beitrag Hausrat Vertrag AS-1234567", "Allianz Versicherungs-AG"},
+			{"Gutschrift ACME GmbH Lohn/Gehalt 03/2026", "Acme"},
+			{"Auftraggeber: Stadtwerke Musterstadt Buchungstext: Stromabschlag Maerz Ref. 4F5G6H7J8K9L0M1N/2", "Stadtwerke Musterstadt"},
+			{"Vodafone GmbH Rechnung 03/2026 Kundennr 123456789", "Vodafone"},
+			{"Echtzeitüberweisung an Anna Berger Miete März", ""},
+		}},
+		{"French", []struct{ text, want string }{
+			{"CARTE X1306 17/02 ROMCOCO", "Romcoco"},
+			{"PAIEMENT PAR CARTE X1234 MONOPRIX 17/02", "Monoprix"},
+			{"PAIEMENT CB 1702 LECLERC DRIVE", "Leclerc Drive"},
+			{"CB MONOPRIX 17/02/26", "Monoprix"},
+			{"FACTURE CARTE DU 170226 PICARD SURGELES CARTE 4974XXXXXXXX1234", "Picard Surgeles"},
+			{"PRLV SEPA ORANGE SA", "Orange"},
+			{"PRLV SEPA FREE MOBILE FM-12345678-1", "Free Mobile"},
+			{"PRELEVEMENT SEPA BOUYGUES TELECOM ECHEANCE MARS", "Bouygues Telecom"},
+			{"PRLV SEPA ENGIE ECH/170226 ID EMETTEUR/FR19ZZZ123456", "Engie"},
+			{"CARTE 17/02/26 FNAC CB*1234", "Fnac"},
+			{"ACHAT CB SNCF INTERNET 16.02.26 CARTE 1234", "SNCF Internet"},
+			{"PAIEMENT PAR CARTE X4421 AMAZON PAYMENTS 15/02", "Amazon Payments"},
+			{"PAIEMENT PAR CARTE X4421 SUMUP *CAFE DES AMIS 15/02", "Cafe des Amis"},
+			{"CARTE X1306 16/02 PHARMACIE DU MARCHE", "Pharmacie du Marche"},
+			{"PAIEMENT SANS CONTACT X1306 BOULANGERIE PAUL 14/02", "Boulangerie Paul"},
+			{"PRLV SEPA NETFLIX.COM", "Netflix"},
+			{"RETRAIT DAB 17/02 PARIS 11", ""},
+			{"FRAIS TENUE DE COMPTE", ""},
+			{"COTISATION CARTE VISA PREMIER", ""},
+			{"VIREMENT SEPA EMIS VERS Jean Dupont Loyer mars", ""},
+		}},
+		{"Dutch", []struct{ text, want string }{
+			{"BEA, Apple Pay ALBERT HEIJN 1234,PAS123 NR:12345678, 17.02.26/12:34 AMSTERDAM", "Albert Heijn"},
+			{"BEA ALBERT HEIJN 1234,PAS123", "Albert Heijn"},
+			{"BEA, Betaalpas Etos 1234,PAS123", "Etos"},
+			{"Betaalautomaat 17-02-2026 12:34 pasnr. 001 Jumbo", "Jumbo"},
+			{"Betaalautomaat HEMA 1234", "Hema"},
+			{"iDEAL Thuisbezorgd.nl 1234567890", "Thuisbezorgd"},
+			{"iDEAL NS Reizigers B.V.", "NS Reizigers"},
+			{"SEPA iDEAL Coolblue B.V. 1234567890", "Coolblue"},
+			{"SEPA Incasso algemeen doorlopend Vattenfall Klantenservice N.V.", "Vattenfall Klantenservice"},
+			{"Incasso Ziggo B.V. Factuur 123456789", "Ziggo"},
+			{"Incasso Eneco Consumenten Termijnbedrag maart", "Eneco Consumenten"},
+			{"Albert Heijn 1234 AMSTERDAM NLD Pasvolgnr: 001", "Albert Heijn"},
+			{"Kruidvat 7890 UTRECHT NLD", "Kruidvat"},
+			{"Apple Pay Jumbo 4321 Rotterdam", "Jumbo"},
+			{"Acceptgiro Belastingdienst 1234567890123456", "Belastingdienst"},
+			{"SEPA Overboeking J. de Vries Huur maart", ""},
+			{"Periodieke overboeking Spaarrekening", ""},
+			{"Geldmaat Amsterdam Centraal", ""},
+			{"Rente", ""},
+			{"Kosten OranjePakket", ""},
+		}},
+		{"Spanish", []struct{ text, want string }{
+			{"COMPRA TARJ. 5540XXXXXXXX1234 MERCADONA VALENCIA ES", "Mercadona"},
+			{"PAGO CON TARJETA EN MERCADONA 1234", "Mercadona"},
+			{"COMPRA TARJETA 1234 EL CORTE INGLES", "El Corte Ingles"},
+			{"RECIBO IBERDROLA CLIENTES SAU", "Iberdrola Clientes"},
+			{"RECIBO VODAFONE ESPANA SAU", "Vodafone Espana"},
+			{"ADEUDO RECIBO ENDESA ENERGIA SA", "Endesa Energia"},
+			{"ADEUDO DOMICILIADO AGUAS DE VALENCIA SA", "Aguas de Valencia"},
+			{"ADEUDO SEPA BASIC FIT CUOTA MARZO", "Basic Fit"},
+			{"COMPRA EN AMAZON.ES", "Amazon"},
+			{"PAGO MOVIL EN CARREFOUR EXPRESS 12345", "Carrefour Express"},
+			{"COMPRA TARJ. 5540XXXXXXXX1234 ZARA ESPANA S.A. ES", "Zara Espana"},
+			{"DEVOLUCION COMPRA TARJ. 5540XXXXXXXX1234 DECATHLON", "Decathlon"},
+			{"RECIBO SANITAS SA DE SEGUROS", "Sanitas"},
+			{"PAGO CON TARJETA EN LIDL SUPERMERCADOS S.A.U.", "Lidl Supermercados"},
+			{"COMPRA TARJETA REPSOL ESTACION 4567", "Repsol Estacion"},
+			{"RECIBO NETFLIX.COM", "Netflix"},
+			{"TRANSFERENCIA A FAVOR DE MARIA GARCIA", ""},
+			{"BIZUM ENVIADO A JUAN PEREZ", ""},
+			{"RETIRADA EFECTIVO CAJERO 1234", ""},
+			{"NOMINA ACME SL", ""},
+		}},
+		{"Italian", []struct{ text, want string }{
+			{"PAGAMENTO POS ESSELUNGA CARTA 1234 12/09/2026", "Esselunga"},
+			{"PAGAMENTO POS 12/09/2026 ESSELUNGA SPA MILANO", "Esselunga"},
+			{"PAGAMENTO POS FARMACIA CENTRALE CARTA 1234", "Farmacia Centrale"},
+			{"PAGAMENTO POS 14/09/2026 AUTOGRILL SPA", "Autogrill"},
+			{"PAGAMENTO POS LIDL ITALIA SRL 12/09", "Lidl Italia"},
+			{"PAGAMENTO TRAMITE POS IKEA ITALIA RETAIL SRL", "Ikea Italia Retail"},
+			{"PAGAMENTO CARTA 1234 AMAZON EU SARL", "Amazon EU"},
+			{"PAGAMENTO APPLE PAY 12/09 CARREFOUR MARKET", "Carrefour Market"},
+			{"PAGOBANCOMAT 12/09/2026 CONAD SUPERSTORE", "Conad Superstore"},
+			{"ADDEBITO SDD ENEL ENERGIA SPA", "Enel Energia"},
+			{"ADDEBITO DIRETTO SDD FASTWEB SPA", "Fastweb"},
+			{"ADDEBITO SDD A2A ENERGIA SPA", "A2A Energia"},
+			{"ADDEBITO SDD NETFLIX INTERNATIONAL BV", "Netflix International"},
+			{"ADDEBITO SDD VODAFONE ITALIA SPA FATTURA 123", "Vodafone Italia"},
+			{"ADDEBITO SDD ASSICURAZIONE GENERALI ITALIA RATA 3", "Assicurazione Generali Italia"},
+			{"BONIFICO A VOSTRO FAVORE DA ACME SRL", ""},
+			{"PRELIEVO BANCOMAT 12/09 MILANO", ""},
+			{"COMMISSIONI BONIFICO", ""},
+			{"CANONE MENSILE CONTO", ""},
+			{"STIPENDIO ACME SRL", ""},
+		}},
+	}
+	for _, l := range languages {
+		if len(l.cases) != 20 {
+			t.Errorf("%s: %d descriptors, want twenty", l.language, len(l.cases))
+		}
+		for _, tc := range l.cases {
+			t.Run(l.language+"/"+tc.text, func(t *testing.T) {
+				if got := merchants.Name(tc.text); got != tc.want {
+					t.Errorf("Name(%q) = %q, want %q", tc.text, got, tc.want)
+				}
+			})
+		}
+	}
+}

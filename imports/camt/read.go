@@ -1,6 +1,7 @@
 // Package camt reads ISO 20022 bank-to-customer cash management messages into the bankfile
-// model: camt.053 statements (end of day), camt.052 reports (intraday) and camt.054
-// notifications, in any version banks send (.001.02 to .001.13), singly or as a ZIP of files.
+// model: camt.053 statements (end of day), camt.052 reports (intraday, or of past days when
+// they state a closing balance) and camt.054 notifications, in any version banks send
+// (.001.02 to .001.13), singly or as a ZIP of files.
 //
 // encoding/xml through bankfile's guarded decoder does the XML. A statement is walked one
 // child at a time (account, balance, entry), so no tree larger than one entry is built.
@@ -143,9 +144,9 @@ var statementParts = map[string]bool{"Id": true, "FrToDt": true, "Acct": true, "
 // statement reads one Stmt, Rpt or Ntfctn, an element at a time; index is the one it will
 // have in the file's statements.
 func (d decoder) statement(start xml.StartElement, line int, intraday bool, index int) (*bankfile.Statement, error) {
-	st := &bankfile.Statement{Line: line, Intraday: intraday}
+	st := &bankfile.Statement{Line: line}
 	elem := start.Name.Local
-	skipped, haveAcct := 0, false
+	skipped, haveAcct, decided := 0, false, false
 	entryCurrency, haveEntry := "", false // the first entry's, when the account names none
 	for {
 		c, end, line, err := d.next()
@@ -197,6 +198,9 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool, inde
 				st.Notes = append(st.Notes, fmt.Sprintf("A balance of type %s was not used.", code))
 			}
 		case "Ntry":
+			if !decided { // the balances come before the entries
+				intraday, decided = intraday && !statesClosing(st), true
+			}
 			entries, info, err := readEntry(n, intraday)
 			if err != nil {
 				return nil, err
@@ -221,6 +225,7 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool, inde
 	if !haveAcct {
 		return nil, bankfile.Errorf(st.Line, elem+"/Acct", "the statement does not name its account")
 	}
+	st.Intraday = intraday && (decided || !statesClosing(st))
 	// The account's currency, else the one its balances or entries are in.
 	if st.Account.Currency == "" && len(st.Balances) > 0 {
 		st.Account.Currency = st.Balances[0].Currency
@@ -236,6 +241,15 @@ func (d decoder) statement(start xml.StartElement, line int, intraday bool, inde
 		st.Notes = append(st.Notes, fmt.Sprintf("%d entries of status INFO were left out: they are information, not bookings.", skipped))
 	}
 	return st, nil
+}
+
+// statesClosing reports whether st states a closing booked balance. A camt.052 report that
+// does covers whole days, as the reports German banks give for past days do: it is read as a
+// statement, whose entries are pending only where they say PDNG, and whose opening and closing
+// balances count. Without one it is an intraday report, all of it pending.
+func statesClosing(st *bankfile.Statement) bool {
+	_, ok := st.Balance(bankfile.BalanceClosing)
+	return ok
 }
 
 // account reads Acct: its IBAN or other id, currency, name, owner, servicing bank and type.

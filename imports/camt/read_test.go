@@ -208,6 +208,37 @@ func TestVersion08(t *testing.T) {
 	}
 }
 
+// A camt.052 report of past days, as German banks answer a request for an account's bookings,
+// states its closing balance: it is a statement, whose booked entries are booked and whose
+// pending ones pending. One without a closing balance is intraday, all of it pending.
+func TestReportOfPastDaysIsAStatement(t *testing.T) {
+	report := func(balances string) string {
+		return `<?xml version="1.0" encoding="UTF-8"?>
+<Document xmlns="urn:iso:std:iso:20022:tech:xsd:camt.052.001.08"><BkToCstmrAcctRpt><GrpHdr><MsgId>R</MsgId></GrpHdr>
+<Rpt><Id>R1</Id><FrToDt><FrDtTm>2026-11-01T00:00:00</FrDtTm><ToDtTm>2026-11-30T23:59:59</ToDtTm></FrToDt>
+<Acct><Id><IBAN>DE89370400440532013000</IBAN></Id><Ccy>EUR</Ccy></Acct>` + balances + `
+<Ntry><Amt Ccy="EUR">45.60</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>BOOK</Cd></Sts><BookgDt><Dt>2026-11-05</Dt></BookgDt><AcctSvcrRef>B1</AcctSvcrRef></Ntry>
+<Ntry><Amt Ccy="EUR">9.99</Amt><CdtDbtInd>DBIT</CdtDbtInd><Sts><Cd>PDNG</Cd></Sts><BookgDt><Dt>2026-11-30</Dt></BookgDt><AcctSvcrRef>P1</AcctSvcrRef></Ntry>
+</Rpt></BkToCstmrAcctRpt></Document>`
+	}
+	bal := func(code, amount, date string) string {
+		return `<Bal><Tp><CdOrPrtry><Cd>` + code + `</Cd></CdOrPrtry></Tp><Amt Ccy="EUR">` + amount + `</Amt><CdtDbtInd>CRDT</CdtDbtInd><Dt><Dt>` + date + `</Dt></Dt></Bal>`
+	}
+	for _, c := range []struct {
+		name, balances string
+		intraday       bool
+		pending        []bool
+	}{
+		{"with its closing balance", bal("OPBD", "1000.00", "2026-10-31") + bal("CLBD", "954.40", "2026-11-30"), false, []bool{false, true}},
+		{"with an interim balance only", bal("ITBD", "954.40", "2026-11-30"), true, []bool{true, true}},
+	} {
+		st := read(t, []byte(report(c.balances))).Statements[0]
+		if st.Intraday != c.intraday || len(st.Entries) != 2 || st.Entries[0].Pending != c.pending[0] || st.Entries[1].Pending != c.pending[1] {
+			t.Errorf("%s: intraday %v, entries %+v", c.name, st.Intraday, st.Entries)
+		}
+	}
+}
+
 func TestIntradayAndNotification(t *testing.T) {
 	rpt := read(t, load(t, "camt052_intraday.xml")).Statements[0]
 	ticket, cafe := rpt.Entries[0], rpt.Entries[1]

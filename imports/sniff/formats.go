@@ -2,7 +2,9 @@ package sniff
 
 import (
 	"slices"
+	"strings"
 	"time"
+	"unicode"
 
 	"github.com/shopspring/decimal"
 
@@ -33,8 +35,12 @@ func (g Guess) Ambiguous() bool { return len(g.Alternatives) > 0 }
 // DateFormat guesses the pattern of a date column from its values: the first of
 // datePatterns that reads every value, with the other patterns that read every value too
 // but give another date for some (03/04/2026 is March or April). It is false when no
-// pattern reads them all.
+// pattern reads them all. Values without a digit are no date in any pattern, but words a
+// bank writes in the column (a pending row's "offen", a balance line's "Alter Kontostand"):
+// they are left out of the guess, and their rows out of the import, as any row whose date
+// does not read.
 func DateFormat(values []string) (Guess, bool) {
+	values = slices.DeleteFunc(slices.Clone(values), func(v string) bool { return !strings.ContainsFunc(v, unicode.IsDigit) })
 	var fits []string
 	var dates [][]time.Time
 	for _, p := range datePatterns {

@@ -10,6 +10,7 @@ package sniff
 import (
 	"encoding/csv"
 	"io"
+	"slices"
 	"strings"
 
 	"tally/imports/parse"
@@ -34,25 +35,22 @@ type Layout struct {
 	Samples [][]string
 }
 
-// Table finds a file's separator and header. It reads the separator that splits the most of
-// the file's first records into the same number of fields, more than one; the header is the
-// first record of that width that is followed by another and holds no date or number.
+// Table finds a file's separator and header. The header is the first record that reads as one
+// (two cells or more, none a date or an amount) and is followed by rows of transactions (see
+// rowsFollow): a bank's preamble above it ("Umsatzanzeige Girokonto", "Kontonummer:";"DE…";)
+// is passed over even when a spreadsheet padded its lines with empty cells to the table's
+// width. Failing that, it is the first such record two of whose cells name columns (dates the
+// guessers cannot read), else the one with the most cells. The separator is the one whose
+// header is found on the strongest evidence, then with the most cells, then the first of
+// Separators.
 func Table(text string) (Layout, bool) {
 	text = strings.TrimPrefix(text, "\ufeff")
 	var best Layout
-	bestScore := 0.0
+	var bestRank headerRank
 	for _, sep := range Separators {
 		recs, lines := Records(text, sep, sampleRecords+20)
-		width, share := modalWidth(recs)
-		if width < 2 {
-			continue
-		}
-		score := share * float64(min(len(recs), 50))
-		if score <= bestScore {
-			continue
-		}
-		header := headerRecord(recs, width)
-		if header < 0 {
+		header, rank := findHeader(recs)
+		if header < 0 || !rank.above(bestRank) {
 			continue
 		}
 		l := Layout{Separator: sep, Skip: lines[header] - 1, Headers: trimAll(recs[header])}
@@ -61,9 +59,135 @@ func Table(text string) (Layout, bool) {
 				l.Samples = append(l.Samples, trimAll(r))
 			}
 		}
-		best, bestScore = l, score
+		best, bestRank = l, rank
 	}
-	return best, bestScore > 0
+	return best, bestRank.evidence > 0
+}
+
+// The evidence a header is found on, strongest last.
+const (
+	byCells = iota + 1 // the header-like record with the most cells
+	byNames            // a header-like record two of whose cells name columns
+	byRows             // a header-like record followed by rows of transactions
+)
+
+// headerRank is how a header was found: its evidence, and its number of non-blank cells.
+type headerRank struct{ evidence, cells int }
+
+func (r headerRank) above(o headerRank) bool {
+	return r.evidence > o.evidence || r.evidence == o.evidence && r.cells > o.cells
+}
+
+// findHeader is the index of the header among recs and how it was found (Table); -1 when no
+// record reads as a header followed by another.
+func findHeader(recs [][]string) (int, headerRank) {
+	widest, cells := -1, 0
+	named := -1
+	for i, r := range recs {
+		n := filled(r)
+		if n < 2 || !headerLike(r) || !followed(recs, i) {
+			continue
+		}
+		if rowsFollow(recs, i) {
+			return i, headerRank{byRows, n}
+		}
+		if named < 0 && namesColumns(r) {
+			named = i
+		}
+		if n > cells {
+			widest, cells = i, n
+		}
+	}
+	if named >= 0 {
+		return named, headerRank{byNames, filled(recs[named])}
+	}
+	return widest, headerRank{byCells, cells}
+}
+
+// headerLike reports whether no cell of rec reads as a date or an amount.
+func headerLike(rec []string) bool {
+	for _, c := range rec {
+		if c = strings.TrimSpace(c); c != "" && (isDate(c) || isAmount(c)) {
+			return false
+		}
+	}
+	return true
+}
+
+// namesColumns reports whether two cells of rec or more are headers of a known column.
+func namesColumns(rec []string) bool {
+	n := 0
+	for _, c := range rec {
+		if _, ok := headerRole(c); ok {
+			n++
+		}
+	}
+	return n >= 2
+}
+
+// followed reports whether a record that is not blank comes after recs[i].
+func followed(recs [][]string, i int) bool {
+	return slices.ContainsFunc(recs[i+1:], func(r []string) bool { return !blank(r) })
+}
+
+// maxPendingRows is how many rows without a date (pending ones: Comdirect's "offen") may come
+// between a header and its first dated row.
+const maxPendingRows = 5
+
+// rowsFollow reports whether the header recs[i] is followed by rows of transactions: each
+// record up to the first with both a date and an amount has an amount, under columns the
+// header names, and no value beyond the header's last column. A bank's preamble line
+// ("Kontonummer:";"DE…") is followed by more preamble, or by the header: no amount.
+func rowsFollow(recs [][]string, i int) bool {
+	header := recs[i]
+	rows := 0
+	for _, r := range recs[i+1:] {
+		if blank(r) {
+			continue
+		}
+		if rows++; rows > maxPendingRows+1 || lastFilled(r) >= len(header) {
+			return false
+		}
+		date, amount := false, false
+		for j, c := range r {
+			if c = strings.TrimSpace(c); c == "" || j >= len(header) || strings.TrimSpace(header[j]) == "" {
+				continue
+			}
+			if isDate(c) {
+				date = true
+			} else if isAmount(c) {
+				amount = true
+			}
+		}
+		if !amount {
+			return false
+		}
+		if date {
+			return true
+		}
+	}
+	return false
+}
+
+// filled is how many cells of rec are not blank.
+func filled(rec []string) int {
+	n := 0
+	for _, c := range rec {
+		if strings.TrimSpace(c) != "" {
+			n++
+		}
+	}
+	return n
+}
+
+// lastFilled is the index of rec's last cell that is not blank, -1 when all are.
+func lastFilled(rec []string) int {
+	for i := len(rec) - 1; i >= 0; i-- {
+		if strings.TrimSpace(rec[i]) != "" {
+			return i
+		}
+	}
+	return -1
 }
 
 // Records reads up to n records of text split by sep, with the line each starts on; it stops
@@ -85,51 +209,6 @@ func Records(text string, sep rune, n int) ([][]string, []int) {
 		lines = append(lines, line)
 	}
 	return recs, lines
-}
-
-// modalWidth is the most common number of fields among recs (blank lines left out), and the
-// share of records that have it.
-func modalWidth(recs [][]string) (int, float64) {
-	counts := map[int]int{}
-	total := 0
-	for _, r := range recs {
-		if blank(r) {
-			continue
-		}
-		counts[len(r)]++
-		total++
-	}
-	width, n := 0, 0
-	for w, c := range counts {
-		if c > n || c == n && w > width {
-			width, n = w, c
-		}
-	}
-	if total == 0 {
-		return 0, 0
-	}
-	return width, float64(n) / float64(total)
-}
-
-// headerRecord is the index of the header among recs: the first record of width that is
-// followed by another record of width, and has no cell that reads as a date or an amount.
-func headerRecord(recs [][]string, width int) int {
-	for i, r := range recs {
-		if len(r) != width || i+1 >= len(recs) || len(recs[i+1]) != width {
-			continue
-		}
-		header := true
-		for _, c := range r {
-			if c = strings.TrimSpace(c); c != "" && (isDate(c) || isAmount(c)) {
-				header = false
-				break
-			}
-		}
-		if header {
-			return i
-		}
-	}
-	return -1
 }
 
 func blank(rec []string) bool {

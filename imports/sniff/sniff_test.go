@@ -178,8 +178,16 @@ func TestDateFormatSaysWhenTheFileLeavesItOpen(t *testing.T) {
 			t.Errorf("%v: got %+v %v, want %s %v", tt.values, g, ok, tt.pattern, tt.alternatives)
 		}
 	}
-	if g, ok := DateFormat([]string{"2026-01-05", "yesterday"}); ok {
+	if g, ok := DateFormat([]string{"2026-01-05", "2026-13-99"}); ok {
 		t.Errorf("a column with a non-date guessed %+v", g)
+	}
+	// Words in a date column (Comdirect's pending "offen", a balance line) are no date in any
+	// pattern: the pattern is the dates'.
+	if g, ok := DateFormat([]string{"offen", "20.03.2026", "15.03.2026", "Alter Kontostand"}); !ok || g.Pattern != "%d.%m.%Y" {
+		t.Errorf("dates beside words guessed %+v %v", g, ok)
+	}
+	if g, ok := DateFormat([]string{"offen", "yesterday"}); ok {
+		t.Errorf("a column of words guessed %+v", g)
 	}
 }
 
@@ -214,6 +222,9 @@ func FuzzTable(f *testing.F) {
 	f.Add("a\tb\n1\t2\n3\t4\n")
 	f.Add("Buchungstag;Empfänger;Verwendungszweck;Buchungstext;Notiz;Betrag (€)\n02.01.2026;REWE;Einkauf;Lastschrift;x;-3,50\n03.01.2026;Vermieter;Miete;Dauerauftrag;y;-900,00\n")
 	f.Add("Date,Libellé,Détail,Montant (EUR)\n02/01/2026,CB,CB PAUL,-4,20\n")
+	for _, name := range []string{"comdirect.csv", "dkb_visa_resaved.csv", "ing_de_resaved.csv"} {
+		f.Add(preambleText(f, name))
+	}
 	f.Fuzz(func(t *testing.T, text string) {
 		if q := Quote(text); q != '"' && q != '\'' {
 			t.Fatalf("quote %q", q)
