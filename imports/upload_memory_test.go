@@ -76,9 +76,9 @@ func TestLargeFileUploadsInLittleMemory(t *testing.T) {
 		live, peak float64
 	}{
 		{imports.QifImport, testkit.LargeQIF, 40, 100},
-		{imports.ExternalAppAImport, appExport(imports.ExternalAppAImport), 64, 150},
-		{imports.ExternalAppBImport, appExport(imports.ExternalAppBImport), 64, 150},
-		{imports.ExternalAppCImport, appExport(imports.ExternalAppCImport), 64, 150},
+		{imports.ExternalAppAImport, appExport(imports.ExternalAppAImport), 80, 150},
+		{imports.ExternalAppBImport, appExport(imports.ExternalAppBImport), 80, 150},
+		{imports.ExternalAppCImport, appExport(imports.ExternalAppCImport), 80, 150},
 		{imports.CategoryImport, testkit.LargeCategories, 64, 150},
 		{imports.MerchantImport, testkit.LargeMerchants, 64, 150},
 		{imports.RuleImport, testkit.LargeRules, 40, 100},
