@@ -548,3 +548,50 @@ func waitForEBEntries(t *testing.T, srv *apptest.Server, n int) {
 		}
 	}
 }
+
+// TestAnEndedConsentShowsWhatIsTrue is a consent the bank ends before its end date, then one
+// past its end date: the connections page and the API stop saying it runs until that date,
+// and say it ended (needs renewal) or when it expired.
+func TestAnEndedConsentShowsWhatIsTrue(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	consent := func() (page, state string) {
+		t.Helper()
+		var got struct {
+			Data struct {
+				ConsentState *string `json:"consent_state"`
+			} `json:"data"`
+		}
+		c.API(http.MethodGet, "/api/v1/bank_connections/"+id, key, nil).JSON(t, &got)
+		if got.Data.ConsentState != nil {
+			state = *got.Data.ConsentState
+		}
+		return c.Get("/settings/bank_connections").Doc(t).Find(`[data-testid="bank-status"]`).Text(), state
+	}
+	if page, state := consent(); !strings.Contains(page, "Consent until") || state != banksync.ConsentActive {
+		t.Fatalf("a running consent: %q, %q", page, state)
+	}
+
+	fake.ExpireSessions()
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForStatus(t, srv, banksync.StatusNeedsRenewal)
+	waitForSyncsToFinish(t, srv)
+	if page, state := consent(); strings.Contains(page, "Consent until") || !strings.Contains(page, "Consent ended at the bank: needs renewal") || state != banksync.ConsentEnded {
+		t.Fatalf("a consent the bank ended: %q, %q", page, state)
+	}
+
+	if _, err := srv.DB.NewRaw("UPDATE bank_connections SET consent_expires_at = now() - interval '2 days'").Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if page, state := consent(); strings.Contains(page, "Consent until") || !strings.Contains(page, "Consent expired on") || state != banksync.ConsentExpired {
+		t.Fatalf("a consent past its end: %q, %q", page, state)
+	}
+}
