@@ -595,3 +595,45 @@ func TestAnEndedConsentShowsWhatIsTrue(t *testing.T) {
 		t.Fatalf("a consent past its end: %q, %q", page, state)
 	}
 }
+
+// TestAnAccountTheBankNoLongerServesAsksForRenewal is a linked account the bank answers 404
+// for: the connection asks for a renewal, naming the account and saying why, rather than
+// calling it a network problem; and neither the next "Sync now" nor the daily schedule spends
+// the day's PSD2 reads on it.
+func TestAnAccountTheBankNoLongerServesAsksForRenewal(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+
+	fake.RemoveAccount("savings")
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	got := bankConnectionNow(t, srv, c, key).Data
+	if got.Status != banksync.StatusNeedsRenewal || got.LastError == nil || !strings.Contains(*got.LastError, `"Tagesgeld"`) ||
+		!strings.Contains(*got.LastError, "Renew the consent") || strings.Contains(*got.LastError, "could not be reached") {
+		t.Fatalf("after a 404 for an account: %s %v", got.Status, got.LastError)
+	}
+	if p := c.Get("/settings/bank_connections"); !strings.Contains(p.TestID(t, "renew-why"), `"Tagesgeld"`) || !p.Has(t, "renew-submit") {
+		t.Fatalf("the page does not say why to renew: %q", p.TestID(t, "renew-why"))
+	}
+
+	reads := len(fake.Requests())
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	if _, err := srv.DB.NewRaw("UPDATE bank_connections SET last_attempt_at = now() - interval '2 days'").Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if due, err := (&banksync.Service{DB: srv.DB}).Due(context.Background()); err != nil || len(due) != 0 {
+		t.Fatalf("the schedule would sync it again: %v %v", due, err)
+	}
+	if n := len(fake.Requests()); n != reads {
+		t.Fatalf("%d more requests to the bank after it said the account is gone", n-reads)
+	}
+}
