@@ -157,9 +157,10 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 		out.Spent = out.Spent.Add(v)
 	}
 	for _, e := range expected {
-		if e.Upcoming.IsPositive() {
-			out.Bills = out.Bills.Add(e.Upcoming)
+		if bills := e.Upcoming.Add(e.Incoming); bills.IsPositive() {
+			out.Bills = out.Bills.Add(bills)
 		}
+		out.IncomeToCome = out.IncomeToCome.Add(e.Incoming)
 	}
 	income := out.Income
 	if out.ExpectedIncome != nil {

@@ -155,8 +155,12 @@ type Expected struct {
 	// Paid is what they already took this month, up to today: their transactions, which the
 	// month's spending counts too.
 	Paid decimal.Decimal
-	// Upcoming is what they still expect from today to the month's last day.
+	// Upcoming is what they still expect from today to the month's last day: bills less the
+	// money in they bring.
 	Upcoming decimal.Decimal
+	// Incoming is the money in among what they still expect, as a positive amount: income is
+	// no bill, and netting it against the bills would hide them.
+	Incoming decimal.Decimal
 }
 
 // ExpectedByCategory returns, by the category of each confirmed series (uuid.Nil for none),
@@ -207,9 +211,12 @@ func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID u
 			key = *r.CategoryID
 		}
 		e := out[key]
-		if paid {
+		switch {
+		case paid:
 			e.Paid = e.Paid.Add(v)
-		} else {
+		case v.IsNegative():
+			e.Upcoming, e.Incoming = e.Upcoming.Add(v), e.Incoming.Sub(v)
+		default:
 			e.Upcoming = e.Upcoming.Add(v)
 		}
 		out[key] = e

@@ -1,0 +1,140 @@
+package handlers_test
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"testing"
+	"time"
+
+	"github.com/google/uuid"
+
+	"tally/app/apptest"
+	"tally/models"
+	"tally/recurring"
+	"tally/testkit"
+)
+
+// household is a family in its second month with Tally, on the real recurring series: an
+// account, the categories it names, and a signed-in person.
+type household struct {
+	srv   *apptest.Server
+	c     *testkit.Client
+	user  *models.User
+	acct  *models.Account
+	cats  map[string]string
+	today time.Time
+}
+
+// newHousehold makes a family with the categories named (a "Parent/Child" name is a
+// subcategory) and signs its admin in.
+func newHousehold(t *testing.T, categories ...string) *household {
+	t.Helper()
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	h := &household{srv: srv, user: u, cats: map[string]string{}, today: u.Family.Today(),
+		acct: testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Girokonto", "Depository", "10000")}
+	for _, name := range categories {
+		in := models.CategoryInput{Name: testkit.Ptr(name)}
+		for i := range name {
+			if name[i] == '/' {
+				p := testkit.Ptr(uuid.MustParse(h.cats[name[:i]]))
+				in.ParentID, in.Name = &p, testkit.Ptr(name[i+1:])
+			}
+		}
+		cat, err := models.CreateCategory(context.Background(), srv.DB, u.FamilyID, in)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h.cats[name] = cat.ID.String()
+	}
+	h.c = apptest.NewClient(t, srv)
+	h.c.SignIn(u.Email, testkit.Password)
+	return h
+}
+
+// pay writes a transaction (money out positive) on date, in category ("" for none).
+func (h *household) pay(t *testing.T, date time.Time, amount, name, category string) {
+	t.Helper()
+	var cat *string
+	if category != "" {
+		cat = testkit.Ptr(h.cats[category])
+	}
+	if _, err := h.srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, category_id, transaction_kind)
+		VALUES (gen_random_uuid(), ?, ?, 'transaction', ?, ?, 'USD', ?, ?::uuid, 'standard')`,
+		h.user.FamilyID, h.acct.ID, date.Format(time.DateOnly), amount, name, cat).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// monthly pays the same amount on day (at most 28) of each of the n months before this one.
+func (h *household) monthly(t *testing.T, n, day int, amount, name, category string) {
+	t.Helper()
+	first := time.Date(h.today.Year(), h.today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	for m := n; m >= 1; m-- {
+		h.pay(t, first.AddDate(0, -m, day-1), amount, name, category)
+	}
+}
+
+// detect looks through the history as an import would, and returns the series proposed, by
+// name.
+func (h *household) detect(t *testing.T) map[string]string {
+	t.Helper()
+	ctx := context.Background()
+	if _, err := (&recurring.Service{}).Detect(ctx, h.srv.DB, h.user.FamilyID, h.today); err != nil {
+		t.Fatal(err)
+	}
+	found, err := models.RecurringByStatus(ctx, h.srv.DB, h.user.FamilyID, models.RecurringProposed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := map[string]string{}
+	for _, r := range found {
+		out[r.Name] = r.ID.String()
+	}
+	return out
+}
+
+// confirm presses a series' Confirm button on the recurring page, with the form's values.
+func (h *household) confirm(t *testing.T, id string, extra url.Values) {
+	t.Helper()
+	h.c.Get("/recurring")
+	form := url.Values{"status": {models.RecurringConfirmed}}
+	for k, v := range extra {
+		form[k] = v
+	}
+	if r := h.c.PostForm("/recurring/"+id+"/status", form); r.Status != http.StatusSeeOther {
+		t.Fatalf("confirm %s: %d %s", id, r.Status, r.Body)
+	}
+}
+
+// dueDay is the day of this month a series paid on it is still to come (or due today).
+func (h *household) dueDay() int { return min(h.today.Day(), 28) }
+
+// TestIncomeToComeIsNotNettedAgainstBills is uncategorised Kindergeld coming in beside an
+// uncategorised Kita bill: the dashboard's and the budget's bills still to come are the bill
+// alone, and the income to come is its own figure.
+func TestIncomeToComeIsNotNettedAgainstBills(t *testing.T) {
+	t.Parallel()
+	h := newHousehold(t)
+	h.monthly(t, 4, h.dueDay(), "720.00", "Kita Sonnenschein", "")
+	h.monthly(t, 4, h.dueDay(), "-259.00", "Familienkasse Kindergeld", "")
+	series := h.detect(t)
+	for _, name := range []string{"Kita Sonnenschein", "Familienkasse Kindergeld"} {
+		if series[name] == "" {
+			t.Fatalf("detection found %v, not %s", series, name)
+		}
+		h.confirm(t, series[name], nil)
+	}
+	dash := h.c.Get("/")
+	if got := dash.TestID(t, "this-month-bills"); got != "$720.00 in bills still to come" {
+		t.Errorf("the dashboard's bills: %q", got)
+	}
+	if got := dash.TestID(t, "this-month-income"); got != "$259.00 in income still to come" {
+		t.Errorf("the dashboard's income to come: %q", got)
+	}
+	budget := h.c.Get("/budgets/" + h.today.Format("2006-01"))
+	if bills, income := budget.TestID(t, "bills"), budget.TestID(t, "income-to-come"); bills != "$720.00" || income != "$259.00" {
+		t.Errorf("the budget's bills %q and income to come %q", bills, income)
+	}
+}
