@@ -111,12 +111,14 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 		}
 		c.Available, c.Upcoming = c.Limit().Sub(c.Spent), e.Upcoming
 		c.Forecast = c.Spent.Add(c.Upcoming)
+		// Only the spending no series explains goes on at a pace: a bill paid on the 1st is
+		// not spent again every day of the month.
+		variable := c.Spent.Sub(e.Paid)
 		switch {
 		case out.Elapsed == out.Days && !out.Current():
 			c.Forecast = c.Spent // the month is over
 		case out.Current():
-			// The spending that is not a series' goes on at its pace so far.
-			if variable := c.Spent.Sub(e.Paid); variable.IsPositive() {
+			if variable.IsPositive() {
 				rest := decimal.NewFromInt(int64(out.Days - out.Elapsed))
 				c.Forecast = c.Forecast.Add(variable.Mul(rest).Div(decimal.NewFromInt(int64(out.Elapsed))))
 			}
@@ -126,7 +128,11 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 		switch {
 		case c.Spent.GreaterThan(limit) && c.Spent.IsPositive():
 			c.Status = StatusOver
-		case limit.IsPositive() && (c.Forecast.GreaterThan(limit) || c.Spent.GreaterThanOrEqual(limit.Mul(nearShare))):
+		case limit.IsPositive() && c.Forecast.GreaterThan(limit):
+			c.Status = StatusNear
+		case limit.IsPositive() && variable.IsPositive() && c.Spent.GreaterThanOrEqual(limit.Mul(nearShare)):
+			// Near by what it spent only when some of it is not a bill paid as planned: a
+			// category whose bills are all paid and explained is on track.
 			c.Status = StatusNear
 		}
 		return c

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"net/url"
+	"strings"
 	"testing"
 	"time"
 
@@ -136,5 +137,76 @@ func TestIncomeToComeIsNotNettedAgainstBills(t *testing.T) {
 	budget := h.c.Get("/budgets/" + h.today.Format("2006-01"))
 	if bills, income := budget.TestID(t, "bills"), budget.TestID(t, "income-to-come"); bills != "$720.00" || income != "$259.00" {
 		t.Errorf("the budget's bills %q and income to come %q", bills, income)
+	}
+}
+
+// TestBillsPaidOnTheFirstAreNotHeadingOver is rent and Kita, found as series before the
+// household categorised their payments, then paid on the 1st of this month. Confirming the
+// series gives them the category their payments carry (shown before confirming, on the page
+// and through the API), and the month's categories whose bills are all paid are on track,
+// not "heading over" at a pace that spreads a monthly bill over every day.
+func TestBillsPaidOnTheFirstAreNotHeadingOver(t *testing.T) {
+	t.Parallel()
+	h := newHousehold(t, "Wohnen", "Kinderbetreuung")
+	key := testkit.MustCreateAPIKey(t, h.srv.DB, h.user.ID, models.ScopeReadWrite)
+	h.monthly(t, 4, 1, "1200.00", "Hausverwaltung Berg", "")
+	h.monthly(t, 4, 1, "720.00", "Kita Sonnenschein", "")
+	series := h.detect(t)
+	if series["Hausverwaltung Berg"] == "" || series["Kita Sonnenschein"] == "" {
+		t.Fatalf("detection found %v", series)
+	}
+	// The household categorises the payments, and this month's come on the 1st.
+	if _, err := h.srv.DB.NewRaw(`UPDATE entries SET category_id = CASE WHEN name LIKE 'Kita%' THEN ?::uuid ELSE ?::uuid END WHERE family_id = ?`,
+		h.cats["Kinderbetreuung"], h.cats["Wohnen"], h.user.FamilyID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	first := time.Date(h.today.Year(), h.today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	h.pay(t, first, "1200.00", "Hausverwaltung Berg", "Wohnen")
+	h.pay(t, first, "720.00", "Kita Sonnenschein", "Kinderbetreuung")
+	month := h.today.Format("2006-01")
+	if r := h.c.API(http.MethodPut, "/api/v1/budgets/"+month, key, map[string]any{"categories": []map[string]string{
+		{"category_id": h.cats["Wohnen"], "budgeted": "1200"}, {"category_id": h.cats["Kinderbetreuung"], "budgeted": "720"}}}); r.Status != http.StatusOK {
+		t.Fatalf("budget: %d %s", r.Status, r.Body)
+	}
+
+	// The page shows the category each series will take; Confirm takes it, as does the API.
+	row := h.c.Get("/recurring").Doc(t).Find(`#recurring-` + series["Hausverwaltung Berg"] + ` [data-testid="recurring-interval"]`).Text()
+	if !strings.Contains(row, "Wohnen") {
+		t.Errorf("the proposed rent does not show the category it will take: %q", row)
+	}
+	h.confirm(t, series["Hausverwaltung Berg"], nil)
+	var kita struct {
+		Data struct {
+			CategoryID *string `json:"category_id"`
+		} `json:"data"`
+	}
+	h.c.API(http.MethodPatch, "/api/v1/recurring/"+series["Kita Sonnenschein"], key, map[string]any{"status": "confirmed"}).JSON(t, &kita)
+	if kita.Data.CategoryID == nil || *kita.Data.CategoryID != h.cats["Kinderbetreuung"] {
+		t.Errorf("the API's confirmation gave Kita the category %v", kita.Data.CategoryID)
+	}
+	got := testkitStrings(t, h.srv, `SELECT r.name || ':' || coalesce(c.name, '-') || ':' || r.manual FROM recurring_transactions r
+		LEFT JOIN categories c ON c.id = r.category_id WHERE r.family_id = ? ORDER BY r.name`, h.user.FamilyID)
+	if strings.Join(got, ",") != "Hausverwaltung Berg:Wohnen:false,Kita Sonnenschein:Kinderbetreuung:false" {
+		t.Errorf("the confirmed series: %v", got)
+	}
+
+	dash := h.c.Get("/")
+	if !dash.Has(t, "this-month-on-track") {
+		t.Errorf("the dashboard names as over or heading over: %q", dash.TestID(t, "this-month-over"))
+	}
+	var budget struct {
+		Data struct {
+			Categories []struct {
+				Name     string `json:"name"`
+				Status   string `json:"status"`
+				Forecast string `json:"forecast"`
+			} `json:"categories"`
+		} `json:"data"`
+	}
+	h.c.API(http.MethodGet, "/api/v1/budgets/"+month, key, nil).JSON(t, &budget)
+	for _, c := range budget.Data.Categories {
+		if c.Status != "on_track" {
+			t.Errorf("%s, its bill paid: %s, forecast %s", c.Name, c.Status, c.Forecast)
+		}
 	}
 }
