@@ -210,3 +210,48 @@ func TestBillsPaidOnTheFirstAreNotHeadingOver(t *testing.T) {
 		}
 	}
 }
+
+// TestAGroupsAvailableIsItsPartsTogether is "Essen & Trinken" with two subcategories: groceries
+// carrying last month's surplus, and eating out carrying last month's overspend and overspent
+// again. The group's carried and available are its subcategories' together, and its row says
+// which of them is overspent.
+func TestAGroupsAvailableIsItsPartsTogether(t *testing.T) {
+	t.Parallel()
+	h := newHousehold(t, "Essen & Trinken", "Essen & Trinken/Lebensmittel", "Essen & Trinken/Restaurant")
+	key := testkit.MustCreateAPIKey(t, h.srv.DB, h.user.ID, models.ScopeReadWrite)
+	first := time.Date(h.today.Year(), h.today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	last, this := first.AddDate(0, -1, 0).Format("2006-01"), first.Format("2006-01")
+	groceries, eatingOut := h.cats["Essen & Trinken/Lebensmittel"], h.cats["Essen & Trinken/Restaurant"]
+	for _, m := range []string{last, this} {
+		if r := h.c.API(http.MethodPut, "/api/v1/budgets/"+m, key, map[string]any{"categories": []map[string]string{
+			{"category_id": groceries, "budgeted": "600"}, {"category_id": eatingOut, "budgeted": "100"}}}); r.Status != http.StatusOK {
+			t.Fatalf("budget %s: %d %s", m, r.Status, r.Body)
+		}
+	}
+	for id, rollover := range map[string]string{groceries: "surplus", eatingOut: "both"} {
+		if r := h.c.API(http.MethodPatch, "/api/v1/budgets/"+this+"/categories/"+id, key, map[string]any{"rollover": rollover}); r.Status != http.StatusOK {
+			t.Fatalf("rollover: %d %s", r.Status, r.Body)
+		}
+	}
+	h.pay(t, first.AddDate(0, -1, 14), "400.00", "Markt", "Essen & Trinken/Lebensmittel")  // 200 left
+	h.pay(t, first.AddDate(0, -1, 14), "150.00", "Pizzeria", "Essen & Trinken/Restaurant") // 50 over
+	h.pay(t, first, "100.00", "Markt", "Essen & Trinken/Lebensmittel")
+	h.pay(t, first, "80.00", "Pizzeria", "Essen & Trinken/Restaurant")
+
+	page := h.c.Get("/budgets/" + this)
+	parent := h.cats["Essen & Trinken"]
+	for id, want := range map[string][2]string{
+		groceries: {"$200.00", "$700.00"}, // 600 + 200 - 100
+		eatingOut: {"-$50.00", "-$30.00"}, // 100 - 50 - 80
+		parent:    {"$150.00", "$670.00"}, // 700 + 150 - 180: its parts together
+	} {
+		if carried, available := page.TestID(t, "carried-"+id), page.TestID(t, "available-"+id); carried != want[0] || available != want[1] {
+			t.Errorf("%s: carried %s, available %s; want %s and %s", id, carried, available, want[0], want[1])
+		}
+	}
+	parts := page.Doc(t).Find(`[data-testid="available-parts-` + parent + `"] [data-testid="available-part"]`)
+	if parts.Length() != 2 || !strings.Contains(parts.Eq(1).Text(), "Restaurant") || !strings.Contains(parts.Eq(1).Text(), "overspent") ||
+		strings.Contains(parts.Eq(0).Text(), "overspent") {
+		t.Errorf("the group's row does not say which part is overspent: %q", parts.Text())
+	}
+}
