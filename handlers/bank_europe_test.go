@@ -637,3 +637,69 @@ func TestAnAccountTheBankNoLongerServesAsksForRenewal(t *testing.T) {
 		t.Fatalf("%d more requests to the bank after it said the account is gone", n-reads)
 	}
 }
+
+// TestABankConnectionInTroubleShowsOutsideSettings is a consent that ended, then syncs that
+// failed for a day: the dashboard and the page of each account linked to the connection say
+// so, with the renewal (or the way to why) at hand for an admin and whom to ask for a member;
+// a manual account's page and a failure of an hour say nothing.
+func TestABankConnectionInTroubleShowsOutsideSettings(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	ctx := context.Background()
+	manual := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Cash", "Depository", "50")
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	linked := testkitStrings(t, srv, "SELECT account_id::text FROM bank_accounts WHERE account_id IS NOT NULL ORDER BY name")
+	if c.Get("/").Has(t, "bank-trouble") {
+		t.Fatal("the dashboard shows a connection that syncs")
+	}
+
+	fake.ExpireSessions()
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForStatus(t, srv, banksync.StatusNeedsRenewal)
+	waitForSyncsToFinish(t, srv)
+	for _, path := range []string{"/", "/accounts/" + linked[0], "/accounts/" + linked[1]} {
+		p := c.Get(path)
+		if !strings.Contains(p.TestID(t, "bank-trouble"), "needs renewal") || !strings.Contains(p.TestID(t, "bank-trouble-action"), "Renew at Testbank") {
+			t.Fatalf("%s does not ask for the renewal: %q", path, p.TestID(t, "bank-trouble"))
+		}
+	}
+	if c.Get("/accounts/"+manual.ID.String()).Has(t, "bank-trouble") {
+		t.Fatal("a manual account's page shows the bank connection")
+	}
+	// The dashboard's button starts the renewal at the bank.
+	dash := c.Get("/").Doc(t)
+	action := dash.Find(`[data-testid="bank-trouble"] form`).AttrOr("action", "")
+	if r := c.PostForm(action, nil); r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), fake.URL+"/fake/authorize/") {
+		t.Fatalf("renew from the dashboard: %d %s", r.Status, r.Location())
+	}
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: u.FamilyID})
+	mc := apptest.NewClient(t, srv)
+	mc.SignIn(member.Email, testkit.Password)
+	if p := mc.Get("/"); !strings.Contains(p.TestID(t, "bank-trouble"), "Ask an admin") || p.Has(t, "bank-trouble-action") {
+		t.Fatalf("a member's dashboard: %q", p.TestID(t, "bank-trouble"))
+	}
+
+	// Syncs that fail: news after a day, not after an hour.
+	set := func(ago string) {
+		if _, err := srv.DB.NewRaw("UPDATE bank_connections SET status = 'failing', last_error = 'The provider could not be reached: timeout.', last_synced_at = now() - ?::interval",
+			ago).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("1 hour")
+	if c.Get("/").Has(t, "bank-trouble") {
+		t.Fatal("a failure of an hour is on the dashboard")
+	}
+	set("25 hours")
+	p := c.Get("/accounts/" + linked[0])
+	if !strings.Contains(p.TestID(t, "bank-trouble"), "has not synced for more than a day") || p.TestID(t, "bank-trouble-why") != "The provider could not be reached: timeout." ||
+		p.TestID(t, "bank-trouble-action") != "See why" {
+		t.Fatalf("a day of failures on the account's page: %q", p.TestID(t, "bank-trouble"))
+	}
+}

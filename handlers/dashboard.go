@@ -55,8 +55,12 @@ func (a *app) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	troubles, err := a.bankTroubles(ctx, u.FamilyID, nil)
+	if err != nil {
+		return err
+	}
 	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list,
-		ThisMonth: thisMonth, ComingUp: views.ComingUp{Bills: bills}}))
+		ThisMonth: thisMonth, ComingUp: views.ComingUp{Bills: bills}, BankTroubles: troubles}))
 }
 
 // entryList loads the page of entries the request asks for (?page=N).
