@@ -13,8 +13,8 @@ import (
 )
 
 // TestAFailingRatesFeedSaysSo is the ECB's feed failing after a fetch that worked: the
-// exchange-rates page, and the budget and the spending report where an amount is left out for
-// want of a rate, say
+// exchange-rates page, and the budget, the spending report and the dashboard's net worth
+// where an amount is left out for want of a rate, say
 // since when it fails, why, and when it last worked; a fetch that works again clears it.
 func TestAFailingRatesFeedSaysSo(t *testing.T) {
 	t.Parallel()
@@ -48,7 +48,7 @@ func TestAFailingRatesFeedSaysSo(t *testing.T) {
 	if _, err := fetcher.Fetch(ctx); err == nil {
 		t.Fatal("the fetch of a failing feed worked")
 	}
-	for _, path := range []string{"/settings/exchange_rates", budget, "/reports/spending"} {
+	for _, path := range []string{"/settings/exchange_rates", budget, "/reports/spending", "/"} {
 		p := c.Get(path)
 		if !strings.Contains(p.TestID(t, "fx-feed-failing"), "could not be fetched since") || p.TestID(t, "fx-feed-last-success") == "" ||
 			!strings.Contains(p.TestID(t, "fx-feed-error"), "502") {
