@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
 	"tally/internal/db"
@@ -241,4 +242,24 @@ func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
 	}
 	s.deleteSession(context.WithoutCancel(ctx), session)
 	return nil
+}
+
+// troubleAfter is how long a connection's syncs may fail before the family is told outside
+// Settings: a failure the next sync repairs is no news.
+const troubleAfter = 24 * time.Hour
+
+// Troubles returns the family's connections that need someone: one that needs a renewal or a
+// new setup token, or whose syncs have failed for a day; with accountID, only those linked to
+// that account. Their credentials are not read.
+func (s *Service) Troubles(ctx context.Context, familyID uuid.UUID, accountID *uuid.UUID) ([]Connection, error) {
+	out := []Connection{}
+	q := s.DB.NewSelect().Model(&out).ExcludeColumn("access_url", "session_id").Where("bc.family_id = ?", familyID).
+		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
+			return q.Where("bc.status IN (?)", bun.In([]string{StatusNeedsRenewal, StatusNeedsToken})).
+				WhereOr("bc.status = ? AND coalesce(bc.last_synced_at, bc.created_at) <= ?", StatusFailing, s.now().Add(-troubleAfter))
+		}).Order("bc.created_at")
+	if accountID != nil {
+		q = q.Where("EXISTS (SELECT 1 FROM bank_accounts ba WHERE ba.connection_id = bc.id AND ba.account_id = ?)", *accountID)
+	}
+	return out, q.Scan(ctx)
 }

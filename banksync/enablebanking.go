@@ -29,6 +29,24 @@ const EnableBankingURL = "https://api.enablebanking.com"
 // person revoked it at the bank. The connection needs a renewal.
 var ErrSessionExpired = errors.New("the bank's consent has expired or was revoked")
 
+// AccountNotCoveredError is a linked account the bank answers 404 for: it is closed, or the
+// consent no longer covers it. Reading it again cannot help, so the connection needs a
+// renewal rather than spending the day's reads on retries.
+type AccountNotCoveredError struct{ Name string }
+
+func (e *AccountNotCoveredError) Error() string {
+	return fmt.Sprintf("the bank no longer serves the account %q under this consent", e.Name)
+}
+
+// accountRead is the error of reading the linked account ba: a 404 is AccountNotCoveredError.
+func accountRead(ba BankAccount, err error) error {
+	var e *ebError
+	if errors.As(err, &e) && e.Status == http.StatusNotFound {
+		return &AccountNotCoveredError{Name: ba.Name}
+	}
+	return err
+}
+
 // EBClient speaks Enable Banking's API: every request carries a JWT signed with the
 // application's private key.
 type EBClient struct {

@@ -77,12 +77,12 @@ func (s *Service) readEnableBanking(ctx context.Context, c *Connection, accounts
 		balances, err := s.EB.Balances(ctx, ba.ProviderAccountID)
 		stats.Requests++
 		if err != nil {
-			return nil, err
+			return nil, accountRead(ba, err)
 		}
 		txs, pages, err := s.EB.Transactions(ctx, ba.ProviderAccountID, from, now)
 		stats.Requests += pages
 		if err != nil {
-			return nil, err
+			return nil, accountRead(ba, err)
 		}
 		if !c.IncludePending {
 			txs = slices.DeleteFunc(txs, func(t Transaction) bool { return t.Pending })

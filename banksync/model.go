@@ -164,6 +164,29 @@ func (c *Connection) UsedToday(now time.Time) int {
 	return c.Budget() - c.RequestsLeft(now)
 }
 
+// What a connection's consent at the bank is (Enable Banking's; SimpleFIN has none).
+const (
+	ConsentActive  = "active"
+	ConsentExpired = "expired" // its end date has passed
+	// ConsentEnded is a consent the bank no longer honours before its end date: withdrawn,
+	// or ended at the bank. Its end date says nothing true any more.
+	ConsentEnded = "ended"
+)
+
+// ConsentState is the state of the connection's consent at now, "" without one: a connection
+// that needs renewal never shows its old end date as if the consent still ran until then.
+func (c *Connection) ConsentState(now time.Time) string {
+	switch {
+	case c.ConsentExpiresAt == nil:
+		return ""
+	case !c.ConsentExpiresAt.After(now):
+		return ConsentExpired
+	case c.Status == StatusNeedsRenewal:
+		return ConsentEnded
+	}
+	return ConsentActive
+}
+
 // Source is what the connection's entries and accounts carry as their source.
 func (c *Connection) Source() string {
 	if c.Provider == ProviderEnableBanking {

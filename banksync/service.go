@@ -82,6 +82,8 @@ const (
 	MsgOverBudget      = "Today's requests to the provider are used up (SimpleFIN allows 24 a day per connection). The next sync runs tomorrow."
 	MsgOverReadLimit   = "Today's reads are used up: European rules (PSD2) let Tally read an account 4 times a day without you. The next sync runs tomorrow."
 	MsgNeedsRenewal    = "Your bank's consent has ended or was withdrawn. Renew it at your bank: your linked accounts and their history stay as they are."
+	// MsgAccountNotCovered names the account (%q) the bank answered 404 for.
+	MsgAccountNotCovered = "Your bank no longer gives Tally the account %q: it was closed, or your consent no longer covers it. Renew the consent at your bank, including the account if it still exists; your linked accounts and their history stay as they are. Tally does not read the bank again until then."
 )
 
 // Connect claims a setup token and reads the provider's accounts (balances only), so that
@@ -197,11 +199,14 @@ func (s *Service) upsertAccounts(ctx context.Context, tx db.Tx, c *Connection, s
 // userMessage is what a failed provider call says to the user.
 func userMessage(err error) string {
 	var rl *RateLimitedError
+	var gone *AccountNotCoveredError
 	switch {
 	case errors.Is(err, ErrAccessRevoked):
 		return MsgNeedsToken
 	case errors.Is(err, ErrSessionExpired):
 		return MsgNeedsRenewal
+	case errors.As(err, &gone):
+		return fmt.Sprintf(MsgAccountNotCovered, gone.Name)
 	case errors.Is(err, ErrOverReadLimit):
 		return MsgOverReadLimit
 	case errors.As(err, &rl):
@@ -596,17 +601,18 @@ func flagGone(ctx context.Context, tx db.Tx, accounts []BankAccount, all *Accoun
 }
 
 // failed records a sync that could not read the provider: a 403 needs a new token, an ended
-// consent a renewal, a 429 waits for tomorrow, anything else is tried again at the next sync.
+// consent or an account the bank no longer serves a renewal, a 429 waits for tomorrow, anything else is tried again at the next sync.
 // A sync that runs again at once (retried) keeps the connection's status.
 func (s *Service) failed(ctx context.Context, c *Connection, now time.Time, stats *Stats, err error) error {
 	status, paused := StatusFailing, (*time.Time)(nil)
 	var rl *RateLimitedError
+	var gone *AccountNotCoveredError
 	switch {
 	case retried(err):
 		status = c.Status
 	case errors.Is(err, ErrAccessRevoked):
 		status = StatusNeedsToken
-	case errors.Is(err, ErrSessionExpired):
+	case errors.Is(err, ErrSessionExpired), errors.As(err, &gone):
 		status = StatusNeedsRenewal
 	case errors.As(err, &rl):
 		t := time.Date(now.Year(), now.Month(), now.Day()+1, 0, 0, 0, 0, time.UTC)

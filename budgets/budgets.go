@@ -107,8 +107,9 @@ type Month struct {
 	LeftToBudget decimal.Decimal
 	// LeftToSpend is what was budgeted and carried less what was spent.
 	LeftToSpend decimal.Decimal
-	// Bills is what confirmed recurring series still expect to take this month.
-	Bills decimal.Decimal
+	// Bills is what confirmed recurring series still expect to take this month; IncomeToCome
+	// what they still expect to bring in (a positive amount), never netted against the bills.
+	Bills, IncomeToCome decimal.Decimal
 	// Categories are the top-level categories by name, each followed by its subcategories,
 	// and last the spending without a category, if any.
 	Categories []Category

@@ -39,13 +39,49 @@ func (l *ledger) spentIn(id uuid.UUID, m reports.Month) decimal.Decimal {
 	return s
 }
 
-// carried is what the months before month leave the category id by its rollover setting:
-// from the first month it had a budget, each month's budget plus what came in less what it
-// spent goes on to the next, all of it (both) or only when positive (surplus). A month
-// without a line or spending passes on what came in as it is, under either setting (it is
-// never negative under surplus), so the walk steps over such months: its cost is the months
-// that hold something, however far apart they are.
+// ownBudget is the part of the category id's month budget that is its own: for a parent, what
+// its group's budget holds beyond its subcategories' lines.
+func (l *ledger) ownBudget(id uuid.UUID, m reports.Month) decimal.Decimal {
+	own := l.budget(id, m)
+	for _, k := range l.children[id] {
+		own = own.Sub(l.lines[m][k])
+	}
+	return own
+}
+
+// carried is what the months before month leave the category id: for a parent, its own carry
+// and each of its subcategories', so that a group's available is the sum of its parts' (a
+// surplus carried by one subcategory is the group's too).
 func (l *ledger) carried(id uuid.UUID, month reports.Month) decimal.Decimal {
+	c := l.ownCarried(id, month)
+	for _, k := range l.children[id] {
+		c = c.Add(l.ownCarried(k, month))
+	}
+	return c
+}
+
+// ownCarried is what the months before month leave the category id by its rollover setting,
+// of its own budget and its own spending: from the first month it had a budget, each month's
+// budget plus what came in less what it spent goes on to the next, all of it (both) or only
+// when positive (surplus). A month without a line or spending passes on what came in as it
+// is, under either setting (it is never negative under surplus), so the walk steps over such
+// months: its cost is the months that hold something, however far apart they are.
+func (l *ledger) ownCarried(id uuid.UUID, month reports.Month) decimal.Decimal {
+	if c, ok := l.own[carry{id, month}]; ok {
+		return c
+	}
+	c := l.walk(id, month)
+	l.own[carry{id, month}] = c
+	return c
+}
+
+// carry names a category's carry into a month.
+type carry struct {
+	id    uuid.UUID
+	month reports.Month
+}
+
+func (l *ledger) walk(id uuid.UUID, month reports.Month) decimal.Decimal {
 	rollover := l.cats[id].Rollover
 	var carried decimal.Decimal
 	if rollover == RolloverOff {
@@ -57,12 +93,12 @@ func (l *ledger) carried(id uuid.UUID, month reports.Month) decimal.Decimal {
 			break
 		}
 		l.walked++
-		b := l.budget(id, m)
+		b := l.ownBudget(id, m)
 		if !started && b.IsZero() {
 			continue
 		}
 		started = true
-		carried = b.Add(carried).Sub(l.spentIn(id, m))
+		carried = b.Add(carried).Sub(l.spent[m][id])
 		if rollover == RolloverSurplus && carried.IsNegative() {
 			carried = decimal.Zero
 		}
@@ -111,12 +147,14 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 		}
 		c.Available, c.Upcoming = c.Limit().Sub(c.Spent), e.Upcoming
 		c.Forecast = c.Spent.Add(c.Upcoming)
+		// Only the spending no series explains goes on at a pace: a bill paid on the 1st is
+		// not spent again every day of the month.
+		variable := c.Spent.Sub(e.Paid)
 		switch {
 		case out.Elapsed == out.Days && !out.Current():
 			c.Forecast = c.Spent // the month is over
 		case out.Current():
-			// The spending that is not a series' goes on at its pace so far.
-			if variable := c.Spent.Sub(e.Paid); variable.IsPositive() {
+			if variable.IsPositive() {
 				rest := decimal.NewFromInt(int64(out.Days - out.Elapsed))
 				c.Forecast = c.Forecast.Add(variable.Mul(rest).Div(decimal.NewFromInt(int64(out.Elapsed))))
 			}
@@ -126,7 +164,11 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 		switch {
 		case c.Spent.GreaterThan(limit) && c.Spent.IsPositive():
 			c.Status = StatusOver
-		case limit.IsPositive() && (c.Forecast.GreaterThan(limit) || c.Spent.GreaterThanOrEqual(limit.Mul(nearShare))):
+		case limit.IsPositive() && c.Forecast.GreaterThan(limit):
+			c.Status = StatusNear
+		case limit.IsPositive() && variable.IsPositive() && c.Spent.GreaterThanOrEqual(limit.Mul(nearShare)):
+			// Near by what it spent only when some of it is not a bill paid as planned: a
+			// category whose bills are all paid and explained is on track.
 			c.Status = StatusNear
 		}
 		return c
@@ -157,9 +199,10 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 		out.Spent = out.Spent.Add(v)
 	}
 	for _, e := range expected {
-		if e.Upcoming.IsPositive() {
-			out.Bills = out.Bills.Add(e.Upcoming)
+		if bills := e.Upcoming.Add(e.Incoming); bills.IsPositive() {
+			out.Bills = out.Bills.Add(bills)
 		}
+		out.IncomeToCome = out.IncomeToCome.Add(e.Incoming)
 	}
 	income := out.Income
 	if out.ExpectedIncome != nil {

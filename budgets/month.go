@@ -44,6 +44,9 @@ type ledger struct {
 	held []reports.Month
 	// walked counts the months the carries have walked, so that tests see what a read costs.
 	walked int
+	// own keeps each category's own carry into a month once walked: a parent's carry adds
+	// its subcategories', which their own rows need too.
+	own map[carry]decimal.Decimal
 	// expected is the end month's expected income; nil when none is set.
 	expected    *decimal.Decimal
 	unconverted []string
@@ -61,7 +64,7 @@ func (s *Service) Month(ctx context.Context, fam *models.Family, month reports.M
 // read reads the ledger from start to end, and from the first budgeted month when a category
 // carries its leftover: the carry is computed from every month since.
 func (s *Service) read(ctx context.Context, fam *models.Family, start, end reports.Month, today time.Time) (*ledger, error) {
-	l := &ledger{currency: fam.Currency, start: start, end: end, cats: map[uuid.UUID]*category{}, children: map[uuid.UUID][]uuid.UUID{},
+	l := &ledger{currency: fam.Currency, start: start, end: end, cats: map[uuid.UUID]*category{}, children: map[uuid.UUID][]uuid.UUID{}, own: map[carry]decimal.Decimal{},
 		lines: map[reports.Month]map[uuid.UUID]decimal.Decimal{}, spent: map[reports.Month]map[uuid.UUID]decimal.Decimal{},
 		income: map[reports.Month]decimal.Decimal{}}
 	var cats []category

@@ -15,7 +15,8 @@ import (
 // TestConnectAEuropeanBank is a family admin connecting a German bank through Enable Banking
 // from the browser: choose the country and the bank, approve at the bank's page, which sends
 // the browser back to Tally, confirm the household the page names, link the account and see
-// its transactions synced.
+// its transactions synced. When the bank ends the consent, the dashboard and the account's
+// page say so, and the dashboard's button renews it at the bank.
 func TestConnectAEuropeanBank(t *testing.T) {
 	ctx := newTab(t)
 	fake := fakeenablebanking.NewTest(t)
@@ -78,5 +79,27 @@ func TestConnectAEuropeanBank(t *testing.T) {
 		if !pageContains(t, ctx, "Buchhandlung am Markt") || !pageContains(t, ctx, "1,234.56") {
 			t.Fatal("the account page lacks the synced transaction or the bank's balance")
 		}
+	})
+	step(t, "a consent the bank ends shows on the dashboard, which renews it", func(t *testing.T) {
+		account := path(t, ctx)
+		fake.ExpireSessions()
+		clickNav(t, ctx, "banks")
+		click(t, ctx, "sync-now")
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(text(t, ctx, "bank-status-badge"), "Needs renewal"); time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the connection does not ask for renewal")
+			}
+			visit(t, ctx, srv.URL+"/settings/bank_connections")
+		}
+		if got := text(t, ctx, "bank-consent-state"); !strings.Contains(got, "needs renewal") || pageContains(t, ctx, "Consent until") {
+			t.Errorf("the connection's consent reads %q", got)
+		}
+		visit(t, ctx, srv.URL+account)
+		visible(t, ctx, "bank-trouble")
+		clickNav(t, ctx, "dashboard")
+		visible(t, ctx, "bank-trouble")
+		shot(t, ctx, "bank-trouble-dashboard")
+		click(t, ctx, "bank-trouble-action")
+		visible(t, ctx, "fake-approve")
 	})
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"tally/app/apptest"
+	"tally/fx"
 	"tally/fx/fakeecb"
 	"tally/models"
 	"tally/testkit"
@@ -18,7 +19,7 @@ import (
 // rate, fetched by the job when Tally starts, is shown on Settings › Family › Exchange rates;
 // a rate of the family's own is refused on its fields until it is right, then saved, used by
 // the API in place of the bank's, read by a member of the family without a form to change it,
-// and deleted through its confirmation.
+// and deleted through its confirmation. A fetch that fails then shows on the page.
 func TestExchangeRatesPage(t *testing.T) {
 	ctx := newTab(t)
 	ecb := fakeecb.NewTest(t)
@@ -115,5 +116,17 @@ func TestExchangeRatesPage(t *testing.T) {
 		click(t, ctx, "confirm-delete-rate-"+id+"-submit")
 		waitText(t, ctx, "flash-success", "The rate is deleted.", 10*time.Second)
 		visible(t, ctx, "exchange-rates-empty")
+	})
+	step(t, "a fetch that fails says so, with when one last worked", func(t *testing.T) {
+		ecb.Fail(http.StatusServiceUnavailable)
+		if _, err := (&fx.Fetcher{DB: srv.DB, URL: ecb.URL}).Fetch(context.Background()); err == nil {
+			t.Fatal("the fetch of a failing feed worked")
+		}
+		visit(t, ctx, srv.URL+"/settings/exchange_rates")
+		visible(t, ctx, "fx-feed-failing")
+		if text(t, ctx, "fx-feed-last-success") == "" || !strings.Contains(text(t, ctx, "fx-feed-error"), "503") {
+			t.Errorf("the failing feed reads %q", text(t, ctx, "fx-feed-failing"))
+		}
+		shot(t, ctx, "exchange-rates-feed-failing")
 	})
 }

@@ -88,12 +88,24 @@ type FetchResult struct {
 // stored rate is over a week old (Tally was off), the last 90 days, or the whole history again
 // when it is nearly as old as those, so that the days missed are filled in. The file is read as a stream and written in batches, all in one transaction, so
 // that a fetch cut short stores nothing and the next one starts from the same place. Writing
-// is idempotent: a rate already stored is left as it is.
+// is idempotent: a rate already stored is left as it is. How it ended is kept (FeedStatus),
+// unless it was cut short by the worker stopping.
 func (f *Fetcher) Fetch(ctx context.Context) (FetchResult, error) {
 	daily := cmp.Or(f.URL, DefaultURL)
 	if daily == Off {
 		return FetchResult{}, nil
 	}
+	res, err := f.fetch(ctx, daily)
+	if ctx.Err() != nil {
+		return res, err
+	}
+	if rerr := recordFetch(ctx, f.DB, f.now(), err); rerr != nil {
+		return res, errors.Join(err, rerr)
+	}
+	return res, err
+}
+
+func (f *Fetcher) fetch(ctx context.Context, daily string) (FetchResult, error) {
 	var latest *time.Time
 	if err := f.DB.NewRaw("SELECT max(date) FROM exchange_rates WHERE family_id IS NULL").Scan(ctx, &latest); err != nil {
 		return FetchResult{}, err

@@ -83,7 +83,11 @@ func (a *app) accountShow(c echo.Context) error {
 			return err
 		}
 	}
-	return a.render(c, http.StatusOK, views.AccountPage(acct, history, views.ReconciliationView{R: rec, Return: accountURL(acct.ID)}, list, profiles, forecast))
+	troubles, err := a.bankTroubles(c.Request().Context(), u.FamilyID, &acct.ID)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AccountPage(acct, history, views.ReconciliationView{R: rec, Return: accountURL(acct.ID)}, list, profiles, forecast, troubles))
 }
 
 // accountURL is an account's page, at its reconciliation.

@@ -22,6 +22,7 @@ type BankConnectionJSON struct {
 	Bank             *string           `json:"bank"`
 	Country          *string           `json:"country"`
 	ConsentExpiresAt *apiTime          `json:"consent_expires_at"`
+	ConsentState     *string           `json:"consent_state"`
 	LastSyncedAt     *apiTime          `json:"last_synced_at"`
 	LastAttemptAt    *apiTime          `json:"last_attempt_at"`
 	NextSyncAt       apiTime           `json:"next_sync_at"`
@@ -52,7 +53,7 @@ func bankConnectionJSON(v *banksync.View) BankConnectionJSON {
 	out := BankConnectionJSON{ID: v.ID.String(), Provider: v.Provider, Name: v.Name, Status: v.Status, Bank: optional(v.ASPSPName),
 		Country: optional(v.ASPSPCountry), ConsentExpiresAt: (*apiTime)(v.ConsentExpiresAt), LastSyncedAt: (*apiTime)(v.LastSyncedAt),
 		LastAttemptAt: (*apiTime)(v.LastAttemptAt), NextSyncAt: apiTime(v.NextSyncAt), PausedUntil: (*apiTime)(v.PausedUntil),
-		LastError: v.LastError, LastStats: v.LastStats, DailyLimit: v.Budget(), UsedToday: v.UsedToday(time.Now()),
+		ConsentState: optional(v.ConsentState(time.Now())), LastError: v.LastError, LastStats: v.LastStats, DailyLimit: v.Budget(), UsedToday: v.UsedToday(time.Now()),
 		HistoryDays: v.HistoryDays, IncludePending: v.IncludePending, Accounts: []BankAccountJSON{}, CreatedAt: apiTime(v.CreatedAt)}
 	for _, ba := range v.Accounts {
 		a := BankAccountJSON{UID: ba.ProviderAccountID, Name: ba.Name, Currency: ba.Currency, IBAN: optional(ba.IBAN), AccountID: uuidString(ba.AccountID), Skipped: ba.Skipped, Error: ba.Error}

@@ -26,6 +26,7 @@ type BudgetJSON struct {
 	Spent          string               `json:"spent"`
 	LeftToSpend    string               `json:"left_to_spend"`
 	Upcoming       string               `json:"upcoming"`
+	IncomeToCome   string               `json:"income_to_come"`
 	Unconverted    []string             `json:"unconverted_currencies"`
 	Categories     []BudgetCategoryJSON `json:"categories"`
 }
@@ -63,7 +64,7 @@ func budgetJSON(m *budgets.Month) BudgetJSON {
 	money := func(d decimal.Decimal) string { return amountString(d, m.Currency) }
 	out := BudgetJSON{Month: m.Month.String(), Currency: m.Currency, Income: money(m.Income), Budgeted: money(m.Budgeted),
 		Carried: money(m.Carried), LeftToBudget: money(m.LeftToBudget), Spent: money(m.Spent), LeftToSpend: money(m.LeftToSpend),
-		Upcoming: money(m.Bills), Unconverted: append([]string{}, m.Unconverted...), Categories: []BudgetCategoryJSON{}}
+		Upcoming: money(m.Bills), IncomeToCome: money(m.IncomeToCome), Unconverted: append([]string{}, m.Unconverted...), Categories: []BudgetCategoryJSON{}}
 	if m.ExpectedIncome != nil {
 		s := money(*m.ExpectedIncome)
 		out.ExpectedIncome = &s

@@ -74,7 +74,7 @@ func decodeRecurring(c echo.Context) (models.RecurringInput, error) {
 
 // recurringAPI is how the API serves the family's recurring series; detection creates them.
 var recurringAPI = apiResource[models.Recurring, RecurringJSON, models.RecurringInput]{list: models.RecurringSeries,
-	byID: models.RecurringByID, update: models.UpdateRecurring, decode: decodeRecurring, json: recurringJSON}
+	byID: models.RecurringByID, update: recurring.Update, decode: decodeRecurring, json: recurringJSON}
 
 // apiRecurring is GET /api/v1/recurring: a page of the family's series, proposed first.
 func (a *app) apiRecurring(c echo.Context) error { return recurringAPI.index(a, c) }

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"slices"
 	"strconv"
@@ -55,6 +56,15 @@ func (a *app) renderBanks(c echo.Context, status int, form *views.Form) error {
 		names[acct.ID.String()] = acct.Name
 	}
 	return a.render(c, status, views.BankConnectionsPage(views.BankConnections{Connections: list, Form: form, AccountNames: names}))
+}
+
+// bankTroubles are the family's bank connections that need someone (of accountID's, when
+// set), for the pages outside Settings; none on a server without bank sync.
+func (a *app) bankTroubles(ctx context.Context, familyID uuid.UUID, accountID *uuid.UUID) ([]banksync.Connection, error) {
+	if a.Bank == nil {
+		return nil, nil
+	}
+	return a.Bank.Troubles(ctx, familyID, accountID)
 }
 
 // bankConnect is POST /settings/bank_connections: claim the pasted setup token, then choose

@@ -548,3 +548,158 @@ func waitForEBEntries(t *testing.T, srv *apptest.Server, n int) {
 		}
 	}
 }
+
+// TestAnEndedConsentShowsWhatIsTrue is a consent the bank ends before its end date, then one
+// past its end date: the connections page and the API stop saying it runs until that date,
+// and say it ended (needs renewal) or when it expired.
+func TestAnEndedConsentShowsWhatIsTrue(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	consent := func() (page, state string) {
+		t.Helper()
+		var got struct {
+			Data struct {
+				ConsentState *string `json:"consent_state"`
+			} `json:"data"`
+		}
+		c.API(http.MethodGet, "/api/v1/bank_connections/"+id, key, nil).JSON(t, &got)
+		if got.Data.ConsentState != nil {
+			state = *got.Data.ConsentState
+		}
+		return c.Get("/settings/bank_connections").Doc(t).Find(`[data-testid="bank-status"]`).Text(), state
+	}
+	if page, state := consent(); !strings.Contains(page, "Consent until") || state != banksync.ConsentActive {
+		t.Fatalf("a running consent: %q, %q", page, state)
+	}
+
+	fake.ExpireSessions()
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForStatus(t, srv, banksync.StatusNeedsRenewal)
+	waitForSyncsToFinish(t, srv)
+	if page, state := consent(); strings.Contains(page, "Consent until") || !strings.Contains(page, "Consent ended at the bank: needs renewal") || state != banksync.ConsentEnded {
+		t.Fatalf("a consent the bank ended: %q, %q", page, state)
+	}
+
+	if _, err := srv.DB.NewRaw("UPDATE bank_connections SET consent_expires_at = now() - interval '2 days'").Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if page, state := consent(); strings.Contains(page, "Consent until") || !strings.Contains(page, "Consent expired on") || state != banksync.ConsentExpired {
+		t.Fatalf("a consent past its end: %q, %q", page, state)
+	}
+}
+
+// TestAnAccountTheBankNoLongerServesAsksForRenewal is a linked account the bank answers 404
+// for: the connection asks for a renewal, naming the account and saying why, rather than
+// calling it a network problem; and neither the next "Sync now" nor the daily schedule spends
+// the day's PSD2 reads on it.
+func TestAnAccountTheBankNoLongerServesAsksForRenewal(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	key := testkit.MustCreateAPIKey(t, srv.DB, u.ID, models.ScopeRead)
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+
+	fake.RemoveAccount("savings")
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	got := bankConnectionNow(t, srv, c, key).Data
+	if got.Status != banksync.StatusNeedsRenewal || got.LastError == nil || !strings.Contains(*got.LastError, `"Tagesgeld"`) ||
+		!strings.Contains(*got.LastError, "Renew the consent") || strings.Contains(*got.LastError, "could not be reached") {
+		t.Fatalf("after a 404 for an account: %s %v", got.Status, got.LastError)
+	}
+	if p := c.Get("/settings/bank_connections"); !strings.Contains(p.TestID(t, "renew-why"), `"Tagesgeld"`) || !p.Has(t, "renew-submit") {
+		t.Fatalf("the page does not say why to renew: %q", p.TestID(t, "renew-why"))
+	}
+
+	reads := len(fake.Requests())
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForSyncsToFinish(t, srv)
+	if _, err := srv.DB.NewRaw("UPDATE bank_connections SET last_attempt_at = now() - interval '2 days'").Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if due, err := (&banksync.Service{DB: srv.DB}).Due(context.Background()); err != nil || len(due) != 0 {
+		t.Fatalf("the schedule would sync it again: %v %v", due, err)
+	}
+	if n := len(fake.Requests()); n != reads {
+		t.Fatalf("%d more requests to the bank after it said the account is gone", n-reads)
+	}
+}
+
+// TestABankConnectionInTroubleShowsOutsideSettings is a consent that ended, then syncs that
+// failed for a day: the dashboard and the page of each account linked to the connection say
+// so, with the renewal (or the way to why) at hand for an admin and whom to ask for a member;
+// a manual account's page and a failure of an hour say nothing.
+func TestABankConnectionInTroubleShowsOutsideSettings(t *testing.T) {
+	t.Parallel()
+	srv, c, fake, u := europeEnv(t)
+	ctx := context.Background()
+	manual := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Cash", "Depository", "50")
+	c.Get("/settings/bank_connections/europe?country=DE")
+	r := c.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	r = confirmAtCallback(t, c, atTheBank(t, srv, c, r.Location()))
+	linkEveryAccount(t, c, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	id := testkitStrings(t, srv, "SELECT id::text FROM bank_connections")[0]
+	linked := testkitStrings(t, srv, "SELECT account_id::text FROM bank_accounts WHERE account_id IS NOT NULL ORDER BY name")
+	if c.Get("/").Has(t, "bank-trouble") {
+		t.Fatal("the dashboard shows a connection that syncs")
+	}
+
+	fake.ExpireSessions()
+	c.PostForm("/settings/bank_connections/"+id+"/sync", nil)
+	waitForStatus(t, srv, banksync.StatusNeedsRenewal)
+	waitForSyncsToFinish(t, srv)
+	for _, path := range []string{"/", "/accounts/" + linked[0], "/accounts/" + linked[1]} {
+		p := c.Get(path)
+		if !strings.Contains(p.TestID(t, "bank-trouble"), "needs renewal") || !strings.Contains(p.TestID(t, "bank-trouble-action"), "Renew at Testbank") {
+			t.Fatalf("%s does not ask for the renewal: %q", path, p.TestID(t, "bank-trouble"))
+		}
+	}
+	if c.Get("/accounts/"+manual.ID.String()).Has(t, "bank-trouble") {
+		t.Fatal("a manual account's page shows the bank connection")
+	}
+	// The dashboard's button starts the renewal at the bank.
+	dash := c.Get("/").Doc(t)
+	action := dash.Find(`[data-testid="bank-trouble"] form`).AttrOr("action", "")
+	if r := c.PostForm(action, nil); r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), fake.URL+"/fake/authorize/") {
+		t.Fatalf("renew from the dashboard: %d %s", r.Status, r.Location())
+	}
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: u.FamilyID})
+	mc := apptest.NewClient(t, srv)
+	mc.SignIn(member.Email, testkit.Password)
+	if p := mc.Get("/"); !strings.Contains(p.TestID(t, "bank-trouble"), "Ask an admin") || p.Has(t, "bank-trouble-action") {
+		t.Fatalf("a member's dashboard: %q", p.TestID(t, "bank-trouble"))
+	}
+
+	// Syncs that fail: news after a day, not after an hour.
+	set := func(ago string) {
+		if _, err := srv.DB.NewRaw("UPDATE bank_connections SET status = 'failing', last_error = 'The provider could not be reached: timeout.', last_synced_at = now() - ?::interval",
+			ago).Exec(ctx); err != nil {
+			t.Fatal(err)
+		}
+	}
+	set("1 hour")
+	if c.Get("/").Has(t, "bank-trouble") {
+		t.Fatal("a failure of an hour is on the dashboard")
+	}
+	set("25 hours")
+	p := c.Get("/accounts/" + linked[0])
+	if !strings.Contains(p.TestID(t, "bank-trouble"), "has not synced for more than a day") || p.TestID(t, "bank-trouble-why") != "The provider could not be reached: timeout." ||
+		p.TestID(t, "bank-trouble-action") != "See why" {
+		t.Fatalf("a day of failures on the account's page: %q", p.TestID(t, "bank-trouble"))
+	}
+}

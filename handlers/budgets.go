@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/budgets"
+	"tally/fx"
 	"tally/internal/apperr"
 	"tally/models"
 	"tally/reports"
@@ -56,7 +57,14 @@ func (a *app) budgetView(c echo.Context, month reports.Month) (views.Budget, err
 		return views.Budget{}, err
 	}
 	moves, err := svc.Moves(c.Request().Context(), u.FamilyID, month)
-	return views.Budget{Month: m, Moves: moves}, err
+	if err != nil {
+		return views.Budget{}, err
+	}
+	b := views.Budget{Month: m, Moves: moves}
+	if len(m.Unconverted) > 0 {
+		b.Feed, err = fx.FeedStatus(c.Request().Context(), a.DB)
+	}
+	return b, err
 }
 
 // budgetChanged answers a budget form: the section again for htmx, with the change's problem

@@ -55,8 +55,19 @@ func (a *app) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.DashboardPage(views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list,
-		ThisMonth: thisMonth, ComingUp: views.ComingUp{Bills: bills}}))
+	troubles, err := a.bankTroubles(ctx, u.FamilyID, nil)
+	if err != nil {
+		return err
+	}
+	d := views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list,
+		ThisMonth: thisMonth, ComingUp: views.ComingUp{Bills: bills}, BankTroubles: troubles}
+	// A currency the net worth leaves out may be the rates feed's doing.
+	if len(nw.Unconverted) > 0 {
+		if d.Feed, err = fx.FeedStatus(ctx, a.DB); err != nil {
+			return err
+		}
+	}
+	return a.render(c, http.StatusOK, views.DashboardPage(d))
 }
 
 // entryList loads the page of entries the request asks for (?page=N).

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/models"
+	"tally/recurring"
 	"tally/views"
 )
 
@@ -63,6 +64,9 @@ func (a *app) recurringList(c echo.Context, status string) (views.RecurringList,
 	if err != nil {
 		return views.RecurringList{}, err
 	}
+	if err := recurring.WithPaymentCategories(c.Request().Context(), a.DB, currentUser(c).FamilyID, list, currentUser(c).Family.Today()); err != nil {
+		return views.RecurringList{}, err
+	}
 	l := views.RecurringList{Status: status, Series: list, Total: total}
 	if page > 1 {
 		l.PrevURL = pageLink(c, "/recurring", param, page-1)
@@ -94,7 +98,7 @@ func (a *app) recurringStatus(c echo.Context) error {
 		return err
 	}
 	status := c.FormValue("status")
-	r, err := models.UpdateRecurring(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, models.RecurringInput{Status: &status})
+	r, err := recurring.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, models.RecurringInput{Status: &status})
 	if err != nil {
 		return err
 	}
@@ -120,6 +124,12 @@ func (a *app) recurringForm(c echo.Context, status int, form *views.Form) error 
 	if err != nil {
 		return err
 	}
+	// The form offers the category a confirmation would give it, to keep or change.
+	shown := []models.Recurring{*r}
+	if err := recurring.WithPaymentCategories(ctx, a.DB, u.FamilyID, shown, u.Family.Today()); err != nil {
+		return err
+	}
+	r = &shown[0]
 	names, err := a.familyNames(ctx, u.FamilyID)
 	if err != nil {
 		return err

@@ -43,8 +43,12 @@ func (a *app) renderExchangeRates(c echo.Context, status int, form *views.Form) 
 	if err != nil {
 		return err
 	}
+	feed, err := fx.FeedStatus(ctx, a.DB)
+	if err != nil {
+		return err
+	}
 	p := views.ExchangeRates{Currency: u.Family.Currency, Today: u.Family.Today(), Rates: list, Fetched: fetched, Missing: missing, Form: form,
-		MayChange: u.MaySetRates()}
+		MayChange: u.MaySetRates(), Feed: feed}
 	pageURL := func(n int) string {
 		return "/settings/exchange_rates?" + url.Values{"page": {strconv.Itoa(n)}}.Encode()
 	}

@@ -2,9 +2,11 @@ package handlers
 
 import (
 	"net/http"
+	"slices"
 
 	"github.com/labstack/echo/v4"
 
+	"tally/fx"
 	"tally/reports"
 	"tally/views"
 )
@@ -29,5 +31,12 @@ func (a *app) spendingReport(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.SpendingPage(views.Spending{Month: month, Current: current, Reports: list, Parts: parts}))
+	p := views.Spending{Month: month, Current: current, Reports: list, Parts: parts}
+	// A currency left out of the total may be the rates feed's doing.
+	if slices.ContainsFunc(list, func(s reports.Spending) bool { return s.Currency != u.Family.Currency }) {
+		if p.Feed, err = fx.FeedStatus(c.Request().Context(), a.DB); err != nil {
+			return err
+		}
+	}
+	return a.render(c, http.StatusOK, views.SpendingPage(p))
 }

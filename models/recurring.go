@@ -187,6 +187,9 @@ type RecurringInput struct {
 	Interval   *string
 	NextDate   *string
 	CategoryID *string
+	// PaymentsCategory is the category the series' payments carry most, which confirming it
+	// without a CategoryID gives it (recurring.Update) without making it a person's edit.
+	PaymentsCategory *uuid.UUID
 }
 
 // UpdateRecurring applies in to the family's series. An edit of the name, amount, interval,
@@ -207,6 +210,9 @@ func UpdateRecurring(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in
 		if r.Status == RecurringConfirmed {
 			// A person vouched for it.
 			r.Confidence, cols = decimal.NewFromInt(1), append(cols, "confidence")
+			if in.PaymentsCategory != nil && in.CategoryID == nil {
+				r.CategoryID, cols = in.PaymentsCategory, append(cols, "category_id")
+			}
 		}
 	}
 	edited := false

@@ -35,12 +35,19 @@ type Bill struct {
 // not shown yet is expected today, not forgotten.
 const grace = 3 // days
 
-// payment is a transaction of a confirmed series.
+// payment is a transaction of a confirmed series, in the category it carries.
 type payment struct {
-	SeriesID uuid.UUID       `bun:"series_id,type:uuid"`
-	Date     time.Time       `bun:"date"`
-	Amount   decimal.Decimal `bun:"amount"`
+	SeriesID   uuid.UUID       `bun:"series_id,type:uuid"`
+	Date       time.Time       `bun:"date"`
+	Amount     decimal.Decimal `bun:"amount"`
+	CategoryID *uuid.UUID      `bun:"category_id,type:uuid"`
 }
+
+// seriesPayment is whether the transaction e (with its group as e.key) is a payment of the
+// series r: of its account, currency and group, in its direction, within its tolerance.
+const seriesPayment = `e.key = coalesce(r.match_key, recurring_key(r.merchant_id, r.name))
+	AND (r.account_id IS NULL OR e.account_id = r.account_id) AND e.currency = r.currency
+	AND (e.amount > 0) = (r.amount > 0) AND abs(e.amount - r.amount) <= abs(r.amount) * r.tolerance`
 
 // payments returns the transactions from lo to hi of the family's confirmed series, by series
 // and date: those of its account, currency and group (recurring_key), in its direction, with
@@ -49,13 +56,11 @@ type payment struct {
 func payments(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, hi time.Time) ([]payment, error) {
 	var out []payment
 	err := db.NewRaw(`WITH e AS MATERIALIZED (
-			SELECT e.account_id, e.date, e.amount, e.currency, recurring_key(e.merchant_id, e.name) AS key
+			SELECT e.account_id, e.date, e.amount, e.currency, e.category_id, recurring_key(e.merchant_id, e.name) AS key
 			FROM entries e WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date
 		)
-		SELECT r.id AS series_id, e.date, e.amount FROM recurring_transactions r
-		JOIN e ON e.key = coalesce(r.match_key, recurring_key(r.merchant_id, r.name))
-			AND (r.account_id IS NULL OR e.account_id = r.account_id) AND e.currency = r.currency
-			AND (e.amount > 0) = (r.amount > 0) AND abs(e.amount - r.amount) <= abs(r.amount) * r.tolerance
+		SELECT r.id AS series_id, e.date, e.amount, e.category_id FROM recurring_transactions r
+		JOIN e ON `+seriesPayment+`
 		WHERE r.family_id = ?0 AND r.status = ?4
 		ORDER BY r.id, e.date`,
 		familyID, bun.In(models.TransferKinds), lo.Format(time.DateOnly), hi.Format(time.DateOnly), models.RecurringConfirmed).
@@ -152,15 +157,21 @@ func (s *Service) Upcoming(ctx context.Context, db bun.IDB, familyID uuid.UUID, 
 // Expected is what a category's confirmed series do in a month, in the family's currency and
 // the ledger's sign.
 type Expected struct {
-	// Paid is what they already took this month, up to today: their transactions, which the
-	// month's spending counts too.
+	// Paid is what they already took this month, up to today: their transactions in the
+	// category, which the month's spending counts too, so that it is explained, not spent at
+	// a pace.
 	Paid decimal.Decimal
-	// Upcoming is what they still expect from today to the month's last day.
+	// Upcoming is what they still expect from today to the month's last day: bills less the
+	// money in they bring.
 	Upcoming decimal.Decimal
+	// Incoming is the money in among what they still expect, as a positive amount: income is
+	// no bill, and netting it against the bills would hide them.
+	Incoming decimal.Decimal
 }
 
-// ExpectedByCategory returns, by the category of each confirmed series (uuid.Nil for none),
-// what the series already paid in month up to today and what they still expect in it. A
+// ExpectedByCategory returns, by category (uuid.Nil for none), what the confirmed series
+// already paid in month up to today, in the categories their payments carry, and what they
+// still expect in it, in the series' categories. A
 // month past has nothing upcoming; a month to come has nothing paid. Amounts in another
 // currency are converted at today's rate (fx.Quote); a currency no rate converts is left out,
 // never summed as if one to one.
@@ -197,19 +208,24 @@ func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID u
 	for i := range sch.series {
 		byID[sch.series[i].ID] = &sch.series[i]
 	}
-	add := func(r *models.Recurring, amount decimal.Decimal, paid bool) error {
-		v, ok, err := convert(amount, r.Currency)
+	// A payment counts in the category it carries, whatever the series': the spending it
+	// explains is that category's. What is still to come goes to the series' category.
+	add := func(category *uuid.UUID, currency string, amount decimal.Decimal, paid bool) error {
+		v, ok, err := convert(amount, currency)
 		if err != nil || !ok {
 			return err
 		}
 		key := uuid.Nil
-		if r.CategoryID != nil {
-			key = *r.CategoryID
+		if category != nil {
+			key = *category
 		}
 		e := out[key]
-		if paid {
+		switch {
+		case paid:
 			e.Paid = e.Paid.Add(v)
-		} else {
+		case v.IsNegative():
+			e.Upcoming, e.Incoming = e.Upcoming.Add(v), e.Incoming.Sub(v)
+		default:
 			e.Upcoming = e.Upcoming.Add(v)
 		}
 		out[key] = e
@@ -219,7 +235,7 @@ func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID u
 		if p.Date.After(month.Last()) {
 			continue
 		}
-		if err := add(byID[p.SeriesID], p.Amount, true); err != nil {
+		if err := add(p.CategoryID, byID[p.SeriesID].Currency, p.Amount, true); err != nil {
 			return nil, err
 		}
 	}
@@ -229,7 +245,7 @@ func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID u
 			from = today
 		}
 		for _, b := range sch.bills(from, month.Last()) {
-			if err := add(byID[b.SeriesID], b.Amount, false); err != nil {
+			if err := add(byID[b.SeriesID].CategoryID, b.Currency, b.Amount, false); err != nil {
 				return nil, err
 			}
 		}

@@ -253,6 +253,15 @@ func (s *Server) account(key string) *Account {
 	return nil
 }
 
+// RemoveAccount closes an account at its bank: its reads answer 404 ACCOUNT_DOES_NOT_EXIST.
+func (s *Server) RemoveAccount(key string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for bank, list := range s.accounts {
+		s.accounts[bank] = slices.DeleteFunc(list, func(a *Account) bool { return a.Key == key })
+	}
+}
+
 // SetPageSize sets how many transactions a page holds.
 func (s *Server) SetPageSize(n int) {
 	s.mu.Lock()
