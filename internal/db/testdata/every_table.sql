@@ -213,3 +213,7 @@ VALUES ('d0000000-0000-4000-8000-000000000012', 'd0000000-0000-4000-8000-0000000
 INSERT INTO exchange_rates (id, family_id, date, base, quote, rate, source)
 VALUES ('d0000000-0000-4000-8000-000000000020', NULL, '2026-11-02', 'EUR', 'USD', 1.08, 'ecb'),
        ('d0000000-0000-4000-8000-000000000021', 'f0000000-0000-4000-8000-000000000001', '2026-11-02', 'EUR', 'GBP', 0.87, 'manual');
+
+-- The rates feed's last fetches.
+INSERT INTO fx_feed_status (last_success_at, failing_since, last_failure_at, last_error)
+VALUES (now() - interval '2 days', now() - interval '1 day', now(), 'lookup rates host: no such host');
