@@ -14,23 +14,26 @@ import (
 )
 
 // Locale is how a person writes numbers: its thousands and decimal separators, and whether a
-// currency symbol follows the amount ("1.234,56 €").
+// currency symbol follows the amount ("1.234,56 €"). Currency and DateFormat (one of
+// DateFormats) are what its people usually keep their money in and write dates as: what a new
+// family is offered first.
 type Locale struct {
-	Code, Label    string
-	Group, Decimal string
-	SymbolAfter    bool
+	Code, Label          string
+	Group, Decimal       string
+	SymbolAfter          bool
+	Currency, DateFormat string
 }
 
 // Locales are the number styles people choose from; the first is the default.
 var Locales = []Locale{
-	{Code: "en-US", Label: "English (United States): $1,234.56", Group: ",", Decimal: "."},
-	{Code: "en-GB", Label: "English (United Kingdom): £1,234.56", Group: ",", Decimal: "."},
-	{Code: "de-DE", Label: "Deutsch (Deutschland): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
-	{Code: "de-CH", Label: "Deutsch (Schweiz): CHF 1'234.56", Group: "'", Decimal: "."},
-	{Code: "fr-FR", Label: "Français (France): 1 234,56 €", Group: "\u202f", Decimal: ",", SymbolAfter: true},
-	{Code: "nl-NL", Label: "Nederlands: € 1.234,56", Group: ".", Decimal: ","},
-	{Code: "es-ES", Label: "Español (España): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
-	{Code: "it-IT", Label: "Italiano: 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
+	{Code: "en-US", Label: "English (United States): $1,234.56", Group: ",", Decimal: ".", Currency: "USD", DateFormat: "%Y-%m-%d"},
+	{Code: "en-GB", Label: "English (United Kingdom): £1,234.56", Group: ",", Decimal: ".", Currency: "GBP", DateFormat: "%d/%m/%Y"},
+	{Code: "de-DE", Label: "Deutsch (Deutschland): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d.%m.%Y"},
+	{Code: "de-CH", Label: "Deutsch (Schweiz): CHF 1'234.56", Group: "'", Decimal: ".", Currency: "CHF", DateFormat: "%d.%m.%Y"},
+	{Code: "fr-FR", Label: "Français (France): 1 234,56 €", Group: "\u202f", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d/%m/%Y"},
+	{Code: "nl-NL", Label: "Nederlands: € 1.234,56", Group: ".", Decimal: ",", Currency: "EUR", DateFormat: "%d/%m/%Y"},
+	{Code: "es-ES", Label: "Español (España): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d/%m/%Y"},
+	{Code: "it-IT", Label: "Italiano: 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d/%m/%Y"},
 }
 
 // LocaleOf is the locale with code, or the default.
