@@ -244,7 +244,7 @@ func StarterCategoriesPreview(starter []models.StarterCategory) templ.Component 
 			templ_7745c5c3_Var6 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<ul id=\"starter-categories\" class=\"max-h-64 space-y-1 overflow-y-auto rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm\" aria-label=\"Common categories\" aria-live=\"polite\" data-testid=\"starter-categories\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<ul id=\"starter-categories\" tabindex=\"0\" class=\"max-h-64 space-y-1 overflow-y-auto rounded-md border border-slate-200 bg-slate-50 px-3 py-2 text-sm focus:outline-none focus-visible:ring-2 focus-visible:ring-emerald-600\" aria-label=\"Common categories\" aria-live=\"polite\" data-testid=\"starter-categories\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

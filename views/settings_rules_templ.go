@@ -416,7 +416,7 @@ func ruleAction(id, action, label, to, testid string) templ.Component {
 		}
 		aria := label + " this rule"
 		if action == "apply" {
-			aria = "Apply this rule to existing transactions"
+			aria = "Apply to existing transactions"
 		}
 		templ_7745c5c3_Err = Button(kind, label, templ.Attributes{"data-testid": testid, "aria-label": aria}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {

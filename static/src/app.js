@@ -281,6 +281,15 @@
     });
   }
 
+  // A region that scrolls sideways (a wide table on a narrow screen) takes the keyboard's focus,
+  // so that its arrow keys scroll it; one that fits is no extra stop for the Tab key.
+  function scrollRegions() {
+    document.querySelectorAll("[data-scroll-region]").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth) el.setAttribute("tabindex", "0");
+      else el.removeAttribute("tabindex");
+    });
+  }
+
   // A hidden field for the browser's time zone (an IANA name such as Europe/Berlin).
   function browserZone(root) {
     var zone = "";
@@ -304,6 +313,7 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); });
-  document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); scrollRegions(); });
+  document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); scrollRegions(); });
+  window.addEventListener("resize", scrollRegions);
 })();
