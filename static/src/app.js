@@ -290,6 +290,13 @@
     });
   }
 
+  // A fold marked data-open-wide (the transactions' filters) starts open on a screen wide
+  // enough for it; on a phone it stays folded under its summary, and the rows come first.
+  function openWide() {
+    if (!window.matchMedia("(min-width: 640px)").matches) return;
+    document.querySelectorAll("details[data-open-wide]").forEach(function (d) { d.open = true; });
+  }
+
   // A hidden field for the browser's time zone (an IANA name such as Europe/Berlin).
   function browserZone(root) {
     var zone = "";
@@ -313,7 +320,7 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); scrollRegions(); });
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); scrollRegions(); openWide(); });
   document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); scrollRegions(); });
   window.addEventListener("resize", scrollRegions);
 })();
