@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -327,6 +328,36 @@ func sameIDs(a, b []uuid.UUID) bool {
 // transactionsBulk is POST /transactions/bulk: a category, a merchant or a tag set on the
 // ticked transactions, or on all that the list's filters select, at once; the list then
 // offers to undo it for models.UndoWindow.
+// formIDs are the transaction ids of the form's field, those that read as ids.
+func formIDs(c echo.Context, field string) []uuid.UUID {
+	params, _ := c.FormParams()
+	var ids []uuid.UUID
+	for _, raw := range params[field] {
+		if id, err := uuid.Parse(raw); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// untickedRows are the rows shown (field "shown", one per row) that a person who ticked some
+// left unticked: with "all that match", ticking all then unticking a few leaves those out.
+// Ticking none leaves none out, so "all that match" alone still means all.
+func untickedRows(c echo.Context) ([]uuid.UUID, error) {
+	shown, ticked := formIDs(c, "shown"), formIDs(c, "ids")
+	if len(ticked) == 0 {
+		return nil, nil
+	}
+	if len(shown) > ledger.MaxMatching {
+		return nil, apperr.New(apperr.Invalid, fmt.Sprintf("At most %d rows can be left out; narrow the filters instead.", ledger.MaxMatching))
+	}
+	isTicked := make(map[uuid.UUID]bool, len(ticked))
+	for _, id := range ticked {
+		isTicked[id] = true
+	}
+	return slices.DeleteFunc(shown, func(id uuid.UUID) bool { return isTicked[id] }), nil
+}
+
 func (a *app) transactionsBulk(c echo.Context) error {
 	ctx, u := c.Request().Context(), currentUser(c)
 	back := returnTo(c.FormValue("return"))
@@ -363,17 +394,14 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		err = apperr.New(apperr.Invalid, "Choose a category, a merchant or a tag to set.")
 	case c.FormValue("all") == "1":
 		var f ledger.Filter
-		if f, err = filterOf(c.FormValue("filter")); err == nil {
-			change, err = ledger.UpdateMatching(ctx, a.DB, u.FamilyID, f, p)
-		}
-	default:
-		params, _ := c.FormParams()
-		var ids []uuid.UUID
-		for _, raw := range params["ids"] {
-			if id, perr := uuid.Parse(raw); perr == nil {
-				ids = append(ids, id)
+		var except []uuid.UUID
+		if except, err = untickedRows(c); err == nil {
+			if f, err = filterOf(c.FormValue("filter")); err == nil {
+				change, err = ledger.UpdateMatching(ctx, a.DB, u.FamilyID, f, p, except...)
 			}
 		}
+	default:
+		ids := formIDs(c, "ids")
 		if len(ids) == 0 {
 			err = apperr.New(apperr.Invalid, "Tick the transactions to change, or choose all that match.")
 		} else {
