@@ -65,7 +65,8 @@ func (a *app) renderExchangeRates(c echo.Context, status int, form *views.Form) 
 func (a *app) exchangeRateCreate(c echo.Context) error {
 	form := formOf(c, "date", "base", "quote", "rate")
 	r, err := fx.SetRate(c.Request().Context(), a.DB, currentUser(c), fx.RateInput{
-		Date: form.Value("date"), Base: form.Value("base"), Quote: form.Value("quote"), Rate: form.Value("rate")})
+		Date: form.Value("date"), Base: form.Value("base"), Quote: form.Value("quote"),
+		Rate: currentUser(c).NumberLocale().PlainNumber(form.Value("rate"))})
 	if err != nil {
 		status, ok := withError(form, err)
 		if !ok || status == http.StatusForbidden {

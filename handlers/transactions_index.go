@@ -140,13 +140,14 @@ func (a *app) transactionEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.transactionEditForm(c, http.StatusOK, t, transactionEditValues(t), returnTo(c.QueryParam("return")))
+	return a.transactionEditForm(c, http.StatusOK, t, transactionEditValues(t, currentUser(c).NumberLocale()), returnTo(c.QueryParam("return")))
 }
 
-// transactionEditValues is the form filled with the transaction as it is.
-func transactionEditValues(t *ledger.Transaction) *views.Form {
+// transactionEditValues is the form filled with the transaction as it is, its amount in the
+// person's number style l.
+func transactionEditValues(t *ledger.Transaction, l models.Locale) *views.Form {
 	f := &views.Form{Values: map[string]string{"name": t.Name, "date": t.Date.Format(time.DateOnly), "notes": t.Notes,
-		"amount": t.Amount.Abs().StringFixed(int32(models.CurrencyDecimals(t.Currency))), "direction": "out"}}
+		"amount": l.EditNumber(t.Amount.Abs(), int32(models.CurrencyDecimals(t.Currency))), "direction": "out"}}
 	if t.Amount.IsNegative() {
 		f.Values["direction"] = "in"
 	}

@@ -9,6 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"github.com/shopspring/decimal"
 	"strings"
 	"tally/fx"
 	"time"
@@ -75,7 +76,7 @@ func ExchangeRatesPage(p ExchangeRates) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(p.Currency)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 33, Col: 43}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 34, Col: 43}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -273,7 +274,7 @@ func exchangeRatesWithForm(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var10 string
 					templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(code)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 69, Col: 27}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 70, Col: 27}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 					if templ_7745c5c3_Err != nil {
@@ -288,8 +289,8 @@ func exchangeRatesWithForm(p ExchangeRates) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "rate", Label: "Rate", Required: true, Placeholder: "1.1712",
-					Help: "How much of the second currency 1 of the first buys, with a point: 1.1712. A rate already set for the pair and date is replaced."}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "rate", Label: "Rate", Required: true, Placeholder: UserRate(ctx, decimal.RequireFromString("1.1712")),
+					Help: "How much of the second currency 1 of the first buys, such as " + UserRate(ctx, decimal.RequireFromString("1.1712")) + ". A rate already set for the pair and date is replaced."}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -402,7 +403,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var14 string
 					templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(id)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 95, Col: 53}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 96, Col: 53}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 					if templ_7745c5c3_Err != nil {
@@ -437,7 +438,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var17 string
 					templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs("exchange-rate-date-" + id)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 96, Col: 88}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 97, Col: 88}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 					if templ_7745c5c3_Err != nil {
@@ -450,7 +451,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var18 string
 					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(FormatDate(r.Date))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 96, Col: 111}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 97, Col: 111}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 					if templ_7745c5c3_Err != nil {
@@ -485,7 +486,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var21 string
 					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs("exchange-rate-text-" + id)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 97, Col: 88}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 98, Col: 88}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {
@@ -498,7 +499,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var22 string
 					templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(r.Base)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 97, Col: 101}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 98, Col: 101}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 					if templ_7745c5c3_Err != nil {
@@ -511,7 +512,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var23 string
 					templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(r.Rate.String())
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 97, Col: 123}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 98, Col: 123}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 					if templ_7745c5c3_Err != nil {
@@ -524,7 +525,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var24 string
 					templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinStringErrs(r.Quote)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 97, Col: 135}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 98, Col: 135}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 					if templ_7745c5c3_Err != nil {
@@ -565,7 +566,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var27 templ.SafeURL
 						templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/settings/exchange_rates/" + id + "/delete"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 101, Col: 96}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 102, Col: 96}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 						if templ_7745c5c3_Err != nil {
@@ -586,7 +587,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var28 string
 						templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(dialog)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 103, Col: 56}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 104, Col: 56}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 						if templ_7745c5c3_Err != nil {
@@ -599,7 +600,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var29 string
 						templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs("Delete the rate of " + r.Base + " in " + r.Quote + " on " + FormatDate(r.Date))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 103, Col: 196}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 104, Col: 196}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 						if templ_7745c5c3_Err != nil {
@@ -612,7 +613,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var30 string
 						templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs("exchange-rate-delete-" + id)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 103, Col: 241}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 104, Col: 241}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 						if templ_7745c5c3_Err != nil {
@@ -715,7 +716,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var33 string
 						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 135, Col: 57}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 136, Col: 57}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 						if templ_7745c5c3_Err != nil {
@@ -750,7 +751,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var36 string
 						templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 136, Col: 55}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 137, Col: 55}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 						if templ_7745c5c3_Err != nil {
@@ -785,7 +786,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var39 string
 						templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs("fetched-rate-" + c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 137, Col: 86}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 138, Col: 86}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 						if templ_7745c5c3_Err != nil {
@@ -798,7 +799,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var40 string
 						templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(c.Rate.String())
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 137, Col: 112}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 138, Col: 112}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 						if templ_7745c5c3_Err != nil {
@@ -811,7 +812,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var41 string
 						templ_7745c5c3_Var41, templ_7745c5c3_Err = templ.JoinStringErrs(c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 137, Col: 125}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 138, Col: 125}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var41))
 						if templ_7745c5c3_Err != nil {
@@ -824,7 +825,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var42 string
 						templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(FormatRate(c.Rate))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 137, Col: 150}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 138, Col: 150}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var42))
 						if templ_7745c5c3_Err != nil {
@@ -837,7 +838,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var43 string
 						templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(c.To)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 137, Col: 159}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 138, Col: 159}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 						if templ_7745c5c3_Err != nil {
@@ -872,7 +873,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var46 string
 						templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs("fetched-date-" + c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 138, Col: 86}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 139, Col: 86}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 						if templ_7745c5c3_Err != nil {
@@ -885,7 +886,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var47 string
 						templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(FormatDate(c.Date))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 138, Col: 109}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 139, Col: 109}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 						if templ_7745c5c3_Err != nil {
@@ -915,7 +916,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 				var templ_7745c5c3_Var48 string
 				templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(strings.Join(p.Missing, ", "))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 145, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 146, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 				if templ_7745c5c3_Err != nil {
@@ -928,7 +929,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 				var templ_7745c5c3_Var49 string
 				templ_7745c5c3_Var49, templ_7745c5c3_Err = templ.JoinStringErrs(p.Currency)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 145, Col: 75}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 146, Col: 75}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var49))
 				if templ_7745c5c3_Err != nil {

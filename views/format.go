@@ -100,6 +100,23 @@ func FormatRate(r decimal.Decimal) string {
 	return r.Round(int32(max(0, rateSignificant-whole))).String()
 }
 
+// InputAmount writes amount in currency for a field the signed-in person edits, in their
+// number style without thousands separators: "-3498,10" in de-DE, "-3498.10" in en-US.
+func InputAmount(ctx context.Context, amount decimal.Decimal, currency string) string {
+	return userLocale(ctx).EditNumber(amount, int32(models.CurrencyDecimals(currency)))
+}
+
+// amountHelp is the help under an amount field: no sign, and an example in the person's style.
+func amountHelp(ctx context.Context, currency string) string {
+	return "Without a sign, such as " + InputAmount(ctx, decimal.NewFromFloat(12.5), currency) + "."
+}
+
+// UserRate writes an exchange rate as FormatRate does, with the signed-in person's decimal
+// mark: "0,8584" in de-DE.
+func UserRate(ctx context.Context, r decimal.Decimal) string {
+	return strings.Replace(FormatRate(r), ".", userLocale(ctx).Decimal, 1)
+}
+
 // UserDate formats a date as the signed-in person writes dates (their date format, else
 // their family's); the default is 2026-01-31.
 func UserDate(ctx context.Context, t time.Time) string {
