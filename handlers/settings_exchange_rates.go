@@ -74,7 +74,8 @@ func (a *app) exchangeRateCreate(c echo.Context) error {
 		}
 		return a.renderExchangeRates(c, status, form)
 	}
-	a.flash(c, "success", "Saved: on "+views.FormatDate(r.Date)+", 1 "+r.Base+" buys "+r.Rate.String()+" "+r.Quote+".")
+	styled := inPersonsStyle(c)
+	a.flash(c, "success", "Saved: on "+views.UserDate(styled, r.Date)+", 1 "+r.Base+" buys "+views.UserRate(styled, r.Rate)+" "+r.Quote+".")
 	return redirect(c, "/settings/exchange_rates")
 }
 

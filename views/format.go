@@ -128,6 +128,16 @@ func UserDate(ctx context.Context, t time.Time) string {
 	return FormatDate(t)
 }
 
+// userISODate formats a date held as text in ISO form (2026-10-31, as a statement file's
+// summary keeps it) as UserDate does; text that is no such date stays as it is.
+func userISODate(ctx context.Context, iso string) string {
+	d, err := time.Parse(time.DateOnly, iso)
+	if err != nil {
+		return iso
+	}
+	return UserDate(ctx, d)
+}
+
 // UserDay formats the day of moment t for the signed-in person: in their family's time zone,
 // with their date format.
 func UserDay(ctx context.Context, t time.Time) string {

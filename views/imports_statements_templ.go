@@ -244,9 +244,9 @@ func statementCard(v ImportView, st imports.StatementSummary) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var9 string
-			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(*st.From)
+			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(userISODate(ctx, *st.From))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 62, Col: 52}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 62, Col: 70}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
@@ -257,9 +257,9 @@ func statementCard(v ImportView, st imports.StatementSummary) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var10 string
-			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(*st.To)
+			templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(userISODate(ctx, *st.To))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 62, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 62, Col: 102}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 			if templ_7745c5c3_Err != nil {
@@ -275,9 +275,9 @@ func statementCard(v ImportView, st imports.StatementSummary) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var11 string
-		templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(balanceAtText(st.Opening, st.Currency))
+		templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(balanceAtText(ctx, st.Opening, st.Currency))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 65, Col: 113}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 65, Col: 118}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 		if templ_7745c5c3_Err != nil {
@@ -301,9 +301,9 @@ func statementCard(v ImportView, st imports.StatementSummary) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var13 string
-		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(FormatMoney(st.EntriesSum, st.Currency))
+		templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(UserMoney(ctx, st.EntriesSum, st.Currency))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 68, Col: 95}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 68, Col: 98}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 		if templ_7745c5c3_Err != nil {
@@ -319,9 +319,9 @@ func statementCard(v ImportView, st imports.StatementSummary) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var14 string
-			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(st.PendingCount))
+			templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, st.PendingCount))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 70, Col: 78}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 70, Col: 81}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 			if templ_7745c5c3_Err != nil {
@@ -337,9 +337,9 @@ func statementCard(v ImportView, st imports.StatementSummary) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var15 string
-		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(balanceAtText(st.Closing, st.Currency))
+		templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(balanceAtText(ctx, st.Closing, st.Currency))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 74, Col: 113}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 74, Col: 118}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 		if templ_7745c5c3_Err != nil {
@@ -355,9 +355,9 @@ func statementCard(v ImportView, st imports.StatementSummary) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var16 string
-			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(balanceAtText(st.Available, st.Currency))
+			templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(balanceAtText(ctx, st.Available, st.Currency))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 77, Col: 84}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_statements.templ`, Line: 77, Col: 89}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 			if templ_7745c5c3_Err != nil {
@@ -499,7 +499,7 @@ func reconciliationBadge(st imports.StatementSummary) templ.Component {
 				return templ_7745c5c3_Err
 			}
 		case "difference":
-			templ_7745c5c3_Err = Badge("failed", "Off by "+FormatMoney(derefDecimal(st.Difference), st.Currency)).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Badge("failed", "Off by "+UserMoney(ctx, derefDecimal(st.Difference), st.Currency)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -879,11 +879,11 @@ func statementKindWord(kind string) string {
 	return "Account"
 }
 
-func balanceAtText(b *imports.BalanceAt, currency string) string {
+func balanceAtText(ctx context.Context, b *imports.BalanceAt, currency string) string {
 	if b == nil {
 		return "Not in the file"
 	}
-	return FormatMoney(b.Amount, currency) + " on " + b.Date
+	return UserMoney(ctx, b.Amount, currency) + " on " + userISODate(ctx, b.Date)
 }
 
 // ledgerGapText says which side of the bank's balance Tally's is, by how much: difference is
