@@ -72,6 +72,11 @@ func TestInputsSpeakTheFamilysNumbers(t *testing.T) {
 		t.Errorf("the budgeted amount shows %q, want 700,00", got)
 	}
 
+	// The list's filters take an amount in their style too.
+	if r := c.Get("/transactions?min_amount=10,50"); r.Status != http.StatusOK || r.Doc(t).Find(`[data-testid="error-min_amount"]`).Length() != 0 {
+		t.Errorf("the filter 10,50: %d, %q", r.Status, r.Doc(t).Find(`[data-testid="error-min_amount"]`).Text())
+	}
+
 	for _, rate := range []string{"0,8584", "0.8585"} {
 		r := c.PostForm("/settings/exchange_rates", url.Values{"date": {time.Now().UTC().Format(time.DateOnly)}, "base": {"EUR"}, "quote": {"GBP"}, "rate": {rate}})
 		var stored string

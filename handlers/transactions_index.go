@@ -59,7 +59,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 			l.Changed = &views.BulkChange{ID: change.ID.String(), Changed: change.Changed}
 		}
 	}
-	f, err := transactionFilter(c.QueryParams())
+	f, err := personsFilter(c.QueryParams(), currentUser(c).NumberLocale())
 	var after *ledger.Cursor
 	if s := c.QueryParam("cursor"); s != "" && err == nil {
 		cur, cerr := ledger.ParseCursor(s)
@@ -397,7 +397,7 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		var f ledger.Filter
 		var except []uuid.UUID
 		if except, err = untickedRows(c); err == nil {
-			if f, err = filterOf(c.FormValue("filter")); err == nil {
+			if f, err = filterOf(c.FormValue("filter"), u.NumberLocale()); err == nil {
 				change, err = ledger.UpdateMatching(ctx, a.DB, u.FamilyID, f, p, except...)
 			}
 		}
@@ -430,12 +430,24 @@ func (a *app) transactionsBulk(c echo.Context) error {
 }
 
 // filterOf reads a list's filters from its query string, as the list itself does.
-func filterOf(raw string) (ledger.Filter, error) {
+func filterOf(raw string, l models.Locale) (ledger.Filter, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
 		return ledger.Filter{}, apperr.New(apperr.Invalid, "The filters could not be read: reload the list and try again.")
 	}
-	return transactionFilter(q)
+	return personsFilter(q, l)
+}
+
+// personsFilter is the list's filters as a person typed them, their amounts in their number
+// style l ("10,50" in de-DE), read as the API reads its plain ones.
+func personsFilter(query url.Values, l models.Locale) (ledger.Filter, error) {
+	plain := maps.Clone(query)
+	for _, key := range []string{"min_amount", "max_amount"} {
+		if v := plain.Get(key); v != "" {
+			plain.Set(key, l.PlainNumber(v))
+		}
+	}
+	return transactionFilter(plain)
 }
 
 // transactionsUndo is POST /transactions/changes/:id/undo: a bulk edit taken back.
