@@ -14,7 +14,7 @@ import (
 // and each ISO date or month ("2026-12-07", "2026-12"), with a little of its sentence.
 const usStyleJS = `(() => {
 	const body = document.body.cloneNode(true);
-	body.querySelectorAll('code, pre, select, script, style, template, [hidden], .sr-only').forEach(el => el.remove());
+	body.querySelectorAll('code, pre, select, script, noscript, style, template, [hidden], .sr-only').forEach(el => el.remove());
 	const text = body.innerText;
 	const found = [];
 	for (const re of [/(?<!\d\s?)[$€£]\d/g, /(?<![\d.,'/])\d{1,3}(?:,\d{3})*\.\d{2}(?![\d.])/g, /\b\d{4}-\d{2}(?:-\d{2})?\b/g]) {
