@@ -298,6 +298,9 @@ type Onboarding struct {
 	// Locale is the family's number style, one of models.Locales; its language names the
 	// starter categories.
 	Locale string
+	// DateFormat is how the family writes dates, one of models.DateFormats; the locale's
+	// usual when empty.
+	DateFormat string
 	// StarterCategories gives the family models.StarterCategories to begin with.
 	StarterCategories bool
 }
@@ -338,6 +341,11 @@ func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, err
 		f, err := models.CreateFamily(ctx, tx, in.FamilyName, in.Currency, in.Locale, in.Timezone)
 		if err != nil {
 			return err
+		}
+		if in.DateFormat != "" && in.DateFormat != f.DateFormat {
+			if err := models.SetDateFormat(ctx, tx, f, in.DateFormat); err != nil {
+				return err
+			}
 		}
 		if in.StarterCategories {
 			if err := models.CreateStarterCategories(ctx, tx, f.ID, f.Locale); err != nil {

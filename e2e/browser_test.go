@@ -53,6 +53,7 @@ func TestFirstRunToAPIKey(t *testing.T) {
 		waitText(t, ctx, "starter-category-name", "Einnahmen", 10*time.Second)
 		run(t, ctx, "scroll to the preview", chromedp.ScrollIntoView(testID("starter-categories")))
 		shot(t, ctx, "onboarding-starter-categories")
+		checkAccessible(t, ctx, axeSource(t), "/onboarding")
 		click(t, ctx, "onboarding-submit")
 
 		visible(t, ctx, "current-user")

@@ -111,8 +111,14 @@ func (b *sharedBrowser) stop() {
 // a minute, so a hung page fails the test rather than the whole run.
 func newTab(t *testing.T) context.Context {
 	t.Helper()
+	return newTabWithin(t, time.Minute)
+}
+
+// newTabWithin is newTab for a test that walks many pages: its context ends after budget.
+func newTabWithin(t *testing.T, budget time.Duration) context.Context {
+	t.Helper()
 	tab, cancelTab := chromedp.NewContext(browserContext(t))
-	ctx, cancel := context.WithTimeout(tab, time.Minute)
+	ctx, cancel := context.WithTimeout(tab, budget)
 	t.Cleanup(func() { cancel(); cancelTab() })
 	// The first Do opens the tab; its life is bound to ctx.
 	if err := chromedp.Do(ctx); err != nil {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/chromedp/chromedp"
 
@@ -18,7 +19,7 @@ import (
 // names, and a category: every page a person uses has something to show.
 func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 	t.Helper()
-	ctx := newTab(t)
+	ctx := newTabWithin(t, 5*time.Minute) // the sweeps walk every page, the accessibility one twice
 	fake := fakeenablebanking.NewTest(t)
 	fake.AddASPSP(fakeenablebanking.ASPSP{Name: "Testbank", Country: "DE"})
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true",
@@ -49,8 +50,11 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 			'https://bank.example/authorize', now() + interval '30 minutes')`, u.FamilyID, u.ID).Exec(bg); err != nil {
 		t.Fatal(err)
 	}
+	// An account with nothing recurring, whose forecast says so and links to the recurring page.
+	quiet := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Savings", "Depository", "500").ID
 	signInAs(t, ctx, srv, u.Email)
 	pages := []string{
+		"/accounts/" + quiet.String(),
 		"/", "/accounts", "/accounts/" + acct.String(), "/accounts/" + acct.String() + "/edit", "/accounts/new",
 		"/transactions", "/transactions?q=grocery", "/imports", "/transfers", "/settings/rules", "/settings/rules/new",
 		"/categories", "/tags", "/merchants", "/reports/spending", "/budgets/2026-06", "/recurring",

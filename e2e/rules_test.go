@@ -74,6 +74,7 @@ func TestRulesPage(t *testing.T) {
 		wantPath(t, ctx, "/settings/rules")
 		wantText(t, ctx, "rule-conditions", "When name contains “rewe”")
 		wantText(t, ctx, "rule-actions", "Then category Groceries")
+		checkAccessible(t, ctx, axeSource(t), "/settings/rules with a rule")
 	})
 	step(t, "applied to existing transactions from the list, and undone there", func(t *testing.T) {
 		click(t, ctx, "rule-apply")

@@ -43,6 +43,7 @@ func TestStatementFileInTheBrowser(t *testing.T) {
 			t.Errorf("%d entries shown, want 3", n)
 		}
 		shot(t, ctx, "import-statement")
+		checkAccessible(t, ctx, axeSource(t), "a statement's preview")
 	})
 
 	step(t, "its entries go into the account chosen for them", func(t *testing.T) {

@@ -109,10 +109,11 @@ func (a *app) checkpointFix(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	msg := "A balance adjustment of " + views.FormatMoney(e.Amount.Abs(), e.Currency) + " was added on " + views.FormatDate(e.Date) +
+	styled := inPersonsStyle(c)
+	msg := "A balance adjustment of " + views.UserMoney(styled, e.Amount.Abs(), e.Currency) + " was added on " + views.UserDate(styled, e.Date) +
 		", left out of spending. Undo it under “Fixes you made”."
 	if e.Kind == models.EntryValuation {
-		msg = "The bank's balance of " + views.FormatDate(e.Date) + " is now the one the history is walked from. Undo it under “Fixes you made”."
+		msg = "The bank's balance of " + views.UserDate(styled, e.Date) + " is now the one the history is walked from. Undo it under “Fixes you made”."
 	}
 	a.flash(c, "success", msg)
 	back := form.Value("return")

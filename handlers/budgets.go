@@ -184,7 +184,7 @@ func (a *app) budgetCopy(c echo.Context) error {
 	if err := a.Budgets.Fill(c.Request().Context(), u.Family, next, budgets.Fill{Strategy: budgets.FillLastBudget}, u.Family.Today()); err != nil {
 		return err
 	}
-	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, "Copied "+month.String()+" to "+next.String()+".")
+	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, "Copied "+month.First().Format("January 2006")+" to "+next.First().Format("January 2006")+".")
 	return c.Redirect(http.StatusSeeOther, views.BudgetURL(next))
 }
 

@@ -25,6 +25,7 @@ import (
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
 	"tally/models"
+	"tally/views"
 )
 
 // Context keys set by middleware.
@@ -287,6 +288,12 @@ func isPageNavigation(c echo.Context) bool {
 func currentUser(c echo.Context) *models.User {
 	u, _ := c.Get(ctxUser).(*models.User)
 	return u
+}
+
+// inPersonsStyle is the request's context as views read the signed-in person from it, for a
+// message written before a page renders: its amounts and dates in their number and date style.
+func inPersonsStyle(c echo.Context) context.Context {
+	return views.WithState(c.Request().Context(), &views.State{User: currentUser(c)})
 }
 
 // redirect answers 303 See Other, or tells htmx to navigate.

@@ -3,6 +3,7 @@ package handlers
 import (
 	"net/http"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"tally/auth"
@@ -10,11 +11,12 @@ import (
 	"tally/views"
 )
 
-var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency", "timezone", "locale", "starter_categories", "_submitted"}
+var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency", "timezone", "locale", "date_format", "starter_categories", "_submitted"}
 
 // onboardingNew shows the first-run form, only while no user exists: the number style is the
-// browser's language's, and the starter categories are ticked. For htmx, a changed number style
-// answers the starter categories' preview in its language alone.
+// browser's language's, the currency and date format its people's usual ones, and the starter
+// categories are ticked. For htmx, a changed number style answers the starter categories'
+// preview in its language, and its usual currency and date format out of band.
 func (a *app) onboardingNew(c echo.Context) error {
 	n, err := models.CountUsers(c.Request().Context(), a.DB)
 	if err != nil {
@@ -28,10 +30,11 @@ func (a *app) onboardingNew(c echo.Context) error {
 		locale = models.LocaleFor(c.Request().Header.Get("Accept-Language"))
 	}
 	starter := models.StarterCategories(locale.Code)
+	form := &views.Form{Values: map[string]string{"locale": locale.Code, "currency": locale.Currency,
+		"date_format": locale.DateFormat, "starter_categories": "1"}}
 	if isFragment(c, "starter-categories") {
-		return a.render(c, http.StatusOK, views.StarterCategoriesPreview(starter))
+		return a.render(c, http.StatusOK, templ.Join(views.StarterCategoriesPreview(starter), views.OnboardingUsual(form, true)))
 	}
-	form := &views.Form{Values: map[string]string{"locale": locale.Code, "starter_categories": "1"}}
 	return a.render(c, http.StatusOK, views.OnboardingPage(form, starter))
 }
 
@@ -42,7 +45,7 @@ func (a *app) onboardingCreate(c echo.Context) error {
 	u, err := a.Auth.Onboard(c.Request().Context(), auth.Onboarding{
 		FamilyName: form.Value("family_name"), FirstName: form.Value("first_name"), LastName: form.Value("last_name"),
 		Email: form.Value("email"), Password: form.Value("password"), Currency: form.Value("currency"),
-		Timezone: form.Value("timezone"), Locale: form.Value("locale"), StarterCategories: form.Value("starter_categories") != "",
+		Timezone: form.Value("timezone"), Locale: form.Value("locale"), DateFormat: form.Value("date_format"), StarterCategories: form.Value("starter_categories") != "",
 	})
 	if err != nil {
 		if e := asConflict(err); e != "" {

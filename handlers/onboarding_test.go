@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
 
 	"tally/app/apptest"
@@ -192,5 +193,37 @@ func TestOnboardingStarterCategories(t *testing.T) {
 				t.Errorf("the categories page does not list the %d categories", len(all))
 			}
 		})
+	}
+}
+
+// TestOnboardingOffersTheLanguagesCurrencyAndDates is the issue's German household: a German
+// browser, or Deutsch (Deutschland) chosen, is offered euros and 04.12.2026, not dollars and
+// 2026-12-04, and the family keeps what the form sent.
+func TestOnboardingOffersTheLanguagesCurrencyAndDates(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	c := apptest.NewClient(t, srv)
+	selected := func(d *goquery.Document, field string) string {
+		v, _ := d.Find(`[data-testid="field-` + field + `"] option[selected]`).Attr("value")
+		return v
+	}
+	d := c.Do(http.MethodGet, "/onboarding", nil, map[string]string{"Accept-Language": "de-DE,de;q=0.9"}).Doc(t)
+	if cur, df := selected(d, "currency"), selected(d, "date_format"); cur != "EUR" || df != "%d.%m.%Y" {
+		t.Errorf("a German browser is offered %s and %s, want EUR and %%d.%%m.%%Y", cur, df)
+	}
+	// Chosen in an English browser, the language brings its currency and dates along.
+	d = c.Do(http.MethodGet, "/onboarding?locale=de-DE", nil, map[string]string{"Accept-Language": "en-US",
+		"HX-Request": "true", "HX-Target": "starter-categories"}).Doc(t)
+	if oob, _ := d.Find(`#onboarding-usual`).Attr("hx-swap-oob"); oob != "true" || selected(d, "currency") != "EUR" || selected(d, "date_format") != "%d.%m.%Y" {
+		t.Errorf("choosing Deutsch offers %q and %q (out of band %q)", selected(d, "currency"), selected(d, "date_format"), oob)
+	}
+	form := url.Values{"family_name": {"The Bergers"}, "email": {"anna@example.com"}, "password": {"a long enough password"},
+		"currency": {"EUR"}, "locale": {"de-DE"}, "date_format": {"%d.%m.%Y"}, "_submitted": {"1"}}
+	if r := c.PostForm("/onboarding", form); r.Status != http.StatusSeeOther {
+		t.Fatalf("onboarding: %d\n%s", r.Status, r.Body)
+	}
+	u, err := models.UserByEmail(t.Context(), srv.DB, "anna@example.com")
+	if err != nil || u.Family.Currency != "EUR" || u.Family.DateFormat != "%d.%m.%Y" {
+		t.Fatalf("the family: %+v (err %v)", u.Family, err)
 	}
 }

@@ -69,7 +69,8 @@ func (a *app) renderExchangeRates(c echo.Context, status int, form *views.Form) 
 func (a *app) exchangeRateCreate(c echo.Context) error {
 	form := formOf(c, "date", "base", "quote", "rate")
 	r, err := fx.SetRate(c.Request().Context(), a.DB, currentUser(c), fx.RateInput{
-		Date: form.Value("date"), Base: form.Value("base"), Quote: form.Value("quote"), Rate: form.Value("rate")})
+		Date: form.Value("date"), Base: form.Value("base"), Quote: form.Value("quote"),
+		Rate: currentUser(c).NumberLocale().PlainNumber(form.Value("rate"))})
 	if err != nil {
 		status, ok := withError(form, err)
 		if !ok || status == http.StatusForbidden {
@@ -77,7 +78,8 @@ func (a *app) exchangeRateCreate(c echo.Context) error {
 		}
 		return a.renderExchangeRates(c, status, form)
 	}
-	a.flash(c, "success", "Saved: on "+views.FormatDate(r.Date)+", 1 "+r.Base+" buys "+r.Rate.String()+" "+r.Quote+".")
+	styled := inPersonsStyle(c)
+	a.flash(c, "success", "Saved: on "+views.UserDate(styled, r.Date)+", 1 "+r.Base+" buys "+views.UserRate(styled, r.Rate)+" "+r.Quote+".")
 	return redirect(c, "/settings/exchange_rates")
 }
 

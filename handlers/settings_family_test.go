@@ -179,8 +179,9 @@ func TestBankSyncTimeIsInTheFamilysTimeZone(t *testing.T) {
 	if v, _ := page.Doc(t).Find(`#field-sync_time`).Attr("value"); v != "06:00" {
 		t.Errorf("the stored minutes moved: %q", v)
 	}
-	// Not synced yet: the next sync is today's or tomorrow's 06:00 in Berlin.
-	if got := page.TestID(t, "bank-next-sync"); !regexp.MustCompile(`^\d{4}-\d\d-\d\d 06:00 Europe/Berlin$`).MatchString(got) {
+	// Not synced yet: the next sync is today's or tomorrow's 06:00 in Berlin, written the
+	// family's way.
+	if got := page.TestID(t, "bank-next-sync"); !regexp.MustCompile(`^\d\d\.\d\d\.\d{4} 06:00 Europe/Berlin$`).MatchString(got) {
 		t.Errorf("next sync %q, want 06:00 in Europe/Berlin", got)
 	}
 }

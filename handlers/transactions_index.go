@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -58,7 +59,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 			l.Changed = &views.BulkChange{ID: change.ID.String(), Changed: change.Changed}
 		}
 	}
-	f, err := transactionFilter(c.QueryParams())
+	f, err := personsFilter(c.QueryParams(), currentUser(c).NumberLocale())
 	var after *ledger.Cursor
 	if s := c.QueryParam("cursor"); s != "" && err == nil {
 		cur, cerr := ledger.ParseCursor(s)
@@ -139,13 +140,14 @@ func (a *app) transactionEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.transactionEditForm(c, http.StatusOK, t, transactionEditValues(t), returnTo(c.QueryParam("return")))
+	return a.transactionEditForm(c, http.StatusOK, t, transactionEditValues(t, currentUser(c).NumberLocale()), returnTo(c.QueryParam("return")))
 }
 
-// transactionEditValues is the form filled with the transaction as it is.
-func transactionEditValues(t *ledger.Transaction) *views.Form {
+// transactionEditValues is the form filled with the transaction as it is, its amount in the
+// person's number style l.
+func transactionEditValues(t *ledger.Transaction, l models.Locale) *views.Form {
 	f := &views.Form{Values: map[string]string{"name": t.Name, "date": t.Date.Format(time.DateOnly), "notes": t.Notes,
-		"amount": t.Amount.Abs().StringFixed(int32(models.CurrencyDecimals(t.Currency))), "direction": "out"}}
+		"amount": l.EditNumber(t.Amount.Abs(), int32(models.CurrencyDecimals(t.Currency))), "direction": "out"}}
 	if t.Amount.IsNegative() {
 		f.Values["direction"] = "in"
 	}
@@ -327,6 +329,36 @@ func sameIDs(a, b []uuid.UUID) bool {
 // transactionsBulk is POST /transactions/bulk: a category, a merchant or a tag set on the
 // ticked transactions, or on all that the list's filters select, at once; the list then
 // offers to undo it for models.UndoWindow.
+// formIDs are the transaction ids of the form's field, those that read as ids.
+func formIDs(c echo.Context, field string) []uuid.UUID {
+	params, _ := c.FormParams()
+	var ids []uuid.UUID
+	for _, raw := range params[field] {
+		if id, err := uuid.Parse(raw); err == nil {
+			ids = append(ids, id)
+		}
+	}
+	return ids
+}
+
+// untickedRows are the rows shown (field "shown", one per row) that a person who ticked some
+// left unticked: with "all that match", ticking all then unticking a few leaves those out.
+// Ticking none leaves none out, so "all that match" alone still means all.
+func untickedRows(c echo.Context) ([]uuid.UUID, error) {
+	shown, ticked := formIDs(c, "shown"), formIDs(c, "ids")
+	if len(ticked) == 0 {
+		return nil, nil
+	}
+	if len(shown) > ledger.MaxMatching {
+		return nil, apperr.New(apperr.Invalid, fmt.Sprintf("At most %d rows can be left out; narrow the filters instead.", ledger.MaxMatching))
+	}
+	isTicked := make(map[uuid.UUID]bool, len(ticked))
+	for _, id := range ticked {
+		isTicked[id] = true
+	}
+	return slices.DeleteFunc(shown, func(id uuid.UUID) bool { return isTicked[id] }), nil
+}
+
 func (a *app) transactionsBulk(c echo.Context) error {
 	ctx, u := c.Request().Context(), currentUser(c)
 	back := returnTo(c.FormValue("return"))
@@ -363,17 +395,14 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		err = apperr.New(apperr.Invalid, "Choose a category, a merchant or a tag to set.")
 	case c.FormValue("all") == "1":
 		var f ledger.Filter
-		if f, err = filterOf(c.FormValue("filter")); err == nil {
-			change, err = ledger.UpdateMatching(ctx, a.DB, u.FamilyID, f, p)
-		}
-	default:
-		params, _ := c.FormParams()
-		var ids []uuid.UUID
-		for _, raw := range params["ids"] {
-			if id, perr := uuid.Parse(raw); perr == nil {
-				ids = append(ids, id)
+		var except []uuid.UUID
+		if except, err = untickedRows(c); err == nil {
+			if f, err = filterOf(c.FormValue("filter"), u.NumberLocale()); err == nil {
+				change, err = ledger.UpdateMatching(ctx, a.DB, u.FamilyID, f, p, except...)
 			}
 		}
+	default:
+		ids := formIDs(c, "ids")
 		if len(ids) == 0 {
 			err = apperr.New(apperr.Invalid, "Tick the transactions to change, or choose all that match.")
 		} else {
@@ -401,12 +430,24 @@ func (a *app) transactionsBulk(c echo.Context) error {
 }
 
 // filterOf reads a list's filters from its query string, as the list itself does.
-func filterOf(raw string) (ledger.Filter, error) {
+func filterOf(raw string, l models.Locale) (ledger.Filter, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
 		return ledger.Filter{}, apperr.New(apperr.Invalid, "The filters could not be read: reload the list and try again.")
 	}
-	return transactionFilter(q)
+	return personsFilter(q, l)
+}
+
+// personsFilter is the list's filters as a person typed them, their amounts in their number
+// style l ("10,50" in de-DE), read as the API reads its plain ones.
+func personsFilter(query url.Values, l models.Locale) (ledger.Filter, error) {
+	plain := maps.Clone(query)
+	for _, key := range []string{"min_amount", "max_amount"} {
+		if v := plain.Get(key); v != "" {
+			plain.Set(key, l.PlainNumber(v))
+		}
+	}
+	return transactionFilter(plain)
 }
 
 // transactionsUndo is POST /transactions/changes/:id/undo: a bulk edit taken back.

@@ -260,3 +260,30 @@ func TestLeaveOutOfReportsSaves(t *testing.T) {
 		t.Error("unticking did not save")
 	}
 }
+
+// TestTransactionsBulkEditLeavesOutUnticked is "all that match" after ticking every row shown
+// and unticking one: that one is left out; all that match with nothing ticked is all of them.
+func TestTransactionsBulkEditLeavesOutUnticked(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
+	acct := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "").ID.String()
+	food, fun := e.named(t, "categories", "Food"), e.named(t, "categories", "Fun")
+	a := e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-01", "amount": "5", "name": "Lunch"})
+	b := e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-02", "amount": "6", "name": "Dinner"})
+	c := e.addTransaction(t, map[string]any{"account_id": acct, "date": "2026-02-03", "amount": "7", "name": "Brunch"})
+	cl := apptest.NewClient(t, e.srv)
+	cl.SignIn(e.user.Email, testkit.Password)
+	cl.Get("/transactions")
+	with := func(category string) []string {
+		return e.strings(t, "SELECT id::text FROM entries WHERE family_id = ? AND category_id = ? ORDER BY date", e.user.FamilyID, uuid.MustParse(category))
+	}
+	// b and c are shown, b ticked, c unticked: a (not shown) and b change.
+	r := cl.PostForm("/transactions/bulk", url.Values{"all": {"1"}, "filter": {""}, "shown": {b, c}, "ids": {b}, "category_id": {food}, "return": {"/transactions"}})
+	if got := with(food); r.Status != http.StatusSeeOther || !slices.Equal(got, []string{a, b}) {
+		t.Errorf("all but the unticked: %d, changed %v, want %v", r.Status, got, []string{a, b})
+	}
+	r = cl.PostForm("/transactions/bulk", url.Values{"all": {"1"}, "filter": {""}, "shown": {b, c}, "category_id": {fun}, "return": {"/transactions"}})
+	if got := with(fun); r.Status != http.StatusSeeOther || !slices.Equal(got, []string{a, b, c}) {
+		t.Errorf("all with none ticked: %d, changed %v", r.Status, got)
+	}
+}

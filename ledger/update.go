@@ -103,14 +103,17 @@ func UpdateMany(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UU
 }
 
 // UpdateMatching is UpdateMany for every transaction of the family that f selects, up to
-// MaxMatching of them.
-func UpdateMatching(ctx context.Context, d *db.DB, familyID uuid.UUID, f Filter, p Patch) (*models.Change, error) {
+// MaxMatching of them, but those of except (a person's ticks taken off rows of the list).
+func UpdateMatching(ctx context.Context, d *db.DB, familyID uuid.UUID, f Filter, p Patch, except ...uuid.UUID) (*models.Change, error) {
 	if err := p.checkBatch(); err != nil {
 		return nil, err
 	}
 	q := d.NewSelect().TableExpr("entries AS e").Column("e.id").
 		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
 		OrderExpr("e.id").Limit(MaxMatching + 1)
+	if len(except) > 0 {
+		q.Where("e.id NOT IN (?)", bun.In(except))
+	}
 	if err := f.apply(ctx, d, q, familyID); err != nil {
 		return nil, err
 	}

@@ -42,16 +42,17 @@ func (f *Family) Today() time.Time {
 	return time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
 }
 
-// CreateFamily inserts a family named name with currency (USD when empty) and locale, one of
-// Locales (the first when empty). Its time zone is zone, the one a person's browser said, when
+// CreateFamily inserts a family named name with locale, one of Locales (the first when empty),
+// and currency (the locale's usual when empty); it writes dates as the locale's people do
+// (SetDateFormat changes that). Its time zone is zone, the one a person's browser said, when
 // the database knows it, else the usual one of the currency (UTC when none is usual).
 func CreateFamily(ctx context.Context, db bun.IDB, name, currency, locale, zone string) (*Family, error) {
 	name = strings.TrimSpace(name)
-	if currency == "" {
-		currency = "USD"
-	}
 	if locale == "" {
 		locale = Locales[0].Code
+	}
+	if currency == "" {
+		currency = LocaleOf(locale).Currency
 	}
 	var v apperr.Validation
 	if name == "" {
@@ -74,12 +75,26 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency, locale, zone 
 	if !known {
 		zone = currencyZone(currency)
 	}
-	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: locale, DateFormat: DateFormats[0].Pattern,
+	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: locale, DateFormat: LocaleOf(locale).DateFormat,
 		Timezone: zone, WeekStart: "monday"}
 	if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return nil, err
 	}
 	return f, nil
+}
+
+// SetDateFormat makes family write dates as pattern, one of DateFormats.
+func SetDateFormat(ctx context.Context, db bun.IDB, family *Family, pattern string) error {
+	if !validDateFormat(pattern) {
+		var v apperr.Validation
+		v.Add("date_format", "Choose one of the date formats offered")
+		return v.Err()
+	}
+	if _, err := db.NewUpdate().Model(family).Set("date_format = ?", pattern).WherePK().Exec(ctx); err != nil {
+		return err
+	}
+	family.DateFormat = pattern
+	return nil
 }
 
 // currencyZones are the time zones most people who keep their money in a currency live in,

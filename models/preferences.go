@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 	"golang.org/x/text/language"
 
@@ -14,23 +15,47 @@ import (
 )
 
 // Locale is how a person writes numbers: its thousands and decimal separators, and whether a
-// currency symbol follows the amount ("1.234,56 €").
+// currency symbol follows the amount ("1.234,56 €"). Currency and DateFormat (one of
+// DateFormats) are what its people usually keep their money in and write dates as: what a new
+// family is offered first.
 type Locale struct {
-	Code, Label    string
-	Group, Decimal string
-	SymbolAfter    bool
+	Code, Label          string
+	Group, Decimal       string
+	SymbolAfter          bool
+	Currency, DateFormat string
 }
 
 // Locales are the number styles people choose from; the first is the default.
 var Locales = []Locale{
-	{Code: "en-US", Label: "English (United States): $1,234.56", Group: ",", Decimal: "."},
-	{Code: "en-GB", Label: "English (United Kingdom): £1,234.56", Group: ",", Decimal: "."},
-	{Code: "de-DE", Label: "Deutsch (Deutschland): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
-	{Code: "de-CH", Label: "Deutsch (Schweiz): CHF 1'234.56", Group: "'", Decimal: "."},
-	{Code: "fr-FR", Label: "Français (France): 1 234,56 €", Group: "\u202f", Decimal: ",", SymbolAfter: true},
-	{Code: "nl-NL", Label: "Nederlands: € 1.234,56", Group: ".", Decimal: ","},
-	{Code: "es-ES", Label: "Español (España): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
-	{Code: "it-IT", Label: "Italiano: 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true},
+	{Code: "en-US", Label: "English (United States): $1,234.56", Group: ",", Decimal: ".", Currency: "USD", DateFormat: "%Y-%m-%d"},
+	{Code: "en-GB", Label: "English (United Kingdom): £1,234.56", Group: ",", Decimal: ".", Currency: "GBP", DateFormat: "%d/%m/%Y"},
+	{Code: "de-DE", Label: "Deutsch (Deutschland): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d.%m.%Y"},
+	{Code: "de-CH", Label: "Deutsch (Schweiz): CHF 1'234.56", Group: "'", Decimal: ".", Currency: "CHF", DateFormat: "%d.%m.%Y"},
+	{Code: "fr-FR", Label: "Français (France): 1 234,56 €", Group: "\u202f", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d/%m/%Y"},
+	{Code: "nl-NL", Label: "Nederlands: € 1.234,56", Group: ".", Decimal: ",", Currency: "EUR", DateFormat: "%d/%m/%Y"},
+	{Code: "es-ES", Label: "Español (España): 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d/%m/%Y"},
+	{Code: "it-IT", Label: "Italiano: 1.234,56 €", Group: ".", Decimal: ",", SymbolAfter: true, Currency: "EUR", DateFormat: "%d/%m/%Y"},
+}
+
+// EditNumber writes d with places decimals for a field a person edits: with the locale's
+// decimal mark and no thousands separators ("-3498,10" in de-DE), as ParseAmount and
+// PlainNumber read it back.
+func (l Locale) EditNumber(d decimal.Decimal, places int32) string {
+	return strings.Replace(d.StringFixed(places), ".", l.Decimal, 1)
+}
+
+// PlainNumber is a number typed in the locale's style ("0,8584", "1.234,5" in de-DE) in the
+// plain form the API takes ("0.8584", "1234.5"); the plain form itself stays as it is, and
+// what is no number is left for the reader to refuse.
+func (l Locale) PlainNumber(s string) string {
+	s = strings.TrimSpace(s)
+	if l.Decimal == "." || !strings.Contains(s, l.Decimal) {
+		return s
+	}
+	for _, group := range []string{l.Group, " ", "\u00a0", "\u202f"} {
+		s = strings.ReplaceAll(s, group, "")
+	}
+	return strings.Replace(s, l.Decimal, ".", 1)
 }
 
 // LocaleOf is the locale with code, or the default.

@@ -1314,7 +1314,7 @@ func TransactionFormPage(a *models.Account, form *Form, categories []SelectOptio
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(form, FieldOpts{Name: "amount", Label: "Amount (" + a.Currency + ")", Placeholder: "12.50", Required: true, Help: "Without a sign; use a dot for decimals."}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(form, FieldOpts{Name: "amount", Label: "Amount (" + a.Currency + ")", Placeholder: InputAmount(ctx, decimal.NewFromFloat(12.5), a.Currency), Required: true, Help: amountHelp(ctx, a.Currency)}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -1773,7 +1773,7 @@ func accountFields(p AccountForm, action string) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			} else if p.Account.Source == nil {
-				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: "Current balance", Type: "text", Value: p.Account.Balance.StringFixed(2),
+				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: "Current balance", Type: "text", Value: InputAmount(ctx, p.Account.Balance, p.Account.Currency),
 					Help: balanceEditHelp(p.Account)}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err

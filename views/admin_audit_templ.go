@@ -10,6 +10,7 @@ import templruntime "github.com/a-h/templ/runtime"
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"net/url"
 	"slices"
@@ -234,9 +235,9 @@ func AuditLogTable(l AuditLog) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var6 string
-		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(auditRetentionNote(l))
+		templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(auditRetentionNote(ctx, l))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 100, Col: 90}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 101, Col: 95}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 		if templ_7745c5c3_Err != nil {
@@ -269,7 +270,7 @@ func AuditLogTable(l AuditLog) templ.Component {
 				var templ_7745c5c3_Var7 string
 				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(p)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 110, Col: 13}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 111, Col: 13}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -409,9 +410,9 @@ func auditArchive(m *auditlog.ArchiveMatches) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var12 string
-		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(auditArchiveNote(m))
+		templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(auditArchiveNote(ctx, m))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 143, Col: 96}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 144, Col: 101}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 		if templ_7745c5c3_Err != nil {
@@ -429,7 +430,7 @@ func auditArchive(m *auditlog.ArchiveMatches) templ.Component {
 			var templ_7745c5c3_Var13 string
 			templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(strings.Join(m.Unreadable, ", "))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 147, Col: 93}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 148, Col: 93}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
 			if templ_7745c5c3_Err != nil {
@@ -551,7 +552,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 		var templ_7745c5c3_Var17 string
 		templ_7745c5c3_Var17, templ_7745c5c3_Err = templ.JoinStringErrs(e.EventType)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 173, Col: 26}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 174, Col: 26}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var17))
 		if templ_7745c5c3_Err != nil {
@@ -584,9 +585,9 @@ func auditRow(e auditlog.Entry) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var20 string
-		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(FormatDate(e.CreatedAt.UTC()))
+		templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, e.CreatedAt.UTC()))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 177, Col: 69}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 178, Col: 72}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 		if templ_7745c5c3_Err != nil {
@@ -599,7 +600,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 		var templ_7745c5c3_Var21 string
 		templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(e.CreatedAt.UTC().Format("15:04:05"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 178, Col: 84}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 179, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 		if templ_7745c5c3_Err != nil {
@@ -693,7 +694,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 			var templ_7745c5c3_Var28 string
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(e.Provider)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 188, Col: 16}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 189, Col: 16}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
@@ -734,7 +735,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 		var templ_7745c5c3_Var31 string
 		templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(e.UserEmail)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 194, Col: 71}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 195, Col: 71}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 		if templ_7745c5c3_Err != nil {
@@ -748,7 +749,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 			var templ_7745c5c3_Var32 string
 			templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(e.UserEmail)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 196, Col: 18}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 197, Col: 18}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 			if templ_7745c5c3_Err != nil {
@@ -772,7 +773,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 			var templ_7745c5c3_Var33 string
 			templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(e.IPAddress)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 202, Col: 88}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 203, Col: 88}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 			if templ_7745c5c3_Err != nil {
@@ -791,7 +792,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 			var templ_7745c5c3_Var34 string
 			templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(e.UserAgent)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 205, Col: 66}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 206, Col: 66}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 			if templ_7745c5c3_Err != nil {
@@ -804,7 +805,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 			var templ_7745c5c3_Var35 string
 			templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(e.UserAgent)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 205, Col: 82}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 206, Col: 82}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 			if templ_7745c5c3_Err != nil {
@@ -854,7 +855,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 				var templ_7745c5c3_Var38 string
 				templ_7745c5c3_Var38, templ_7745c5c3_Err = templ.JoinStringErrs(p[0])
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 213, Col: 47}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 214, Col: 47}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var38))
 				if templ_7745c5c3_Err != nil {
@@ -867,7 +868,7 @@ func auditRow(e auditlog.Entry) templ.Component {
 				var templ_7745c5c3_Var39 string
 				templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(p[1])
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 214, Col: 62}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/admin_audit.templ`, Line: 215, Col: 62}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 				if templ_7745c5c3_Err != nil {
@@ -996,8 +997,8 @@ func auditDetails(raw json.RawMessage) [][2]string {
 	return out
 }
 
-func auditRetentionNote(l AuditLog) string {
-	cut := FormatDate(l.DatabaseFrom)
+func auditRetentionNote(ctx context.Context, l AuditLog) string {
+	cut := UserDate(ctx, l.DatabaseFrom)
 	if !l.Retention.Archives() {
 		return "Entries are kept for " + strconv.Itoa(auditlog.DatabaseDays) + " days, then deleted: the oldest listed is from " + cut + "."
 	}
@@ -1017,20 +1018,20 @@ func auditNoneMatch(l AuditLog) string {
 	return "No audit entries match these filters."
 }
 
-func auditArchiveNote(m *auditlog.ArchiveMatches) string {
+func auditArchiveNote(ctx context.Context, m *auditlog.ArchiveMatches) string {
 	if m.Days == 0 && len(m.Unreadable) == 0 {
 		return "The archive holds no days in this range."
 	}
 	s := "Entries older than " + strconv.Itoa(auditlog.DatabaseDays) + " days, read back from " + Plural(m.Days, "archived day", "archived days")
 	if m.Days > 0 {
-		s += " (" + FormatDate(m.Oldest) + " to " + FormatDate(m.Newest) + ")"
+		s += " (" + UserDate(ctx, m.Oldest) + " to " + UserDate(ctx, m.Newest) + ")"
 	}
 	s += "."
 	if m.Truncated {
 		s += " Only the newest " + strconv.Itoa(auditlog.ArchiveLimit) + " that match are shown: narrow the filters, or download the CSV for all of them."
 	}
 	if m.Older {
-		s += " A page reads at most " + strconv.Itoa(auditlog.ArchiveDays) + " archived days: set To to " + FormatDate(m.Oldest.AddDate(0, 0, -1)) + " to search earlier ones, or download the CSV for the whole range."
+		s += " A page reads at most " + strconv.Itoa(auditlog.ArchiveDays) + " archived days: set To to " + UserDate(ctx, m.Oldest.AddDate(0, 0, -1)) + " to search earlier ones, or download the CSV for the whole range."
 	}
 	return s
 }

@@ -9,6 +9,7 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"github.com/shopspring/decimal"
 	"strings"
 	"tally/fx"
 	"time"
@@ -77,7 +78,7 @@ func ExchangeRatesPage(p ExchangeRates) templ.Component {
 			var templ_7745c5c3_Var3 string
 			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(p.Currency)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 35, Col: 43}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 36, Col: 43}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -201,7 +202,7 @@ func FeedFailing(f *fx.Feed) templ.Component {
 			var templ_7745c5c3_Var7 string
 			templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(UserTime(ctx, f.FailingSince))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 61, Col: 96}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 62, Col: 96}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 			if templ_7745c5c3_Err != nil {
@@ -219,7 +220,7 @@ func FeedFailing(f *fx.Feed) templ.Component {
 				var templ_7745c5c3_Var8 string
 				templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(UserTime(ctx, f.LastSuccessAt))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 63, Col: 112}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 64, Col: 112}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 				if templ_7745c5c3_Err != nil {
@@ -247,7 +248,7 @@ func FeedFailing(f *fx.Feed) templ.Component {
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(*f.LastError)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 70, Col: 70}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 71, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -380,7 +381,7 @@ func exchangeRatesWithForm(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var14 string
 					templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(code)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 93, Col: 27}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 94, Col: 27}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 					if templ_7745c5c3_Err != nil {
@@ -395,8 +396,8 @@ func exchangeRatesWithForm(p ExchangeRates) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "rate", Label: "Rate", Required: true, Placeholder: "1.1712",
-					Help: "How much of the second currency 1 of the first buys, with a point: 1.1712. A rate already set for the pair and date is replaced."}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "rate", Label: "Rate", Required: true, Placeholder: UserRate(ctx, decimal.RequireFromString("1.1712")),
+					Help: "How much of the second currency 1 of the first buys, such as " + UserRate(ctx, decimal.RequireFromString("1.1712")) + ". A rate already set for the pair and date is replaced."}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -509,7 +510,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var18 string
 					templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(id)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 119, Col: 53}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 120, Col: 53}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 					if templ_7745c5c3_Err != nil {
@@ -544,7 +545,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var21 string
 					templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs("exchange-rate-date-" + id)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 120, Col: 88}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 121, Col: 88}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 					if templ_7745c5c3_Err != nil {
@@ -555,9 +556,9 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var22 string
-					templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(FormatDate(r.Date))
+					templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, r.Date))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 120, Col: 111}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 121, Col: 114}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 					if templ_7745c5c3_Err != nil {
@@ -592,7 +593,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var25 string
 					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs("exchange-rate-text-" + id)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 121, Col: 88}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 122, Col: 88}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 					if templ_7745c5c3_Err != nil {
@@ -605,7 +606,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var26 string
 					templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(r.Base)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 121, Col: 101}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 122, Col: 101}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 					if templ_7745c5c3_Err != nil {
@@ -618,7 +619,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var27 string
 					templ_7745c5c3_Var27, templ_7745c5c3_Err = templ.JoinStringErrs(r.Rate.String())
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 121, Col: 123}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 122, Col: 123}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var27))
 					if templ_7745c5c3_Err != nil {
@@ -631,7 +632,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 					var templ_7745c5c3_Var28 string
 					templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(r.Quote)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 121, Col: 135}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 122, Col: 135}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 					if templ_7745c5c3_Err != nil {
@@ -672,7 +673,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var31 templ.SafeURL
 						templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/settings/exchange_rates/" + id + "/delete"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 125, Col: 96}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 126, Col: 96}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 						if templ_7745c5c3_Err != nil {
@@ -693,7 +694,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var32 string
 						templ_7745c5c3_Var32, templ_7745c5c3_Err = templ.JoinStringErrs(dialog)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 127, Col: 56}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 128, Col: 56}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var32))
 						if templ_7745c5c3_Err != nil {
@@ -704,9 +705,9 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var33 string
-						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs("Delete the rate of " + r.Base + " in " + r.Quote + " on " + FormatDate(r.Date))
+						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs("Delete the rate of " + r.Base + " in " + r.Quote + " on " + UserDate(ctx, r.Date))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 127, Col: 196}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 128, Col: 199}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 						if templ_7745c5c3_Err != nil {
@@ -719,7 +720,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var34 string
 						templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs("exchange-rate-delete-" + id)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 127, Col: 241}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 128, Col: 244}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 						if templ_7745c5c3_Err != nil {
@@ -729,7 +730,7 @@ func ExchangeRatesTable(p ExchangeRates) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Confirm(dialog, "Delete this rate?", "From "+FormatDate(r.Date)+", "+r.Base+" and "+r.Quote+" convert with the rate before it, or the bank's.",
+						templ_7745c5c3_Err = Confirm(dialog, "Delete this rate?", "From "+UserDate(ctx, r.Date)+", "+r.Base+" and "+r.Quote+" convert with the rate before it, or the bank's.",
 							"/settings/exchange_rates/"+id+"/delete", "Delete rate", "").Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
@@ -822,7 +823,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var37 string
 						templ_7745c5c3_Var37, templ_7745c5c3_Err = templ.JoinStringErrs(c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 159, Col: 57}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 160, Col: 57}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var37))
 						if templ_7745c5c3_Err != nil {
@@ -857,7 +858,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var40 string
 						templ_7745c5c3_Var40, templ_7745c5c3_Err = templ.JoinStringErrs(c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 160, Col: 55}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 161, Col: 55}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var40))
 						if templ_7745c5c3_Err != nil {
@@ -892,7 +893,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var43 string
 						templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs("fetched-rate-" + c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 161, Col: 86}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 162, Col: 86}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 						if templ_7745c5c3_Err != nil {
@@ -905,7 +906,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var44 string
 						templ_7745c5c3_Var44, templ_7745c5c3_Err = templ.JoinStringErrs(c.Rate.String())
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 161, Col: 112}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 162, Col: 112}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var44))
 						if templ_7745c5c3_Err != nil {
@@ -918,7 +919,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var45 string
 						templ_7745c5c3_Var45, templ_7745c5c3_Err = templ.JoinStringErrs(c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 161, Col: 125}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 162, Col: 125}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var45))
 						if templ_7745c5c3_Err != nil {
@@ -929,9 +930,9 @@ func fetchedRates(p ExchangeRates) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var46 string
-						templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(FormatRate(c.Rate))
+						templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(UserRate(ctx, c.Rate))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 161, Col: 150}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 162, Col: 153}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 						if templ_7745c5c3_Err != nil {
@@ -944,7 +945,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var47 string
 						templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(c.To)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 161, Col: 159}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 162, Col: 162}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 						if templ_7745c5c3_Err != nil {
@@ -979,7 +980,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 						var templ_7745c5c3_Var50 string
 						templ_7745c5c3_Var50, templ_7745c5c3_Err = templ.JoinStringErrs("fetched-date-" + c.From)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 162, Col: 86}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 163, Col: 86}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var50))
 						if templ_7745c5c3_Err != nil {
@@ -990,9 +991,9 @@ func fetchedRates(p ExchangeRates) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var51 string
-						templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(FormatDate(c.Date))
+						templ_7745c5c3_Var51, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, c.Date))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 162, Col: 109}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 163, Col: 112}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var51))
 						if templ_7745c5c3_Err != nil {
@@ -1022,7 +1023,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 				var templ_7745c5c3_Var52 string
 				templ_7745c5c3_Var52, templ_7745c5c3_Err = templ.JoinStringErrs(strings.Join(p.Missing, ", "))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 169, Col: 55}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 170, Col: 55}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var52))
 				if templ_7745c5c3_Err != nil {
@@ -1035,7 +1036,7 @@ func fetchedRates(p ExchangeRates) templ.Component {
 				var templ_7745c5c3_Var53 string
 				templ_7745c5c3_Var53, templ_7745c5c3_Err = templ.JoinStringErrs(p.Currency)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 169, Col: 75}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/exchange_rates.templ`, Line: 170, Col: 75}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var53))
 				if templ_7745c5c3_Err != nil {

@@ -326,7 +326,7 @@ func ForecastCard(f *recurring.Forecast) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, " days. <a href=\"/recurring\" class=\"text-emerald-800 hover:underline\">Recurring payments</a></p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, " days. <a href=\"/recurring\" class=\"text-emerald-800 underline hover:no-underline\">Recurring payments</a></p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

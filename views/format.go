@@ -100,6 +100,23 @@ func FormatRate(r decimal.Decimal) string {
 	return r.Round(int32(max(0, rateSignificant-whole))).String()
 }
 
+// InputAmount writes amount in currency for a field the signed-in person edits, in their
+// number style without thousands separators: "-3498,10" in de-DE, "-3498.10" in en-US.
+func InputAmount(ctx context.Context, amount decimal.Decimal, currency string) string {
+	return userLocale(ctx).EditNumber(amount, int32(models.CurrencyDecimals(currency)))
+}
+
+// amountHelp is the help under an amount field: no sign, and an example in the person's style.
+func amountHelp(ctx context.Context, currency string) string {
+	return "Without a sign, such as " + InputAmount(ctx, decimal.NewFromFloat(12.5), currency) + "."
+}
+
+// UserRate writes an exchange rate as FormatRate does, with the signed-in person's decimal
+// mark: "0,8584" in de-DE.
+func UserRate(ctx context.Context, r decimal.Decimal) string {
+	return strings.Replace(FormatRate(r), ".", userLocale(ctx).Decimal, 1)
+}
+
 // UserDate formats a date as the signed-in person writes dates (their date format, else
 // their family's); the default is 2026-01-31.
 func UserDate(ctx context.Context, t time.Time) string {
@@ -109,6 +126,16 @@ func UserDate(ctx context.Context, t time.Time) string {
 		}
 	}
 	return FormatDate(t)
+}
+
+// userISODate formats a date held as text in ISO form (2026-10-31, as a statement file's
+// summary keeps it) as UserDate does; text that is no such date stays as it is.
+func userISODate(ctx context.Context, iso string) string {
+	d, err := time.Parse(time.DateOnly, iso)
+	if err != nil {
+		return iso
+	}
+	return UserDate(ctx, d)
 }
 
 // UserDay formats the day of moment t for the signed-in person: in their family's time zone,

@@ -146,9 +146,9 @@ func moveInSections(mi *imports.MoveIn) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var9 string
-						templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(mi.Counts[k]))
+						templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, mi.Counts[k]))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_movein.templ`, Line: 39, Col: 62}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_movein.templ`, Line: 39, Col: 65}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 						if templ_7745c5c3_Err != nil {

@@ -473,9 +473,9 @@ func ImportsTable(l ImportList) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var25 string
-					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(im.ValidRowsCount))
+					templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, im.ValidRowsCount))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 95, Col: 67}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 95, Col: 70}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 					if templ_7745c5c3_Err != nil {
@@ -486,9 +486,9 @@ func ImportsTable(l ImportList) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var26 string
-					templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(im.RowsCount))
+					templ_7745c5c3_Var26, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, im.RowsCount))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 95, Col: 99}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 95, Col: 105}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var26))
 					if templ_7745c5c3_Err != nil {
@@ -521,9 +521,9 @@ func ImportsTable(l ImportList) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var29 string
-					templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(im.DuplicateRowsCount))
+					templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, im.DuplicateRowsCount))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 96, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 96, Col: 74}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 					if templ_7745c5c3_Err != nil {
@@ -1159,9 +1159,9 @@ func ImportPage(v ImportView) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var46 string
-					templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(rowLimitText(d.Stats.RowsCount, v.RowLimit))
+					templ_7745c5c3_Var46, templ_7745c5c3_Err = templ.JoinStringErrs(rowLimitText(ctx, d.Stats.RowsCount, v.RowLimit))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 410, Col: 51}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 410, Col: 56}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var46))
 					if templ_7745c5c3_Err != nil {
@@ -1564,9 +1564,9 @@ func stat(testid, label string, n int) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var60 string
-		templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(n))
+		templ_7745c5c3_Var60, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, n))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 506, Col: 95}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 506, Col: 98}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var60))
 		if templ_7745c5c3_Err != nil {
@@ -1662,12 +1662,12 @@ func publishable(d *imports.Detail) bool {
 }
 
 // rowLimitText says how many rows one import may publish, before the user presses Publish.
-func rowLimitText(rows, limit int) string {
+func rowLimitText(ctx context.Context, rows, limit int) string {
 	if rows > limit {
 		return fmt.Sprintf("This file has %s rows, over the limit of %s rows per import: split it, or ask the administrator to raise IMPORT_MAX_ROWS.",
-			formatCount(rows), formatCount(limit))
+			userCount(ctx, rows), userCount(ctx, limit))
 	}
-	return fmt.Sprintf("Up to %s rows can be published in one import.", formatCount(limit))
+	return fmt.Sprintf("Up to %s rows can be published in one import.", userCount(ctx, limit))
 }
 
 func deletable(d *imports.Detail) bool { return d.Unpublished() }
@@ -2908,9 +2908,9 @@ func rowFilter(r ImportRows, only, label string, n int) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var116 string
-		templ_7745c5c3_Var116, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(n))
+		templ_7745c5c3_Var116, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, n))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 986, Col: 56}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports.templ`, Line: 986, Col: 59}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var116))
 		if templ_7745c5c3_Err != nil {
@@ -3783,7 +3783,7 @@ func dateExample(pattern string) string {
 func readAs(ctx context.Context, row imports.RowDiagnostic, currency string) string {
 	parts := []string{}
 	if row.Date != nil {
-		parts = append(parts, FormatDate(*row.Date))
+		parts = append(parts, UserDate(ctx, *row.Date))
 	}
 	name := row.Name
 	if name == "" {

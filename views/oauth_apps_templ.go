@@ -542,9 +542,9 @@ func oauthAppRow(c *oauth.Client, owners map[uuid.UUID]string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var29 string
-		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(FormatDate(c.CreatedAt))
+		templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, c.CreatedAt))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/oauth_apps.templ`, Line: 125, Col: 137}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/oauth_apps.templ`, Line: 125, Col: 140}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 		if templ_7745c5c3_Err != nil {

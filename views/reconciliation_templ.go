@@ -76,7 +76,7 @@ func anchorText(ctx context.Context, r *models.Reconciliation) string {
 	case r.Anchor == nil:
 		return "Its balance is not known, so its history starts from zero at the first entry. Enter the current balance on the edit page, or import a statement that states one."
 	}
-	return "Its history is walked from " + FormatMoney(r.Anchor.Amount, a.Currency) + " on " + UserDate(ctx, r.Anchor.Date) +
+	return "Its history is walked from " + UserMoney(ctx, r.Anchor.Amount, a.Currency) + " on " + UserDate(ctx, r.Anchor.Date) +
 		" (" + r.Anchor.Name + "), backwards through earlier transactions and forwards through later ones."
 }
 

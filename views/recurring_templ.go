@@ -776,7 +776,7 @@ func RecurringEditPage(r *models.Recurring, form *Form, categories []SelectOptio
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(form, FieldOpts{Name: "amount", Label: "Amount (" + r.Currency + ")", Required: true, Value: r.Amount.StringFixed(int32(models.CurrencyDecimals(r.Currency)))}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(form, FieldOpts{Name: "amount", Label: "Amount (" + r.Currency + ")", Required: true, Value: InputAmount(ctx, r.Amount, r.Currency)}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}

@@ -416,7 +416,7 @@ func ruleAction(id, action, label, to, testid string) templ.Component {
 		}
 		aria := label + " this rule"
 		if action == "apply" {
-			aria = "Apply this rule to existing transactions"
+			aria = "Apply to existing transactions"
 		}
 		templ_7745c5c3_Err = Button(kind, label, templ.Attributes{"data-testid": testid, "aria-label": aria}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
@@ -893,9 +893,9 @@ func RulePreviewPanel(p RulePreview) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var33 string
-					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(r.Date.Format("2006-01-02"))
+					templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, r.Date))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_rules.templ`, Line: 223, Col: 95}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_rules.templ`, Line: 223, Col: 89}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 					if templ_7745c5c3_Err != nil {
@@ -908,7 +908,7 @@ func RulePreviewPanel(p RulePreview) templ.Component {
 					var templ_7745c5c3_Var34 string
 					templ_7745c5c3_Var34, templ_7745c5c3_Err = templ.JoinStringErrs(r.Account)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_rules.templ`, Line: 223, Col: 112}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_rules.templ`, Line: 223, Col: 106}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var34))
 					if templ_7745c5c3_Err != nil {
@@ -921,7 +921,7 @@ func RulePreviewPanel(p RulePreview) templ.Component {
 					var templ_7745c5c3_Var35 string
 					templ_7745c5c3_Var35, templ_7745c5c3_Err = templ.JoinStringErrs(r.Name)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_rules.templ`, Line: 223, Col: 133}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_rules.templ`, Line: 223, Col: 127}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var35))
 					if templ_7745c5c3_Err != nil {

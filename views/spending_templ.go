@@ -360,9 +360,9 @@ func SpendingPage(p Spending) templ.Component {
 									return templ_7745c5c3_Err
 								}
 								var templ_7745c5c3_Var18 string
-								templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(FormatRate(part.Rate.Rate))
+								templ_7745c5c3_Var18, templ_7745c5c3_Err = templ.JoinStringErrs(UserRate(ctx, part.Rate.Rate))
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 41}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 44}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var18))
 								if templ_7745c5c3_Err != nil {
@@ -375,7 +375,7 @@ func SpendingPage(p Spending) templ.Component {
 								var templ_7745c5c3_Var19 string
 								templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(rateSource(&part.Rate))
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 69}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 72}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 								if templ_7745c5c3_Err != nil {
@@ -388,7 +388,7 @@ func SpendingPage(p Spending) templ.Component {
 								var templ_7745c5c3_Var20 string
 								templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, part.Rate.Date))
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 104}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 107}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 								if templ_7745c5c3_Err != nil {
@@ -401,7 +401,7 @@ func SpendingPage(p Spending) templ.Component {
 								var templ_7745c5c3_Var21 string
 								templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(UserMoney(ctx, part.Converted, s.Currency))
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 153}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 156}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 								if templ_7745c5c3_Err != nil {

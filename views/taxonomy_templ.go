@@ -378,9 +378,9 @@ func countLink(testid string, n int, filter, id string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var22 string
-		templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(formatCount(n))
+		templ_7745c5c3_Var22, templ_7745c5c3_Err = templ.JoinStringErrs(userCount(ctx, n))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/taxonomy.templ`, Line: 68, Col: 230}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/taxonomy.templ`, Line: 68, Col: 233}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var22))
 		if templ_7745c5c3_Err != nil {

@@ -286,7 +286,7 @@ func TransactionEditPanel(e TransactionEdit) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Field(e.Form, FieldOpts{Name: "amount", Label: "Amount (" + e.Entry.Currency + ")", Required: true, Help: "Without a sign; use a dot for decimals."}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field(e.Form, FieldOpts{Name: "amount", Label: "Amount (" + e.Entry.Currency + ")", Required: true, Help: amountHelp(ctx, e.Entry.Currency)}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

@@ -281,6 +281,45 @@
     });
   }
 
+  // A region that scrolls sideways (a wide table on a narrow screen) takes the keyboard's focus,
+  // so that its arrow keys scroll it; one that fits is no extra stop for the Tab key.
+  function scrollRegions() {
+    document.querySelectorAll("[data-scroll-region]").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth) el.setAttribute("tabindex", "0");
+      else el.removeAttribute("tabindex");
+    });
+  }
+
+  // The box in a list's header (data-tick-all) ticks or unticks every row's box (data-tick-row)
+  // of its table, and shows whether all, some or none are ticked. Without JavaScript it stays
+  // hidden.
+  function tickAll(root) {
+    root.querySelectorAll("table").forEach(function (table) {
+      var all = table.querySelector("[data-tick-all]");
+      if (!all) return;
+      var rows = function () { return table.querySelectorAll("[data-tick-row]"); };
+      var sync = function () {
+        var boxes = rows(), ticked = Array.prototype.filter.call(boxes, function (b) { return b.checked; }).length;
+        all.checked = boxes.length > 0 && ticked === boxes.length;
+        all.indeterminate = ticked > 0 && ticked < boxes.length;
+      };
+      all.hidden = false;
+      all.addEventListener("change", function () {
+        rows().forEach(function (b) { b.checked = all.checked; });
+        all.indeterminate = false;
+      });
+      table.addEventListener("change", function (e) { if (e.target.matches("[data-tick-row]")) sync(); });
+      table.addEventListener("htmx:afterSettle", sync);
+    });
+  }
+
+  // A fold marked data-open-wide (the transactions' filters) starts open on a screen wide
+  // enough for it; on a phone it stays folded under its summary, and the rows come first.
+  function openWide() {
+    if (!window.matchMedia("(min-width: 640px)").matches) return;
+    document.querySelectorAll("details[data-open-wide]").forEach(function (d) { d.open = true; });
+  }
+
   // A hidden field for the browser's time zone (an IANA name such as Europe/Berlin).
   function browserZone(root) {
     var zone = "";
@@ -304,6 +343,7 @@
     });
   }
 
-  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); });
-  document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); });
+  document.addEventListener("DOMContentLoaded", function () { init(document); toggles(document); dependentSelects(document); browserZone(document); passkeys(document); menu(); scrollRegions(); openWide(); tickAll(document); });
+  document.addEventListener("htmx:load", function (e) { if (e.target !== document.body) init(e.target); scrollRegions(); });
+  window.addEventListener("resize", scrollRegions);
 })();
