@@ -84,8 +84,8 @@ func TestConnectAEuropeanBank(t *testing.T) {
 		account := path(t, ctx)
 		fake.ExpireSessions()
 		clickNav(t, ctx, "banks")
-		click(t, ctx, "sync-now")
-		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(text(t, ctx, "bank-status-badge"), "Needs renewal"); time.Sleep(200 * time.Millisecond) {
+		clickAndLoad(t, ctx, "sync-now")
+		for deadline := time.Now().Add(30 * time.Second); !strings.Contains(textNow(t, ctx, "bank-status-badge"), "Needs renewal"); time.Sleep(200 * time.Millisecond) {
 			if time.Now().After(deadline) {
 				t.Fatal("the connection does not ask for renewal")
 			}

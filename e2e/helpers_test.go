@@ -106,6 +106,35 @@ func text(t *testing.T, ctx context.Context, id string) string {
 	return strings.TrimSpace(run(t, ctx, "read text of "+id, chromedp.Text(testID(id), chromedp.NodeVisible)))
 }
 
+// clickAndLoad clicks the element with data-testid id, which submits a form or follows a link,
+// and waits until the browser has loaded the page that answers it: a visit right after a
+// click would otherwise abort the click's request.
+func clickAndLoad(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	run(t, ctx, "mark the page before "+id, chromedp.Evaluate[bool]("window.tallyBeforeClick = true"))
+	click(t, ctx, id)
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		loaded, err := chromedp.Run(actx, chromedp.Evaluate[bool]("window.tallyBeforeClick === undefined && document.readyState === 'complete'"))
+		cancel()
+		if err == nil && loaded {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the page that %s leads to did not load", id)
+		}
+	}
+}
+
+// textNow returns the text of the element with data-testid id as the page has it now, or ""
+// when it has none: for loops that poll a part of the page that htmx may be swapping, where
+// text's wait for the node can find it and then lose it to the swap.
+func textNow(t *testing.T, ctx context.Context, id string) string {
+	t.Helper()
+	js := fmt.Sprintf("document.querySelector(%q)?.textContent ?? ''", string(testID(id)))
+	return strings.TrimSpace(run(t, ctx, "read text of "+id, chromedp.Evaluate[string](js)))
+}
+
 // inputValue returns the value of the input or select with data-testid id.
 func inputValue(t *testing.T, ctx context.Context, id string) string {
 	t.Helper()
