@@ -11,6 +11,7 @@ import (
 	"golang.org/x/text/currency"
 
 	"tally/imports/parse"
+	"tally/models"
 )
 
 // Row is one data row of a file: its raw cells, its problems, and the typed values publish
@@ -46,9 +47,6 @@ type Row struct {
 }
 
 func (r *Row) fail(msg string) { r.Errors = append(r.Errors, msg) }
-
-// maxAmount bounds amounts: they are stored as numeric(19,4), 15 digits before the point.
-var maxAmount = decimal.New(1, 15)
 
 // rowContext is what typing a row needs besides the row.
 type rowContext struct {
@@ -361,7 +359,7 @@ func (rc *rowContext) typeTrade(r *Row) {
 	r.Name = r.Raw[ColName]
 	if r.Qty != nil && r.Price != nil {
 		amt := r.Qty.Mul(*r.Price).Round(4)
-		if amt.Abs().GreaterThanOrEqual(maxAmount) {
+		if amt.Abs().GreaterThanOrEqual(models.MaxAmount) {
 			r.fail("Qty times price is too large for an amount: " + amt.String())
 			return
 		}

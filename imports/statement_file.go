@@ -437,7 +437,7 @@ func (b *rowBuilder) entry(n, stmt int, accountKey, currency string, e bankfile.
 	switch {
 	case date.Before(earliestDate) || date.After(b.rc.latestDate()):
 		r.fail(fmt.Sprintf("Line %d: the booking date %s is outside the dates Tally accepts (1900 to a year from now)", e.Line, date.Format(time.DateOnly)))
-	case amount.Abs().Cmp(maxAmount) >= 0:
+	case amount.Abs().Cmp(models.MaxAmount) >= 0:
 		r.fail(fmt.Sprintf("Line %d: the amount %s is too large", e.Line, e.Amount))
 	case len(r.Currency) != 3:
 		r.fail(fmt.Sprintf("Line %d: the statement names no currency for this entry", e.Line))
@@ -504,7 +504,7 @@ func (b *rowBuilder) securityRow(n, stmt int, accountKey, currency string, line 
 		r.fail(fmt.Sprintf("Line %d: the statement names no ticker or id for this security", line))
 	case date.Before(earliestDate) || date.After(b.rc.latestDate()):
 		r.fail(fmt.Sprintf("Line %d: the date %s is outside the dates Tally accepts (1900 to a year from now)", line, date.Format(time.DateOnly)))
-	case qty.Mul(price).Abs().Cmp(maxAmount) >= 0:
+	case qty.Mul(price).Abs().Cmp(models.MaxAmount) >= 0:
 		r.fail(fmt.Sprintf("Line %d: quantity times price is too large", line))
 	case len(r.Currency) != 3:
 		r.fail(fmt.Sprintf("Line %d: the statement names no currency", line))

@@ -119,8 +119,9 @@ func each[T any](s *stream, key, entity string, list *[]T) error {
 		return err
 	}
 	for i := 0; s.dec.More(); i++ {
-		if s.counts[entity]++; movein.Count(entity, s.counts[entity]) != nil {
-			return movein.Count(entity, s.counts[entity])
+		s.counts[entity]++
+		if err := movein.Count(entity, s.counts[entity]); err != nil {
+			return err
 		}
 		var v T
 		if err := s.dec.Decode(&v); err != nil {
