@@ -151,7 +151,7 @@ func (h *household) put(t *testing.T, s *budgets.Service, m string, income strin
 // tells apart (refunds, income, transfers of every kind, excluded ones, split parts, another
 // currency at the family's own rate, no category) and checks that the budget's spent is the
 // report's, category by category and in total, for each month, also after transactions are
-// edited, recategorised and deleted.
+// edited, recategorised and deleted. Both convert by reports.MonthConverter.
 func TestSpentAgreesWithTheSpendingReport(t *testing.T) {
 	ctx := context.Background()
 	d := testkit.MustOpenDB(t)
@@ -176,6 +176,10 @@ func TestSpentAgreesWithTheSpendingReport(t *testing.T) {
 	h.exec(t, `INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, category_id, parent_id)
 		VALUES (gen_random_uuid(), ?, ?, 'transaction', '2026-10-20', 60, 'USD', 'part', ?, ?)`, h.fam.ID, h.acct.ID, h.cats["Rent"].ID, split)
 	h.spend(t, "2026-09-30", "80", "Groceries")
+	// Both reckon an amount in the family's currency as it is, finer than a cent, beside
+	// another currency as alone.
+	h.spend(t, "2026-09-15", "0.125", "Groceries")
+	h.spend(t, "2026-09-16", "1", "Restaurants", "EUR")
 	h.spend(t, "2026-11-01", "7", "Rent")
 	other.spend(t, "2026-10-03", "777", "Groceries")
 	s := &budgets.Service{DB: d}

@@ -13,7 +13,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 
-	"tally/fx"
 	"tally/models"
 	"tally/reports"
 )
@@ -138,9 +137,9 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 		inForeign(a.Currency, a.month())
 	}
 	inForeign(budget.Currency, end)
-	conv, err := newConverter(ctx, s, fam, foreign, months, today)
+	rates, err := reports.NewMonthConverter(ctx, s.DB, fam.ID, foreign, fam.Currency, months, today)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("exchange rates: %w", err)
 	}
 	add := func(to map[reports.Month]map[uuid.UUID]decimal.Decimal, m reports.Month, id uuid.UUID, v decimal.Decimal) {
 		if to[m] == nil {
@@ -150,7 +149,7 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 	}
 	for _, r := range lines {
 		m := r.month()
-		if v, ok := conv.convert(l, decimal.New(r.Amount, -4), r.Currency, m); ok {
+		if v, ok := l.convert(rates, decimal.New(r.Amount, -4), r.Currency, m); ok {
 			add(l.lines, m, r.Category, v)
 		}
 	}
@@ -165,15 +164,15 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 		} else {
 			income = -r.Inflow
 		}
-		if v, ok := conv.convert(l, decimal.New(spent, -4), r.Currency, m); ok {
+		if v, ok := l.convert(rates, decimal.New(spent, -4), r.Currency, m); ok {
 			add(l.spent, m, r.Category, v)
 		}
-		if v, ok := conv.convert(l, decimal.New(income, -4), r.Currency, m); ok && income != 0 {
+		if v, ok := l.convert(rates, decimal.New(income, -4), r.Currency, m); ok && income != 0 {
 			l.income[m] = l.income[m].Add(v)
 		}
 	}
 	if budget.Income != nil {
-		if v, ok := conv.convert(l, *budget.Income, budget.Currency, end); ok {
+		if v, ok := l.convert(rates, *budget.Income, budget.Currency, end); ok {
 			l.expected = &v
 		}
 	}
@@ -268,53 +267,12 @@ func orderCategories(cats []category, children map[uuid.UUID][]uuid.UUID) []uuid
 	return order
 }
 
-// converter converts amounts into the family's currency at the rate of each month's last day
-// (today's, for the month not over yet), as reports.InCurrency converts a month's spending.
-type converter struct {
-	currency string
-	places   int32
-	today    time.Time
-	rates    fx.DayRates
-}
-
-// newConverter reads the rates of the foreign currencies on the days of months alone, so
-// that months years apart cost no more than months side by side.
-func newConverter(ctx context.Context, s *Service, fam *models.Family, foreign []string, months []reports.Month, today time.Time) (*converter, error) {
-	c := &converter{currency: fam.Currency, places: int32(models.CurrencyDecimals(fam.Currency)), today: today}
-	if len(foreign) == 0 {
-		return c, nil
+// convert converts v in currency cur of month m into the family's currency (see
+// reports.MonthConverter); false, with the currency noted, when no rate converts it.
+func (l *ledger) convert(rates *reports.MonthConverter, v decimal.Decimal, cur string, m reports.Month) (decimal.Decimal, bool) {
+	v, ok := rates.Convert(v, cur, m)
+	if !ok && !slices.Contains(l.unconverted, cur) {
+		l.unconverted = append(l.unconverted, cur)
 	}
-	days := make([]time.Time, len(months))
-	for i, m := range months {
-		days[i] = c.day(m)
-	}
-	var err error
-	if c.rates, err = fx.RatesOn(ctx, s.DB, fam.ID, foreign, fam.Currency, days); err != nil {
-		return nil, fmt.Errorf("exchange rates: %w", err)
-	}
-	return c, nil
-}
-
-// day is the day whose rate converts month m.
-func (c *converter) day(m reports.Month) time.Time {
-	if last := m.Last(); last.Before(c.today) {
-		return last
-	}
-	return c.today
-}
-
-// convert converts v in currency cur of month m, rounded to the family currency's decimals as
-// the spending report rounds it; false, with the currency noted, when no rate converts it.
-func (c *converter) convert(l *ledger, v decimal.Decimal, cur string, m reports.Month) (decimal.Decimal, bool) {
-	if cur == c.currency || v.IsZero() {
-		return v, true
-	}
-	r := c.rates.On(cur, c.day(m))
-	if !r.Found {
-		if !slices.Contains(l.unconverted, cur) {
-			l.unconverted = append(l.unconverted, cur)
-		}
-		return decimal.Zero, false
-	}
-	return v.Mul(r.Rate).Round(c.places), true
+	return v, ok
 }

@@ -113,3 +113,37 @@ func TestAYearOfHistoryPlansTheMonth(t *testing.T) {
 		t.Errorf("the budget spent %s, the spending report %s", m.Spent, report[0].Total)
 	}
 }
+
+// TestBillsPaidInAnotherCurrencyExplainTheirSpending pins the one rule of conversion: a
+// confirmed weekly series paid in euros in October, the family's currency dollars. October's
+// budget converts the category's spending at its last day's rate, each category's sum at once;
+// what the series paid must be converted the same way, so that it explains the spending to the
+// cent and the category, whose bills are all paid, is on track. Converted at today's rate (the
+// euro fell since), or payment by payment (13.01 four times is 52.04, 40.04 at once is 52.05),
+// the bills would explain less than was spent, and the category would show as nearly over.
+func TestBillsPaidInAnotherCurrencyExplainTheirSpending(t *testing.T) {
+	ctx := context.Background()
+	d := testkit.MustOpenDB(t)
+	h := newHousehold(t, d)
+	h.exec(t, `INSERT INTO exchange_rates (id, family_id, date, base, quote, rate, source) VALUES
+		(gen_random_uuid(), ?0, '2026-10-30', 'EUR', 'USD', 1.3, 'family'),
+		(gen_random_uuid(), ?0, '2026-11-02', 'EUR', 'USD', 1.1, 'family')`, h.fam.ID)
+	for _, date := range []string{"2026-10-05", "2026-10-12", "2026-10-19", "2026-10-26"} {
+		h.spend(t, date, "10.01", "Insurance", "EUR")
+	}
+	h.exec(t, `INSERT INTO recurring_transactions (id, family_id, name, amount, currency, interval, category_id,
+			expected_day_of_month, last_occurrence_date, next_expected_date, status, match_key)
+		VALUES (gen_random_uuid(), ?, 'spend', 10.01, 'EUR', 'weekly', ?, 26, '2026-10-26', '2026-11-02', ?, recurring_key(NULL, 'spend'))`,
+		h.fam.ID, h.cats["Insurance"].ID, models.RecurringConfirmed)
+	svc := &budgets.Service{DB: d, Bills: &recurring.Service{}}
+	h.put(t, svc, "2026-10", "", "Insurance", "55")
+
+	m, err := svc.Month(ctx, h.fam, month("2026-10"), day("2026-11-15"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := m.Category(h.cats["Insurance"].ID)
+	if c == nil || c.Spent.StringFixed(2) != "52.05" || c.Status != budgets.StatusOnTrack {
+		t.Fatalf("Insurance in October: %+v; want 52.05 spent (40.04 EUR at 1.3), on track: the series paid all of it", c)
+	}
+}

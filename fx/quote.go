@@ -2,13 +2,11 @@ package fx
 
 import (
 	"context"
-	"slices"
 	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
 )
@@ -25,7 +23,7 @@ type Conversion struct {
 }
 
 // Quote is the rate that converts from into to on the day on (its calendar date), by these
-// rules, which the SQL of charts follows too:
+// rules (Converter.Latest, which Converter.On, and so every conversion, starts from):
 //
 //  1. The same currency converts at 1.
 //  2. The family's own rate for the pair wins whenever one exists: direct (base from, quote
@@ -38,94 +36,16 @@ type Conversion struct {
 // An inverted or crossed rate is rounded to Precision decimals.
 func Quote(ctx context.Context, db bun.IDB, familyID uuid.UUID, from, to string, on time.Time) (Conversion, error) {
 	on = day(on)
-	if from == to {
-		return Conversion{From: from, To: to, Rate: decimal.NewFromInt(1), Date: on}, nil
-	}
-	if c, ok, err := familyQuote(ctx, db, familyID, from, to, on); err != nil || ok {
-		return c, err
-	}
-	legs, err := fetchedLegs(ctx, db, []string{from, to}, on)
+	rates, err := NewConverter(ctx, db, familyID, []string{from}, to, on)
 	if err != nil {
 		return Conversion{}, err
 	}
-	if c, ok := cross(from, to, legs); ok {
+	if c, ok := rates.Latest(from, on); ok {
 		return c, nil
 	}
 	return Conversion{}, apperr.Wrap(apperr.NotFound, ErrNoRate,
 		"No exchange rate converts "+from+" to "+to+" on or before "+on.Format(time.DateOnly)+": add one of the family's own.").
 		WithSlug("no_exchange_rate")
-}
-
-// familyQuote is rule 2 of Quote: each direction's latest rate on or before the day, read
-// from the top of exchange_rates_family_key, and the later of the two.
-func familyQuote(ctx context.Context, db bun.IDB, familyID uuid.UUID, from, to string, on time.Time) (Conversion, bool, error) {
-	var found []struct {
-		Date     time.Time       `bun:"date"`
-		Rate     decimal.Decimal `bun:"rate"`
-		Inverted bool            `bun:"inverted"`
-	}
-	err := db.NewRaw(`(SELECT date, rate, false AS inverted FROM exchange_rates
-			WHERE family_id = ? AND base = ? AND quote = ? AND date <= ?::date ORDER BY date DESC LIMIT 1)
-		UNION ALL
-		(SELECT date, rate, true FROM exchange_rates
-			WHERE family_id = ? AND base = ? AND quote = ? AND date <= ?::date ORDER BY date DESC LIMIT 1)
-		ORDER BY date DESC, inverted LIMIT 1`,
-		familyID, from, to, dateText(on), familyID, to, from, dateText(on)).Scan(ctx, &found)
-	if err != nil || len(found) == 0 {
-		return Conversion{}, false, err
-	}
-	r := found[0]
-	c := Conversion{From: from, To: to, Rate: r.Rate, Date: r.Date, Source: SourceFamily}
-	if r.Inverted {
-		c.Rate = decimal.NewFromInt(1).DivRound(r.Rate, Precision)
-	}
-	return c, true, nil
-}
-
-// leg is a fetched rate from EUR.
-type leg struct {
-	Date time.Time
-	Rate decimal.Decimal
-}
-
-// fetchedLegs returns the latest fetched rate from EUR into each of codes on or before the
-// day, by code; a code with none, and EUR, are not in the map.
-func fetchedLegs(ctx context.Context, db bun.IDB, codes []string, on time.Time) (map[string]leg, error) {
-	var rows []struct {
-		Code string          `bun:"code"`
-		Date time.Time       `bun:"date"`
-		Rate decimal.Decimal `bun:"rate"`
-	}
-	err := db.NewRaw(`SELECT c.code, r.date, r.rate FROM unnest(?::text[]) AS c(code)
-		JOIN LATERAL (SELECT date, rate FROM exchange_rates
-			WHERE family_id IS NULL AND base = 'EUR' AND quote = c.code AND date <= ?::date
-			ORDER BY date DESC LIMIT 1) r ON true`, pgdialect.Array(codes), dateText(on)).Scan(ctx, &rows)
-	legs := make(map[string]leg, len(rows))
-	for _, r := range rows {
-		legs[r.Code] = leg{Date: r.Date, Rate: r.Rate}
-	}
-	return legs, err
-}
-
-// cross is rule 3 of Quote over the legs fetchedLegs found; false when a leg is missing.
-func cross(from, to string, legs map[string]leg) (Conversion, bool) {
-	rate := func(code string) (leg, bool) {
-		if code == "EUR" {
-			return leg{Rate: decimal.NewFromInt(1)}, true
-		}
-		l, ok := legs[code]
-		return l, ok
-	}
-	f, okFrom := rate(from)
-	t, okTo := rate(to)
-	if !okFrom || !okTo {
-		return Conversion{}, false
-	}
-	date := f.Date
-	if date.IsZero() || (!t.Date.IsZero() && t.Date.Before(date)) {
-		date = t.Date
-	}
-	return Conversion{From: from, To: to, Rate: t.Rate.DivRound(f.Rate, Precision), Date: date, Source: SourceECB}, true
 }
 
 // AccountRates returns the latest fetched rate on or before on (crossed through EUR, as
@@ -145,15 +65,14 @@ func AccountRates(ctx context.Context, db bun.IDB, familyID uuid.UUID, on time.T
 	if len(fam.Currencies) == 0 {
 		return nil, nil, nil
 	}
-	on = day(on)
-	legs, err := fetchedLegs(ctx, db, append(slices.Clone(fam.Currencies), fam.Currency), on)
+	fetched, err := NewConverter(ctx, db, uuid.Nil, fam.Currencies, fam.Currency, on)
 	if err != nil {
 		return nil, nil, err
 	}
 	var rates []Conversion
 	var missing []string
 	for _, code := range fam.Currencies {
-		if c, ok := cross(code, fam.Currency, legs); ok {
+		if c, ok := fetched.Latest(code, on); ok {
 			rates = append(rates, c)
 		} else {
 			missing = append(missing, code)

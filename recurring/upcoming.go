@@ -12,8 +12,6 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
-	"tally/fx"
-	"tally/internal/apperr"
 	"tally/models"
 	"tally/reports"
 )
@@ -171,10 +169,11 @@ type Expected struct {
 
 // ExpectedByCategory returns, by category (uuid.Nil for none), what the confirmed series
 // already paid in month up to today, in the categories their payments carry, and what they
-// still expect in it, in the series' categories. A
-// month past has nothing upcoming; a month to come has nothing paid. Amounts in another
-// currency are converted at today's rate (fx.Quote); a currency no rate converts is left out,
-// never summed as if one to one.
+// still expect in it, in the series' categories. A month past has nothing upcoming; a month
+// to come has nothing paid. Amounts in another currency are converted as the budget converts
+// the month's spending (reports.MonthConverter), each category's sum in a currency at once,
+// so that what the series paid is the spending it explains to the cent; a currency no rate
+// converts is left out, never summed as if one to one.
 func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID uuid.UUID, month reports.Month, today time.Time) (map[uuid.UUID]Expected, error) {
 	out := map[uuid.UUID]Expected{}
 	sch, err := loadSchedule(ctx, db, familyID, month.First(), today)
@@ -185,58 +184,16 @@ func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID u
 	if err != nil {
 		return nil, err
 	}
-	rates := map[string]*decimal.Decimal{}
-	convert := func(amount decimal.Decimal, currency string) (decimal.Decimal, bool, error) {
-		rate, ok := rates[currency]
-		if !ok {
-			c, err := fx.Quote(ctx, db, familyID, currency, fam.Currency, today)
-			switch {
-			case apperr.Is(err, apperr.NotFound):
-			case err != nil:
-				return decimal.Zero, false, err
-			default:
-				rate = &c.Rate
-			}
-			rates[currency] = rate
-		}
-		if rate == nil {
-			return decimal.Zero, false, nil
-		}
-		return amount.Mul(*rate).Round(int32(models.CurrencyDecimals(fam.Currency))), true, nil
-	}
 	byID := map[uuid.UUID]*models.Recurring{}
 	for i := range sch.series {
 		byID[sch.series[i].ID] = &sch.series[i]
 	}
+	sums := expectedSums{}
 	// A payment counts in the category it carries, whatever the series': the spending it
 	// explains is that category's. What is still to come goes to the series' category.
-	add := func(category *uuid.UUID, currency string, amount decimal.Decimal, paid bool) error {
-		v, ok, err := convert(amount, currency)
-		if err != nil || !ok {
-			return err
-		}
-		key := uuid.Nil
-		if category != nil {
-			key = *category
-		}
-		e := out[key]
-		switch {
-		case paid:
-			e.Paid = e.Paid.Add(v)
-		case v.IsNegative():
-			e.Upcoming, e.Incoming = e.Upcoming.Add(v), e.Incoming.Sub(v)
-		default:
-			e.Upcoming = e.Upcoming.Add(v)
-		}
-		out[key] = e
-		return nil
-	}
 	for _, p := range sch.paid {
-		if p.Date.After(month.Last()) {
-			continue
-		}
-		if err := add(p.CategoryID, byID[p.SeriesID].Currency, p.Amount, true); err != nil {
-			return nil, err
+		if !p.Date.After(month.Last()) {
+			sums.add(p.CategoryID, byID[p.SeriesID].Currency, p.Amount, expectedPaid)
 		}
 	}
 	if !today.After(month.Last()) {
@@ -245,10 +202,68 @@ func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID u
 			from = today
 		}
 		for _, b := range sch.bills(from, month.Last()) {
-			if err := add(byID[b.SeriesID].CategoryID, b.Currency, b.Amount, false); err != nil {
-				return nil, err
+			kind := expectedUpcoming
+			if b.Amount.IsNegative() {
+				kind = expectedIncoming
 			}
+			sums.add(byID[b.SeriesID].CategoryID, b.Currency, b.Amount, kind)
 		}
 	}
+	rates, err := reports.NewMonthConverter(ctx, db, familyID, sums.currencies(fam.Currency), fam.Currency, []reports.Month{month}, today)
+	if err != nil {
+		return nil, err
+	}
+	for k, sum := range sums {
+		v, ok := rates.Convert(sum, k.currency, month)
+		if !ok {
+			continue
+		}
+		e := out[k.category]
+		switch k.kind {
+		case expectedPaid:
+			e.Paid = e.Paid.Add(v)
+		case expectedIncoming:
+			e.Upcoming, e.Incoming = e.Upcoming.Add(v), e.Incoming.Sub(v)
+		default:
+			e.Upcoming = e.Upcoming.Add(v)
+		}
+		out[k.category] = e
+	}
 	return out, nil
+}
+
+// Kinds of what a series brings in a month: paid already, a bill to come, money in to come.
+const (
+	expectedPaid = iota
+	expectedUpcoming
+	expectedIncoming
+)
+
+// expectedSums are what the series bring in a month, in their own money, by category (uuid.Nil
+// for none), currency and kind.
+type expectedSums map[expectedKey]decimal.Decimal
+
+type expectedKey struct {
+	category uuid.UUID
+	currency string
+	kind     int
+}
+
+func (s expectedSums) add(category *uuid.UUID, currency string, amount decimal.Decimal, kind int) {
+	k := expectedKey{currency: currency, kind: kind}
+	if category != nil {
+		k.category = *category
+	}
+	s[k] = s[k].Add(amount)
+}
+
+// currencies are the currencies of the sums other than the family's own, each once.
+func (s expectedSums) currencies(own string) []string {
+	var out []string
+	for k := range s {
+		if k.currency != own && !slices.Contains(out, k.currency) {
+			out = append(out, k.currency)
+		}
+	}
+	return out
 }

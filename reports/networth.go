@@ -13,7 +13,7 @@ import (
 )
 
 // NetWorth is a family's net worth in one currency on each day of a range: each currency's
-// part converted at that day's rate (fx.DailyRates), summed. A currency no stored rate
+// part converted at that day's rate (fx.Converter), summed. A currency no stored rate
 // converts is never summed as if one to one: it stays apart, in its own money.
 type NetWorth struct {
 	Currency string
@@ -47,14 +47,13 @@ func (n *NetWorth) Last() decimal.Decimal {
 
 // FamilyNetWorth returns the family's net worth in currency from start to end: the daily
 // balances of its open accounts per currency (models.DailyNetWorth, one query), and the rates
-// of each day (fx.DailyRates, one query), multiplied and rounded to the currency's decimals.
+// of each day (fx.NewConverter, one query), multiplied and rounded to the currency's decimals.
 func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currency string, start, end time.Time) (*NetWorth, error) {
 	series, err := models.DailyNetWorth(ctx, db, familyID, start, end)
 	if err != nil {
 		return nil, err
 	}
 	out := &NetWorth{Currency: currency}
-	start = time.Date(start.Year(), start.Month(), start.Day(), 0, 0, 0, 0, time.UTC)
 	if len(series) == 0 {
 		return out, nil
 	}
@@ -64,15 +63,14 @@ func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currenc
 			others = append(others, s.Currency)
 		}
 	}
-	rates, err := fx.DailyRates(ctx, db, familyID, others, currency, start, end)
+	rates, err := fx.NewConverter(ctx, db, familyID, others, currency, start, end)
 	if err != nil {
 		return nil, err
 	}
-	places := int32(models.CurrencyDecimals(currency))
 	var parts []NetWorthPart
 	for _, s := range series {
-		days := rates[s.Currency]
-		if s.Currency != currency && (len(days) == 0 || !days[len(days)-1].Found) {
+		rate := rates.On(s.Currency, end)
+		if !rate.Found {
 			out.Unconverted = append(out.Unconverted, s)
 			continue
 		}
@@ -84,19 +82,18 @@ func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currenc
 			}
 		}
 		for i, p := range s.Points {
-			v := p.Balance
-			if s.Currency != currency {
-				// Each point at its own day's rate: the points may be month ends.
-				v = v.Mul(days[int(p.Date.Sub(start).Hours()/24)].Rate).Round(places)
-			}
+			// Each point at its own day's rate: the points may be month ends. A rate found
+			// for the last day converts every day before it too, the first rate there is
+			// before any.
+			v, _ := rates.Convert(p.Balance, s.Currency, p.Date)
 			out.Points[i].Balance = out.Points[i].Balance.Add(v)
 		}
 		last := s.Points[len(s.Points)-1]
 		part := NetWorthPart{Currency: s.Currency, Amount: last.Balance, Converted: last.Balance,
 			Rate: fx.Conversion{From: currency, To: currency, Rate: decimal.NewFromInt(1), Date: last.Date}}
 		if s.Currency != currency {
-			part.Rate = days[len(days)-1].Conversion
-			part.Converted = last.Balance.Mul(part.Rate.Rate).Round(places)
+			part.Rate = rate.Conversion
+			part.Converted, _ = rates.Convert(last.Balance, s.Currency, end)
 		}
 		parts = append(parts, part)
 	}

@@ -105,7 +105,6 @@ func TestNetWorthInTheFamilysCurrency(t *testing.T) {
 // euros, each month at the rate of its last day, a category's amounts added; yen, which no
 // rate converts, stays apart.
 func TestSpendingInTheFamilysCurrency(t *testing.T) {
-	ctx := context.Background()
 	d := testkit.MustOpenDB(t)
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	eur := mustAccount(t, d, u.FamilyID, "Girokonto", "Depository", "EUR", "0", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
@@ -120,15 +119,7 @@ func TestSpendingInTheFamilysCurrency(t *testing.T) {
 	mustRate(t, d, nil, "2026-10-30", "EUR", "USD", "1.2000") // October's last working day
 	mustRate(t, d, nil, "2026-11-20", "EUR", "USD", "1.1000")
 
-	month, _ := reports.ParseMonth("month", "2026-11")
-	list, err := reports.MonthSpending(ctx, d, u.FamilyID, month)
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, parts, err := reports.InCurrency(ctx, d, u.FamilyID, "EUR", list, time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, parts := inEuros(t, d, u.FamilyID, "2026-11", time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
 	if len(out) != 2 || out[0].Currency != "EUR" || out[1].Currency != "JPY" {
 		t.Fatalf("reports %+v", out)
 	}
@@ -138,4 +129,44 @@ func TestSpendingInTheFamilysCurrency(t *testing.T) {
 	if len(parts) != 2 || parts[1].Currency != "USD" || !parts[1].Converted.Equal(decimal.NewFromInt(100)) || parts[1].Rate.Date.Format(time.DateOnly) != "2026-11-20" {
 		t.Errorf("parts %+v", parts)
 	}
+}
+
+// TestSpendingOfAMonthToComeConvertsAtTodaysRate converts a month not begun yet (a transaction
+// dated ahead) as the budget converts it: this month and the one before, neither over, both at
+// today's rate. Their month ends are still to come, and were once asked for as a range that
+// ends before it starts, which left every other currency unconverted.
+func TestSpendingOfAMonthToComeConvertsAtTodaysRate(t *testing.T) {
+	d := testkit.MustOpenDB(t)
+	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
+	eur := mustAccount(t, d, u.FamilyID, "Girokonto", "Depository", "EUR", "0", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	usd := mustAccount(t, d, u.FamilyID, "Visa", "CreditCard", "USD", "0", time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC))
+	travel := mustCategory(t, d, u.FamilyID, "Travel", "expense", nil)
+	mustSpend(t, d, spend{account: eur, date: "2027-01-05", amount: "10", category: travel, currency: "EUR"})
+	mustSpend(t, d, spend{account: usd, date: "2027-01-05", amount: "110", category: travel})
+	mustSpend(t, d, spend{account: usd, date: "2026-12-05", amount: "55", category: travel})
+	mustRate(t, d, nil, "2026-11-20", "EUR", "USD", "1.1000")
+
+	out, _ := inEuros(t, d, u.FamilyID, "2027-01", time.Date(2026, 11, 27, 0, 0, 0, 0, time.UTC))
+	if len(out) != 1 || out[0].Currency != "EUR" {
+		t.Fatalf("a month to come in dollars and euros: %+v; want one report in euros", out)
+	}
+	if got, want := spendingOf(out[0]), "Travel 110.00/50.00"; got != want {
+		t.Errorf("in euros\n got %s\nwant %s", got, want)
+	}
+}
+
+// inEuros is the family's spending of month (YYYY-MM) merged into euros as of today, and the
+// parts of it.
+func inEuros(t *testing.T, d *db.DB, familyID uuid.UUID, month string, today time.Time) ([]reports.Spending, []reports.SpendingPart) {
+	t.Helper()
+	m, _ := reports.ParseMonth("month", month)
+	list, err := reports.MonthSpending(context.Background(), d, familyID, m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, parts, err := reports.InCurrency(context.Background(), d, familyID, "EUR", list, today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, parts
 }

@@ -138,7 +138,7 @@ type SpendingPart struct {
 
 // InCurrency merges a month's spending in several currencies (MonthSpending) into one in
 // currency, each currency's category amounts converted at the rate of its month's last day
-// (today, for a month not over yet), the same category's amounts added. It returns the merged
+// (today, for a month not over yet: MonthConverter), the same category's amounts added. It returns the merged
 // spending first, then those of the currencies no rate converts, which are never summed as if
 // one to one; and each converted currency's part of this month, when there is more than one.
 func InCurrency(ctx context.Context, db bun.IDB, familyID uuid.UUID, currency string, list []Spending, today time.Time) ([]Spending, []SpendingPart, error) {
@@ -146,41 +146,38 @@ func InCurrency(ctx context.Context, db bun.IDB, familyID uuid.UUID, currency st
 		return list, nil, nil
 	}
 	month := list[0].Month
-	last, prevLast := month.Last(), month.Prev().Last()
-	if last.After(today) {
-		last = today
-	}
 	var others []string
 	for _, s := range list {
 		if s.Currency != currency {
 			others = append(others, s.Currency)
 		}
 	}
-	rates, err := fx.DailyRates(ctx, db, familyID, others, currency, prevLast, last)
+	rates, err := NewMonthConverter(ctx, db, familyID, others, currency, []Month{month.Prev(), month}, today)
 	if err != nil {
 		return nil, nil, err
 	}
-	places := int32(models.CurrencyDecimals(currency))
 	merged := Spending{Currency: currency, Month: month}
 	byCategory := map[string]int{} // by category id, "" for none
 	var parts []SpendingPart
 	var apart []Spending
 	for _, s := range list {
-		now, before := decimal.NewFromInt(1), decimal.NewFromInt(1)
 		part := SpendingPart{Currency: s.Currency, Amount: s.Total, Converted: s.Total,
-			Rate: fx.Conversion{From: currency, To: currency, Rate: now, Date: last}}
+			Rate: fx.Conversion{From: currency, To: currency, Rate: decimal.NewFromInt(1), Date: rates.Day(month)}}
 		if s.Currency != currency {
-			days := rates[s.Currency]
-			if len(days) == 0 || !days[len(days)-1].Found {
+			rate := rates.Rate(s.Currency, month)
+			if !rate.Found {
 				apart = append(apart, s)
 				continue
 			}
-			part.Rate, now, before = days[len(days)-1].Conversion, days[len(days)-1].Rate, days[0].Rate
-			part.Converted = s.Total.Mul(now).Round(places)
+			part.Rate = rate.Conversion
+			part.Converted, _ = rates.Convert(s.Total, s.Currency, month)
 		}
 		parts = append(parts, part)
 		for _, c := range s.Categories {
-			c.Amount, c.Previous = c.Amount.Mul(now).Round(places), c.Previous.Mul(before).Round(places)
+			// A rate found for the month converts the month before too: the first rate
+			// there is, when that month is older than any.
+			c.Amount, _ = rates.Convert(c.Amount, s.Currency, month)
+			c.Previous, _ = rates.Convert(c.Previous, s.Currency, month.Prev())
 			key := ""
 			if c.CategoryID != nil {
 				key = c.CategoryID.String()

@@ -9,12 +9,12 @@ import (
 	"tally/testkit"
 )
 
-// TestDailyRatesAgreeWithQuote checks that the rates of a range, read in one query, are on
-// every day what Quote says for that day alone, for pairs converted by the family's own rates
-// (direct and inverted), by fetched rates crossed through EUR, and a mix; and that a day
-// before any rate takes the first one after it, where Quote finds none; and that RatesOn,
-// asked for a few of those days alone, says the same of each.
-func TestDailyRatesAgreeWithQuote(t *testing.T) {
+// TestConverterAgreesWithQuote checks that a Converter read for a range converts on every day
+// at what Quote says for that day alone, for pairs converted by the family's own rates (direct
+// and inverted), by fetched rates crossed through EUR, and a mix; that a day before any rate
+// takes the first one after it, where Quote finds none; and that a Converter read for a few
+// of those days alone says the same of each.
+func TestConverterAgreesWithQuote(t *testing.T) {
 	ctx := context.Background()
 	d := testkit.MustOpenDB(t)
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
@@ -27,17 +27,13 @@ func TestDailyRatesAgreeWithQuote(t *testing.T) {
 
 	start, end := time.Date(2026, 3, 1, 0, 0, 0, 0, time.UTC), time.Date(2026, 3, 8, 0, 0, 0, 0, time.UTC)
 	from := []string{"USD", "EUR", "CHF", "GBP", "JPY"}
-	series, err := DailyRates(ctx, d, u.FamilyID, from, "GBP", start, end)
+	series, err := NewConverter(ctx, d, u.FamilyID, from, "GBP", start, end)
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, code := range from {
-		days := series[code]
-		if len(days) != 8 {
-			t.Fatalf("%s: %d days", code, len(days))
-		}
-		for i, got := range days {
-			on := start.AddDate(0, 0, i)
+		for on := start; !on.After(end); on = on.AddDate(0, 0, 1) {
+			got := series.On(code, on)
 			want, err := Quote(ctx, d, u.FamilyID, code, "GBP", on)
 			switch {
 			case apperr.CodeOf(err) == apperr.NotFound:
@@ -48,22 +44,27 @@ func TestDailyRatesAgreeWithQuote(t *testing.T) {
 			case err != nil:
 				t.Fatal(err)
 			case !got.Found || !got.Rate.Equal(want.Rate) || !got.Date.Equal(want.Date) || got.Source != want.Source:
-				t.Errorf("%s on %s: DailyRates %s (%s, %s), Quote %s (%s, %s)", code, on.Format(time.DateOnly),
+				t.Errorf("%s on %s: On %s (%s, %s), Quote %s (%s, %s)", code, on.Format(time.DateOnly),
 					got.Rate, got.Date.Format(time.DateOnly), got.Source, want.Rate, want.Date.Format(time.DateOnly), want.Source)
 			}
 		}
 	}
-	// RatesOn, asked for a few of the days alone (one at noon), says the same of each.
-	picked := []time.Time{end, start.AddDate(0, 0, 3).Add(12 * time.Hour), start}
-	on, err := RatesOn(ctx, d, u.FamilyID, from, "GBP", picked)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, code := range from {
-		for _, p := range picked {
-			got, want := on.On(code, p), series[code][int(p.Sub(start).Hours()/24)]
-			if got.Found != want.Found || !got.Rate.Equal(want.Rate) || !got.Date.Equal(want.Date) || got.Source != want.Source {
-				t.Errorf("%s on %s: RatesOn %+v, DailyRates %+v", code, p, got, want)
+	// Read for a few of the days alone (one at noon), it says the same of each; also from a
+	// day after some rates of each pair, which it reads as the latest before that day.
+	for _, picked := range [][]time.Time{
+		{end, start.AddDate(0, 0, 3).Add(12 * time.Hour), start},
+		{end, start.AddDate(0, 0, 4)},
+	} {
+		on, err := NewConverter(ctx, d, u.FamilyID, from, "GBP", picked...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, code := range from {
+			for _, p := range picked {
+				got, want := on.On(code, p), series.On(code, p)
+				if got.Found != want.Found || !got.Rate.Equal(want.Rate) || !got.Date.Equal(want.Date) || got.Source != want.Source {
+					t.Errorf("%s on %s: read for a few days %+v, for the range %+v", code, p, got, want)
+				}
 			}
 		}
 	}
