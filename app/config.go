@@ -1,6 +1,7 @@
-// Package app is Tally's composition root: it turns a config.Config into the application (the
-// database's services, the job client and the web server). The serve, worker and operator
-// commands and the test server all build Tally here, so a new service is wired in one place.
+// Package app is Tally's core composition: it turns a config.Config into the application (the
+// database's services, the job client and the probes), without the web layer, which app/web
+// composes on top. The serve, worker and operator commands and the test server all build
+// Tally here, so a new service is wired in one place.
 package app
 
 import (

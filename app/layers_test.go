@@ -31,6 +31,27 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// TestLayersKeepTheWebOutOfTheCore holds the core composition (app: configuration, database,
+// services, jobs), which `tally worker` and the operator tasks build alone, to composing
+// without the web layer: neither it nor anything it imports, however indirectly, is the web
+// layer, its views or Echo. The web server is composed on top of it, in app/web.
+func TestLayersKeepTheWebOutOfTheCore(t *testing.T) {
+	deps := goListDeps(t, "tally/app")
+	if !slices.Contains(deps, "tally/internal/db") {
+		t.Fatalf("go list -deps tally/app found %d packages without tally/internal/db: is the test run from the module?", len(deps))
+	}
+	for _, d := range deps {
+		if webPackage(d) {
+			t.Errorf("tally/app imports %s: the core composition must not build on the web layer (docs/architecture.md, \"Where things are built\")", d)
+		}
+	}
+}
+
+// webPackage says whether pkg is the web layer: its handlers, views or router.
+func webPackage(pkg string) bool {
+	return under(pkg, "tally/handlers") || under(pkg, "tally/views") || under(pkg, "github.com/labstack/echo/v4") || under(pkg, "github.com/a-h/templ")
+}
+
 // The rules are tested on a few imports each way, so that a rule that never fires is noticed.
 func TestLayerRules(t *testing.T) {
 	for _, tc := range []struct {
@@ -46,7 +67,8 @@ func TestLayerRules(t *testing.T) {
 		{"tally/jobs", "tally/handlers", true},
 		{"tally/e2e", "tally/handlers", true},
 		{"tally/cmd/tally", "tally/handlers", false},
-		{"tally/app", "tally/handlers", false},
+		{"tally/app", "tally/handlers", true},
+		{"tally/app/web", "tally/handlers", false},
 		{"tally/app/apptest", "tally/handlers", false},
 		{"tally/auditlog", "tally/sso", true},
 		{"tally/sso", "tally/auditlog", false},
@@ -70,8 +92,8 @@ func layerRule(pkg, imp string) string {
 		return "internal/ is the ground floor: it imports nothing of the project outside it (but the migrations' embedded SQL)"
 	case pkg == "tally/config" && !under(imp, "tally/internal"):
 		return "config parses settings only: it imports no domain package (the owners check their settings in app.LoadConfig)"
-	case under(imp, "tally/handlers") && !under(pkg, "tally/handlers") && !under(pkg, "tally/cmd") && !under(pkg, "tally/app"):
-		return "only cmd and the composition root (app) build on the web layer"
+	case under(imp, "tally/handlers") && !under(pkg, "tally/handlers") && !under(pkg, "tally/cmd") && !under(pkg, "tally/app/web") && !under(pkg, "tally/app/apptest"):
+		return "only cmd and the web composition (app/web, and app/apptest's server) build on the web layer"
 	case pkg == "tally/auditlog" && imp == "tally/sso":
 		return "auditlog owns the audit writer and the event catalogue: the packages that write events import it"
 	}
@@ -111,4 +133,18 @@ func goList(t *testing.T) []listed {
 	}
 	slices.SortFunc(pkgs, func(a, b listed) int { return strings.Compare(a.ImportPath, b.ImportPath) })
 	return pkgs
+}
+
+// goListDeps is every package pkg imports, directly or not, and pkg itself (test files aside).
+func goListDeps(t *testing.T, pkg string) []string {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-deps", pkg).Output()
+	if err != nil {
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			t.Fatalf("go list -deps: %v\n%s", err, ee.Stderr)
+		}
+		t.Fatalf("go list -deps: %v", err)
+	}
+	return strings.Fields(string(out))
 }

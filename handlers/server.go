@@ -19,6 +19,7 @@ import (
 	"tally/config"
 	"tally/imports"
 	"tally/internal/db"
+	"tally/internal/probes"
 	"tally/internal/ratelimit"
 	"tally/mfa"
 	"tally/oauth"
@@ -52,7 +53,7 @@ type Deps struct {
 	// Now is the clock of the sign-in's time limits (time.Now; tests move it).
 	Now func() time.Time
 	// Jobs is the job client of a process that works jobs, for readiness; nil otherwise.
-	Jobs JobRunner
+	Jobs probes.JobRunner
 	// Budgets plans each month's spending per category.
 	Budgets *budgets.Service
 	// Recurring finds the families' recurring series and what they still expect.

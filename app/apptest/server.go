@@ -15,6 +15,7 @@ import (
 	"github.com/pquerna/otp/totp"
 
 	"tally/app"
+	"tally/app/web"
 	"tally/budgets"
 	"tally/mfa"
 	"tally/models"
@@ -95,7 +96,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 		cfg.AppURL = base
 	}
 	// The audit retention job is left out: tests write audit entries of any age themselves.
-	a, err := app.New(cfg, d, log, app.Options{Mailer: outbox, Now: opts.Now, WebhookRetry: opts.WebhookRetry, NoAuditRetention: true, Bills: opts.Bills})
+	a, err := app.New(cfg, d, log, app.Options{Mailer: outbox, WebhookRetry: opts.WebhookRetry, NoAuditRetention: true, Bills: opts.Bills})
 	if err != nil {
 		tb.Fatalf("app: %v", err)
 	}
@@ -111,7 +112,7 @@ func StartServer(tb testing.TB, opts ServerOptions) *Server {
 			cancel()
 		})
 	}
-	h, err := a.Handler()
+	h, err := web.New(a, web.Options{Now: opts.Now})
 	if err != nil {
 		tb.Fatalf("handlers: %v", err)
 	}

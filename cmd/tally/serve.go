@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"tally/app"
+	"tally/app/web"
 	"tally/config"
 	"tally/internal/db"
 	"tally/internal/metrics"
@@ -220,7 +221,7 @@ func serve(ctx context.Context, cfg config.Config, d *db.DB, log *slog.Logger, l
 	if err := serveMetrics(ctx, a); err != nil {
 		return err
 	}
-	h, err := a.Handler()
+	h, err := web.New(a, web.Options{})
 	if err != nil {
 		return errors.Join(err, stopJobs(a))
 	}
