@@ -91,3 +91,35 @@ func TestSplitSpentUnderItsParts(t *testing.T) {
 		}
 	}
 }
+
+// A native import's split parts are excluded, and of a kind, as their transaction is unless
+// a line says otherwise, so that an excluded split, or one between the family's accounts,
+// spends nothing; and each split transaction is marked as one.
+func TestNativeImportSplitPartsFollowTheirTransaction(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	split := func(id, fields, kind string) string {
+		return `{"type":"Transaction","data":{"id":"` + id + `","account_id":"a1","date":"2024-01-02","amount":"100.00","name":"` + id + `"` + fields +
+			`,"split_lines":[{"id":"` + id + `-1","amount":"60.00","category_id":"c1"},{"id":"` + id + `-2","amount":"40.00","category_id":"c1"` + kind + `}]}}`
+	}
+	b := e.publishNative(t, ndjson(`{"type":"Category","data":{"id":"c1","name":"Groceries"}}`, nAccount,
+		split("excluded", `,"excluded":true`, ""), split("card", `,"kind":"cc_payment"`, ""),
+		split("shared", "", `,"kind":"funds_movement"`)))
+	if rb := b.Data.Verification.Readback; rb.Status != "matched" {
+		t.Fatalf("readback %s: %v", rb.Status, rb.Mismatches)
+	}
+	got := e.strings(t, `SELECT p.name || ' ' || s.amount::numeric(9, 2) || ' ' || s.excluded || ' ' || s.transaction_kind || ' ' || p.split
+		FROM entries s JOIN entries p ON p.id = s.parent_id WHERE s.family_id = ? ORDER BY 1`, e.user.FamilyID)
+	want := []string{
+		"card 40.00 false cc_payment true", "card 60.00 false cc_payment true",
+		"excluded 40.00 true standard true", "excluded 60.00 true standard true",
+		"shared 40.00 false funds_movement true", "shared 60.00 false standard true",
+	}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("the parts\n got %q\nwant %q", got, want)
+	}
+	spent := e.strings(t, "SELECT outflow::numeric(9, 2)::text FROM category_month_totals WHERE family_id = ? AND (outflow <> 0 OR inflow <> 0)", e.user.FamilyID)
+	if strings.Join(spent, "|") != "60.00" {
+		t.Errorf("the month's spending %v, want the shared split's own part of 60.00 alone", spent)
+	}
+}
