@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -35,9 +34,6 @@ type moveIn struct {
 	accountTypes map[string]models.AccountType
 	payees       map[string]movein.Payee
 	categories   map[string]movein.Category
-	// splitShift is, by month and category, how much of the spending Tally's budgets count
-	// elsewhere than the source: a split transaction's parts, in their categories there.
-	splitShift map[string]map[string]decimal.Decimal
 }
 
 // moveInRecords turns a read and settled budget into the native import's records.
@@ -289,13 +285,11 @@ func (m *moveIn) transactions() {
 		}
 		if len(lines) > 0 {
 			data["split_lines"] = lines
-			m.splitSpending(t)
 		}
 		m.add("Transaction", data)
 		m.counts["transactions"]++
 	}
 	m.transfers()
-	m.noteSplitSpending()
 	if cleared > 0 {
 		m.note(movein.NotKept, movein.EntityTransaction, "", "", "%d transactions are marked cleared or reconciled in %s; Tally has no such mark, so it is not kept",
 			cleared, m.b.Source)
@@ -360,45 +354,5 @@ func (m *moveIn) goals() {
 			continue
 		}
 		m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name, "Tally keeps no goals; it was %s", was)
-	}
-}
-
-// splitSpending records how a split transaction's spending falls in Tally's budgets: they
-// count a split once, under the transaction's own category (which a source's split has
-// none of), and not under its parts' categories, as the source does.
-func (m *moveIn) splitSpending(t movein.Transaction) {
-	month := t.Date.Format("2006-01")
-	if m.splitShift == nil {
-		m.splitShift = map[string]map[string]decimal.Decimal{}
-	}
-	shift := m.splitShift[month]
-	if shift == nil {
-		shift = map[string]decimal.Decimal{}
-		m.splitShift[month] = shift
-	}
-	for _, s := range t.Splits {
-		if s.CategoryID != t.CategoryID && s.TransferID == "" {
-			shift[s.CategoryID] = shift[s.CategoryID].Add(s.Amount)
-		}
-	}
-}
-
-// noteSplitSpending says, for each month with split transactions, which categories' spent
-// (and so available, and what carries on from it) differ from the source's, by how much.
-func (m *moveIn) noteSplitSpending() {
-	months := slices.Sorted(maps.Keys(m.splitShift))
-	for _, month := range months {
-		var parts []string
-		for _, c := range m.b.Categories {
-			if v := m.splitShift[month][c.ID]; !v.IsZero() {
-				parts = append(parts, fmt.Sprintf("%s's spent is %s less than in %s", c.Name, v.StringFixed(2), sourceName(m.b.Source)))
-			}
-		}
-		if len(parts) == 0 {
-			continue
-		}
-		m.note(movein.KeptAs, movein.EntityMonth, "", month, "Tally's budgets count a split transaction once, under its own category, "+
-			"not under its parts' categories: %s, so its available (and what carries from it into the months after) differs by as much",
-			strings.Join(parts, "; "))
 	}
 }

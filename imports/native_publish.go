@@ -650,9 +650,11 @@ func (w *nativeWriter) writeTransactions(ctx context.Context, recs []*native.Rec
 			if _, has := s["tag_ids"]; has {
 				partTags = w.tagIDs(s)
 			}
+			// A part is excluded, and of a kind, as its transaction is unless it says otherwise:
+			// budgets count a split through its parts (migration 20261208000010).
 			w.entry(part, acct, "transaction", date, splitAmount, cur, orDefault(name, "Imported split"), native.Text(s, "notes"),
-				native.Truthy(s["excluded"]), w.optional("Category", native.IDOf(s, "category_id")),
-				w.optional("Merchant", native.IDOf(s, "merchant_id")), partTags, kindOr(native.Text(s, "kind")),
+				r.Bool("excluded") || native.Truthy(s["excluded"]), w.optional("Category", native.IDOf(s, "category_id")),
+				w.optional("Merchant", native.IDOf(s, "merchant_id")), partTags, kindOr(orDefault(native.Text(s, "kind"), r.String("kind"))),
 				pgUUID(id), w.partExternalID(s), w.partSource(r))
 			w.stamped(s)
 		}

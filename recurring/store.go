@@ -44,8 +44,9 @@ type Result struct {
 // series take the utility tolerance.
 const utilityPattern = `(utilit|energ|electri|strom|nebenkosten|heiz|heating|gas|water|wasser|suministro|utenze|charges|eau)`
 
-// ledgerFilter is which transactions a series is made of: those the spending report counts
-// (no transfers between the family's own accounts, nothing excluded, no split parts), posted.
+// ledgerFilter is which transactions a series is made of: payments as the bank shows them
+// (a split transaction is one payment, its parts none), no transfers between the family's own
+// accounts, nothing excluded, posted.
 // Its statement's argument ?1 is models.TransferKinds.
 const ledgerFilter = `e.kind = 'transaction' AND e.parent_id IS NULL AND NOT e.excluded AND NOT e.pending
 	AND e.transaction_kind NOT IN (?1)`

@@ -50,17 +50,24 @@ const seriesPayment = `e.key = coalesce(r.match_key, recurring_key(r.merchant_id
 // payments returns the transactions from lo to hi of the family's confirmed series, by series
 // and date: those of its account, currency and group (recurring_key), in its direction, with
 // an amount within its tolerance. The range's transactions are read once, through
-// entries_family_date_idx, and their groups computed once each.
+// entries_family_date_idx, and their groups computed once each. A split payment comes as its
+// parts, in their categories, as the spending report counts it (its parts that are excluded or
+// transfers left out), so that what is paid in a category is what its spending holds.
 func payments(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, hi time.Time) ([]payment, error) {
 	var out []payment
 	err := db.NewRaw(`WITH e AS MATERIALIZED (
-			SELECT e.account_id, e.date, e.amount, e.currency, e.category_id, recurring_key(e.merchant_id, e.name) AS key
+			SELECT e.id, e.split, e.account_id, e.date, e.amount, e.currency, e.category_id, recurring_key(e.merchant_id, e.name) AS key
 			FROM entries e WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date
+		), paid AS (
+			SELECT r.id AS series_id, e.id, e.split, e.date, e.amount, e.category_id FROM recurring_transactions r
+			JOIN e ON `+seriesPayment+`
+			WHERE r.family_id = ?0 AND r.status = ?4
 		)
-		SELECT r.id AS series_id, e.date, e.amount, e.category_id FROM recurring_transactions r
-		JOIN e ON `+seriesPayment+`
-		WHERE r.family_id = ?0 AND r.status = ?4
-		ORDER BY r.id, e.date`,
+		SELECT series_id, date, amount, category_id FROM paid WHERE NOT split
+		UNION ALL
+		SELECT p.series_id, p.date, s.amount, s.category_id FROM paid p JOIN entries s ON s.parent_id = p.id
+		WHERE p.split AND NOT s.excluded AND s.transaction_kind NOT IN (?1)
+		ORDER BY 1, 2`,
 		familyID, bun.In(models.TransferKinds), lo.Format(time.DateOnly), hi.Format(time.DateOnly), models.RecurringConfirmed).
 		Scan(ctx, &out)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {

@@ -103,6 +103,23 @@ func TestExpectedAndForecast(t *testing.T) {
 		}
 	}
 
+	// This month's rent split into the rent and a share of the power: each part is paid in
+	// its own category, as the budget's spent counts it.
+	if _, err := d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, category_id, parent_id)
+		SELECT gen_random_uuid(), e.family_id, e.account_id, 'transaction', e.date, x.amount, e.currency, e.name, x.category, e.id
+		FROM entries e, (VALUES (1000::numeric, ?::uuid), (200, ?::uuid)) x(amount, category)
+		WHERE e.family_id = ? AND e.amount = 1200 AND e.date >= '2026-11-01' AND e.parent_id IS NULL`,
+		cat("Rent & mortgage"), cat("Energy & utilities"), f.user.FamilyID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	split, err := svc.ExpectedByCategory(ctx, d, f.user.FamilyID, reports.MonthOf(today), today)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rent, energy := split[cat("Rent & mortgage")].Paid, split[cat("Energy & utilities")].Paid; !rent.Equal(dec("1000")) || !energy.Equal(power.Add(dec("200"))) {
+		t.Errorf("the split rent: rent paid %s, power paid %s; want 1000 and %s", rent, energy, power.Add(dec("200")))
+	}
+
 	bills, err := svc.Upcoming(ctx, d, f.user.FamilyID, today, 14)
 	if err != nil {
 		t.Fatal(err)

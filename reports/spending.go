@@ -85,7 +85,9 @@ type Spending struct {
 // refunds: money that came back in a category classified as an expense. Money in without a
 // category or in an income category is income, not a refund, and is left out, as are
 // transfers between the family's own accounts (models.TransferKinds), transactions marked excluded,
-// valuations, trades and split parts (their transaction counts once, in its own category).
+// valuations and trades. A split transaction counts through its parts, each in its own category
+// (and excluded or a transfer as the part is, which it is when its transaction is), as Actual
+// and YNAB count one; the transaction itself is not counted again.
 // So a category's amount can be negative in a month that refunded more than it spent.
 // Transactions of every account count, closed ones included: the money was spent.
 //
@@ -104,7 +106,7 @@ func MonthSpending(ctx context.Context, db bun.IDB, familyID uuid.UUID, month Mo
 		FROM entries e
 		LEFT JOIN categories c ON c.id = e.category_id
 		LEFT JOIN categories p ON p.id = c.parent_id
-		WHERE e.family_id = ?0 AND e.kind = 'transaction' AND e.parent_id IS NULL AND NOT e.excluded
+		WHERE e.family_id = ?0 AND e.kind = 'transaction' AND NOT e.split AND NOT e.excluded
 			AND e.transaction_kind NOT IN (?4)
 			AND e.date >= ?1::date AND e.date < ?3::date
 			AND (e.amount > 0 OR c.classification = 'expense')

@@ -134,7 +134,8 @@ func TestMonthSpending(t *testing.T) {
 	} {
 		mustSpend(t, d, s)
 	}
-	// A split transaction counts once, in its own category, not again in its parts'.
+	// A split transaction counts through its parts, each in its own category, and not again
+	// in its own.
 	parent := mustSpend(t, d, spend{account: checking, date: "2026-10-20", amount: "60", category: food})
 	mustSpend(t, d, spend{account: checking, date: "2026-10-20", amount: "45", category: restaurants, parent: &parent})
 	mustSpend(t, d, spend{account: checking, date: "2026-10-20", amount: "15", category: travel, parent: &parent})
@@ -154,7 +155,7 @@ func TestMonthSpending(t *testing.T) {
 		t.Errorf("EUR: %s", s)
 	}
 	usd := got[1]
-	want := "Groceries 120.00/80.00, Food 60.00/0.00, Food › Restaurants 40.00/0.00, - 30.00/10.00, Travel 0.00/300.00"
+	want := "Groceries 120.00/80.00, Food › Restaurants 85.00/0.00, - 30.00/10.00, Travel 15.00/300.00"
 	if s := spendingOf(usd); s != want {
 		t.Errorf("USD by category\n got %s\nwant %s", s, want)
 	}
