@@ -68,6 +68,17 @@ func TestSplitSpentUnderItsParts(t *testing.T) {
 		t.Errorf("the spending page's total %q, want $120.00", got)
 	}
 
+	// The transactions the budget links to are those it counts: the split under its parts'
+	// categories, not under none.
+	for query, want := range map[string]string{
+		"category_id=" + cats["Groceries"]: "Supermarket", "category_id=" + cats["Food"]: "Supermarket",
+		"category_id=" + cats["Rent"]: "Landlord", "category_id=none": "",
+	} {
+		if got := strings.Join(e.list(t, query).names(), "|"); got != want {
+			t.Errorf("the transactions of %s: %q, want %q", query, got, want)
+		}
+	}
+
 	parent := e.strings(t, "SELECT id::text FROM entries WHERE family_id = ? AND name = 'Supermarket' AND parent_id IS NULL", e.user.FamilyID)[0]
 	insurance := e.strings(t, "SELECT id::text FROM entries WHERE parent_id = ? AND category_id = ?", parent, cats["Insurance"])[0]
 	for _, step := range []struct {

@@ -135,11 +135,14 @@ func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, fami
 	if f.End != nil {
 		q.Where("e.date <= ?::date", *f.End)
 	}
+	// A split transaction is counted through its parts (as budgets and spending count it), so
+	// it is listed under each of its parts' categories, not its own.
 	if f.CategoryID != nil {
-		q.Where("e.category_id IN (SELECT c.id FROM categories c WHERE c.family_id = ? AND ? IN (c.id, c.parent_id))", familyID, *f.CategoryID)
+		const inCategory = "category_id IN (SELECT c.id FROM categories c WHERE c.family_id = ?0 AND ?1 IN (c.id, c.parent_id))"
+		q.Where("(NOT e.split AND e."+inCategory+") OR (e.split AND EXISTS (SELECT 1 FROM entries p WHERE p.parent_id = e.id AND p."+inCategory+"))", familyID, *f.CategoryID)
 	}
 	if f.Uncategorized {
-		q.Where("e.category_id IS NULL")
+		q.Where("(NOT e.split AND e.category_id IS NULL) OR (e.split AND EXISTS (SELECT 1 FROM entries p WHERE p.parent_id = e.id AND p.category_id IS NULL))")
 	}
 	if f.TagID != nil {
 		q.Where("e.tag_ids @> ARRAY[?::uuid]", *f.TagID)
