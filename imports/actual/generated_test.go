@@ -1,9 +1,12 @@
 package actual
 
 import (
+	"context"
 	"testing"
 
 	"tally/imports/actual/actualtest"
+	"tally/imports/movein"
+	"tally/internal/memtest"
 )
 
 // The generated exports the benchmarks move in (actualtest) read as they were generated: every
@@ -42,5 +45,27 @@ func TestGeneratedExportReadsAsGenerated(t *testing.T) {
 	}
 	for _, n := range b.Notices {
 		t.Errorf("notice: %s", n)
+	}
+}
+
+// TestTenYearBudgetReadsInLittleMemory reads a ten-year budget of 100,000 transactions (a 16
+// MB export) and bounds the heap the reader takes: the budget it returns, and a row at a time.
+// When it held every row read before it made them the budget's transactions, it peaked at
+// 121 MB (53 MB live).
+func TestTenYearBudgetReadsInLittleMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("generates a budget of 100,000 transactions")
+	}
+	export := actualtest.Generate(actualtest.TenYears).Zip(t)
+	var b *movein.Budget
+	var err error
+	u := memtest.Measure(func() { b, err = Read(context.Background(), export) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	peak, live := u.MB()
+	t.Logf("%d transactions: peak heap %.0f MB, live %.0f MB", len(b.Transactions), peak, live)
+	if peak > 100 || live > 64 {
+		t.Errorf("the reader peaked at %.0f MB with %.0f MB live, want under 100 MB and 64 MB", peak, live)
 	}
 }
