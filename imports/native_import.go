@@ -80,7 +80,11 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 // storeNative stores an import of native records (content): a NativeImport's file, or a
 // move-in's budget as records, with what its dry run found (mi).
 func (s *Service) storeNative(ctx context.Context, req Request, typ Type, content []byte, mi *MoveIn) (*Detail, error) {
-	f := readNative(content)
+	readFile := readNative
+	if typ.MoveIn() {
+		readFile = readMoveInRecords
+	}
+	f := readFile(content)
 	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending,
 		ByteSize: len(req.Upload.Content), RowsCount: f.RowsCount, ValidRowsCount: f.ValidRowsCount,
 		ExpectedRecordCounts: f.Counts, Problems: capFindings(f.Problems), Warnings: capFindings(f.Warnings), Summary: Summary{},
@@ -232,6 +236,9 @@ func (s *Service) eachNativeFile(ctx context.Context, idb db.Tx, im *Import, fn 
 		content, err := Content(ctx, idb, im.FamilyID, im.ID)
 		if err != nil {
 			return err
+		}
+		if im.Type.MoveIn() {
+			return eachMoveInPiece(content, fn)
 		}
 		return fn(1, readNative(content))
 	}

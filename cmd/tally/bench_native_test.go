@@ -36,10 +36,7 @@ const (
 // nativeFile writes the benchmark's records as NDJSON lines.
 func nativeFile() []string {
 	var lines []string
-	add := func(typ string, data map[string]any) {
-		b, _ := json.Marshal(map[string]any{"type": typ, "data": data})
-		lines = append(lines, string(b))
-	}
+	add := func(typ string, data map[string]any) { lines = append(lines, record(typ, data)) }
 	day := func(i int) string {
 		return time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, i).Format(time.DateOnly)
 	}
@@ -76,6 +73,12 @@ func nativeFile() []string {
 		add("Balance", map[string]any{"account_id": fmt.Sprintf("a%d", i%benchAccounts), "date": day(i / benchAccounts), "balance": "1000.00"})
 	}
 	return lines
+}
+
+// record is one NDJSON line of the native format.
+func record(typ string, data map[string]any) string {
+	b, _ := json.Marshal(map[string]any{"type": typ, "data": data})
+	return string(b)
 }
 
 // chunks splits lines into parts of at most max bytes.
@@ -121,6 +124,39 @@ func BenchmarkNativeImport(b *testing.B) {
 	base := m[1]
 	copyTime := bareNativeCopy(b, url, u.FamilyID)
 
+	b.ResetTimer()
+	var elapsed time.Duration
+	for range b.N {
+		start := time.Now()
+		id := publishSession(b, d, base, key, parts)
+		elapsed += time.Since(start)
+		b.StopTimer()
+		var readback string
+		d.NewRaw("SELECT readback->>'status' FROM imports WHERE id = ?", id).Scan(context.Background(), &readback)
+		if readback != "matched" {
+			b.Fatalf("readback %s", readback)
+		}
+		// Remove the data for the next round, outside the measurement.
+		for _, q := range []string{"DELETE FROM accounts WHERE import_id = ?", "DELETE FROM categories WHERE import_id = ?",
+			"DELETE FROM tags WHERE import_id = ?", "DELETE FROM merchants WHERE import_id = ?"} {
+			d.NewRaw(q, id).Exec(context.Background())
+		}
+		b.StartTimer()
+	}
+	per := elapsed / time.Duration(b.N)
+	peak := peakRSS(b, server.Process.Pid)
+	records := float64(len(lines))
+	b.ReportMetric(records/per.Seconds(), "records/s")
+	b.ReportMetric(per.Seconds()/copyTime.Seconds(), "x-copy")
+	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
+	fmt.Printf("native import: %d records (%.1f MB, %d chunks) in %s, %.0f records/s; bare COPY %s; ratio %.2fx (target <= 4x); server peak RSS %d MB (target < 300 MB)\n",
+		len(lines), float64(size)/1024/1024, len(parts), per.Round(time.Millisecond), records/per.Seconds(), copyTime.Round(time.Millisecond),
+		per.Seconds()/copyTime.Seconds(), peak/1024)
+}
+
+// publishSession sends the NDJSON parts as the chunks of an import session, publishes it, and
+// waits until it is complete, as a client of the native import does. It returns the import's id.
+func publishSession(b *testing.B, d *db.DB, base, key string, parts [][]byte) uuid.UUID {
 	call := func(path string, body any, want int) map[string]any {
 		raw, _ := json.Marshal(body)
 		req, _ := http.NewRequest(http.MethodPost, base+path, bytes.NewReader(raw))
@@ -138,50 +174,14 @@ func BenchmarkNativeImport(b *testing.B) {
 		}
 		return out.Data
 	}
-
-	b.ResetTimer()
-	var elapsed time.Duration
-	for range b.N {
-		start := time.Now()
-		s := call("/api/v1/import_sessions", map[string]any{"expected_chunks": len(parts)}, http.StatusCreated)
-		id := s["id"].(string)
-		for i, p := range parts {
-			call("/api/v1/import_sessions/"+id+"/chunks", map[string]any{"sequence": i + 1, "raw_file_content": string(p)}, http.StatusCreated)
-		}
-		call("/api/v1/import_sessions/"+id+"/publish", nil, http.StatusAccepted)
-		for {
-			status, _ := importStatus(b, d, uuid.MustParse(id))
-			if status == "complete" {
-				break
-			}
-			if status != "importing" {
-				b.Fatalf("session ended %s", status)
-			}
-			time.Sleep(5 * time.Millisecond)
-		}
-		elapsed += time.Since(start)
-		b.StopTimer()
-		var readback string
-		d.NewRaw("SELECT readback->>'status' FROM imports WHERE id = ?", uuid.MustParse(id)).Scan(context.Background(), &readback)
-		if readback != "matched" {
-			b.Fatalf("readback %s", readback)
-		}
-		// Remove the data for the next round, outside the measurement.
-		for _, q := range []string{"DELETE FROM accounts WHERE import_id = ?", "DELETE FROM categories WHERE import_id = ?",
-			"DELETE FROM tags WHERE import_id = ?", "DELETE FROM merchants WHERE import_id = ?"} {
-			d.NewRaw(q, uuid.MustParse(id)).Exec(context.Background())
-		}
-		b.StartTimer()
+	s := call("/api/v1/import_sessions", map[string]any{"expected_chunks": len(parts)}, http.StatusCreated)
+	id := s["id"].(string)
+	for i, p := range parts {
+		call("/api/v1/import_sessions/"+id+"/chunks", map[string]any{"sequence": i + 1, "raw_file_content": string(p)}, http.StatusCreated)
 	}
-	per := elapsed / time.Duration(b.N)
-	peak := peakRSS(b, server.Process.Pid)
-	records := float64(len(lines))
-	b.ReportMetric(records/per.Seconds(), "records/s")
-	b.ReportMetric(per.Seconds()/copyTime.Seconds(), "x-copy")
-	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
-	fmt.Printf("native import: %d records (%.1f MB, %d chunks) in %s, %.0f records/s; bare COPY %s; ratio %.2fx (target <= 4x); server peak RSS %d MB (target < 300 MB)\n",
-		len(lines), float64(size)/1024/1024, len(parts), per.Round(time.Millisecond), records/per.Seconds(), copyTime.Round(time.Millisecond),
-		per.Seconds()/copyTime.Seconds(), peak/1024)
+	call("/api/v1/import_sessions/"+id+"/publish", nil, http.StatusAccepted)
+	waitComplete(b, d, uuid.MustParse(id))
+	return uuid.MustParse(id)
 }
 
 // bareNativeCopy times COPY of the benchmark's records into tables with the columns, indexes,

@@ -76,16 +76,22 @@ func jsonUpload(typ string, content []byte) func(string) ([]byte, string) {
 // fileUpload sends content as a multipart file.
 func fileUpload(typ, filename, contentType string, content []byte) func(string) ([]byte, string) {
 	return func(account string) ([]byte, string) {
-		var buf bytes.Buffer
-		w := multipart.NewWriter(&buf)
-		w.WriteField("type", typ)
-		w.WriteField("account_id", account)
-		part, _ := w.CreatePart(map[string][]string{"Content-Disposition": {`form-data; name="file"; filename="` + filename + `"`},
-			"Content-Type": {contentType}})
-		part.Write(content)
-		w.Close()
-		return buf.Bytes(), w.FormDataContentType()
+		return multipartFile(map[string]string{"type": typ, "account_id": account}, filename, contentType, content)
 	}
+}
+
+// multipartFile is a multipart body of the fields and the file.
+func multipartFile(fields map[string]string, filename, contentType string, content []byte) ([]byte, string) {
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for k, v := range fields {
+		w.WriteField(k, v)
+	}
+	part, _ := w.CreatePart(map[string][]string{"Content-Disposition": {`form-data; name="file"; filename="` + filename + `"`},
+		"Content-Type": {contentType}})
+	part.Write(content)
+	w.Close()
+	return buf.Bytes(), w.FormDataContentType()
 }
 
 // uploadPeaks sends each case to a server of its own, reports the server's peak memory and

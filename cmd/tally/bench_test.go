@@ -244,8 +244,13 @@ func publishOnceThen(b *testing.B, d *db.DB, base, key string, body []byte, shap
 
 // postImport sends an import request to the server and returns the new import's id.
 func postImport(b *testing.B, base, key string, body []byte) uuid.UUID {
+	return postImportAs(b, base, key, body, "application/json")
+}
+
+// postImportAs is postImport of a body of contentType (a multipart upload's).
+func postImportAs(b *testing.B, base, key string, body []byte, contentType string) uuid.UUID {
 	req, _ := http.NewRequest(http.MethodPost, base+"/api/v1/imports", bytes.NewReader(body))
-	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Content-Type", contentType)
 	req.Header.Set("X-Api-Key", key)
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

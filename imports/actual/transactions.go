@@ -21,42 +21,17 @@ type txRow struct {
 }
 
 // transactions reads the transactions that are not deleted, with their split parts and
-// transfer counterparts.
+// transfer counterparts. Like Actual's views, it leaves out rows without a date or an
+// account, and parts without a parent. Each transaction is kept as it is read, and only the
+// split parts wait for the end, when every parent is known: a budget's rows are not held twice.
 func (r *reader) transactions() error {
-	rows, children, err := r.readTransactions()
-	if err != nil {
-		return err
-	}
+	children := map[string][]txRow{}
+	// parents is where each row that is not a split part went: its index among the
+	// transactions when it is a split's parent, -1 otherwise (one of a deleted account too).
+	parents := map[string]int{}
 	skipped := map[string]int{}
-	for _, t := range rows {
-		parts := children[t.id]
-		delete(children, t.id)
-		if r.accountByID[t.account] == nil {
-			if r.deletedAccounts[t.account] {
-				skipped[t.account]++ // Actual shows no account for these: they went with it
-				continue
-			}
-			return movein.Errorf(movein.EntityTransaction, t.id, "transaction %q names account %q, which is not in the export", t.id, t.account)
-		}
-		tx := r.transaction(t)
-		if t.isParent {
-			r.split(&tx, parts)
-		}
-		r.b.Transactions = append(r.b.Transactions, tx)
-	}
-	for _, account := range slices.Sorted(maps.Keys(skipped)) {
-		r.b.Note(movein.NotKept, movein.EntityAccount, account, "", "the account is deleted, and so are its %d transactions", skipped[account])
-	}
-	return r.orphans(children)
-}
-
-// readTransactions reads the rows that are not deleted: the transactions and split parents in
-// order, and the split parts by parent. Like Actual's views, it leaves out rows without a
-// date or an account, and parts without a parent.
-func (r *reader) readTransactions() (rows []txRow, children map[string][]txRow, err error) {
-	children = map[string][]txRow{}
 	n := 0
-	err = r.db.each("transactions", []string{"id", "isParent", "isChild", "?parent_id", "acct", "category", "amount", "description",
+	err := r.db.each("transactions", []string{"id", "isParent", "isChild", "?parent_id", "acct", "category", "amount", "description",
 		"notes", "date", "financial_id", "imported_description", "transferred_id", "cleared", "?reconciled", "starting_balance_flag", "?schedule"},
 		"WHERE "+alive+" AND date IS NOT NULL AND acct IS NOT NULL ORDER BY date, starting_balance_flag DESC, sort_order DESC, id",
 		func(row row) error {
@@ -64,24 +39,64 @@ func (r *reader) readTransactions() (rows []txRow, children map[string][]txRow, 
 			if err := movein.Count(movein.EntityTransaction, n); err != nil {
 				return err
 			}
-			t := txRow{id: row.text("id"), account: row.text("acct"), category: row.text("category"), payee: row.text("description"),
-				notes: row.text("notes"), parent: row.text("parent_id"), transfer: row.text("transferred_id"), schedule: row.text("schedule"),
-				importedID: row.text("financial_id"), importedPayee: strings.TrimSpace(row.text("imported_description")),
-				amount: row.int("amount"), isParent: row.bool("isParent"), isChild: row.bool("isChild"), cleared: row.bool("cleared"),
-				reconciled: row.bool("reconciled"), opening: row.bool("starting_balance_flag")}
-			var ok bool
-			if t.date, ok = date(row.int("date")); !ok {
-				return movein.Errorf(movein.EntityTransaction, t.id, "transaction %q has date %s, which is no date", t.id, row.text("date"))
-			}
+			t, err := r.txRow(row)
 			switch {
-			case !t.isChild:
-				rows = append(rows, t)
-			case t.parent != "":
-				children[t.parent] = append(children[t.parent], t)
+			case err != nil:
+				return err
+			case t.isChild:
+				if t.parent != "" {
+					children[t.parent] = append(children[t.parent], t)
+				}
+				return nil
 			}
+			parents[t.id] = -1
+			if r.accountByID[t.account] == nil {
+				if r.deletedAccounts[t.account] {
+					skipped[t.account]++ // Actual shows no account for these: they went with it
+					return nil
+				}
+				return movein.Errorf(movein.EntityTransaction, t.id, "transaction %q names account %q, which is not in the export", t.id, t.account)
+			}
+			if t.isParent {
+				parents[t.id] = len(r.b.Transactions)
+			}
+			r.b.Transactions = append(r.b.Transactions, r.transaction(t))
 			return nil
 		})
-	return rows, children, err
+	if err != nil {
+		return err
+	}
+	for parent, parts := range children {
+		i, ok := parents[parent]
+		if !ok {
+			continue // an orphan, noted below
+		}
+		if i >= 0 {
+			r.split(&r.b.Transactions[i], parts)
+		}
+		delete(children, parent)
+	}
+	for _, account := range slices.Sorted(maps.Keys(skipped)) {
+		r.b.Note(movein.NotKept, movein.EntityAccount, account, "", "the account is deleted, and so are its %d transactions", skipped[account])
+	}
+	return r.orphans(children)
+}
+
+// txRow reads a row of the transactions table.
+func (r *reader) txRow(row row) (txRow, error) {
+	t := txRow{id: row.text("id"), account: row.text("acct"), category: row.text("category"), payee: row.text("description"),
+		notes: row.text("notes"), parent: row.text("parent_id"), transfer: row.text("transferred_id"), schedule: row.text("schedule"),
+		importedID: row.text("financial_id"), importedPayee: strings.TrimSpace(row.text("imported_description")),
+		amount: row.int("amount"), isParent: row.bool("isParent"), isChild: row.bool("isChild"), cleared: row.bool("cleared"),
+		reconciled: row.bool("reconciled"), opening: row.bool("starting_balance_flag")}
+	if a := r.accountByID[t.account]; a != nil {
+		t.account = a.ID // one string for every transaction of the account
+	}
+	var ok bool
+	if t.date, ok = date(row.int("date")); !ok {
+		return t, movein.Errorf(movein.EntityTransaction, t.id, "transaction %q has date %s, which is no date", t.id, row.text("date"))
+	}
+	return t, nil
 }
 
 // date reads Actual's YYYYMMDD dates.
