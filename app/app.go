@@ -27,6 +27,7 @@ import (
 	"tally/internal/secrets"
 	"tally/internal/sessions"
 	"tally/jobs"
+	"tally/members"
 	"tally/mfa"
 	"tally/oauth"
 	"tally/recurring"
@@ -161,8 +162,10 @@ func (a *App) Handler() (*echo.Echo, error) {
 		RecurringQueue: jobs.RecurringQueue{Client: a.Jobs},
 		Now:            time.Now,
 	}
+	deps.Members = &members.Service{DB: d, Mailer: mailer, SendMail: cfg.SMTPURL != "", AppURL: cfg.AppURL, Now: time.Now}
 	if a.opts.Now != nil {
 		deps.Now = a.opts.Now
+		deps.Members.Now = a.opts.Now
 	}
 	if a.started {
 		deps.Jobs = a.Jobs
