@@ -497,6 +497,12 @@ func TestViewerChangesNothing(t *testing.T) {
 	c := apptest.NewClient(t, srv)
 	c.SignIn(viewer.Email, testkit.Password)
 	wantPage(t, c.Get("/accounts/"+acct.ID.String()), http.StatusOK)
+	// The pages offer a viewer none of their actions.
+	for _, page := range []struct{ path, action string }{{"/", "new-account"}, {"/accounts", "new-account"}, {"/imports", "new-import"}, {"/settings/rules", "rule-new"}} {
+		if c.Get(page.path).Has(t, page.action) {
+			t.Errorf("%s offers a viewer %s", page.path, page.action)
+		}
+	}
 	param := regexp.MustCompile(`:[a-z_]+`)
 	denied := 0
 	for _, route := range allRoutes(t) {
