@@ -85,6 +85,14 @@ func CreateInvitation(ctx context.Context, db bun.IDB, familyID, invitedBy uuid.
 		return nil, "", err
 	}
 	var v apperr.Validation
+	var members int
+	if err := db.NewRaw("SELECT count(*) FROM users WHERE email = ? AND family_id = ?", NormalizeEmail(email), familyID).Scan(ctx, &members); err != nil {
+		return nil, "", err
+	}
+	if members > 0 {
+		v.Add("email", "This address is already a member of the family")
+		return nil, "", v.Err()
+	}
 	if pending >= MaxPendingInvitations {
 		v.Add("email", "The family already has the most open invitations there may be: revoke one first")
 		return nil, "", v.Err()
