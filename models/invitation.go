@@ -75,7 +75,7 @@ func CheckInvitation(email string, role Role) error {
 
 // CreateInvitation stores a pending invitation of email into the family with role, and returns
 // it with its token. The family must hold fewer than MaxPendingInvitations; an address already
-// invited is refused (the admin resends that one instead).
+// invited is refused (the admin resends that one instead), and so is a member's.
 func CreateInvitation(ctx context.Context, db bun.IDB, familyID, invitedBy uuid.UUID, email string, role Role, now time.Time) (*Invitation, string, error) {
 	if err := CheckInvitation(email, role); err != nil {
 		return nil, "", err
