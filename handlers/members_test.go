@@ -127,6 +127,18 @@ func TestInvitationLinkIsShownAndJoinsTheFamily(t *testing.T) {
 	if e.events("invitation_created") != 1 || e.events("invitation_accepted") != 1 {
 		t.Fatalf("audit: %d created, %d accepted", e.events("invitation_created"), e.events("invitation_accepted"))
 	}
+	// A super admin finds them in the audit log by its filter.
+	root := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
+	rc := apptest.NewClient(t, e.srv)
+	rc.SignIn(root.Email, testkit.Password)
+	log := rc.Get("/admin/sso_audit_logs?event_type=invitation_accepted")
+	wantPage(t, log, http.StatusOK)
+	if got := log.Doc(t).Find(`option[value="invitation_accepted"]`).Text(); got != "Invitation accepted" {
+		t.Fatalf("the audit filter offers %q", got)
+	}
+	if !strings.Contains(log.Body, "jana@example.com") {
+		t.Fatal("the audit log does not list the acceptance")
+	}
 }
 
 // With mail set up, the invitation is mailed and the page shows no link.
