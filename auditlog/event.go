@@ -49,6 +49,14 @@ const (
 	// A bank's consent completed into a family at the Enable Banking callback, with who
 	// finished it (the signed-in user, or none) and from where (banksync).
 	EventBankConsent = "bank_consent"
+
+	// A household's members (members): invitations created, accepted, revoked and expired,
+	// and a member removed by a family admin (a role change is EventRoleChanged).
+	EventInvitationCreated  = "invitation_created"
+	EventInvitationAccepted = "invitation_accepted"
+	EventInvitationRevoked  = "invitation_revoked"
+	EventInvitationExpired  = "invitation_expired"
+	EventMemberRemoved      = "member_removed"
 )
 
 // Meta is who made a request: recorded with every audit event.

@@ -27,6 +27,7 @@ var EventTypes = []string{
 	EventOAuthFailed,
 	EventMFAEnabled, EventMFADisabled, EventMFAFailed, EventMFARecoveryUsed, EventMFARecoveryRenewed,
 	EventWebhookChanged, EventBankConsent,
+	EventInvitationCreated, EventInvitationAccepted, EventInvitationRevoked, EventInvitationExpired, EventMemberRemoved,
 }
 
 // DateLayout is how the filter's dates are written: 2026-01-05.

@@ -2,8 +2,6 @@ package auth
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/base64"
 	"fmt"
 	"net/url"
 	"time"
@@ -34,11 +32,10 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 	if !u.Active() || u.PasswordHash == nil {
 		return nil
 	}
-	raw := make([]byte, 32)
-	if _, err := rand.Read(raw); err != nil {
+	token, err := models.NewToken()
+	if err != nil {
 		return err
 	}
-	token := base64.RawURLEncoding.EncodeToString(raw)
 	if _, err := s.DB.NewRaw(
 		"INSERT INTO password_resets (id, user_id, token_hash, expires_at) VALUES (gen_random_uuid(), ?, ?, ?)",
 		u.ID, models.HashSecret(token), time.Now().Add(resetTokenLifetime)).Exec(ctx); err != nil {

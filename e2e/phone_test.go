@@ -26,6 +26,11 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 		"ENABLE_BANKING_APP_ID": fake.AppID, "ENABLE_BANKING_PRIVATE_KEY": fake.PrivateKeyPEM(), "ENABLE_BANKING_API_URL": fake.URL}})
 	bg := context.Background()
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})
+	// Another member and an open invitation, for the Members page's controls.
+	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{FamilyID: u.FamilyID, Role: models.RoleMember})
+	if _, _, err := models.CreateInvitation(bg, srv.DB, u.FamilyID, u.ID, "invited-with-a-long-address@example.com", models.RoleViewer, time.Now()); err != nil {
+		t.Fatal(err)
+	}
 	acct := testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Everyday checking account with a long name", "Depository", "1234.56").ID
 	if _, err := srv.DB.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, notes, source)
 		SELECT gen_random_uuid(), ?, ?, 'transaction', date '2026-06-30' - i, i * 3.17, 'USD',
@@ -60,7 +65,7 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 		"/categories", "/tags", "/merchants", "/reports/spending", "/budgets/2026-06", "/recurring",
 		"/settings/profile", "/settings/security", "/settings/api_keys", "/settings/webhooks", "/settings/bank_connections",
 		"/settings/bank_connections/europe?country=DE", "/bank_connections/enable_banking/callback?state=e2e-state&code=e2e-code",
-		"/settings/export", "/settings/family", "/settings/exchange_rates", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
+		"/settings/export", "/settings/family", "/settings/family/members", "/settings/exchange_rates", "/admin/sso_providers", "/admin/users", "/admin/sso_audit_logs", "/oauth/applications",
 	}
 	return ctx, srv, pages
 }

@@ -48,7 +48,7 @@ func (a *app) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 				return apperr.New(apperr.Unauthorized, auth.MsgAccountDeactivated)
 			}
 			c.Set(ctxUser, u)
-			c.Set(ctxAPIScope, b.Scope())
+			c.Set(ctxAPIScope, scopeFor(u, b.Scope()))
 			c.Set(ctxAPICredential, "token:"+models.HashSecret(words[len(words)-1]))
 			return a.apiLimit(c, next)
 		}
@@ -57,7 +57,7 @@ func (a *app) apiAuth(next echo.HandlerFunc) echo.HandlerFunc {
 			return err
 		}
 		c.Set(ctxUser, u)
-		c.Set(ctxAPIScope, k.Scope)
+		c.Set(ctxAPIScope, scopeFor(u, k.Scope))
 		c.Set(ctxAPICredential, "key:"+k.ID.String())
 		return a.apiLimit(c, next)
 	}

@@ -27,6 +27,11 @@ func (a *app) apiKeysIndex(c echo.Context) error {
 // session.
 func (a *app) apiKeyCreate(c echo.Context) error {
 	form := formOf(c, "name", "scope")
+	if u := currentUser(c); u.Role.ReadOnly() && form.Value("scope") != models.ScopeRead {
+		// A viewer's keys read: apiAuth caps them anyway, and the form says so.
+		form.Errors = map[string][]string{"scope": {"A viewer's keys can only read: choose the read scope"}}
+		return a.apiKeysPage(c, http.StatusUnprocessableEntity, views.APIKeys{Form: form})
+	}
 	k, key, err := models.CreateAPIKey(c.Request().Context(), a.DB, currentUser(c).ID, form.Value("name"), form.Value("scope"))
 	if err != nil {
 		if status, ok := withError(form, err); ok {

@@ -52,10 +52,10 @@ func TestNavigationGroups(t *testing.T) {
 			[]string{"exchange_rates", "profile", "security", "api_keys"}, nil},
 		{"a family admin also sees the family's settings", admin,
 			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "recurring", "imports", "categories", "tags", "merchants", "rules", "transfers"},
-			[]string{"family", "exchange_rates", "banks", "webhooks", "export", "profile", "security", "api_keys"}, nil},
+			[]string{"family", "members", "exchange_rates", "banks", "webhooks", "export", "profile", "security", "api_keys"}, nil},
 		{"a super admin also sees the administration", super,
 			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "recurring", "imports", "categories", "tags", "merchants", "rules", "transfers"},
-			[]string{"family", "exchange_rates", "banks", "webhooks", "export", "profile", "security", "api_keys"},
+			[]string{"family", "members", "exchange_rates", "banks", "webhooks", "export", "profile", "security", "api_keys"},
 			[]string{"admin_users", "admin_providers", "oauth_apps", "admin_audit"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -86,7 +86,7 @@ func TestNavigationGroups(t *testing.T) {
 	c.SignIn(super.Email, testkit.Password)
 	for path, group := range map[string]string{
 		"/": "household", "/settings/rules": "household", "/settings/webhooks": "settings",
-		"/settings/exchange_rates": "settings", "/settings/security": "settings",
+		"/settings/exchange_rates": "settings", "/settings/security": "settings", "/settings/family/members": "settings",
 		"/admin/users": "admin", "/oauth/applications": "admin",
 	} {
 		doc := c.Get(path).Doc(t)

@@ -70,6 +70,8 @@ func navFor(path string) string {
 		return "profile"
 	case strings.HasPrefix(path, "/settings/export"):
 		return "export"
+	case strings.HasPrefix(path, "/settings/family/members"), strings.HasPrefix(path, "/settings/family/invitations"):
+		return "members"
 	case strings.HasPrefix(path, "/settings/family"):
 		return "family"
 	case strings.HasPrefix(path, "/settings/exchange_rates"):

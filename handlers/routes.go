@@ -29,7 +29,7 @@ func (a *app) routes(e *echo.Echo) {
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", cacheFor(365*24*time.Hour, http.FileServerFS(assets)))))
 
 	// Pages: a session, CSRF on every form, the signed-in user if any.
-	web := e.Group("", a.loadSession, a.limitBody, a.csrf, a.loadUser)
+	web := e.Group("", a.loadSession, a.limitBody, a.csrf, a.loadUser, readOnlyForViewers)
 	web.GET("/onboarding", a.onboardingNew)
 	web.POST("/onboarding", a.onboardingCreate)
 	web.GET("/sessions/new", a.sessionNew)
@@ -64,6 +64,8 @@ func (a *app) routes(e *echo.Echo) {
 		web.GET("/bank_connections/enable_banking/callback", a.bankCallback)
 		web.POST("/bank_connections/enable_banking/callback", a.bankCallbackConfirm)
 	}
+
+	a.invitationRoutes(web)
 
 	signedIn := web.Group("", a.requireUser, a.requireEnrolment)
 	signedIn.GET("/", a.dashboard)
@@ -146,7 +148,7 @@ func (a *app) routes(e *echo.Echo) {
 	a.oauthAppRoutes(signedIn.Group("/oauth/applications", a.requireSuperAdmin, a.rateLimit("admin", a.adminRule())))
 
 	// API: an OAuth bearer token or X-Api-Key, JSON only, no cookies and so no CSRF.
-	api := e.Group("/api/v1", a.apiAuth)
+	api := e.Group("/api/v1", a.apiAuth, readOnlyForViewers)
 	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
 	api.GET("/accounts/:id", a.apiAccountShow, requireScope(models.ScopeRead))
 	api.POST("/accounts", a.apiAccountCreate, requireScope(models.ScopeReadWrite))
@@ -239,6 +241,11 @@ func (a *app) routes(e *echo.Echo) {
 	api.POST("/webhooks/:id/rotate_secret", a.apiWebhookRotateSecret, requireScope(models.ScopeReadWrite), requireAPIAdmin)
 	api.GET("/webhooks/:id/deliveries", a.apiWebhookDeliveries, requireScope(models.ScopeRead), requireAPIAdmin)
 	api.POST("/webhooks/:id/deliveries/:delivery_id/redeliver", a.apiWebhookRedeliver, requireScope(models.ScopeReadWrite), requireAPIAdmin)
+	// Invitations decide who joins the family: family admins only, a bounded number a family.
+	api.GET("/invitations", a.apiInvitations, requireScope(models.ScopeRead), requireAPIMembersAdmin)
+	api.POST("/invitations", a.apiInvitationCreate, requireScope(models.ScopeReadWrite), requireAPIMembersAdmin, a.limitInvitations)
+	api.POST("/invitations/:id/resend", a.apiInvitationResend, requireScope(models.ScopeReadWrite), requireAPIMembersAdmin, a.limitInvitations)
+	api.DELETE("/invitations/:id", a.apiInvitationDelete, requireScope(models.ScopeReadWrite), requireAPIMembersAdmin)
 }
 
 func cacheFor(d time.Duration, h http.Handler) http.Handler {

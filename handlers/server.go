@@ -21,6 +21,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/probes"
 	"tally/internal/ratelimit"
+	"tally/members"
 	"tally/mfa"
 	"tally/oauth"
 	"tally/recurring"
@@ -58,6 +59,8 @@ type Deps struct {
 	Budgets *budgets.Service
 	// Recurring finds the families' recurring series and what they still expect.
 	Recurring *recurring.Service
+	// Members keeps the families' members and invitations.
+	Members *members.Service
 }
 
 // RecurringQueue queues a detection of a family's recurring series over its whole history.

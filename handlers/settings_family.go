@@ -14,6 +14,7 @@ func (a *app) familyRoutes(g *echo.Group) {
 	f := g.Group("/settings/family", requireFamilyAdmin)
 	f.GET("", a.familyShow)
 	f.POST("", a.familyUpdate)
+	a.memberRoutes(f)
 }
 
 func (a *app) familyShow(c echo.Context) error {

@@ -20,22 +20,26 @@ const (
 	RoleSuperAdmin Role = "super_admin"
 	RoleAdmin      Role = "admin"
 	RoleMember     Role = "member"
+	// RoleViewer reads what the family's pages show and changes nothing (readOnlyForViewers).
+	RoleViewer Role = "viewer"
 )
 
 // Rank orders roles: a higher rank wins when several apply. Unknown roles rank 0.
 func (r Role) Rank() int {
 	switch r {
 	case RoleSuperAdmin:
-		return 3
+		return 4
 	case RoleAdmin:
-		return 2
+		return 3
 	case RoleMember:
+		return 2
+	case RoleViewer:
 		return 1
 	}
 	return 0
 }
 
-// Valid reports whether r is one of the three roles.
+// Valid reports whether r is one of the roles.
 func (r Role) Valid() bool { return r.Rank() > 0 }
 
 // Label is the role as a person reads it.
@@ -45,9 +49,21 @@ func (r Role) Label() string {
 		return "Super admin"
 	case RoleAdmin:
 		return "Admin"
+	case RoleViewer:
+		return "Viewer"
 	}
 	return "Member"
 }
+
+// FamilyRoles are the roles a family admin gives: to an invitation, or to a member.
+var FamilyRoles = []Role{RoleAdmin, RoleMember, RoleViewer}
+
+// FamilyRole reports whether a family admin may give role r (super admins are made on the
+// administration pages only).
+func (r Role) FamilyRole() bool { return r == RoleAdmin || r == RoleMember || r == RoleViewer }
+
+// ReadOnly reports whether the role may change nothing.
+func (r Role) ReadOnly() bool { return r == RoleViewer }
 
 // User statuses.
 const (
@@ -137,7 +153,7 @@ func CreateUser(ctx context.Context, db bun.IDB, n NewUser) (*User, error) {
 	}
 	checkPerson(&v, u.FirstName, u.LastName, u.Email)
 	if !u.Role.Valid() {
-		v.Add("role", "Role must be super_admin, admin or member")
+		v.Add("role", "Role must be super_admin, admin, member or viewer")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err

@@ -147,14 +147,14 @@ func (p *Provider) Validate() error {
 	if strings.TrimSpace(p.Label) == "" {
 		v.Add("label", "Button label is required")
 	}
-	if !p.DefaultRole.Valid() {
+	if !providerRole(p.DefaultRole) {
 		v.Add("default_role", "Default role must be member, admin or super_admin")
 	}
 	for i, m := range p.GroupMappings {
 		if strings.TrimSpace(m.Group) == "" {
 			v.Add("group_mappings", fmt.Sprintf("Group mapping %d needs a group name", i+1))
 		}
-		if !m.Role.Valid() {
+		if !providerRole(m.Role) {
 			v.Add("group_mappings", fmt.Sprintf("Group mapping %d: role must be member, admin or super_admin", i+1))
 		}
 	}
@@ -280,3 +280,7 @@ func derefString(s *string) string {
 	}
 	return *s
 }
+
+// providerRole reports whether a provider may give role: a viewer is made by a family admin's
+// invitation or role change, never by a provider's default or groups.
+func providerRole(r models.Role) bool { return r.Valid() && r != models.RoleViewer }

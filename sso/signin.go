@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun/dialect/pgdialect"
@@ -13,6 +14,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/members"
 	"tally/models"
 )
 
@@ -169,6 +171,9 @@ func (s *Service) firstSignIn(ctx context.Context, tx db.Tx, p *Provider, id *Id
 	case !apperr.Is(err, apperr.NotFound):
 		return nil, err
 	}
+	if out, err := s.acceptInvitation(ctx, tx, p, id, meta); out != nil || err != nil {
+		return out, err
+	}
 	if s.Rules.JITMode == JITLinkOnly {
 		return nil, fail(ReasonLinkOnly, "There is no Tally account for "+id.Email+", and new accounts are not created through single sign-on here. Ask your administrator to create your account.", nil)
 	}
@@ -211,13 +216,7 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 	if users == 0 {
 		role = models.RoleSuperAdmin
 	}
-	first, last := id.FirstName, id.LastName
-	if first == "" && last == "" {
-		first, last, _ = strings.Cut(strings.TrimSpace(id.Name), " ")
-	}
-	// The provider's names are taken as far as a name goes, never refused.
-	first, _ = models.Clip(strings.TrimSpace(first), models.MaxName)
-	last, _ = models.Clip(strings.TrimSpace(last), models.MaxName)
+	first, last := names(id)
 	familyName := strings.TrimSpace(first + " " + last)
 	if familyName == "" {
 		familyName = id.Email
@@ -233,6 +232,46 @@ func (s *Service) createUser(ctx context.Context, tx db.Tx, p *Provider, id *Ide
 		return nil, err
 	}
 	return u, nil
+}
+
+// names are the identity's first and last names, as far as a name goes: the provider's names
+// are taken, never refused.
+func names(id *Identity) (first, last string) {
+	first, last = id.FirstName, id.LastName
+	if first == "" && last == "" {
+		first, last, _ = strings.Cut(strings.TrimSpace(id.Name), " ")
+	}
+	first, _ = models.Clip(strings.TrimSpace(first), models.MaxName)
+	last, _ = models.Clip(strings.TrimSpace(last), models.MaxName)
+	return first, last
+}
+
+// acceptInvitation is the first sign-in of an address a family invited: its user joins that
+// family with the invitation's role, rather than getting a family of its own, even where
+// sign-ins only reach existing users (an admin asked for this one). The address must be
+// verified, as the invitation was sent to it. Nil without a live invitation.
+func (s *Service) acceptInvitation(ctx context.Context, tx db.Tx, p *Provider, id *Identity, meta auditlog.Meta) (*Outcome, error) {
+	if !id.EmailVerified {
+		return nil, nil
+	}
+	u, ok, err := members.AcceptWithSSO(ctx, tx, id.Email, time.Now(), meta, func(familyID uuid.UUID, role models.Role) (*models.User, error) {
+		first, last := names(id)
+		return models.CreateUser(ctx, tx, models.NewUser{FamilyID: familyID, Email: id.Email, FirstName: first, LastName: last, Role: role})
+	})
+	if err != nil || !ok {
+		return nil, err
+	}
+	if err := s.insertIdentity(ctx, tx, u.ID, id); err != nil {
+		return nil, err
+	}
+	if err := auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventJITAccountCreated, UserID: &u.ID, Provider: p.Name, Meta: meta,
+		Data: map[string]any{"invited": true}}); err != nil {
+		return nil, err
+	}
+	if err := markLogin(ctx, tx, u.ID); err != nil {
+		return nil, err
+	}
+	return &Outcome{User: u, Created: true}, auditlog.Record(ctx, tx, auditlog.Event{Type: auditlog.EventLogin, UserID: &u.ID, Provider: p.Name, Meta: meta})
 }
 
 // ConfirmLink links the identity to the user userID, whose password the caller confirmed

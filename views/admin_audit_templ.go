@@ -930,6 +930,16 @@ func AuditEventLabel(t string) string {
 		return "Webhook changed"
 	case auditlog.EventBankConsent:
 		return "Bank access given"
+	case auditlog.EventInvitationCreated:
+		return "Invitation sent"
+	case auditlog.EventInvitationAccepted:
+		return "Invitation accepted"
+	case auditlog.EventInvitationRevoked:
+		return "Invitation revoked"
+	case auditlog.EventInvitationExpired:
+		return "Invitation expired"
+	case auditlog.EventMemberRemoved:
+		return "Member removed"
 	}
 	return t
 }
@@ -938,7 +948,7 @@ func AuditEventLabel(t string) string {
 // what bypasses or changes access amber.
 func auditEventBadge(t string) string {
 	switch t {
-	case auditlog.EventLoginFailed, auditlog.EventUserSuspended, auditlog.EventUserDeleted:
+	case auditlog.EventLoginFailed, auditlog.EventUserSuspended, auditlog.EventUserDeleted, auditlog.EventMemberRemoved:
 		return "failed"
 	case auditlog.EventOverrideLogin, auditlog.EventRoleChanged, auditlog.EventBankConsent:
 		return "needs_token"

@@ -22,6 +22,7 @@ import (
 	"tally/internal/ratelimit"
 	"tally/internal/sessions"
 	"tally/jobs"
+	"tally/members"
 	"tally/mfa"
 	"tally/oauth"
 	"tally/sso"
@@ -72,8 +73,10 @@ func New(a *app.App, opts Options) (*echo.Echo, error) {
 		RecurringQueue: jobs.RecurringQueue{Client: a.Jobs},
 		Now:            time.Now,
 	}
+	deps.Members = &members.Service{DB: d, Mailer: mailer, SendMail: cfg.SMTPURL != "", AppURL: cfg.AppURL, Now: time.Now}
 	if opts.Now != nil {
 		deps.Now = opts.Now
+		deps.Members.Now = opts.Now
 	}
 	if a.Started() {
 		deps.Jobs = a.Jobs

@@ -27,7 +27,7 @@ Commands:
   worker              work background jobs only (/healthz, /readyz and /metrics on METRICS_ADDR)
   healthcheck [URL]   exit 0 when URL (default: /readyz on LISTEN_ADDR) answers 200, for containers
   migrate up|down [--yes]|status
-  users:create        --email E --password P [--role super_admin|admin|member] [--family NAME]
+  users:create        --email E --password P [--role super_admin|admin|member|viewer] [--family NAME]
   api_keys:create     --email E [--name N] [--scope read|read_write]; prints the key alone
   export              --family NAME [--out FILE]; the family's data as NDJSON (stdout by default)
   sso_providers:seed  copy the providers of AUTH_CONFIG_FILE into the database (DRY_RUN=true previews)

@@ -151,7 +151,7 @@ func runUsersCreate(ctx context.Context, args []string, getenv func(string) stri
 	fs.SetOutput(stderr)
 	email := fs.String("email", "", "email address (required)")
 	password := fs.String("password", "", "password, at least 8 characters (required)")
-	role := fs.String("role", "member", "super_admin, admin or member")
+	role := fs.String("role", "member", "super_admin, admin, member or viewer")
 	family := fs.String("family", "", "family to join; created when missing (default: a new family named after the user)")
 	if err := fs.Parse(args); err != nil {
 		return err

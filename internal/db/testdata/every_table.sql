@@ -11,7 +11,9 @@ INSERT INTO users (id, family_id, email, password_hash, first_name, last_name, r
 VALUES ('f0000000-0000-4000-8000-000000000002', 'f0000000-0000-4000-8000-000000000001', 'ada@example.com',
         '$argon2id$v=19$m=65536,t=1,p=4$c2FsdHNhbHQ$aGFzaGhhc2g', 'Ada', 'Okafor', 'admin', true, 'sso', 'en-GB', '%d/%m/%Y'),
        ('f0000000-0000-4000-8000-000000000003', 'f0000000-0000-4000-8000-000000000001', 'ben@example.com',
-        NULL, 'Ben', 'Okafor', 'member', false, 'local', '', '');
+        NULL, 'Ben', 'Okafor', 'member', false, 'local', '', ''),
+       ('f0000000-0000-4000-8000-000000000009', 'f0000000-0000-4000-8000-000000000001', 'cleo@example.com',
+        NULL, 'Cleo', 'Okafor', 'viewer', false, 'local', '', '');
 INSERT INTO sessions (token, data, expiry, user_id, ip_address, user_agent)
 VALUES ('session-token-1', '\x00', now() + interval '1 day', 'f0000000-0000-4000-8000-000000000002', '192.0.2.1', 'Firefox');
 INSERT INTO api_keys (id, user_id, name, prefix, key_hash, scope)
@@ -44,7 +46,11 @@ VALUES ('f0000000-0000-4000-8000-000000000012', 'login', 'f0000000-0000-4000-800
        ('f0000000-0000-4000-8000-000000000013', 'oauth_grant', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1'),
        ('f0000000-0000-4000-8000-000000000014', 'mfa_enabled', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1'),
        ('f0000000-0000-4000-8000-000000000015', 'webhook_changed', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1'),
-       ('f0000000-0000-4000-8000-000000000016', 'bank_consent', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1');
+       ('f0000000-0000-4000-8000-000000000016', 'bank_consent', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1'),
+       ('f0000000-0000-4000-8000-000000000017', 'invitation_created', 'f0000000-0000-4000-8000-000000000002', NULL, '192.0.2.1');
+INSERT INTO invitations (id, family_id, email, role, token_hash, invited_by, expires_at)
+VALUES ('f0000000-0000-4000-8000-000000000018', 'f0000000-0000-4000-8000-000000000001', 'dara@example.com', 'member',
+        'hash-of-invitation', 'f0000000-0000-4000-8000-000000000002', now() + interval '7 days');
 INSERT INTO oauth_clients (id, name, secret_hash, redirect_uris, owner_user_id)
 VALUES ('budget-app', 'Budget app', 'hash-of-secret', '{https://app.example.com/callback}', 'f0000000-0000-4000-8000-000000000002');
 INSERT INTO oauth_tokens (kind, signature, request_id, client_id, user_id, requested_at, expires_at, granted_scopes)
