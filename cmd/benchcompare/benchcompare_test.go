@@ -95,3 +95,18 @@ func TestFlagsNameWhatIsWrong(t *testing.T) {
 		}
 	}
 }
+
+func TestVerdictHoldsTheWorkingTreeToTheCommit(t *testing.T) {
+	builds := []build{{name: "3aaf5c6"}, {name: "working tree"}}
+	publish, copies := newTimings(builds), newTimings(builds)
+	publish.add("3aaf5c6", 12*time.Second)
+	publish.add("working tree", 13*time.Second)
+	copies.add("3aaf5c6", 2*time.Second)
+	copies.add("working tree", 2400*time.Millisecond)
+	got := verdict(publish, copies)
+	for _, want := range []string{"publish: 1.08x the commit's median (at most 1.00x): NOT met", "COPY into entries: 1.20x the commit's median (at most 1.25x): met"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the verdict %q does not say %q", got, want)
+		}
+	}
+}

@@ -98,6 +98,8 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	fmt.Fprint(stdout, publish.table("publish=true to complete"))
 	fmt.Fprintln(stdout)
 	fmt.Fprint(stdout, copies.table("bare COPY into entries"))
+	fmt.Fprintln(stdout)
+	fmt.Fprint(stdout, verdict(publish, copies))
 	if lab.logPath != "" {
 		fmt.Fprintf(stdout, "\nstatements of %d ms and more: %s\n", o.slowMS, lab.logPath)
 	}

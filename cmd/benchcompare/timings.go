@@ -78,3 +78,26 @@ func median(ds []time.Duration) time.Duration {
 
 // seconds is d as seconds to the hundredth.
 func seconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) }
+
+// ratio is the last build's median over the first's.
+func (t *timings) ratio() float64 {
+	return median(t.times[t.names[len(t.names)-1]]).Seconds() / median(t.times[t.names[0]]).Seconds()
+}
+
+// maxCopyRatio is the most a bare COPY into the working tree's entries may take over one into
+// the commit's: the schema's own cost of the rows (issue 43).
+const maxCopyRatio = 1.25
+
+// verdict says whether the working tree publishes no slower than the commit, and whether its
+// entries take the rows' COPY within maxCopyRatio of the commit's.
+func verdict(publish, copies *timings) string {
+	mark := func(ok bool) string {
+		if ok {
+			return "met"
+		}
+		return "NOT met"
+	}
+	p, c := publish.ratio(), copies.ratio()
+	return fmt.Sprintf("publish: %.2fx the commit's median (at most 1.00x): %s\nCOPY into entries: %.2fx the commit's median (at most %.2fx): %s\n",
+		p, mark(p <= 1), c, maxCopyRatio, mark(c <= maxCopyRatio))
+}
