@@ -2,6 +2,7 @@ package main
 
 import (
 	"io"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -108,5 +109,28 @@ func TestVerdictHoldsTheWorkingTreeToTheCommit(t *testing.T) {
 		if !strings.Contains(got, want) {
 			t.Errorf("the verdict %q does not say %q", got, want)
 		}
+	}
+}
+
+func TestParseStatCPUCountsUserAndSystemTime(t *testing.T) {
+	// A postgres session's line: its command has spaces and a parenthesis of its own.
+	stat := "4242 (postgres: postgres bench (x)) S 1 4242 4242 0 -1 4194560 1 0 0 0 250 37 0 0 20 0 1 0 100 0 0"
+	got, err := parseStatCPU(stat)
+	if err != nil || got != 2870*time.Millisecond {
+		t.Fatalf("parseStatCPU = %v, %v; want 2.87s (250 + 37 ticks)", got, err)
+	}
+	if _, err := parseStatCPU("4242 (cut short"); err == nil {
+		t.Error("a line without its command's end read as a time")
+	}
+}
+
+func TestCPUSinceCountsNewProcessesWhole(t *testing.T) {
+	before := cpuSample{1: time.Second, 2: 3 * time.Second}
+	after := cpuSample{1: 4 * time.Second, 3: 2 * time.Second} // 2 ended, 3 began
+	if got := after.since(before); got != 5*time.Second {
+		t.Errorf("since = %v, want 5s (3s of process 1, 2s of the new process 3)", got)
+	}
+	if _, err := processCPU(os.Getpid()); err != nil {
+		t.Errorf("this test's own CPU time: %v", err)
 	}
 }

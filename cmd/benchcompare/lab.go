@@ -163,27 +163,27 @@ var copyColumns = []string{"id", "family_id", "account_id", "kind", "date", "amo
 
 // timeCopy times a COPY of the file's rows into the entries table of a fresh database of b's
 // schema, with their merchants (one per name, made first): the schema's own cost of the rows.
-func (l *lab) timeCopy(ctx context.Context, b build, rows int) (time.Duration, error) {
+func (l *lab) timeCopy(ctx context.Context, b build, rows int) (wall, cpu time.Duration, err error) {
 	db, err := l.freshDB(ctx, b, "copy")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer l.dropDB(ctx, db)
 	conn, err := pgx.Connect(ctx, l.cluster.URL(db))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer conn.Close(ctx)
 	familyID, accountID, err := family(ctx, conn)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	merchants := map[string]uuid.UUID{}
 	for i := range min(rows, 1000) {
 		id := uuid.New()
 		merchants[merchant(i)] = id
 		if _, err := conn.Exec(ctx, `INSERT INTO merchants (id, family_id, name) VALUES ($1, $2, $3)`, id, familyID, merchant(i)); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	importID := uuid.New()
@@ -194,13 +194,14 @@ func (l *lab) timeCopy(ctx context.Context, b build, rows int) (time.Duration, e
 			"USD", merchant(i), note(i), merchants[merchant(i)], importID, "import"}
 	}
 	if err := l.checkpoint(ctx); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	start := time.Now()
+	session := []int{int(conn.PgConn().PID())}
+	before, start := sampleCPU(session), time.Now()
 	if _, err := conn.CopyFrom(ctx, pgx.Identifier{"entries"}, copyColumns, pgx.CopyFromRows(data)); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	return time.Since(start), nil
+	return time.Since(start), sampleCPU(session).since(before), nil
 }
 
 // benchEmail is the user whose API key uploads the file.
@@ -208,66 +209,72 @@ const benchEmail = "bench@example.com"
 
 // timePublish times the file's upload with publish=true to complete on a fresh database of
 // b's schema, through b's own server, and checks that every row was published.
-func (l *lab) timePublish(ctx context.Context, b build, file string, rows int) (time.Duration, error) {
+func (l *lab) timePublish(ctx context.Context, b build, file string, rows int) (wall, cpu time.Duration, err error) {
 	db, err := l.freshDB(ctx, b, "publish")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer l.dropDB(ctx, db)
 	if l.slowMS > 0 {
 		if err := l.exec(ctx, "postgres", fmt.Sprintf("ALTER DATABASE %s SET log_min_duration_statement = %d", db, l.slowMS)); err != nil {
-			return 0, err
+			return 0, 0, err
 		}
 	}
 	// The user and key as the build's own tasks make them.
 	if _, err := l.tally(ctx, b, db, "users:create", "--email", benchEmail, "--password", "bench-compare-password-1", "--role", "admin", "--family", "Bench"); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	out, err := l.tally(ctx, b, db, "api_keys:create", "--email", benchEmail, "--scope", "read_write")
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	key := lastLine(out)
 	conn, err := pgx.Connect(ctx, l.cluster.URL(db))
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer conn.Close(ctx)
 	var familyID uuid.UUID
 	if err := conn.QueryRow(ctx, `SELECT family_id FROM users WHERE email = $1`, benchEmail).Scan(&familyID); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	accountID := uuid.New()
 	if err := addAccount(ctx, conn, familyID, accountID); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	body, _ := json.Marshal(map[string]any{"raw_file_content": file, "date_format": "%Y-%m-%d", "publish": "true", "account_id": accountID.String()})
 
 	srv, err := l.serve(ctx, b, db)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	defer srv.stop()
 	if err := l.checkpoint(ctx); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	start := time.Now()
+	// The server and its database sessions, now and at complete (the sessions it opens
+	// meanwhile included).
+	workers := func() []int {
+		pids, _ := sessions(ctx, conn, db)
+		return append(pids, srv.cmd.Process.Pid)
+	}
+	before, start := sampleCPU(workers()), time.Now()
 	id, err := upload(ctx, srv.url, key, body)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if err := waitComplete(ctx, conn, id); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
-	took := time.Since(start)
+	took, used := time.Since(start), sampleCPU(workers()).since(before)
 	var published int
 	if err := conn.QueryRow(ctx, `SELECT count(*) FROM entries WHERE import_id = $1`, id).Scan(&published); err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if published != rows {
-		return 0, fmt.Errorf("%d entries published, want %d", published, rows)
+		return 0, 0, fmt.Errorf("%d entries published, want %d", published, rows)
 	}
-	return took, nil
+	return took, used, nil
 }
 
 func lastLine(s string) string {

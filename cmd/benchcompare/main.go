@@ -79,27 +79,37 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 	file := csvFile(o.rows)
 	fmt.Fprintf(stdout, "a file of %d rows (%.1f MB), %d rounds of each build\n", o.rows, float64(len(file))/1e6, o.rounds)
 	publish, copies := newTimings(builds), newTimings(builds)
+	publishCPU, copyCPU := newTimings(builds), newTimings(builds)
 	for round := range o.rounds {
 		for _, b := range roundOrder(builds, round) {
-			c, err := lab.timeCopy(ctx, b, o.rows)
+			c, cc, err := lab.timeCopy(ctx, b, o.rows)
 			if err != nil {
 				return fmt.Errorf("%s, round %d, COPY: %w", b.name, round+1, err)
 			}
 			copies.add(b.name, c)
-			p, err := lab.timePublish(ctx, b, file, o.rows)
+			copyCPU.add(b.name, cc)
+			p, pc, err := lab.timePublish(ctx, b, file, o.rows)
 			if err != nil {
 				return fmt.Errorf("%s, round %d, publish: %w", b.name, round+1, err)
 			}
 			publish.add(b.name, p)
-			fmt.Fprintf(stdout, "  round %d %-12s publish %s, COPY %s\n", round+1, b.name, seconds(p), seconds(c))
+			publishCPU.add(b.name, pc)
+			fmt.Fprintf(stdout, "  round %d %-12s publish %s (CPU %s), COPY %s (CPU %s)\n", round+1, b.name, seconds(p), seconds(pc), seconds(c), seconds(cc))
 		}
 	}
-	fmt.Fprintln(stdout)
-	fmt.Fprint(stdout, publish.table("publish=true to complete"))
-	fmt.Fprintln(stdout)
-	fmt.Fprint(stdout, copies.table("bare COPY into entries"))
+	for _, t := range []struct {
+		what string
+		t    *timings
+	}{
+		{"publish=true to complete", publish}, {"  its CPU time", publishCPU},
+		{"bare COPY into entries", copies}, {"  its CPU time", copyCPU},
+	} {
+		fmt.Fprintln(stdout)
+		fmt.Fprint(stdout, t.t.table(t.what))
+	}
 	fmt.Fprintln(stdout)
 	fmt.Fprint(stdout, verdict(publish, copies))
+	fmt.Fprintf(stdout, "(in CPU time: publish %.2fx, COPY %.2fx)\n", publishCPU.ratio(), copyCPU.ratio())
 	if lab.logPath != "" {
 		fmt.Fprintf(stdout, "\nstatements of %d ms and more: %s\n", o.slowMS, lab.logPath)
 	}
