@@ -5,7 +5,7 @@ TESTFLAGS ?=
 
 FUZZTIME ?= 10s
 
-.PHONY: run test bench bench-check generate assets lint build image fuzz clean
+.PHONY: run test bench bench-check bench-compare generate assets lint build image fuzz clean
 
 node_modules/.package-lock.json: package.json package-lock.json
 	npm ci --no-audit --no-fund
@@ -47,6 +47,14 @@ bench: assets
 # hand-back after SIGKILL is measured by `make bench`.
 bench-check: assets
 	TALLY_BENCH_ROWS=20000 TALLY_BENCH_SLACK=2 TALLY_BENCH_HANDBACK=off $(GO) test ./cmd/tally -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 10m
+
+# The publish of a 10 MB file by the commit REF against the working tree's, ROUNDS times each,
+# alternating, on fresh databases, with a bare COPY into each build's entries (cmd/benchcompare).
+ROUNDS  ?= 4
+SLOW_MS ?= 0
+bench-compare:
+	@if [ -z "$(REF)" ]; then echo "usage: make bench-compare REF=<commit> [ROUNDS=4] [SLOW_MS=200]"; exit 2; fi
+	$(GO) run ./cmd/benchcompare -ref "$(REF)" -rounds $(ROUNDS) -slow-ms $(SLOW_MS)
 
 # Each fuzz target for FUZZTIME (CI runs them briefly; run longer by hand).
 # Go 1.26's fuzz coordinator can report a bare "context deadline exceeded" when

@@ -35,7 +35,8 @@ func waitForSeries(t *testing.T, srv *apptest.Server, familyID uuid.UUID) []stri
 
 // TestAPublishedImportQueuesTheDetectionOfItsSeries publishes eight weekly gym payments with
 // no worker running: the publish queues a detection of the import's transactions, in its own
-// transaction, and nothing is found yet; once a worker runs, the job proposes the gym.
+// transaction, and the import is complete while nothing is found yet; once a worker runs, the
+// job proposes the gym.
 func TestAPublishedImportQueuesTheDetectionOfItsSeries(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
@@ -58,6 +59,11 @@ func TestAPublishedImportQueuesTheDetectionOfItsSeries(t *testing.T) {
 	}
 	if n := e.count(t, "SELECT count(*) FROM recurring_transactions WHERE family_id = ?", e.user.FamilyID); n != 0 {
 		t.Fatalf("%d series before any worker ran", n)
+	}
+	// The import is complete with its rows: the detection it started is follow-up work, which
+	// its time to complete does not wait for.
+	if status := e.strings(t, "SELECT status FROM imports WHERE id = ?", imp.Data.ID); len(status) != 1 || status[0] != "complete" {
+		t.Fatalf("the import is %v before its detection ran, want complete", status)
 	}
 
 	if err := e.srv.Jobs.Start(ctx); err != nil {
