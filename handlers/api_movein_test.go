@@ -640,13 +640,63 @@ func TestMoveInPreflight(t *testing.T) {
 	}
 }
 
+// A family's account of the budget's account's name whose balance the budget's does not carry
+// on (the family's Checking holds October's statement, but from another balance than
+// Actual's) is not merged: the dry run names both balances and the day, and the budget's
+// account is made beside it under another name, with its whole history.
+func TestActualMoveInKeepsApartAnAccountWhoseBalanceDoesNotCarryOn(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	balance := decimal.RequireFromString("1000") // Actual's Checking is 4814.45 at the end of September
+	checking, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{Name: "Checking",
+		AccountableType: "Depository", Currency: "USD", Balance: &balance, BalanceDate: time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range []struct{ date, amount, name string }{
+		{"2026-10-01", "-3000", "ACME PAYROLL"}, {"2026-10-02", "1200", "LANDLORD"}, {"2026-10-11", "199.99", "POWER CO"}, {"2026-10-12", "80", "BISTRO"},
+	} {
+		e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": tx.date, "amount": tx.amount, "name": tx.name})
+	}
+	dry := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport"}, http.StatusCreated)
+	want := `your account "Checking" has a balance of 2520.01 on 2026-10-12, and Actual's 6334.46: its balance does not carry on yours, so it is kept apart as "Checking (Actual)" rather than merged`
+	if !hasNotice(dry, "renamed", "account", "Checking", want) {
+		t.Errorf("the dry run does not say why Checking is kept apart: %+v", dry.Data.MoveIn.Notices)
+	}
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+dry.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	done := e.native(t, dry.Data.ID)
+	if done.Data.Status != "complete" || done.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", done.Data.Status, done.Data.Verification.Readback.Status,
+			done.Data.Verification.Readback.Mismatches, deref(done.Data.Error))
+	}
+	got := e.strings(t, `SELECT a.name || '|' || a.balance::numeric(19, 2) || '|' || (SELECT count(*) FROM entries x WHERE x.account_id = a.id AND x.kind = 'transaction')
+		FROM accounts a WHERE a.family_id = ? AND a.name LIKE 'Checking%' ORDER BY a.name`, e.user.FamilyID)
+	if fmt.Sprint(got) != "[Checking|2520.01|4 Checking (Actual)|6334.46|17]" {
+		t.Errorf("the family's Checking accounts (name|balance|transactions) are %v, want its own as it was and Actual's beside it", got)
+	}
+	if rb := e.moveInDetail(t, dry.Data.ID).Data.MoveIn.Readback; rb == nil || rb.Status != "matched" {
+		t.Errorf("the move-in's read-back: %+v", rb)
+	}
+	if merged := done.Data.Verification.Readback.MergedCounts; merged["accounts"] != 0 {
+		t.Errorf("%d accounts merged, want none", merged["accounts"])
+	}
+}
+
 // A transaction of the budget that an account of the family holds already, paired there with
 // another account in a transfer, keeps the family's pairing: the budget's transfer is skipped
 // and the read-back names it, rather than the publish failing.
 func TestActualMoveInKeepsTheFamilysTransfer(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	// Its balance carries on Actual's: 4814.45 after the transfer, on September 15th.
+	balance := decimal.RequireFromString("5314.45")
+	checking, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{Name: "Checking",
+		AccountableType: "Depository", Currency: "USD", Balance: &balance, BalanceDate: time.Date(2026, 9, 14, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	wallet := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Wallet", "Depository", "")
 	out := e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": "2026-09-15", "amount": "500", "name": "To wallet"})
 	in := e.addTransaction(t, map[string]any{"account_id": wallet.ID.String(), "date": "2026-09-15", "amount": "-500", "name": "From checking"})
