@@ -83,6 +83,8 @@ type Category struct {
 	// month that is over ends at what it spent; one not begun at its bills.
 	Forecast decimal.Decimal
 	Status   string
+	// Goal is the category's goal, nil when it has none (see Progress).
+	Goal *Goal
 	// Subcategory is true for a category under a parent; HasChildren for a parent with any.
 	Subcategory, HasChildren bool
 }

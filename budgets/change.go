@@ -116,14 +116,19 @@ func setIncome(ctx context.Context, tx bun.Tx, fam *models.Family, budgetID uuid
 }
 
 // Change is what SetCategory changes of a category: its amount in the month, its rollover
-// setting (which holds for every month); nil leaves either as it is.
+// setting and its goal (which hold for every month); nil leaves either of the first two as it
+// is, and SetGoal false the goal.
 type Change struct {
 	Budgeted *decimal.Decimal
 	Rollover *string
+	// SetGoal changes the goal to Goal; a nil Goal removes it.
+	SetGoal bool
+	Goal    *Goal
 }
 
-// SetCategory changes the category's amount in month and its rollover setting. Another
-// family's category is not found.
+// SetCategory changes the category's amount in month, its rollover setting and its goal.
+// Another family's category is not found; problems are on budgeted, rollover and goal.kind,
+// goal.amount, goal.by.
 func (s *Service) SetCategory(ctx context.Context, fam *models.Family, month reports.Month, categoryID uuid.UUID, ch Change) error {
 	cats, err := s.categories(ctx, s.DB, fam.ID)
 	if err != nil {
@@ -139,12 +144,20 @@ func (s *Service) SetCategory(ctx context.Context, fam *models.Family, month rep
 	if ch.Rollover != nil && !slices.Contains(Rollovers, *ch.Rollover) {
 		v.Add("rollover", "rollover must be one of: "+strings.Join(Rollovers, ", "))
 	}
+	if ch.SetGoal && ch.Goal != nil {
+		ch.Goal.Check(&v, fam.Currency)
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
 	return s.DB.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if ch.Rollover != nil {
 			if err := setRollover(ctx, tx, fam.ID, categoryID, *ch.Rollover); err != nil {
+				return err
+			}
+		}
+		if ch.SetGoal {
+			if err := setGoal(ctx, tx, fam, categoryID, ch.Goal); err != nil {
 				return err
 			}
 		}

@@ -144,6 +144,7 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 			c.Subcategory, c.HasChildren = cat.ParentID != nil, len(l.children[*id]) > 0
 			c.Line, c.Budgeted, c.Spent = l.lines[month][*id], l.budget(*id, month), l.spentIn(*id, month)
 			c.Carried, e = l.carried(*id, month), groupExpected(*id)
+			c.Goal = l.goals[*id]
 		}
 		c.Available, c.Upcoming = c.Limit().Sub(c.Spent), e.Upcoming
 		c.Forecast = c.Spent.Add(c.Upcoming)

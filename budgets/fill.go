@@ -22,7 +22,7 @@ const (
 	FillLastSpent  = "last_spent"  // what it spent the month before
 	FillAverage3   = "average_3"   // what it spent a month on average over the 3 months before
 	FillAverage12  = "average_12"  // the same over 12 months
-	FillGoal       = "goal"        // what each month needs to reach Target by the month By
+	FillGoal       = "goal"        // towards the category's goal, or Target by the month By
 )
 
 // FillStrategies are the strategies, in the order pages offer them.
@@ -32,19 +32,39 @@ var FillStrategies = []string{FillLastBudget, FillLastSpent, FillAverage3, FillA
 type Fill struct {
 	Strategy   string
 	CategoryID *uuid.UUID
-	// Target and By are a goal's: the amount to have by the end of the month By.
+	// Target and By are an unstored goal's: the amount to have by the end of the month By.
+	// Without either, a goal fill uses the stored goals.
 	Target *decimal.Decimal
 	By     *reports.Month
+}
+
+// storedGoals are the goals a goal fill without a target budgets towards: the category's, or
+// with none named every category's. A named category without a goal is a problem on target.
+func (s *Service) storedGoals(ctx context.Context, familyID uuid.UUID, categoryID *uuid.UUID, cats map[uuid.UUID]*category, v *apperr.Validation) (map[uuid.UUID]*Goal, error) {
+	goals, err := s.goals(ctx, familyID)
+	if err != nil || categoryID == nil {
+		return goals, err
+	}
+	g := goals[*categoryID]
+	if g == nil {
+		if cats[*categoryID] != nil {
+			v.Add("target", "The category has no goal: set one, or give target and by")
+		}
+		return nil, nil
+	}
+	return map[uuid.UUID]*Goal{*categoryID: g}, nil
 }
 
 // Fill sets the month's amounts by f's strategy. A parent's amount is its group's (what the
 // group spent); a figure below zero (a month of refunds) is zero. Filling the whole month
 // sets every expense category and any category with an amount already; last_budget also
 // takes the month before's expected income when the month has none, so that it copies a month
-// to the next. A goal is for one category: it sets what each month from this one to By needs
-// to reach Target with what the category carries in, and turns the category's surplus
-// rollover on (off, nothing saved would reach the goal). Problems are on strategy,
-// category_id, target and by.
+// to the next. A goal fill budgets towards the category's stored goal (without a category,
+// every category's that has one), or towards Target by the month By when the fill names them:
+// a monthly goal's amount, or what each month from this one to the due month (this one, when
+// none) needs to reach a balance with what the category carries in; a balance goal turns the
+// category's surplus rollover on (off, nothing saved would reach it). Problems are on
+// strategy, category_id, target and by.
 func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Month, f Fill, today time.Time) error {
 	cats, err := s.categories(ctx, s.DB, fam.ID)
 	if err != nil {
@@ -58,12 +78,20 @@ func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Mo
 		v.Add("category_id", "category_id is not one of your categories")
 	}
 	months := 1
+	var goals map[uuid.UUID]*Goal // what a goal fill budgets towards, by category
 	switch f.Strategy {
 	case FillAverage3:
 		months = 3
 	case FillAverage12:
 		months = 12
 	case FillGoal:
+		months = 0
+		if f.Target == nil && f.By == nil {
+			if goals, err = s.storedGoals(ctx, fam.ID, f.CategoryID, cats, &v); err != nil {
+				return err
+			}
+			break
+		}
 		if f.CategoryID == nil {
 			v.Add("category_id", "A goal is for one category: give its category_id")
 		}
@@ -74,8 +102,9 @@ func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Mo
 		}
 		if f.By == nil || f.By.First().Before(month.First()) {
 			v.Add("by", "by must be a month (2026-10) no earlier than "+month.String())
-		} else {
-			months = 0
+		}
+		if v.Err() == nil {
+			goals = map[uuid.UUID]*Goal{*f.CategoryID: {Kind: GoalBalance, Amount: *f.Target, By: f.By}}
 		}
 	}
 	if err := v.Err(); err != nil {
@@ -96,11 +125,11 @@ func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Mo
 		case FillLastBudget:
 			d = l.lines[month.Prev()][id]
 		case FillGoal:
-			n := 0
-			for m := month; !m.First().After(f.By.First()); m = m.Next() {
-				n++
+			d = goals[id].Amount
+			if g := goals[id]; g.Kind == GoalBalance {
+				n := decimal.NewFromInt(int64(g.monthsTo(month)))
+				d = g.Amount.Sub(l.carried(id, month)).Div(n).RoundCeil(places)
 			}
-			d = f.Target.Sub(l.carried(id, month)).Div(decimal.NewFromInt(int64(n))).RoundCeil(places)
 		default:
 			for m := start; m.First().Before(month.First()); m = m.Next() {
 				d = d.Add(l.spentIn(id, m))
@@ -112,7 +141,8 @@ func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Mo
 	var lines []Line
 	for _, id := range l.order {
 		_, has := l.lines[month][id]
-		if f.CategoryID != nil && *f.CategoryID != id || f.CategoryID == nil && !has && cats[id].Classification != models.CategoryExpense {
+		if f.CategoryID != nil && *f.CategoryID != id || f.CategoryID == nil && !has && cats[id].Classification != models.CategoryExpense ||
+			f.Strategy == FillGoal && goals[id] == nil {
 			continue
 		}
 		if d := value(id); has || !d.IsZero() {
@@ -129,9 +159,11 @@ func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Mo
 				return err
 			}
 		}
-		if f.Strategy == FillGoal && cats[*f.CategoryID].Rollover == RolloverOff {
-			if err := setRollover(ctx, tx, fam.ID, *f.CategoryID, RolloverSurplus); err != nil {
-				return err
+		for id, g := range goals {
+			if g.Kind == GoalBalance && cats[id].Rollover == RolloverOff {
+				if err := setRollover(ctx, tx, fam.ID, id, RolloverSurplus); err != nil {
+					return err
+				}
 			}
 		}
 		if f.Strategy == FillLastBudget && f.CategoryID == nil {

@@ -49,6 +49,7 @@ type ledger struct {
 	// expected is the end month's expected income; nil when none is set.
 	expected    *decimal.Decimal
 	unconverted []string
+	goals       map[uuid.UUID]*Goal
 }
 
 // Month returns the family's budget for month, as of today (the family's date).
@@ -72,6 +73,10 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 		return nil, fmt.Errorf("categories: %w", err)
 	}
 	l.order = orderCategories(cats, l.children) // before the map points into cats
+	var err error
+	if l.goals, err = s.goals(ctx, fam.ID); err != nil {
+		return nil, err
+	}
 	rolls := false
 	for i := range cats {
 		c := &cats[i]
@@ -91,7 +96,6 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 	// A category's months come as one row, "month:amount:inflow,…" in ten-thousandths:
 	// ten years of 80 categories are 160 rows to scan rather than 20,000.
 	var lines, totals []amount
-	var err error
 	from, to := l.start.First(), end.First()
 	if lines, err = s.amounts(ctx, `
 		SELECT bc.category_id, bc.currency, string_agg(

@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -33,17 +34,27 @@ type BudgetJSON struct {
 
 // BudgetCategoryJSON is BudgetCategory in the OpenAPI document.
 type BudgetCategoryJSON struct {
-	CategoryID *string `json:"category_id"`
-	ParentID   *string `json:"parent_id"`
-	Name       string  `json:"name"`
-	Budgeted   string  `json:"budgeted"`
-	Spent      string  `json:"spent"`
-	Carried    string  `json:"carried"`
-	Available  string  `json:"available"`
-	Rollover   string  `json:"rollover"`
-	Upcoming   string  `json:"upcoming"`
-	Forecast   string  `json:"forecast"`
-	Status     string  `json:"status"`
+	CategoryID *string         `json:"category_id"`
+	ParentID   *string         `json:"parent_id"`
+	Name       string          `json:"name"`
+	Budgeted   string          `json:"budgeted"`
+	Spent      string          `json:"spent"`
+	Carried    string          `json:"carried"`
+	Available  string          `json:"available"`
+	Rollover   string          `json:"rollover"`
+	Upcoming   string          `json:"upcoming"`
+	Forecast   string          `json:"forecast"`
+	Status     string          `json:"status"`
+	Goal       *BudgetGoalJSON `json:"goal"`
+}
+
+// BudgetGoalJSON is BudgetGoal in the OpenAPI document.
+type BudgetGoalJSON struct {
+	Kind     string  `json:"kind"`
+	Amount   string  `json:"amount"`
+	By       *string `json:"by"`
+	Progress string  `json:"progress"`
+	ToGo     string  `json:"to_go"`
 }
 
 // BudgetMoveJSON is BudgetMove in the OpenAPI document.
@@ -77,9 +88,49 @@ func budgetJSON(m *budgets.Month) BudgetJSON {
 
 func budgetCategoryJSON(c budgets.Category, currency string) BudgetCategoryJSON {
 	money := func(d decimal.Decimal) string { return amountString(d, currency) }
-	return BudgetCategoryJSON{CategoryID: uuidString(c.ID), ParentID: uuidString(c.ParentID), Name: c.Name,
+	out := BudgetCategoryJSON{CategoryID: uuidString(c.ID), ParentID: uuidString(c.ParentID), Name: c.Name,
 		Budgeted: money(c.Budgeted), Spent: money(c.Spent), Carried: money(c.Carried), Available: money(c.Available),
 		Rollover: c.Rollover, Upcoming: money(c.Upcoming), Forecast: money(c.Forecast), Status: c.Status}
+	if g := c.Goal; g != nil {
+		have, toGo := c.Progress()
+		out.Goal = &BudgetGoalJSON{Kind: g.Kind, Amount: money(g.Amount), Progress: money(have), ToGo: money(toGo)}
+		if g.By != nil {
+			by := g.By.String()
+			out.Goal.By = &by
+		}
+	}
+	return out
+}
+
+// goalOf reads the goal field of a budget category's request, recording problems on
+// goal.kind, goal.amount and goal.by: set is false when the field was left out, and a nil
+// goal (null) removes the category's.
+func goalOf(v *apperr.Validation, raw json.RawMessage) (set bool, g *budgets.Goal) {
+	if len(raw) == 0 {
+		return false, nil
+	}
+	if string(raw) == "null" {
+		return true, nil
+	}
+	var req struct {
+		Kind   string          `json:"kind"`
+		Amount json.RawMessage `json:"amount"`
+		By     *string         `json:"by"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&req); err != nil {
+		v.Add("goal", "goal must be an object with kind, amount and by, or null: "+err.Error())
+		return true, nil
+	}
+	g = &budgets.Goal{Kind: req.Kind, Amount: requiredDecimalOf(v, "goal.amount", req.Amount)}
+	if req.By != nil {
+		by, err := reports.ParseMonth("goal.by", *req.By)
+		if v.Merge(err); err == nil {
+			g.By = &by
+		}
+	}
+	return true, g
 }
 
 func budgetMoveJSON(m *budgets.Move) BudgetMoveJSON {
@@ -136,6 +187,22 @@ func requiredDecimalOf(v *apperr.Validation, field string, raw json.RawMessage) 
 		v.Add(field, field+" is required")
 	}
 	return decimal.Zero
+}
+
+// addNewProblems adds to v the problems of err (an Invalid error) on the fields v has none on:
+// a domain check's findings beside the request's own, every problem at once.
+func addNewProblems(v *apperr.Validation, err error) {
+	e := apperr.As(err)
+	if e == nil {
+		return
+	}
+	for field, msgs := range e.Fields {
+		for _, msg := range msgs {
+			if !v.Has(field) {
+				v.Add(field, msg)
+			}
+		}
+	}
 }
 
 // absent reports whether a JSON field was left out or null.
@@ -210,15 +277,7 @@ func (a *app) apiBudgetPut(c echo.Context) error {
 	svc := a.Budgets
 	if v.Err() != nil {
 		// Every problem at once: the ones the database finds too, on the fields that read.
-		if e := apperr.As(svc.Check(c.Request().Context(), currentUser(c).Family, plan)); e != nil {
-			for field, msgs := range e.Fields {
-				for _, msg := range msgs {
-					if !v.Has(field) {
-						v.Add(field, msg)
-					}
-				}
-			}
-		}
+		addNewProblems(&v, svc.Check(c.Request().Context(), currentUser(c).Family, plan))
 		return v.Err()
 	}
 	if err := svc.Put(c.Request().Context(), currentUser(c).Family, month, plan); err != nil {
@@ -228,7 +287,7 @@ func (a *app) apiBudgetPut(c echo.Context) error {
 }
 
 // apiBudgetCategory is PATCH /api/v1/budgets/{month}/categories/{category_id}: the category's
-// amount in the month, its rollover setting, or both.
+// amount in the month, its rollover setting, its goal, or any of them.
 func (a *app) apiBudgetCategory(c echo.Context) error {
 	month, id, err := pathMonthID(c, "category_id")
 	if err != nil {
@@ -237,19 +296,27 @@ func (a *app) apiBudgetCategory(c echo.Context) error {
 	var req struct {
 		Budgeted json.RawMessage `json:"budgeted"`
 		Rollover *string         `json:"rollover"`
+		Goal     json.RawMessage `json:"goal"`
 	}
 	if err := decodeStrict(c, &req, "a budget category"); err != nil {
 		return err
 	}
 	var v apperr.Validation
 	ch := budgets.Change{Budgeted: decimalOf(&v, "budgeted", req.Budgeted), Rollover: req.Rollover}
-	if ch.Budgeted == nil && ch.Rollover == nil && v.Err() == nil {
-		v.Add("budgeted", "Give budgeted, rollover or both")
+	ch.SetGoal, ch.Goal = goalOf(&v, req.Goal)
+	if ch.Budgeted == nil && ch.Rollover == nil && !ch.SetGoal && v.Err() == nil {
+		v.Add("budgeted", "Give budgeted, rollover, goal or any of them")
+	}
+	u := currentUser(c)
+	if ch.Goal != nil && v.Err() != nil {
+		// Every problem of the goal at once: those of its fields that read, too.
+		var more apperr.Validation
+		ch.Goal.Check(&more, u.Family.Currency)
+		addNewProblems(&v, more.Err())
 	}
 	if err := v.Err(); err != nil {
 		return err
 	}
-	u := currentUser(c)
 	svc := a.Budgets
 	if err := svc.SetCategory(c.Request().Context(), u.Family, month, id, ch); err != nil {
 		return err

@@ -251,17 +251,17 @@ func (a *app) readBody(c echo.Context) (requestBody, error) {
 		}
 		body := bytes.NewBuffer(make([]byte, 0, size+bytes.MinRead))
 		if _, err := body.ReadFrom(r.Body); err != nil {
-			return out, bodyError(err, "The request body could not be read")
+			return out, a.bodyError(err, "The request body could not be read")
 		}
 		var notObject *json.UnmarshalTypeError
 		if err := json.Unmarshal(body.Bytes(), &out.fields); errors.As(err, &notObject) {
 			return out, apperr.New(apperr.BadRequest, "The request body must be a JSON object")
 		} else if err != nil {
-			return out, bodyError(err, "The request body must be a JSON object")
+			return out, a.bodyError(err, "The request body must be a JSON object")
 		}
 	case echo.MIMEMultipartForm, echo.MIMEApplicationForm:
-		if err := r.ParseMultipartForm(32 << 20); err != nil && !errors.Is(err, http.ErrNotMultipart) {
-			return out, bodyError(err, "The multipart form could not be read")
+		if err := parseForm(r); err != nil {
+			return out, a.bodyError(err, "The multipart form could not be read")
 		}
 		out.fields = map[string]bodyField{}
 		for k, v := range r.Form {
@@ -272,12 +272,14 @@ func (a *app) readBody(c echo.Context) (requestBody, error) {
 		if fh, err := c.FormFile("file"); err == nil {
 			f, err := fh.Open()
 			if err != nil {
-				return out, bodyError(err, "The uploaded file could not be read")
+				return out, a.bodyError(err, "The uploaded file could not be read")
 			}
 			defer f.Close()
-			content, err := io.ReadAll(io.LimitReader(f, int64(maxBytes)+1))
-			if err != nil {
-				return out, bodyError(err, "The uploaded file could not be read")
+			// One buffer of the part's size (a byte past the limit, which the type refuses),
+			// read once: io.ReadAll would grow its own by doubling, each a copy.
+			content := make([]byte, min(fh.Size, int64(maxBytes)+1))
+			if _, err := io.ReadFull(f, content); err != nil {
+				return out, a.bodyError(err, "The uploaded file could not be read")
 			}
 			out.upload = imports.Upload{Content: content, Filename: fh.Filename, ContentType: fh.Header.Get("Content-Type"), FromFile: true, Present: true}
 		}
@@ -394,13 +396,29 @@ func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 }
 
 // bodyError turns a body that cannot be read into a client error; one over the size limit
-// says so.
-func bodyError(err error, msg string) error {
+// says so, naming the limits.
+func (a *app) bodyError(err error, msg string) error {
 	var tooLarge *http.MaxBytesError
 	if errors.As(err, &tooLarge) {
-		return apperr.New(apperr.Invalid, "Content is too large. Maximum size is 10MB.").WithSlug("content_too_large")
+		return apperr.Errorf(apperr.Invalid, "Content is too large. Maximum size is %dMB for a move-in's export (ActualImport, YnabImport), %dMB for other files.",
+			a.Imports.UploadBytes()>>20, a.Imports.Limits.MaxBytes>>20).WithSlug("content_too_large")
 	}
 	return apperr.Wrap(apperr.BadRequest, err, msg+": "+err.Error())
+}
+
+// formMemory is what a form's parts may hold in memory: a file part larger than it is spooled
+// to a temporary file (removed when the request ends), so that an upload is in memory once,
+// when readBody reads it, however large the file.
+const formMemory = 1 << 20
+
+// parseForm parses the request's form, a multipart one with at most formMemory in memory.
+// Whatever reads a form calls it first: Echo's FormValue would parse it with 32 MB in memory,
+// and a file read from there is then held twice.
+func parseForm(r *http.Request) error {
+	if err := r.ParseMultipartForm(formMemory); err != nil && !errors.Is(err, http.ErrNotMultipart) {
+		return err
+	}
+	return nil
 }
 
 // apiImportCreate is POST /api/v1/imports.
@@ -635,7 +653,7 @@ func (a *app) apiImportPublish(c echo.Context) error {
 		KeepRows             []int `json:"keep_rows"`
 	}
 	if body, err := io.ReadAll(c.Request().Body); err != nil {
-		return bodyError(err, "The request body could not be read")
+		return a.bodyError(err, "The request body could not be read")
 	} else if len(bytes.TrimSpace(body)) > 0 {
 		dec := json.NewDecoder(bytes.NewReader(body))
 		dec.DisallowUnknownFields()

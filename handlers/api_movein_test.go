@@ -74,7 +74,15 @@ func (e *importEnv) familyCounts(t *testing.T) map[string]int {
 		"budget_lines": e.count(t, "SELECT count(*) FROM budget_categories WHERE family_id = ?", f),
 		"series":       e.count(t, "SELECT count(*) FROM recurring_transactions WHERE family_id = ? AND status = 'confirmed'", f),
 		"rules":        e.count(t, "SELECT count(*) FROM rules WHERE family_id = ?", f),
+		"goals":        e.count(t, "SELECT count(*) FROM category_goals WHERE family_id = ?", f),
 	}
+}
+
+// goals lists the family's goals as "category|kind|amount|by", by category.
+func (e *importEnv) goals(t *testing.T) []string {
+	t.Helper()
+	return e.strings(t, `SELECT c.name || '|' || g.kind || '|' || g.amount::numeric(19, 2) || '|' || coalesce(to_char(g.by_month, 'YYYY-MM'), '')
+		FROM category_goals g JOIN categories c ON c.id = g.category_id WHERE g.family_id = ? ORDER BY c.name`, e.user.FamilyID)
 }
 
 func TestActualMoveInDryRunPublishReimportRevert(t *testing.T) {
@@ -87,7 +95,7 @@ func TestActualMoveInDryRunPublishReimportRevert(t *testing.T) {
 	if dry.Data.Type != "ActualImport" || dry.Data.Status != "pending" {
 		t.Fatalf("dry run is %s %s, want a pending ActualImport", dry.Data.Type, dry.Data.Status)
 	}
-	for _, kind := range []string{"accounts", "categories", "merchants", "transactions", "splits", "transfers", "budget_months", "series", "rules"} {
+	for _, kind := range []string{"accounts", "categories", "merchants", "transactions", "splits", "transfers", "budget_months", "series", "rules", "goals"} {
 		if _, ok := dry.Data.MoveIn.Counts[kind]; !ok {
 			t.Errorf("the dry run does not count %s: %v", kind, dry.Data.MoveIn.Counts)
 		}
@@ -121,6 +129,10 @@ func TestActualMoveInDryRunPublishReimportRevert(t *testing.T) {
 		t.Errorf("the move-in's read-back of accounts and budget months: %+v", got.Data.MoveIn.Readback)
 	}
 	published := e.familyCounts(t)
+	// Its goal templates are the categories' goals: "#template 300" and "#template 1200 by 2027-06".
+	if got := e.goals(t); fmt.Sprint(got) != "[Groceries|monthly|300.00| Holiday|balance|1200.00|2027-06]" || dry.Data.MoveIn.Counts["goals"] != 2 {
+		t.Errorf("the family's goals are %q (the dry run counted %d)", got, dry.Data.MoveIn.Counts["goals"])
+	}
 	if published["transfers"] != dry.Data.MoveIn.Counts["transfers"] || published["series"] != dry.Data.MoveIn.Counts["series"] ||
 		published["rules"] != dry.Data.MoveIn.Counts["rules"] || published["budgets"] != dry.Data.MoveIn.Counts["budget_months"] {
 		t.Errorf("published %v, the dry run counted %v", published, dry.Data.MoveIn.Counts)
@@ -353,6 +365,53 @@ func TestActualMoveInMergesByNameWithSeriesAndRules(t *testing.T) {
 	}
 }
 
+// hasNotice reports whether the move-in has a notice of what on the entity named name whose
+// reason says say.
+func hasNotice(b moveInBody, what, entity, name, say string) bool {
+	for _, n := range b.Data.MoveIn.Notices {
+		if n.What == what && n.Entity == entity && n.Name == name && strings.Contains(n.Reason, say) {
+			return true
+		}
+	}
+	return false
+}
+
+// A category the family gave a goal keeps it when a move-in brings another: the dry run says
+// so, the publish leaves it, and the revert removes only the goals the move-in made.
+func TestMoveInKeepsTheFamilysGoal(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	rent := e.mustPost(t, "/api/v1/categories", map[string]any{"name": "Rent"})
+	if r := e.c.API(http.MethodPatch, "/api/v1/budgets/2026-08/categories/"+rent, e.write,
+		map[string]any{"goal": map[string]any{"kind": "balance", "amount": "2000"}}); r.Status != http.StatusOK {
+		t.Fatalf("the family's goal: %d %s", r.Status, r.Body)
+	}
+	dry := e.moveIn(t, "ynab-household.json", map[string]string{"type": "YnabImport"}, http.StatusCreated)
+	if !hasNotice(dry, "not_kept", "goal", "Rent", `your category "Rent" has a goal already (a balance of 2000), which stays; YNAB's was MF`) {
+		t.Errorf("the dry run does not say Rent keeps the family's goal: %+v", dry.Data.MoveIn.Notices)
+	}
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+dry.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	if b := e.native(t, dry.Data.ID); b.Data.Status != "complete" {
+		t.Fatalf("publish ended %s: %s", b.Data.Status, deref(b.Data.Error))
+	}
+	done := e.moveInDetail(t, dry.Data.ID).Data
+	if mi := done.MoveIn.Readback; mi == nil || mi.Status != "matched" {
+		t.Errorf("the move-in's read-back: %+v", mi)
+	}
+	if g := done.Summary["goals"]; g["created"] != 2 || g["skipped"] != 1 {
+		t.Errorf("the summary's goals %v, want 2 created and Rent's skipped", g)
+	}
+	if got := e.goals(t); fmt.Sprint(got) != "[Groceries|monthly|400.00| Rent|balance|2000.00| Vacation|balance|1500.00|2027-06]" {
+		t.Errorf("the family's goals are %q", got)
+	}
+	e.revertNative(t, dry.Data.ID)
+	if got := e.goals(t); fmt.Sprint(got) != "[Rent|balance|2000.00|]" {
+		t.Errorf("after the revert the family's goals are %q, want its own", got)
+	}
+}
+
 // ynabID is an id of the YNAB fixture's.
 func ynabID(n int) string { return fmt.Sprintf("%08x-0000-4000-8000-%012x", n, n) }
 
@@ -461,6 +520,15 @@ func TestYNABMoveIn(t *testing.T) {
 		}
 	}
 
+	// Its monthly funding and target balance by a date are goals, and its "needed for
+	// spending" each month is a goal of that amount each month, which a notice says.
+	if got := e.goals(t); fmt.Sprint(got) != "[Groceries|monthly|400.00| Rent|monthly|1200.00| Vacation|balance|1500.00|2027-06]" {
+		t.Errorf("the family's goals are %q", got)
+	}
+	if !hasNotice(dry, "kept_as", "goal", "Groceries", "ready to spend each month") {
+		t.Errorf("no notice says how Groceries' goal is kept: %+v", dry.Data.MoveIn.Notices)
+	}
+
 	published := e.familyCounts(t)
 	again := e.moveIn(t, "ynab-household.json", map[string]string{"type": "YnabImport", "publish": "true"}, http.StatusCreated)
 	if b := e.native(t, again.Data.ID); b.Data.Status != "complete" || b.Data.Verification.Readback.Status != "matched" {
@@ -494,8 +562,8 @@ func TestMoveInOnTheImportPage(t *testing.T) {
 		t.Fatalf("the page's upload: %d %.500s", r.Status, r.Body)
 	}
 	doc := page.Get(r.Header.Get("Location")).Doc(t)
-	if n := doc.Find(`[data-testid="move-in-count"]`).Length(); n != 9 {
-		t.Errorf("the page counts %d kinds, want 9", n)
+	if n := doc.Find(`[data-testid="move-in-count"]`).Length(); n != 10 {
+		t.Errorf("the page counts %d kinds, want 10", n)
 	}
 	notices := doc.Find(`[data-testid="move-in-notice"]`)
 	if notices.Length() == 0 || !strings.Contains(notices.Text(), "isNot") {
@@ -615,13 +683,63 @@ func TestMoveInPreflight(t *testing.T) {
 	}
 }
 
+// A family's account of the budget's account's name whose balance the budget's does not carry
+// on (the family's Checking holds October's statement, but from another balance than
+// Actual's) is not merged: the dry run names both balances and the day, and the budget's
+// account is made beside it under another name, with its whole history.
+func TestActualMoveInKeepsApartAnAccountWhoseBalanceDoesNotCarryOn(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{})
+	balance := decimal.RequireFromString("1000") // Actual's Checking is 4814.45 at the end of September
+	checking, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{Name: "Checking",
+		AccountableType: "Depository", Currency: "USD", Balance: &balance, BalanceDate: time.Date(2026, 9, 30, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tx := range []struct{ date, amount, name string }{
+		{"2026-10-01", "-3000", "ACME PAYROLL"}, {"2026-10-02", "1200", "LANDLORD"}, {"2026-10-11", "199.99", "POWER CO"}, {"2026-10-12", "80", "BISTRO"},
+	} {
+		e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": tx.date, "amount": tx.amount, "name": tx.name})
+	}
+	dry := e.moveIn(t, "actual-household.zip", map[string]string{"type": "ActualImport"}, http.StatusCreated)
+	want := `your account "Checking" has a balance of 2520.01 on 2026-10-12, and Actual's 6334.46: its balance does not carry on yours, so it is kept apart as "Checking (Actual)" rather than merged`
+	if !hasNotice(dry, "renamed", "account", "Checking", want) {
+		t.Errorf("the dry run does not say why Checking is kept apart: %+v", dry.Data.MoveIn.Notices)
+	}
+	if r := e.c.API(http.MethodPost, "/api/v1/imports/"+dry.Data.ID+"/publish", e.write, nil); r.Status != http.StatusAccepted {
+		t.Fatalf("publish: %d %s", r.Status, r.Body)
+	}
+	done := e.native(t, dry.Data.ID)
+	if done.Data.Status != "complete" || done.Data.Verification.Readback.Status != "matched" {
+		t.Fatalf("publish ended %s, read back %s %v: %s", done.Data.Status, done.Data.Verification.Readback.Status,
+			done.Data.Verification.Readback.Mismatches, deref(done.Data.Error))
+	}
+	got := e.strings(t, `SELECT a.name || '|' || a.balance::numeric(19, 2) || '|' || (SELECT count(*) FROM entries x WHERE x.account_id = a.id AND x.kind = 'transaction')
+		FROM accounts a WHERE a.family_id = ? AND a.name LIKE 'Checking%' ORDER BY a.name`, e.user.FamilyID)
+	if fmt.Sprint(got) != "[Checking|2520.01|4 Checking (Actual)|6334.46|17]" {
+		t.Errorf("the family's Checking accounts (name|balance|transactions) are %v, want its own as it was and Actual's beside it", got)
+	}
+	if rb := e.moveInDetail(t, dry.Data.ID).Data.MoveIn.Readback; rb == nil || rb.Status != "matched" {
+		t.Errorf("the move-in's read-back: %+v", rb)
+	}
+	if merged := done.Data.Verification.Readback.MergedCounts; merged["accounts"] != 0 {
+		t.Errorf("%d accounts merged, want none", merged["accounts"])
+	}
+}
+
 // A transaction of the budget that an account of the family holds already, paired there with
 // another account in a transfer, keeps the family's pairing: the budget's transfer is skipped
 // and the read-back names it, rather than the publish failing.
 func TestActualMoveInKeepsTheFamilysTransfer(t *testing.T) {
 	t.Parallel()
 	e := newImportEnv(t, apptest.ServerOptions{})
-	checking := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Checking", "Depository", "")
+	// Its balance carries on Actual's: 4814.45 after the transfer, on September 15th.
+	balance := decimal.RequireFromString("5314.45")
+	checking, err := models.CreateAccount(context.Background(), e.srv.DB, e.user.FamilyID, models.AccountInput{Name: "Checking",
+		AccountableType: "Depository", Currency: "USD", Balance: &balance, BalanceDate: time.Date(2026, 9, 14, 0, 0, 0, 0, time.UTC)})
+	if err != nil {
+		t.Fatal(err)
+	}
 	wallet := testkit.MustCreateAccount(t, e.srv.DB, e.user.FamilyID, "Wallet", "Depository", "")
 	out := e.addTransaction(t, map[string]any{"account_id": checking.ID.String(), "date": "2026-09-15", "amount": "500", "name": "To wallet"})
 	in := e.addTransaction(t, map[string]any{"account_id": wallet.ID.String(), "date": "2026-09-15", "amount": "-500", "name": "From checking"})

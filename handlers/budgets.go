@@ -122,7 +122,7 @@ func (a *app) budgetIncome(c echo.Context) error {
 }
 
 // budgetCategoryUpdate is POST /budgets/{month}/categories/{category_id}: the category's
-// amount (blank is zero) or its rollover, whichever the form sends.
+// amount (blank is zero), its rollover or its goal, whichever the form sends.
 func (a *app) budgetCategoryUpdate(c echo.Context) error {
 	month, id, err := pathMonthID(c, "category_id")
 	if err != nil {
@@ -139,9 +139,40 @@ func (a *app) budgetCategoryUpdate(c echo.Context) error {
 		ch.Rollover = &r
 	}
 	if err == nil {
+		ch.SetGoal, ch.Goal, err = formGoal(c, u.Family.Currency)
+	}
+	if err == nil {
 		err = a.Budgets.SetCategory(c.Request().Context(), u.Family, month, id, ch)
 	}
 	return a.budgetChanged(c, month, err)
+}
+
+// formGoal reads the goal a budget page's form sends: set is false when it sends none, and
+// goal_kind "none" removes the category's. goal_by is a month (2027-06), blank for none.
+func formGoal(c echo.Context, currency string) (set bool, g *budgets.Goal, err error) {
+	kind := c.FormValue("goal_kind")
+	if kind == "" {
+		return false, nil, nil
+	}
+	if kind == "none" {
+		return true, nil, nil
+	}
+	g = &budgets.Goal{Kind: kind}
+	amount, err := formAmount(c, "goal_amount", currency)
+	if err != nil {
+		return true, nil, err
+	}
+	if amount != nil {
+		g.Amount = *amount
+	}
+	if s := strings.TrimSpace(c.FormValue("goal_by")); s != "" && kind == budgets.GoalBalance {
+		by, err := reports.ParseMonth("goal.by", s)
+		if err != nil {
+			return true, nil, err
+		}
+		g.By = &by
+	}
+	return true, g, nil
 }
 
 // budgetFill is POST /budgets/{month}/fill: a quick fill of the month, or a goal.

@@ -12,7 +12,8 @@ import (
 	"tally/testkit"
 )
 
-// An upload from the page larger than the import limit is refused before its body is read.
+// An upload from the page larger than the largest import file (a move-in's export) is refused
+// before its body is read, naming the limits.
 func TestImportUploadFromThePageIsBounded(t *testing.T) {
 	t.Parallel()
 	srv := apptest.StartServer(t, apptest.ServerOptions{})
@@ -20,10 +21,10 @@ func TestImportUploadFromThePageIsBounded(t *testing.T) {
 	c := testkit.NewClient(t, srv.URL)
 	c.SignIn(u.Email, testkit.Password)
 	c.Get("/imports/new")
-	body, ct := multipartBody(t, map[string]string{"type": "TransactionImport"}, "big.csv", "text/csv", bytes.Repeat([]byte("2024-01-01,1\n"), 1_000_000))
+	body, ct := multipartBody(t, map[string]string{"type": "auto"}, "big.zip", "application/zip", bytes.Repeat([]byte("PK"), 26<<20))
 	r := c.Do(http.MethodPost, "/imports", body, map[string]string{"Content-Type": ct})
-	if r.Status != http.StatusRequestEntityTooLarge || !strings.Contains(r.Body, "at most 10 MB") {
-		t.Fatalf("a 12 MB upload: %d %.300s", r.Status, r.Body)
+	if r.Status != http.StatusRequestEntityTooLarge || !strings.Contains(r.Body, "an Actual or YNAB export may be at most 50 MB, any other file 10 MB") {
+		t.Fatalf("a 52 MB upload: %d %.300s", r.Status, r.Body)
 	}
 }
 

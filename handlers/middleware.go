@@ -199,6 +199,9 @@ func (a *app) csrf(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		sent := c.Request().Header.Get("X-CSRF-Token")
 		if sent == "" {
+			if err := parseForm(c.Request()); err != nil {
+				return a.bodyError(err, "The form could not be read")
+			}
 			sent = c.FormValue("_csrf")
 		}
 		if subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
@@ -346,21 +349,30 @@ func (a *app) browserMarks(c echo.Context) string {
 	return ck.Value
 }
 
-// limitBody bounds what a page's request may send: an upload of the import size limit, with
-// room for the multipart framing and the form's other fields. It runs before anything reads
-// the body (the CSRF check parses the form), so an oversized upload is refused before it is
-// spooled anywhere.
+// limitBody bounds what a page's request may send: a file of the import size limit (the
+// import form's, a move-in's export), with room for the multipart framing and the form's other
+// fields. It runs before anything reads the body (the CSRF check parses the form), so an
+// oversized upload is refused before it is spooled anywhere; each import type checks its own
+// limit once the file is read.
 func (a *app) limitBody(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
-		limit := int64(a.Imports.Limits.MaxBytes) + 1<<20
+		file, most := a.Imports.Limits.MaxBytes, fmt.Sprintf("files may be at most %d MB", a.Imports.Limits.MaxBytes>>20)
+		if c.Request().Method == http.MethodPost && c.Path() == importFormPath {
+			file = a.Imports.UploadBytes()
+			most = fmt.Sprintf("an Actual or YNAB export may be at most %d MB, any other file %d MB", file>>20, a.Imports.Limits.MaxBytes>>20)
+		}
+		limit := int64(file) + 1<<20
 		r := c.Request()
 		if r.ContentLength > limit {
-			return apperr.Errorf(apperr.TooLarge, "The upload is too large: files may be at most %d MB.", a.Imports.Limits.MaxBytes>>20)
+			return apperr.Errorf(apperr.TooLarge, "The upload is too large: %s.", most)
 		}
 		r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 		return next(c)
 	}
 }
+
+// importFormPath is where the import page's form posts its file.
+const importFormPath = "/imports"
 
 // knownMethods are the HTTP methods metrics label by name; any other is "other".
 var knownMethods = map[string]bool{http.MethodGet: true, http.MethodHead: true, http.MethodPost: true, http.MethodPut: true,

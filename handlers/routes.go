@@ -113,7 +113,7 @@ func (a *app) routes(e *echo.Echo) {
 	signedIn.POST("/settings/api_keys/:id/revoke", a.apiKeyRevoke)
 	signedIn.GET("/imports", a.importsIndex)
 	signedIn.GET("/imports/new", a.importNew)
-	signedIn.POST("/imports", a.importCreate)
+	signedIn.POST(importFormPath, a.importCreate)
 	signedIn.GET("/imports/:id", a.importShow)
 	signedIn.GET("/imports/:id/progress", a.importProgress)
 	signedIn.GET("/imports/:id/file", a.importFile)

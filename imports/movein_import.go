@@ -23,6 +23,8 @@ type MoveIn struct {
 	Name    string         `json:"budget_name"`
 	Counts  map[string]int `json:"counts"`
 	Notices []MoveInNotice `json:"notices"`
+	// Goals are the categories' goals it brings, written after its records.
+	Goals []MoveInGoal `json:"goals,omitempty"`
 	// Expected is what the source holds, read back after publishing into Readback.
 	Expected *MoveInExpected `json:"expected,omitempty"`
 	Readback *MoveInReadback `json:"readback,omitempty"`
@@ -122,7 +124,11 @@ func (s *Service) createMoveIn(ctx context.Context, req Request) (*Detail, error
 		return nil, err
 	}
 	m := moveInRecords(b)
-	mi := &MoveIn{Source: b.Source, Name: b.Name, Counts: m.counts, Notices: make([]MoveInNotice, len(m.notices)), Expected: m.expect()}
+	if err := s.noteFamily(ctx, req.FamilyID, m); err != nil {
+		return nil, err
+	}
+	mi := &MoveIn{Source: b.Source, Name: b.Name, Counts: m.counts, Notices: make([]MoveInNotice, len(m.notices)), Expected: m.expect(),
+		Goals: m.goalList}
 	for i, n := range m.notices {
 		mi.Notices[i] = MoveInNotice{What: n.What, Entity: n.Entity, ID: n.ID, Name: n.Name, Reason: n.Reason, Message: n.String()}
 	}
@@ -142,6 +148,9 @@ func (s *Service) preflightMoveIn(ctx context.Context, req Request, res *Preflig
 		return nil, err
 	}
 	m := moveInRecords(b)
+	if err := s.noteFamily(ctx, req.FamilyID, m); err != nil {
+		return nil, err
+	}
 	for _, n := range m.notices {
 		res.Warnings = append(res.Warnings, n.String())
 	}

@@ -2,7 +2,7 @@ package imports
 
 import (
 	"context"
-
+	"fmt"
 	"time"
 
 	"github.com/google/uuid"
@@ -15,8 +15,9 @@ import (
 )
 
 // moveInMerge is what a move-in's publish finds the family holding already, so that the
-// budget merges into it: an account of the same name is the account (as categories,
-// merchants and budget months are by the native import), and a transaction, a split part, a
+// budget merges into it: an account of the same name whose balance the budget's carries on
+// (accountContinuity) is the account (as categories, merchants and budget months are by the
+// native import), and a transaction, a split part, a
 // transfer, a series or a rule an earlier move-in of the same budget brought is that one. So
 // importing the same export again adds nothing, and a newer one adds only what is new.
 type moveInMerge struct {
@@ -26,6 +27,11 @@ type moveInMerge struct {
 	sides     map[uuid.UUID]bool         // the entries that are a side of a transfer
 	series    map[string]uuid.UUID       // by name
 	rules     map[string]uuid.UUID       // by name
+	// flows are the budget's transactions by its account's id, and names its accounts'
+	// names: what tells whether an account of the family's carries on, and what a budget's
+	// account that does not is named instead.
+	flows map[string][]datedAmount
+	names map[string]bool
 	// held are, by account, date and amount, the entries a merged account holds from
 	// elsewhere (a statement import, a bank, a person): the budget's transaction of the same
 	// day and amount is that entry, not another, so the account's balance carries on.
@@ -51,15 +57,9 @@ func (w *nativeWriter) loadMoveInMerge(ctx context.Context, source string) error
 	m := &moveInMerge{accounts: map[string]existingAccount{}, entries: map[string]uuid.UUID{},
 		transfers: map[[2]uuid.UUID]uuid.UUID{}, series: map[string]uuid.UUID{}, rules: map[string]uuid.UUID{},
 		held: map[heldKey][]uuid.UUID{}, sides: map[uuid.UUID]bool{}}
-	var accounts []existingAccount
-	if err := w.tx.NewRaw("SELECT id, name, accountable_type, currency FROM accounts WHERE family_id = ? ORDER BY created_at",
-		w.im.FamilyID).Scan(ctx, &accounts); err != nil {
+	var err error
+	if m.accounts, err = familyAccounts(ctx, w.tx, w.im.FamilyID); err != nil {
 		return err
-	}
-	for _, a := range accounts {
-		if _, dup := m.accounts[a.Name]; !dup {
-			m.accounts[a.Name] = a
-		}
 	}
 	type pair struct {
 		Key string    `bun:"k"`
@@ -98,13 +98,153 @@ func (w *nativeWriter) loadMoveInMerge(ctx context.Context, source string) error
 	return nil
 }
 
-// mergeAccount maps an Account record to the family's account of its name, if it has one.
+// familyAccounts are the family's accounts by name, the first made of each name.
+func familyAccounts(ctx context.Context, db bun.IDB, familyID uuid.UUID) (map[string]existingAccount, error) {
+	var list []existingAccount
+	if err := db.NewRaw("SELECT id, name, accountable_type, currency FROM accounts WHERE family_id = ? ORDER BY created_at",
+		familyID).Scan(ctx, &list); err != nil {
+		return nil, err
+	}
+	out := make(map[string]existingAccount, len(list))
+	for _, a := range list {
+		if _, dup := out[a.Name]; !dup {
+			out[a.Name] = a
+		}
+	}
+	return out, nil
+}
+
+// datedAmount is one transaction of a budget's account: its day and amount, in the ledger's sign.
+type datedAmount struct {
+	date   time.Time
+	amount decimal.Decimal
+}
+
+// continuity is whether a budget's account carries on the family's account of its name, and
+// the balances that say so: on Day, the family's balance and the budget's.
+type continuity struct {
+	Continues      bool
+	Day            time.Time
+	Family, Source decimal.Decimal
+}
+
+// accountContinuity tells whether the budget's account, of transactions flows, carries on
+// the family's account a, so that they are one account: on the last day both have
+// transactions for (the earlier of their last transactions' days), the balance Tally shows
+// for a equals the balance the budget's transactions make up to that day, to the cent. Where
+// the histories overlap, that is their last common day; where the family's ends before the
+// budget's begins, the budget has nothing by then, so only a family's account that closed at
+// zero carries on (one at another balance would be counted twice, once as its balance and once
+// as the budget's opening); where the budget's ends first, the family's balance then is its
+// walk back from its anchor. An account either side without transactions has nothing to count
+// twice, and carries on.
+func accountContinuity(ctx context.Context, db bun.IDB, familyID uuid.UUID, a existingAccount, flows []datedAmount) (continuity, error) {
+	var last *time.Time
+	if err := db.NewRaw(`SELECT max(date) FROM entries WHERE account_id = ? AND kind = 'transaction' AND parent_id IS NULL`,
+		a.ID).Scan(ctx, &last); err != nil {
+		return continuity{}, err
+	}
+	if last == nil || len(flows) == 0 {
+		return continuity{Continues: true}, nil
+	}
+	day := flows[0].date
+	for _, f := range flows {
+		if f.date.After(day) {
+			day = f.date
+		}
+	}
+	if last.Before(day) {
+		day = *last
+	}
+	var sum decimal.Decimal
+	for _, f := range flows {
+		if !f.date.After(day) {
+			sum = sum.Add(f.amount)
+		}
+	}
+	c := continuity{Day: day, Source: sum.Neg()}
+	if typ, _ := models.AccountTypeByName(a.Type); typ.Liability {
+		c.Source = sum // money out raises what a liability owes
+	}
+	balances, err := models.DailyBalances(ctx, db, familyID, a.ID, day, day)
+	if err != nil {
+		return continuity{}, err
+	}
+	if len(balances) > 0 {
+		c.Family = balances[0].Balance
+	}
+	places := int32(models.CurrencyDecimals(a.Currency))
+	c.Continues = c.Family.Round(places).Equal(c.Source.Round(places))
+	return c, nil
+}
+
+// nameBeside is the name a budget's account is kept under beside the family's account of its
+// name, which it does not carry on: the source's name after it, numbered if that is taken.
+func nameBeside(name, source string, taken func(string) bool) string {
+	out := fmt.Sprintf("%s (%s)", name, sourceName(source))
+	for i := 2; taken(out); i++ {
+		out = fmt.Sprintf("%s (%s %d)", name, sourceName(source), i)
+	}
+	return out
+}
+
+// noteAccountsBeside names, for the dry run, the budget's accounts of a name the family has
+// whose balance does not carry on the family's: each is made anew beside it, under the name
+// the publish gives it.
+func (s *Service) noteAccountsBeside(ctx context.Context, familyID uuid.UUID, m *moveIn) error {
+	theirs, err := familyAccounts(ctx, s.DB, familyID)
+	if err != nil {
+		return err
+	}
+	flows, names := map[string][]datedAmount{}, map[string]bool{}
+	for _, t := range m.b.Transactions {
+		flows[t.AccountID] = append(flows[t.AccountID], datedAmount{t.Date, t.Amount})
+	}
+	for _, a := range m.b.Accounts {
+		names[a.Name] = true
+	}
+	for _, a := range m.b.Accounts {
+		have, ok := theirs[a.Name]
+		if !ok {
+			continue
+		}
+		c, err := accountContinuity(ctx, s.DB, familyID, have, flows[a.ID])
+		if err != nil {
+			return err
+		}
+		if c.Continues {
+			continue
+		}
+		name := nameBeside(a.Name, m.b.Source, func(n string) bool { _, t := theirs[n]; return t || names[n] })
+		places := int32(models.CurrencyDecimals(have.Currency))
+		names[name] = true
+		m.note(movein.Renamed, movein.EntityAccount, a.ID, a.Name,
+			"your account %q has a balance of %s on %s, and %s's %s: its balance does not carry on yours, so it is kept apart as %q rather than merged",
+			a.Name, c.Family.StringFixed(places), c.Day.Format(time.DateOnly), sourceName(m.b.Source), c.Source.StringFixed(places), name)
+	}
+	return nil
+}
+
+// mergeAccount maps an Account record to the family's account of its name, if it has one and
+// the budget's account carries on its balance; one that does not is made anew, named beside it.
 func (w *nativeWriter) mergeAccount(ctx context.Context, r *native.Record) (bool, error) {
 	if w.merge == nil {
 		return false, nil
 	}
 	a, ok := w.merge.accounts[r.String("name")]
 	if !ok {
+		return false, nil
+	}
+	c, err := accountContinuity(ctx, w.tx, w.im.FamilyID, a, w.merge.flows[r.SourceID])
+	if err != nil {
+		return false, err
+	}
+	if !c.Continues {
+		r.Data["name"] = nameBeside(a.Name, moveInSources[w.im.Type], func(n string) bool {
+			_, theirs := w.merge.accounts[n]
+			return theirs || w.merge.names[n]
+		})
+		w.merge.names[r.String("name")] = true
 		return false, nil
 	}
 	typ, _ := models.AccountTypeByName(a.Type)
@@ -114,6 +254,25 @@ func (w *nativeWriter) mergeAccount(ctx context.Context, r *native.Record) (bool
 	w.accounts[a.ID] = &nativeAccount{typ: typ, currency: a.Currency, skipOpening: true, balance: decimal.Zero}
 	w.link("accounts", a.ID, "merged")
 	return true, w.loadHeld(ctx, a.ID, moveInSources[w.im.Type])
+}
+
+// noteFlows keeps, for a move-in, its budget's transactions by account and its accounts'
+// names, before the accounts are written.
+func (w *nativeWriter) noteFlows(accounts, transactions []*native.Record) {
+	if w.merge == nil {
+		return
+	}
+	w.merge.flows, w.merge.names = map[string][]datedAmount{}, map[string]bool{}
+	for _, r := range accounts {
+		w.merge.names[r.String("name")] = true
+	}
+	for _, r := range transactions {
+		date, okDate := r.Date("date")
+		amount, okAmount := r.Decimal("amount")
+		if id := r.ID("account_id"); okDate && okAmount {
+			w.merge.flows[id] = append(w.merge.flows[id], datedAmount{date, amount})
+		}
+	}
 }
 
 // loadHeld reads the entries the family's account holds from elsewhere than the source, once

@@ -71,10 +71,11 @@ func (m *moveIn) expect() *MoveInExpected {
 }
 
 // moveInReadback reads back, after the records are written, each account's transactions
-// (count and sum of the source's), the balance of each account the import created, and each
-// month's budget lines, against what the source holds.
-func (w *nativeWriter) moveInReadback(ctx context.Context, exp *MoveInExpected) (*MoveInReadback, error) {
+// (count and sum of the source's), the balance of each account the import created, each
+// month's budget lines and that each goal's category has a goal, against what the source holds.
+func (w *nativeWriter) moveInReadback(ctx context.Context, mi *MoveIn) (*MoveInReadback, error) {
 	rb := &MoveInReadback{Status: ReadbackMatched, Mismatches: []string{}}
+	exp := mi.Expected
 	if exp == nil {
 		return rb, nil
 	}
@@ -133,6 +134,13 @@ func (w *nativeWriter) moveInReadback(ctx context.Context, exp *MoveInExpected) 
 			rb.Mismatches = append(rb.Mismatches, fmt.Sprintf("budget month %s has %d lines budgeting %s; %s has %d budgeting %s",
 				want.Month, got.Lines, got.Budgeted, sourceName(source), want.Lines, want.Budgeted))
 		}
+	}
+	goals, err := w.goalsKept(ctx, mi.Goals)
+	if err != nil {
+		return nil, err
+	}
+	if goals != len(mi.Goals) {
+		rb.Mismatches = append(rb.Mismatches, fmt.Sprintf("%d of the %d categories with a goal in %s have a goal in the family", goals, len(mi.Goals), sourceName(source)))
 	}
 	if len(rb.Mismatches) > 0 {
 		rb.Status = ReadbackMismatch

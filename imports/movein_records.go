@@ -10,6 +10,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"tally/budgets"
 	"tally/imports/movein"
 	"tally/models"
 )
@@ -22,7 +23,7 @@ import (
 
 // MoveInKinds are the kinds a move-in's dry run counts, in the order the page lists them.
 var MoveInKinds = []string{"accounts", "categories", "merchants", "transactions", "splits", "transfers",
-	"budget_months", "series", "rules"}
+	"budget_months", "series", "rules", "goals"}
 
 // moveIn is a source's budget as native records.
 type moveIn struct {
@@ -34,12 +35,15 @@ type moveIn struct {
 	accountTypes map[string]models.AccountType
 	payees       map[string]movein.Payee
 	categories   map[string]movein.Category
+	// tallyNames are the names the categories are kept under, by source id.
+	tallyNames map[string]string
+	goalList   []MoveInGoal
 }
 
 // moveInRecords turns a read and settled budget into the native import's records.
 func moveInRecords(b *movein.Budget) *moveIn {
 	m := &moveIn{counts: map[string]int{}, b: b, accountTypes: map[string]models.AccountType{},
-		payees: map[string]movein.Payee{}, categories: map[string]movein.Category{}}
+		payees: map[string]movein.Payee{}, categories: map[string]movein.Category{}, tallyNames: map[string]string{}}
 	for _, k := range MoveInKinds {
 		m.counts[k] = 0
 	}
@@ -137,7 +141,8 @@ func (m *moveIn) taxonomy() {
 		m.counts["categories"]++
 	}
 	for _, c := range m.b.Categories {
-		data := map[string]any{"id": c.ID, "name": m.hiddenName(names, movein.EntityCategory, c.ID, c.Name, c.Hidden || hiddenGroups[c.GroupID]),
+		m.tallyNames[c.ID] = m.hiddenName(names, movein.EntityCategory, c.ID, c.Name, c.Hidden || hiddenGroups[c.GroupID])
+		data := map[string]any{"id": c.ID, "name": m.tallyNames[c.ID],
 			"classification": classification(c.Income), "budget_rollover": orDefault(rollovers[c.ID], m.defaultRollover())}
 		if c.GroupID != "" {
 			data["parent_id"] = groupID(c.GroupID)
@@ -343,16 +348,50 @@ func (m *moveIn) budgets() {
 	}
 }
 
-// goals are listed: Tally keeps no goals, and fills a month towards one on request (the
-// budget page's Fill, by goal), which a goal of an amount by a month can be.
+// MoveInGoal is a goal a move-in brings: its category's source id and the goal as Tally's
+// budgets keep it (budgets.GoalMonthly or budgets.GoalBalance, By a month or "").
+type MoveInGoal struct {
+	CategoryID string          `json:"category_id"`
+	Category   string          `json:"category"` // its name in Tally
+	Kind       string          `json:"kind"`
+	Amount     decimal.Decimal `json:"amount"`
+	By         string          `json:"by,omitempty"` // YYYY-MM
+	Source     string          `json:"source"`       // the source's statement of it
+}
+
+// goals turns the source's goals into Tally's: an amount each month (Actual's "#template N",
+// YNAB's monthly funding, and its "needed for spending" each month), or a balance, by a month
+// when one is set (Actual's "#template N by YYYY-MM" and "#goal N", YNAB's target balance with
+// or without a date). Tally keeps one goal per category; what it cannot state is listed.
 func (m *moveIn) goals() {
+	has := map[string]string{}
 	for _, g := range m.b.Goals {
+		name := m.categories[g.CategoryID].Name
 		was := orDefault(g.Text, g.Kind+" "+g.Amount.String())
-		if g.Kind == movein.GoalBalance && !g.By.IsZero() && g.Amount.IsPositive() {
-			m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name,
-				"Tally keeps no goals; to budget towards it, fill the month by goal with %s by %s (it was %s)", g.Amount, g.By.Format("2006-01"), was)
+		kind, ok := budgetGoalKinds[g.Kind]
+		switch {
+		case !ok || !g.Amount.IsPositive():
+			m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, name,
+				"Tally's goals are an amount each month or a balance, by a month or not; it was %s", was)
+			continue
+		case has[g.CategoryID] != "":
+			m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, name,
+				"Tally keeps one goal per category, and kept %s; it was %s", has[g.CategoryID], was)
 			continue
 		}
-		m.note(movein.NotKept, movein.EntityGoal, g.CategoryID, m.categories[g.CategoryID].Name, "Tally keeps no goals; it was %s", was)
+		goal := MoveInGoal{CategoryID: g.CategoryID, Category: m.tallyNames[g.CategoryID], Kind: kind, Amount: g.Amount, Source: was}
+		if kind == budgets.GoalBalance && !g.By.IsZero() {
+			goal.By = g.By.Format("2006-01")
+		}
+		if g.Kind == movein.GoalSpending {
+			m.note(movein.KeptAs, movein.EntityGoal, g.CategoryID, name,
+				"%s has %s ready to spend each month (%s): kept as a goal of %s each month", sourceName(m.b.Source), g.Amount, was, g.Amount)
+		}
+		has[g.CategoryID] = was
+		m.goalList = append(m.goalList, goal)
+		m.counts["goals"]++
 	}
 }
+// budgetGoalKinds are the kinds of the source's goals that Tally's budgets keep, as theirs.
+var budgetGoalKinds = map[string]string{movein.GoalMonthly: budgets.GoalMonthly, movein.GoalSpending: budgets.GoalMonthly,
+	movein.GoalBalance: budgets.GoalBalance}

@@ -139,19 +139,48 @@ func TestMoveInRulesInTallysWords(t *testing.T) {
 	}
 }
 
-// Goals are listed, and one of an amount by a month says how Tally budgets towards it.
-func TestMoveInGoalsAreListed(t *testing.T) {
-	b := &movein.Budget{Source: movein.SourceYNAB, Style: movein.Envelope,
-		Categories: []movein.Category{{ID: "c", Name: "Holiday"}, {ID: "d", Name: "Dining"}},
-		Goals: []movein.Goal{{CategoryID: "c", Kind: movein.GoalBalance, Amount: decimal.NewFromInt(600), By: time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)},
-			{CategoryID: "d", Kind: movein.GoalOther, Text: "TBD"}}}
-	got := map[string]string{}
-	for _, n := range moveInRecords(b).notices {
-		if n.Entity == movein.EntityGoal && n.What == movein.NotKept {
-			got[n.Name] = n.Reason
+// Goals of an amount each month and of a balance (by a month or not) become Tally's goals,
+// one per category; what Tally's goals cannot state is listed with the reason.
+func TestMoveInGoalsBecomeTallysGoals(t *testing.T) {
+	june := time.Date(2027, 6, 1, 0, 0, 0, 0, time.UTC)
+	b := &movein.Budget{Source: movein.SourceActual, Style: movein.Envelope,
+		Categories: []movein.Category{{ID: "c", Name: "Holiday"}, {ID: "d", Name: "Dining"}, {ID: "e", Name: "Groceries"},
+			{ID: "f", Name: "Car"}, {ID: "g", Name: "Loan"}, {ID: "h", Name: "Gifts", Hidden: true}},
+		Goals: []movein.Goal{
+			{CategoryID: "c", Kind: movein.GoalBalance, Amount: decimal.NewFromInt(600), By: june, Text: "#template 600 by 2027-06"},
+			{CategoryID: "d", Kind: movein.GoalOther, Text: "#template up to 50"},
+			{CategoryID: "e", Kind: movein.GoalMonthly, Amount: decimal.NewFromInt(300), Text: "#template 300"},
+			{CategoryID: "e", Kind: movein.GoalMonthly, Amount: decimal.NewFromInt(20), Text: "#template-2 20"},
+			{CategoryID: "f", Kind: movein.GoalBalance, Amount: decimal.NewFromInt(5000), Text: "#goal 5000"},
+			{CategoryID: "g", Kind: movein.GoalDebt, Amount: decimal.NewFromInt(90), Text: "DEBT"},
+			{CategoryID: "h", Kind: movein.GoalSpending, Amount: decimal.NewFromInt(40), Text: "NEED"},
+		}}
+	m := moveInRecords(b)
+	var got []string
+	for _, g := range m.goalList {
+		got = append(got, fmt.Sprintf("%s %s %s %s", g.Category, g.Kind, g.Amount, g.By))
+	}
+	want := []string{"Holiday balance 600 2027-06", "Groceries monthly 300 ", "Car balance 5000 ", "Gifts (hidden) monthly 40 "}
+	if fmt.Sprint(got) != fmt.Sprint(want) || m.counts["goals"] != 4 {
+		t.Errorf("goals %q (counted %d), want %q", got, m.counts["goals"], want)
+	}
+	notes := map[string]string{}
+	for _, n := range m.notices {
+		if n.Entity == movein.EntityGoal {
+			notes[n.Name] = n.What + ": " + n.Reason
 		}
 	}
-	if !strings.Contains(got["Holiday"], "fill the month by goal with 600 by 2027-06") || !strings.Contains(got["Dining"], "it was TBD") {
-		t.Errorf("goals listed as %v", got)
+	for name, want := range map[string]string{
+		"Dining":    "not_kept: Tally's goals are an amount each month or a balance, by a month or not; it was #template up to 50",
+		"Groceries": "not_kept: Tally keeps one goal per category, and kept #template 300; it was #template-2 20",
+		"Loan":      "not_kept: Tally's goals are an amount each month or a balance, by a month or not; it was DEBT",
+		"Gifts":     "kept_as: Actual has 40 ready to spend each month (NEED): kept as a goal of 40 each month",
+	} {
+		if notes[name] != want {
+			t.Errorf("%s's notice %q, want %q", name, notes[name], want)
+		}
+	}
+	if len(notes) != 4 {
+		t.Errorf("goal notices %v", notes)
 	}
 }

@@ -205,7 +205,10 @@ func (s *Service) publishNative(ctx context.Context, tx db.Tx, im *Import) error
 		return err
 	}
 	if im.MoveIn != nil {
-		if im.MoveIn.Readback, err = w.moveInReadback(ctx, im.MoveIn.Expected); err != nil {
+		if err := w.writeGoals(ctx, im.MoveIn.Goals); err != nil {
+			return err
+		}
+		if im.MoveIn.Readback, err = w.moveInReadback(ctx, im.MoveIn); err != nil {
 			return err
 		}
 	}

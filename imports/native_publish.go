@@ -186,6 +186,7 @@ func (w *nativeWriter) writeFile(ctx context.Context, f *native.File) error {
 		r := &f.Records[i]
 		byType[r.Type] = append(byType[r.Type], r)
 	}
+	w.noteFlows(byType["Account"], byType["Transaction"])
 	writers := map[string]func(context.Context, []*native.Record) error{
 		"Account": w.writeAccounts, "Balance": w.writeBalances,
 		"Category": w.writeTaxonomy, "Tag": w.writeTaxonomy, "Merchant": w.writeTaxonomy,

@@ -118,6 +118,8 @@ var revertStatements = []struct{ what, sql string }{
 	{"budget categories", `DELETE FROM budget_categories WHERE import_id = ?`},
 	{"entries", `DELETE FROM entries WHERE import_id = ?`},
 	{"rules", `DELETE FROM rules WHERE import_id = ?`},
+	// A goal a move-in wrote, unless a person changed it since (which made it theirs).
+	{"goals", `DELETE FROM category_goals WHERE import_id = ?`},
 	// A series detection proposed from the import's entries goes with them: with none of its
 	// account's entries left it stands on nothing, and it would keep the account.
 	{"proposed series", `DELETE FROM recurring_transactions t WHERE t.status = 'proposed' AND t.import_id IS NULL

@@ -14,7 +14,7 @@ import "tally/imports"
 var moveInKindLabels = map[string]string{
 	"accounts": "Accounts", "categories": "Categories (groups as parent categories)", "merchants": "Merchants (payees)",
 	"transactions": "Transactions", "splits": "Split parts", "transfers": "Transfers", "budget_months": "Budget months",
-	"series": "Recurring series", "rules": "Rules",
+	"series": "Recurring series", "rules": "Rules", "goals": "Goals",
 }
 
 // moveInWhat is a notice's kind in words.

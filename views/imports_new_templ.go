@@ -217,7 +217,7 @@ func NewImportPage(n NewImport) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					} else if n.Form.Error("file") == "" {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"mt-1 text-sm text-slate-500\">Up to 10 MB. A large Tally export can be sent in parts with the API's import sessions.</p>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"mt-1 text-sm text-slate-500\">Up to 10 MB, or 50 MB for an Actual or YNAB export. A large Tally export can be sent in parts with the API's import sessions.</p>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}

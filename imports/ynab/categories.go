@@ -1,6 +1,7 @@
 package ynab
 
 import (
+	"fmt"
 	"maps"
 	"slices"
 	"strings"
@@ -85,7 +86,25 @@ func goal(r category) (movein.Goal, bool) {
 	case "DEBT":
 		g.Kind = movein.GoalDebt
 	}
+	if (r.GoalType == "MF" || r.GoalType == "NEED") && !monthly(r) {
+		// An amount each week, year or few months is no amount each month.
+		g.Kind = movein.GoalOther
+		g.Text = fmt.Sprintf("%s of %s every %d of cadence %d", r.GoalType, g.Amount, deref(r.GoalEvery), deref(r.GoalCadence))
+	}
 	return g, true
+}
+
+// monthly reports whether a goal's amount comes round every month, as every goal's did before
+// YNAB gave goals a cadence.
+func monthly(r category) bool {
+	return deref(r.GoalCadence) <= 1 && deref(r.GoalEvery) <= 1
+}
+
+func deref(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
 }
 
 // months reads each month's budgets. Every category's positive balance carries into the next

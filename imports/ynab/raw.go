@@ -52,6 +52,10 @@ type category struct {
 	GoalType   string `json:"goal_type"` // TB, TBD, MF, NEED, DEBT
 	GoalTarget int64  `json:"goal_target"`
 	GoalMonth  string `json:"goal_target_month"`
+	// GoalCadence is how often a NEED or MF goal's amount comes round: 0 or 1 (or absent)
+	// monthly, 2 weekly, 13 yearly; every GoalEvery of them (0 or absent is 1).
+	GoalCadence *int `json:"goal_cadence"`
+	GoalEvery   *int `json:"goal_cadence_frequency"`
 }
 
 type month struct {

@@ -376,3 +376,27 @@ func TestLargeFilesCostLittle(t *testing.T) {
 		})
 	}
 }
+
+// A goal whose amount comes round every month is one of Tally's kinds; one of a week, a year
+// or every few months is read as a goal Tally cannot state, saying so.
+func TestGoalCadence(t *testing.T) {
+	ptr := func(n int) *int { return &n }
+	for _, tc := range []struct {
+		name      string
+		r         category
+		kind, say string
+	}{
+		{"a NEED before goals had a cadence", category{GoalType: "NEED", GoalTarget: 400000}, movein.GoalSpending, "NEED"},
+		{"a NEED each month", category{GoalType: "NEED", GoalTarget: 400000, GoalCadence: ptr(1), GoalEvery: ptr(1)}, movein.GoalSpending, "NEED"},
+		{"a NEED each week", category{GoalType: "NEED", GoalTarget: 50000, GoalCadence: ptr(2), GoalEvery: ptr(1)}, movein.GoalOther, "NEED of 50 every 1 of cadence 2"},
+		{"an MF every other month", category{GoalType: "MF", GoalTarget: 80000, GoalCadence: ptr(1), GoalEvery: ptr(2)}, movein.GoalOther, "MF of 80 every 2 of cadence 1"},
+		{"a TBD keeps its month whatever the cadence", category{GoalType: "TBD", GoalTarget: 1500000, GoalMonth: "2027-06-01", GoalCadence: ptr(13)}, movein.GoalBalance, "TBD"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			g, ok := goal(tc.r)
+			if !ok || g.Kind != tc.kind || g.Text != tc.say {
+				t.Errorf("goal %+v, want %s %q", g, tc.kind, tc.say)
+			}
+		})
+	}
+}

@@ -167,6 +167,9 @@ VALUES ('b0000000-0000-4000-8000-000000000010', 'f0000000-0000-4000-8000-0000000
 INSERT INTO budget_categories (id, family_id, budget_id, category_id, budgeted_spending, currency)
 VALUES ('b0000000-0000-4000-8000-000000000011', 'f0000000-0000-4000-8000-000000000001', 'b0000000-0000-4000-8000-000000000010',
         'c0000000-0000-4000-8000-000000000002', 400, 'EUR');
+INSERT INTO category_goals (id, family_id, category_id, kind, amount, by_month, currency)
+VALUES ('b0000000-0000-4000-8000-000000000013', 'f0000000-0000-4000-8000-000000000001', 'c0000000-0000-4000-8000-000000000002',
+        'balance', 1200, '2027-06-01', 'EUR');
 INSERT INTO budget_moves (id, family_id, month, from_category_id, to_category_id, amount, currency, reason, created_by)
 VALUES ('b0000000-0000-4000-8000-000000000012', 'f0000000-0000-4000-8000-000000000001', '2026-11-01',
         'c0000000-0000-4000-8000-000000000001', 'c0000000-0000-4000-8000-000000000002', 50, 'EUR', 'Party',
