@@ -392,6 +392,7 @@ func (m *moveIn) goals() {
 		m.counts["goals"]++
 	}
 }
+
 // budgetGoalKinds are the kinds of the source's goals that Tally's budgets keep, as theirs.
 var budgetGoalKinds = map[string]string{movein.GoalMonthly: budgets.GoalMonthly, movein.GoalSpending: budgets.GoalMonthly,
 	movein.GoalBalance: budgets.GoalBalance}
