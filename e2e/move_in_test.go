@@ -33,8 +33,8 @@ func TestMoveInFromActualInTheBrowser(t *testing.T) {
 		uploadFile(t, ctx, "field-file", export)
 		click(t, ctx, "new-import-submit")
 		visible(t, ctx, "move-in-counts")
-		if n := count(t, ctx, "move-in-count"); n != 9 {
-			t.Errorf("%d kinds counted, want 9", n)
+		if n := count(t, ctx, "move-in-count"); n != 10 {
+			t.Errorf("%d kinds counted, want 10 (goals too)", n)
 		}
 		if n := count(t, ctx, "move-in-notice"); n == 0 {
 			t.Error("no notice listed")
