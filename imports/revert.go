@@ -49,11 +49,6 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 		if err != nil {
 			return err
 		}
-		// DEMONSTRATION of issue 43, reverted by the next commit: work in proportion to the
-		// import's rows (60 µs each), about half again a revert's time at 20,000 rows.
-		if _, err := tx.NewRaw("SELECT pg_sleep(count(*) * 0.00006) FROM entries WHERE import_id = ?", id).Exec(ctx); err != nil {
-			return err
-		}
 		for _, stmt := range revertStatements {
 			if _, err := tx.NewRaw(stmt.sql, id).Exec(ctx); err != nil {
 				return fmt.Errorf("revert %s: %w", stmt.what, err)
