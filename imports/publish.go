@@ -133,7 +133,7 @@ func setStatus(ctx context.Context, tx db.Tx, id uuid.UUID, status string, errMs
 // import no longer importing and does nothing. A failure rolls everything back and marks the
 // import failed with the reason.
 func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
-	if _, err := s.DB.NewRaw(analyzeStaged).Exec(ctx); err != nil {
+	if err := timed(ctx, "statistics", func(ctx context.Context) error { _, err := s.DB.NewRaw(analyzeStaged).Exec(ctx); return err }); err != nil {
 		return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
 	}
 	written := 0
@@ -161,17 +161,23 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		// is history its own app's rules and its people already categorised, and is taken as
 		// it is (its rules run on what comes after it).
 		if !im.Type.Native() && !p.rulesRan {
-			if _, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, im.FamilyID, rules.Scope{ImportID: &id}); err != nil {
+			if err := timed(ctx, "rules", func(ctx context.Context) error {
+				_, err := (rules.Runner{Log: s.Log}).Run(ctx, tx, im.FamilyID, rules.Scope{ImportID: &id})
+				return err
+			}); err != nil {
 				return err
 			}
 		}
-		if err := p.dropUnusedMerchants(ctx); err != nil {
+		if err := timed(ctx, "merchants", p.dropUnusedMerchants); err != nil {
 			return err
 		}
 		// Then transfers between the family's accounts are proposed, unless they were with
 		// the rows (matchTransfers); an export names its own.
 		if !im.Type.Native() && p.transfers == nil {
-			if _, err := transfers.Match(ctx, tx, im.FamilyID, transfers.Scope{ImportID: &id}); err != nil {
+			if err := timed(ctx, "transfers", func(ctx context.Context) error {
+				_, err := transfers.Match(ctx, tx, im.FamilyID, transfers.Scope{ImportID: &id})
+				return err
+			}); err != nil {
 				return err
 			}
 		}
@@ -185,7 +191,7 @@ func (s *Service) RunPublish(ctx context.Context, id uuid.UUID) error {
 		return s.notify(ctx, tx, im, EventCompleted, nil, nil)
 	})
 	if err == nil {
-		s.refreshEntryStatistics(ctx, written)
+		_ = timed(ctx, "entry statistics", func(ctx context.Context) error { s.refreshEntryStatistics(ctx, written); return nil })
 	}
 	return s.finish(ctx, id, StatusImporting, StatusFailed, "publish", err)
 }

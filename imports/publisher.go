@@ -80,7 +80,7 @@ func (p *publisher) run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	return models.RecomputeBalances(ctx, p.tx, p.accounts)
+	return timed(ctx, "balances", func(ctx context.Context) error { return models.RecomputeBalances(ctx, p.tx, p.accounts) })
 }
 
 // perRow joins what query (which reads the row r) finds for each row as alias: a subquery per
@@ -116,25 +116,25 @@ func (p *publisher) publishEntries(ctx context.Context) error {
 	if err := p.checkAccounts(ctx); err != nil {
 		return err
 	}
-	if err := p.markDuplicates(ctx); err != nil {
+	if err := timed(ctx, "duplicates", p.markDuplicates); err != nil {
 		return err
 	}
 	if err := p.createSecurities(ctx); err != nil {
 		return err
 	}
-	if err := p.deriveMerchants(ctx); err != nil {
+	if err := timed(ctx, "merchants", p.deriveMerchants); err != nil {
 		return err
 	}
-	if err := p.stageRules(ctx); err != nil {
+	if err := timed(ctx, "rules", p.stageRules); err != nil {
 		return err
 	}
-	if err := p.matchTransfers(ctx); err != nil {
+	if err := timed(ctx, "transfers", p.matchTransfers); err != nil {
 		return err
 	}
-	if err := p.entryBatches(ctx); err != nil {
+	if err := timed(ctx, "entries", p.entryBatches); err != nil {
 		return err
 	}
-	if _, err := p.transfers.Write(ctx, p.tx); err != nil {
+	if err := timed(ctx, "transfers", func(ctx context.Context) error { _, err := p.transfers.Write(ctx, p.tx); return err }); err != nil {
 		return err
 	}
 	if err := p.openingBalance(ctx); err != nil {

@@ -16,8 +16,8 @@ import (
 )
 
 // TestMetricsOnTheirOwnListener runs `tally serve` with METRICS_ADDR: /metrics answers there,
-// not on the public listener, and counts requests by route, a publish and its rows, the
-// database pool, the job queue and the Go runtime.
+// not on the public listener, and counts requests by route, a publish and its rows and the
+// time of its phases, the database pool, the job queue and the Go runtime.
 func TestMetricsOnTheirOwnListener(t *testing.T) {
 	bin := buildBinary(t)
 	url := testkit.DatabaseURL(t)
@@ -63,6 +63,7 @@ func TestMetricsOnTheirOwnListener(t *testing.T) {
 		`tally_import_jobs_total{job="publish",outcome="ok",type="TransactionImport"} 1`,
 		`tally_import_rows_published_total{type="TransactionImport"} 2`,
 		`tally_job_duration_seconds_count{kind="import_publish",outcome="completed"} 1`,
+		`tally_import_publish_phase_seconds_total{phase="entries"}`, `tally_import_publish_phase_seconds_total{phase="duplicates"}`,
 		`tally_db_pool_connections{state="max"}`,
 		`tally_http_request_duration_seconds_bucket{method="POST",route="/api/v1/imports"`,
 		`go_goroutines`, `process_resident_memory_bytes`,

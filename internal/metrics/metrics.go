@@ -40,6 +40,12 @@ var (
 		Name: "tally_import_job_duration_seconds", Help: "Time import publishes and reverts run.",
 		Buckets: []float64{0.1, 0.5, 1, 2.5, 5, 10, 30, 60, 120, 300},
 	}, []string{"job", "type"})
+	// PublishPhases is the time publishes spent in each phase of their work: where a slow
+	// publish's time goes (the scale benchmark names each phase's share of it from these).
+	PublishPhases = prometheus.NewCounterVec(prometheus.CounterOpts{
+		Name: "tally_import_publish_phase_seconds_total",
+		Help: "Time import publishes spent in each phase (statistics, duplicates, merchants, rules, transfers, entries, balances, entry statistics).",
+	}, []string{"phase"})
 	// BankSyncs counts bank syncs by outcome; BankRequests the provider requests they used.
 	BankSyncs = prometheus.NewCounterVec(prometheus.CounterOpts{
 		Name: "tally_bank_syncs_total", Help: "Bank syncs by outcome (ok, failed, retried).",
@@ -63,7 +69,7 @@ var (
 )
 
 func init() {
-	Registry.MustRegister(HTTPRequests, HTTPDuration, ImportJobs, ImportRowsPublished, ImportDuration, BankSyncs,
+	Registry.MustRegister(HTTPRequests, HTTPDuration, ImportJobs, ImportRowsPublished, ImportDuration, PublishPhases, BankSyncs,
 		BankRequests, SSOSignIns, RateLimited, JobDuration,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 }
