@@ -30,7 +30,7 @@ const moveInRounds = 3
 // transactions, transfers and budgets go into another fresh family as Tally's own NDJSON
 // import (an import session's chunks, published to complete). It prints both medians and
 // their ratio, end to end, and fails when the move-in takes more than moveInOverNative times
-// the NDJSON import (times TALLY_BENCH_SLACK).
+// the NDJSON import.
 func BenchmarkMoveIn(b *testing.B) {
 	bin := buildBinary(b)
 	gen := actualtest.Generate(actualtest.TenYears)
@@ -74,7 +74,7 @@ func BenchmarkMoveIn(b *testing.B) {
 	}
 	b.StopTimer()
 	m, n := median(moveIns), median(natives)
-	ratio, bound := m.Seconds()/n.Seconds(), moveInOverNative*scaleSlack(b)
+	ratio, bound := m.Seconds()/n.Seconds(), moveInOverNative
 	peak := peakRSS(b, srv.process.Process.Pid)
 	b.ReportMetric(ratio, "x-native")
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
