@@ -21,6 +21,7 @@ type InvitationJSON struct {
 	CreatedAt apiTime `json:"created_at"`
 	Mailed    *bool   `json:"mailed,omitempty"`
 	AcceptURL string  `json:"accept_url,omitempty"`
+	MailError string  `json:"mail_error,omitempty"`
 }
 
 func invitationJSON(inv *models.Invitation) InvitationJSON {
@@ -32,7 +33,7 @@ func sentJSON(sent *members.Sent) InvitationJSON {
 	out := invitationJSON(sent.Invitation)
 	out.Mailed = &sent.Mailed
 	if !sent.Mailed {
-		out.AcceptURL = sent.Link
+		out.AcceptURL, out.MailError = sent.Link, sent.MailError
 	}
 	return out
 }

@@ -35,11 +35,13 @@ type Service struct {
 }
 
 // Sent is an invitation just created or resent: Link is its one-time link, shown to the admin
-// unless Mailed.
+// unless Mailed. MailError says why a mail that was to be sent was not: the invitation stands,
+// and the admin passes the link on by hand.
 type Sent struct {
 	Invitation *models.Invitation
 	Link       string
 	Mailed     bool
+	MailError  string
 }
 
 // Link returns the page an invitation's token opens.
@@ -62,7 +64,8 @@ func (s *Service) Invite(ctx context.Context, admin *models.User, email string, 
 	if err != nil {
 		return nil, err
 	}
-	return sent, s.mail(ctx, admin, sent)
+	s.mail(ctx, admin, sent)
+	return sent, nil
 }
 
 // Resend gives the family's pending invitation id a new link and a new week, and sends it
@@ -86,7 +89,8 @@ func (s *Service) Resend(ctx context.Context, admin *models.User, id uuid.UUID, 
 	if err != nil {
 		return nil, err
 	}
-	return sent, s.mail(ctx, admin, sent)
+	s.mail(ctx, admin, sent)
+	return sent, nil
 }
 
 // Revoke ends the family's pending invitation id: its link no longer works.
@@ -374,10 +378,11 @@ func refuseLastAdmin(ctx context.Context, tx db.Tx, m *models.User, what string)
 	return apperr.New(apperr.Conflict, m.DisplayName()+" is the family's only admin and cannot be "+what+": make another member admin first.")
 }
 
-// mail sends the invitation when mail is set up; otherwise the admin is shown the link.
-func (s *Service) mail(ctx context.Context, admin *models.User, sent *Sent) error {
+// mail sends the invitation when mail is set up; otherwise, or when sending fails, the admin
+// is shown the link. A failure does not undo the invitation, which is already written.
+func (s *Service) mail(ctx context.Context, admin *models.User, sent *Sent) {
 	if !s.SendMail {
-		return nil
+		return
 	}
 	family := admin.Family.Name
 	err := s.Mailer.Send(ctx, mail.Message{
@@ -389,10 +394,10 @@ func (s *Service) mail(ctx context.Context, admin *models.User, sent *Sent) erro
 		Link: sent.Link,
 	})
 	if err != nil {
-		return fmt.Errorf("mail invitation %s: %w", sent.Invitation.ID, err)
+		sent.MailError = err.Error()
+		return
 	}
 	sent.Mailed = true
-	return nil
 }
 
 // invitationEvent is the audit event of kind about inv, by admin (nil for the invitee or the

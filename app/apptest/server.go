@@ -145,6 +145,15 @@ func NewClient(tb testing.TB, srv *Server) *testkit.Client {
 type Outbox struct {
 	mu       sync.Mutex
 	Messages []mail.Message
+	refusal  error
+}
+
+// Refuse makes every Send fail with err, as a mail server that will not take the message
+// does; nil accepts again.
+func (o *Outbox) Refuse(err error) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.refusal = err
 }
 
 var _ mail.Mailer = (*Outbox)(nil)
@@ -153,6 +162,9 @@ var _ mail.Mailer = (*Outbox)(nil)
 func (o *Outbox) Send(_ context.Context, m mail.Message) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if o.refusal != nil {
+		return o.refusal
+	}
 	o.Messages = append(o.Messages, m)
 	return nil
 }
