@@ -642,13 +642,16 @@ func TestActualMoveInKeepsTheFamilysTransfer(t *testing.T) {
 	}
 }
 
-// Reading an export is bounded by a time of its own (imports.Limits.MoveInReadTime), shorter
-// than a request's: an export that takes longer is refused with a 422 naming the limit, at
-// create and at preflight, not left to the request's timeout and its 503.
+// Reading an export is bounded by a time of its own (MOVE_IN_READ_TIMEOUT), shorter than a
+// request's: an export that takes longer is refused with a 422 naming the limit, at create
+// and at preflight, not left to the request's timeout and its 503.
 func TestMoveInReadingIsBoundedInTime(t *testing.T) {
 	t.Parallel()
-	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true})
-	e.srv.Imports.Limits.MoveInReadTime = time.Nanosecond
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"MOVE_IN_READ_TIMEOUT": "45s"}})
+	if got := e.srv.Imports.Limits.MoveInReadTime; got != 45*time.Second {
+		t.Fatalf("MOVE_IN_READ_TIMEOUT=45s gave the imports %s", got)
+	}
+	e.srv.Imports.Limits.MoveInReadTime = time.Nanosecond // below what the variable allows, so that every export is too slow
 	for _, c := range []struct{ file, typ, path string }{
 		{"actual-household.zip", "ActualImport", "/api/v1/imports"},
 		{"ynab-household.json", "YnabImport", "/api/v1/imports"},
