@@ -134,9 +134,12 @@ func EncryptionKeys(cfg config.Config) (*secrets.Keys, error) {
 // them: what `tally security:backfill_encryption` re-encrypts.
 var EncryptedColumns = slices.Concat(sso.EncryptedColumns, banksync.EncryptedColumns, mfa.EncryptedColumns, webhooks.EncryptedColumns)
 
-// ImportLimits are the 10 MB content cap and the configured row and record limits.
+// ImportLimits are the 10 MB content cap, the configured row and record limits and the time
+// a move-in's export may take to read.
 func ImportLimits(cfg config.Config) imports.Limits {
-	return imports.LimitsOf(cfg.ImportMaxRows, cfg.ImportMaxRecords, cfg.MaxConcurrentUploads)
+	l := imports.LimitsOf(cfg.ImportMaxRows, cfg.ImportMaxRecords, cfg.MaxConcurrentUploads)
+	l.MoveInReadTime = cfg.MoveInReadTimeout
+	return l
 }
 
 // NewBank is the bank-sync service for cfg, with the keys of its encrypted access URLs and

@@ -116,6 +116,10 @@ type Config struct {
 	// 30s): its database statements are cancelled past it, nothing is written, and it answers
 	// 503. Streams (the export) are left out.
 	RequestTimeout time.Duration
+	// MoveInReadTimeout bounds the reading of a move-in's export, its conversion and storing
+	// (MOVE_IN_READ_TIMEOUT, default 20s); past it the upload is refused naming the limit.
+	// Keep it under RequestTimeout, or the request's 503 comes first.
+	MoveInReadTimeout time.Duration
 	// BodyTimeout is how long a request body may go without a byte arriving before the
 	// connection is cut (REQUEST_BODY_TIMEOUT, default 60s); a slow upload that keeps coming
 	// is never cut.
@@ -277,6 +281,7 @@ func Load(getenv func(string) string) (Config, error) {
 		{"OAUTH_ACCESS_TOKEN_TTL", &c.OAuthAccessTokenTTL, time.Hour, time.Minute, "at least a minute, such as 1h or 2160h"},
 		{"OAUTH_REFRESH_TOKEN_TTL", &c.OAuthRefreshTokenTTL, 90 * 24 * time.Hour, time.Minute, "at least a minute, such as 1h or 2160h"},
 		{"REQUEST_TIMEOUT", &c.RequestTimeout, 30 * time.Second, time.Second, "at least a second, such as 30s or 2m"},
+		{"MOVE_IN_READ_TIMEOUT", &c.MoveInReadTimeout, 20 * time.Second, time.Second, "at least a second, such as 20s or 1m"},
 		{"REQUEST_BODY_TIMEOUT", &c.BodyTimeout, time.Minute, time.Second, "at least a second, such as 60s"},
 		{"SHUTDOWN_TIMEOUT", &c.ShutdownTimeout, 20 * time.Second, time.Second, "at least a second, such as 20s or 2m"},
 	} {

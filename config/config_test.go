@@ -4,6 +4,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 )
 
 func env(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
@@ -13,7 +14,8 @@ func TestLoadDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.ListenAddr != "127.0.0.1:3000" || !c.LocalLoginEnabled || c.LocalAdminOverrideEnabled || c.LogLevel != slog.LevelInfo {
+	if c.ListenAddr != "127.0.0.1:3000" || !c.LocalLoginEnabled || c.LocalAdminOverrideEnabled || c.LogLevel != slog.LevelInfo ||
+		c.MoveInReadTimeout != 20*time.Second {
 		t.Fatalf("defaults wrong: %+v", c)
 	}
 }
@@ -32,6 +34,7 @@ func TestLoadNamesTheBadVariable(t *testing.T) {
 		"AUTH_REQUIRE_MFA":                  {"AUTH_REQUIRE_MFA": "everyone"},
 		"REQUEST_TIMEOUT":                   {"REQUEST_TIMEOUT": "10ms"},
 		"REQUEST_BODY_TIMEOUT":              {"REQUEST_BODY_TIMEOUT": "soon"},
+		"MOVE_IN_READ_TIMEOUT":              {"MOVE_IN_READ_TIMEOUT": "500ms"},
 		"SHUTDOWN_TIMEOUT":                  {"SHUTDOWN_TIMEOUT": "0s"},
 	}
 	for name, vars := range cases {

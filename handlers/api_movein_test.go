@@ -759,3 +759,37 @@ func TestActualMoveInKeepsTheFamilysTransfer(t *testing.T) {
 		t.Errorf("%d transfers, want the family's one", n)
 	}
 }
+
+// Reading an export is bounded by a time of its own (MOVE_IN_READ_TIMEOUT), shorter than a
+// request's: an export that takes longer is refused with a 422 naming the limit, at create
+// and at preflight, not left to the request's timeout and its 503.
+func TestMoveInReadingIsBoundedInTime(t *testing.T) {
+	t.Parallel()
+	e := newImportEnv(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"MOVE_IN_READ_TIMEOUT": "45s"}})
+	if got := e.srv.Imports.Limits.MoveInReadTime; got != 45*time.Second {
+		t.Fatalf("MOVE_IN_READ_TIMEOUT=45s gave the imports %s", got)
+	}
+	e.srv.Imports.Limits.MoveInReadTime = time.Nanosecond // below what the variable allows, so that every export is too slow
+	for _, c := range []struct{ file, typ, path string }{
+		{"actual-household.zip", "ActualImport", "/api/v1/imports"},
+		{"ynab-household.json", "YnabImport", "/api/v1/imports"},
+		{"actual-household.zip", "auto", "/api/v1/imports/preflight"},
+	} {
+		content, err := os.ReadFile("testdata/" + c.file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, ct := multipartBody(t, map[string]string{"type": c.typ}, c.file, "application/octet-stream", content)
+		r := e.c.Do(http.MethodPost, c.path, body, map[string]string{"Content-Type": ct, "X-Api-Key": e.write})
+		want := http.StatusUnprocessableEntity
+		if strings.HasSuffix(c.path, "preflight") {
+			want = http.StatusOK // the preflight lists it among the file's errors
+		}
+		if r.Status != want || !strings.Contains(r.Body, "read_time_exceeded") || !strings.Contains(r.Body, "could not be read within 1ns") {
+			t.Errorf("%s to %s: %d %.400s", c.file, c.path, r.Status, r.Body)
+		}
+	}
+	if n := e.count(t, "SELECT count(*) FROM imports WHERE family_id = ?", e.user.FamilyID); n != 0 {
+		t.Errorf("%d imports stored, want none", n)
+	}
+}

@@ -2,7 +2,9 @@ package imports_test
 
 import (
 	"context"
+	"runtime/debug"
 	"testing"
+	"time"
 
 	"tally/imports"
 	"tally/imports/actual/actualtest"
@@ -49,5 +51,50 @@ func TestLargeMoveInInLittleMemory(t *testing.T) {
 	}
 	if got.Readback == nil || got.Readback.Status != imports.ReadbackMatched {
 		t.Errorf("the records read back %+v, want matched", got.Readback)
+	}
+}
+
+// TestFiftyMBMoveInInLittleMemory takes the path a person takes with an Actual export of the
+// largest size a move-in accepts (280,000 transactions, 44 MB zipped, 119 MB of records):
+// uploaded for review (Create without publish), then published. It runs under the memory
+// limit `tally serve` sets (256 MiB) and bounds the heap each step takes above the export at
+// its peak, garbage included, as a server's memory follows it. When the records were made in
+// one buffer and stored as one value, the records alone were held three times over (the
+// buffer and the database driver's two copies of it).
+func TestFiftyMBMoveInInLittleMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("moves in a budget of 280,000 transactions")
+	}
+	defer debug.SetMemoryLimit(debug.SetMemoryLimit(256 << 20))
+	im := newImporter(t)
+	im.s.Limits.MoveInReadTime = 10 * time.Minute // the time a loaded machine takes is not what is measured
+	shape := actualtest.TenYears
+	shape.Transactions = 280_000
+	export := actualtest.Generate(shape).Zip(t)
+	req := imports.Request{FamilyID: im.user.FamilyID, UserID: im.user.ID, Type: string(imports.ActualImport),
+		Upload: imports.Upload{Content: export, Present: true, FromFile: true}}
+	var d *imports.Detail
+	var err error
+	upload := memtest.Measure(func() { d, err = im.s.Create(context.Background(), req) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Import.Problems) > 0 {
+		t.Fatalf("the move-in's records have problems: %v", d.Import.Problems)
+	}
+	var status string
+	publish := memtest.Measure(func() { status = im.publish(d.ID) })
+	if status != imports.StatusComplete {
+		t.Fatalf("publish ended %s", status)
+	}
+	for _, step := range []struct {
+		name string
+		u    memtest.Usage
+	}{{"the upload for review", upload}, {"the publish", publish}} {
+		peak, live := step.u.MB()
+		t.Logf("%.1f MB export, %s: peak heap %.0f MB, live %.0f MB", memtest.MB(uint64(len(export))), step.name, peak, live)
+		if peak > 240 {
+			t.Errorf("%s peaked at %.0f MB of heap, want under 240 MB", step.name, peak)
+		}
 	}
 }

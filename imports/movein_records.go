@@ -1,7 +1,6 @@
 package imports
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -27,7 +26,7 @@ var MoveInKinds = []string{"accounts", "categories", "merchants", "transactions"
 
 // moveIn is a source's budget as native records.
 type moveIn struct {
-	ndjson  bytes.Buffer
+	out     *pieceWriter
 	counts  map[string]int
 	notices []movein.Notice
 	b       *movein.Budget
@@ -40,9 +39,10 @@ type moveIn struct {
 	goalList   []MoveInGoal
 }
 
-// moveInRecords turns a read and settled budget into the native import's records.
-func moveInRecords(b *movein.Budget) *moveIn {
-	m := &moveIn{counts: map[string]int{}, b: b, accountTypes: map[string]models.AccountType{},
+// moveInRecords turns a read and settled budget into the native import's records, written to
+// out a piece at a time; out's error is the first its store returned.
+func moveInRecords(b *movein.Budget, out *pieceWriter) *moveIn {
+	m := &moveIn{out: out, counts: map[string]int{}, b: b, accountTypes: map[string]models.AccountType{},
 		payees: map[string]movein.Payee{}, categories: map[string]movein.Category{}, tallyNames: map[string]string{}}
 	for _, k := range MoveInKinds {
 		m.counts[k] = 0
@@ -72,8 +72,7 @@ func (m *moveIn) note(what, entity, id, name, format string, args ...any) {
 // add writes one record.
 func (m *moveIn) add(typ string, data map[string]any) {
 	line, _ := json.Marshal(map[string]any{"type": typ, "data": data})
-	m.ndjson.Write(line)
-	m.ndjson.WriteByte('\n')
+	m.out.write(line)
 }
 
 // number is a decimal as an exact JSON number.

@@ -13,8 +13,19 @@ import (
 	"tally/imports/movein"
 )
 
+// converted is a budget's conversion, its records written to ndjson.
+func converted(t *testing.T, b *movein.Budget) (*moveIn, string) {
+	t.Helper()
+	var ndjson strings.Builder
+	m, err := convertMoveIn(b, func(_ int, piece []byte) error { ndjson.Write(piece); return nil })
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, ndjson.String()
+}
+
 // records reads a move-in's NDJSON back as (type, data) pairs.
-func records(t *testing.T, m *moveIn) []struct {
+func records(t *testing.T, ndjson string) []struct {
 	Type string
 	Data map[string]any
 } {
@@ -23,7 +34,7 @@ func records(t *testing.T, m *moveIn) []struct {
 		Type string
 		Data map[string]any
 	}
-	sc := bufio.NewScanner(strings.NewReader(m.ndjson.String()))
+	sc := bufio.NewScanner(strings.NewReader(ndjson))
 	for sc.Scan() {
 		var r struct {
 			Type string
@@ -56,9 +67,9 @@ func TestMoveInSchedulesOnTallysIntervals(t *testing.T) {
 		b.Schedules = append(b.Schedules, movein.Schedule{ID: s.name, Name: s.name, Amount: decimal.NewFromInt(10),
 			Min: decimal.NewFromInt(10), Max: decimal.NewFromInt(10), Repeat: s.r, Start: next.AddDate(0, -6, 0), Next: next, Active: true})
 	}
-	m := moveInRecords(b)
+	m, ndjson := converted(t, b)
 	got := map[string]string{}
-	for _, r := range records(t, m) {
+	for _, r := range records(t, ndjson) {
 		if r.Type == "RecurringTransaction" {
 			got[r.Data["name"].(string)] = r.Data["interval"].(string) + " next " + r.Data["next_expected_date"].(string) +
 				" on " + fmt.Sprint(r.Data["expected_day_of_month"]) + " " + r.Data["tally_status"].(string)
@@ -105,9 +116,9 @@ func TestMoveInRulesInTallysWords(t *testing.T) {
 			{ID: "r3", Match: "all", Expressible: true, Conditions: []movein.Condition{{Field: "payee", Op: "is", Value: "pt"}},
 				Actions: []movein.Action{{Field: "category", Op: "set", Value: "c"}}},
 		}}
-	m := moveInRecords(b)
+	m, ndjson := converted(t, b)
 	var rules []string
-	for _, r := range records(t, m) {
+	for _, r := range records(t, ndjson) {
 		if r.Type == "Rule" {
 			j, _ := json.Marshal([]any{r.Data["conditions"], r.Data["actions"]})
 			rules = append(rules, string(j))
@@ -155,7 +166,7 @@ func TestMoveInGoalsBecomeTallysGoals(t *testing.T) {
 			{CategoryID: "g", Kind: movein.GoalDebt, Amount: decimal.NewFromInt(90), Text: "DEBT"},
 			{CategoryID: "h", Kind: movein.GoalSpending, Amount: decimal.NewFromInt(40), Text: "NEED"},
 		}}
-	m := moveInRecords(b)
+	m, _ := converted(t, b)
 	var got []string
 	for _, g := range m.goalList {
 		got = append(got, fmt.Sprintf("%s %s %s %s", g.Category, g.Kind, g.Amount, g.By))

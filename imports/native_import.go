@@ -74,28 +74,11 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 	if err := s.checkNativeUpload(req.Upload); err != nil {
 		return nil, err
 	}
-	return s.storeNative(ctx, req, NativeImport, req.Upload.Content, nil)
-}
-
-// storeNative stores an import of native records (content): a NativeImport's file, or a
-// move-in's budget as records, with what its dry run found (mi).
-func (s *Service) storeNative(ctx context.Context, req Request, typ Type, content []byte, mi *MoveIn) (*Detail, error) {
-	readFile := readNative
-	if typ.MoveIn() {
-		readFile = readMoveInRecords
-	}
-	f := readFile(content)
-	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending,
-		ByteSize: len(req.Upload.Content), RowsCount: f.RowsCount, ValidRowsCount: f.ValidRowsCount,
-		ExpectedRecordCounts: f.Counts, Problems: capFindings(f.Problems), Warnings: capFindings(f.Warnings), Summary: Summary{},
-		MoveIn: mi}
-	if req.UserID != uuid.Nil {
-		im.UserID = &req.UserID
-	}
-	im.Filename = strPtr(defaultString(req.Upload.Filename, "import.ndjson"))
-	im.ContentType = strPtr(defaultString(req.Upload.ContentType, "application/x-ndjson"))
-	im.Encoding = strPtr("UTF-8")
-	im.Config = defaultConfig()
+	content := req.Upload.Content
+	f := readNative(content)
+	im := newNativeImport(req, NativeImport)
+	im.RowsCount, im.ValidRowsCount, im.ExpectedRecordCounts = f.RowsCount, f.ValidRowsCount, f.Counts
+	im.Problems, im.Warnings = capFindings(f.Problems), capFindings(f.Warnings)
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		if _, err := tx.NewInsert().Model(im).ExcludeColumn("content").Exec(ctx); err != nil {
 			return fmt.Errorf("insert import: %w", err)
@@ -106,12 +89,33 @@ func (s *Service) storeNative(ctx context.Context, req Request, typ Type, conten
 	if err != nil {
 		return nil, err
 	}
+	return s.stored(ctx, req, im.ID)
+}
+
+// newNativeImport is the pending import of native records a request makes, before its file
+// is read.
+func newNativeImport(req Request, typ Type) *Import {
+	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending,
+		ByteSize: len(req.Upload.Content), Summary: Summary{}}
+	if req.UserID != uuid.Nil {
+		im.UserID = &req.UserID
+	}
+	im.Filename = strPtr(defaultString(req.Upload.Filename, "import.ndjson"))
+	im.ContentType = strPtr(defaultString(req.Upload.ContentType, "application/x-ndjson"))
+	im.Encoding = strPtr("UTF-8")
+	im.Config = defaultConfig()
+	return im
+}
+
+// stored is a stored import of native records as Create answers it: published first when the
+// request asks.
+func (s *Service) stored(ctx context.Context, req Request, id uuid.UUID) (*Detail, error) {
 	if req.Publish {
-		if err := s.Publish(ctx, req.FamilyID, im.ID); err != nil {
-			return nil, &PublishError{ImportID: im.ID, Err: err}
+		if err := s.Publish(ctx, req.FamilyID, id); err != nil {
+			return nil, &PublishError{ImportID: id, Err: err}
 		}
 	}
-	got, err := Get(ctx, s.DB, req.FamilyID, im.ID)
+	got, err := Get(ctx, s.DB, req.FamilyID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -232,16 +236,14 @@ func chunkCount(im *Import) int {
 	return 1
 }
 
-// eachNativeFile reads the import's file, or each chunk of a session in sequence with the
-// source ids of the earlier ones known, and hands each to fn. One chunk is in memory at a time.
+// eachNativeFile reads the import's file, or each chunk of a session (or piece of a move-in's
+// records) in sequence with the source ids of the earlier ones known, and hands each to fn.
+// One chunk is in memory at a time.
 func (s *Service) eachNativeFile(ctx context.Context, idb db.Tx, im *Import, fn func(int, *native.File) error) error {
-	if !im.Session {
+	if !im.Session && !im.Type.MoveIn() {
 		content, err := Content(ctx, idb, im.FamilyID, im.ID)
 		if err != nil {
 			return err
-		}
-		if im.Type.MoveIn() {
-			return eachMoveInPiece(content, fn)
 		}
 		return fn(1, readNative(content))
 	}

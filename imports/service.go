@@ -27,6 +27,9 @@ type Limits struct {
 	// MaxMoveInBytes is the largest file of a budget moving in from another app (an Actual
 	// export of decades is tens of megabytes); zero is the readers' own bound, 50 MB.
 	MaxMoveInBytes int
+	// MoveInReadTime bounds the reading of a move-in's export, its conversion to records and
+	// their storing; zero is DefaultMoveInReadTime.
+	MoveInReadTime time.Duration
 	// MaxRows is the most rows one import may publish.
 	MaxRows int
 	// MaxRecords is the most records one NativeImport (a file, or a session's chunks) may
