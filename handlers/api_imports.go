@@ -421,6 +421,14 @@ func parseForm(r *http.Request) error {
 	return nil
 }
 
+// handover gives *req to its reader and keeps none of its file, so that the file can be let go
+// as soon as it is read (a move-in's export is then no longer held beside its budget).
+func handover(req *imports.Request) imports.Request {
+	r := *req
+	req.Upload.Content = nil
+	return r
+}
+
 // apiImportCreate is POST /api/v1/imports.
 func (a *app) apiImportCreate(c echo.Context) error {
 	req, err := a.importRequest(c)
@@ -428,7 +436,7 @@ func (a *app) apiImportCreate(c echo.Context) error {
 		return err
 	}
 	return a.idempotent(c, req, func() (int, any, error) {
-		d, err := a.Imports.Create(c.Request().Context(), req)
+		d, err := a.Imports.Create(c.Request().Context(), handover(&req))
 		if err != nil {
 			return 0, nil, err
 		}

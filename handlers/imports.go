@@ -417,7 +417,7 @@ func (a *app) importCreate(c echo.Context) error {
 			}
 		}
 		var d *imports.Detail
-		if d, err = a.Imports.Create(c.Request().Context(), req); err == nil {
+		if d, err = a.Imports.Create(c.Request().Context(), handover(&req)); err == nil {
 			a.flash(c, "success", "File uploaded. Check what was found, then publish it.")
 			return redirect(c, "/imports/"+d.ID.String())
 		}

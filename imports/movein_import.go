@@ -147,11 +147,14 @@ func (s *Service) createMoveIn(ctx context.Context, req Request) (*Detail, error
 	typ := Type(req.Type)
 	readCtx, stop := s.readingMoveIn(ctx)
 	defer stop()
+	im := newNativeImport(req, typ)
 	b, err := s.readMoveIn(readCtx, typ, req.Upload)
 	if err != nil {
 		return nil, s.moveInTooSlow(readCtx, err)
 	}
-	im := newNativeImport(req, typ)
+	// The export is read: let it go (its caller hands it over too) before
+	// its records are made beside the budget.
+	req.Upload.Content = nil
 	err = s.DB.InTx(readCtx, func(ctx context.Context, tx db.Tx) error {
 		if _, err := tx.NewInsert().Model(im).ExcludeColumn("content").Exec(ctx); err != nil {
 			return fmt.Errorf("insert import: %w", err)
