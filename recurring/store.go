@@ -200,10 +200,12 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 		)
 		SELECT f.probe, `+txnColumns+` FROM fresh f
 		JOIN LATERAL (
-			-- a merchant's, from entries_merchant_idx alone (no name: the merchant is the group)
+			-- a merchant's, from entries_merchant_idx alone (no name: the merchant is the group;
+			-- no family: the merchant is one of the family's new transactions', so its entries
+			-- are the family's)
 			(SELECT e.id, e.account_id, e.merchant_id, NULL::text AS name, e.date, e.amount, e.currency, e.category_id
 				FROM entries e WHERE f.merchant_id IS NOT NULL AND e.merchant_id = f.merchant_id AND e.amount BETWEEN f.lo AND f.hi
-				AND e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date LIMIT ?8)
+				AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date LIMIT ?8)
 			UNION ALL
 			(SELECT e.id, e.account_id, e.merchant_id, e.name, e.date, e.amount, e.currency, e.category_id
 				FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
