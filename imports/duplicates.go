@@ -68,7 +68,8 @@ const bankIDRule = `CASE
 // ANALYZE of the table (a publish's, see analyzeStaged) and holds up the next. So the query
 // joins nothing large with anything: it reads the rows once (p), probes the account's entries
 // once for each distinct day, amount and currency of them (k, e: a subquery per key the
-// planner cannot turn into a join, OFFSET 0, through entries_account_day_amount_idx), counted
+// planner cannot turn into a join, OFFSET 0, through entries_transfer_match_idx: the family's
+// transactions of one day and amount, a split's whole and not its parts), counted
 // by name, and then sorts the rows among those counts: window functions over one stream, not
 // rows compared pairwise. Equal rows share one probe, and an entry's name is worked out once
 // for its key, not once for each row of its day and amount (a file with 29 rows a day and
@@ -101,8 +102,9 @@ func rowMatches(bankIDs bool) string {
 			SELECT k.*, x.name, x.n FROM k CROSS JOIN LATERAL (
 				SELECT ` + normalized("coalesce(e.original_name, e.name)") + ` AS name, count(*) AS n
 				FROM entries e
-				WHERE e.account_id = k.account_id AND e.date = k.date AND e.amount = k.amount AND e.currency = k.currency
-					AND e.kind = 'transaction' AND e.import_id IS DISTINCT FROM ?0
+				WHERE e.family_id = ?2 AND e.amount = k.amount AND e.date = k.date
+					AND e.kind = 'transaction' AND e.parent_id IS NULL
+					AND e.account_id = k.account_id AND e.currency = k.currency AND e.import_id IS DISTINCT FROM ?0
 					AND (k.no_id OR e.external_id IS NULL OR e.source IS DISTINCT FROM k.source)
 				GROUP BY 1 OFFSET 0) x),
 		-- The rows and the entries of their keys, less the rows whose key has none (which

@@ -122,7 +122,7 @@ func spending(n int, accounts ...string) string {
 }
 
 // checkOnePass fails unless the plan reads the import's rows once and reaches entries only
-// by probing an account's entries of one day and amount.
+// by probing the family's entries of one day and amount.
 func checkOnePass(t *testing.T, what string, plan testkit.PlanNode, raw string) {
 	t.Helper()
 	var rows []testkit.PlanNode
@@ -134,7 +134,7 @@ func checkOnePass(t *testing.T, what string, plan testkit.PlanNode, raw string) 
 		case n.Relation == "entries" && n.Type == "Seq Scan":
 			other = true
 		case strings.HasPrefix(n.Index, "entries_"):
-			if n.Index == "entries_account_day_amount_idx" && strings.Contains(n.IndexCond, "date =") && strings.Contains(n.IndexCond, "amount =") {
+			if n.Index == "entries_transfer_match_idx" && strings.Contains(n.IndexCond, "date =") && strings.Contains(n.IndexCond, "amount =") {
 				probes++
 			} else {
 				other = true
@@ -145,7 +145,7 @@ func checkOnePass(t *testing.T, what string, plan testkit.PlanNode, raw string) 
 		t.Errorf("%s does not read the import's rows once (%d scans of them):\n%s", what, len(rows), raw)
 	}
 	if probes == 0 || other {
-		t.Errorf("%s reads entries other than by account, day and amount:\n%s", what, raw)
+		t.Errorf("%s reads entries other than by day and amount:\n%s", what, raw)
 	}
 }
 

@@ -164,8 +164,9 @@ func described(ctx context.Context, db bun.IDB, familyID uuid.UUID, found []Foun
 // group whose amount could share a series with its own (twice its tolerance apart at most):
 // its merchant's through entries_merchant_idx (merchant, amount, date), which holds every
 // column this read needs (an index-only scan of the rows vacuum has marked visible), or
-// without a merchant its account's through entries_account_day_amount_idx. The new transactions' ranges of one group
-// are merged first, so that no row is read twice. Its cost follows the new rows and their
+// without a merchant its account's through entries_transfer_match_idx (family, amount,
+// date). The new transactions' ranges of one group are merged first, so that no row is read
+// twice. Its cost follows the new rows and their
 // look-alikes, not the size of the history. It removes nothing: a group's other series are
 // not all read.
 func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID, scope Scope, today time.Time) (Result, error) {
@@ -208,7 +209,7 @@ func (s *Service) DetectNew(ctx context.Context, db bun.IDB, familyID uuid.UUID,
 				AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date LIMIT ?8)
 			UNION ALL
 			(SELECT e.id, e.account_id, e.merchant_id, e.name, e.date, e.amount, e.currency, e.category_id
-				FROM entries e WHERE f.merchant_id IS NULL AND e.account_id = f.account_id AND e.merchant_id IS NULL
+				FROM entries e WHERE f.merchant_id IS NULL AND e.family_id = ?0 AND e.account_id = f.account_id AND e.merchant_id IS NULL
 				AND e.date >= ?2::date AND e.date <= ?3::date AND e.amount BETWEEN f.lo AND f.hi
 				AND `+ledgerFilter+` AND recurring_key(NULL, e.name) = f.name_key LIMIT ?8)
 		) e ON true`,
