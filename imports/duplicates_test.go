@@ -154,3 +154,24 @@ func TestContentRuleKeepsCurrenciesApart(t *testing.T) {
 		t.Errorf("rules %q, want %q", got, want)
 	}
 }
+
+// TestASplitsPartsAreNotDuplicates uploads again, split into two parts since, a transaction of
+// the account: a row of a part's day and amount is new, as the ledger has the whole and not the
+// part as a transaction of the account, while the whole's own row is still its duplicate.
+func TestASplitsPartsAreNotDuplicates(t *testing.T) {
+	t.Parallel()
+	im := newImporter(t)
+	acct := im.account("Girokonto")
+	if status := im.publish(im.upload("date,amount,name\n2025-03-02,-42.10,REWE Markt\n", &acct).ID); status != imports.StatusComplete {
+		t.Fatalf("the first file ended %s", status)
+	}
+	if _, err := im.d.NewRaw(`INSERT INTO entries (id, family_id, account_id, kind, date, amount, currency, name, parent_id)
+		SELECT gen_random_uuid(), family_id, account_id, 'transaction', date, sign(amount) * part, currency, 'Groceries', id
+		FROM entries, (VALUES (30.00), (12.10)) AS p (part) WHERE account_id = ? AND name = 'REWE Markt'`, acct).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	again := im.upload("date,amount,name\n2025-03-02,-30.00,Groceries\n2025-03-02,-42.10,Kartenzahlung\n", &acct)
+	if got, want := im.rowRules(again), "1:- 2:likely"; got != want {
+		t.Errorf("rules %q, want %q", got, want)
+	}
+}
