@@ -117,12 +117,10 @@ func (s *Service) goals(ctx context.Context, familyID uuid.UUID) (map[uuid.UUID]
 // monthsTo is how many months from month to the goal's due month, both counted: 1 for a goal
 // with no due month, or one already due, which the month is to reach alone.
 func (g *Goal) monthsTo(month reports.Month) int {
-	n := 1
 	if g.By == nil {
-		return n
+		return 1
 	}
-	for m := month; m.First().Before(g.By.First()); m = m.Next() {
-		n++
-	}
-	return n
+	// Counted, not walked: a due month far ahead costs no more than a near one.
+	ahead := (g.By.Year-month.Year)*12 + int(g.By.Month) - int(month.Month)
+	return max(ahead, 0) + 1
 }

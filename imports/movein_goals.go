@@ -9,6 +9,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun/dialect/pgdialect"
 
+	"tally/budgets"
 	"tally/imports/movein"
 )
 
@@ -59,7 +60,7 @@ func (s *Service) noteGoalsHeld(ctx context.Context, familyID uuid.UUID, m *move
 // describe says a goal in a few words: "300 each month", "1200 by 2027-06".
 func (g MoveInGoal) describe() string {
 	switch {
-	case g.Kind == "monthly":
+	case g.Kind == budgets.GoalMonthly:
 		return g.Amount.String() + " each month"
 	case g.By != "":
 		return "a balance of " + g.Amount.String() + " by " + g.By
