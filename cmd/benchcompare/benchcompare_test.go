@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"tally/internal/scalefile"
 )
 
 func TestRoundOrderAlternates(t *testing.T) {
@@ -66,12 +68,12 @@ func TestTableShowsRoundsMedianAndRatioOverTheFirstBuild(t *testing.T) {
 }
 
 func TestTheFileIsTheScaleMatrixLayoutUnderTheSizeLimit(t *testing.T) {
-	file := csvFile(245_087)
+	file := scalefile.CSV(245_087)
 	if len(file) > maxFileBytes {
 		t.Fatalf("the file is %d bytes, over the import's %d", len(file), maxFileBytes)
 	}
 	lines := strings.Split(strings.TrimSuffix(file, "\n"), "\n")
-	if len(lines) != 245_088 || lines[0] != strings.TrimSuffix(fileHeader, "\n") {
+	if len(lines) != 245_088 || lines[0] != strings.TrimSuffix(scalefile.Header, "\n") {
 		t.Fatalf("%d lines, header %q", len(lines), lines[0])
 	}
 	// cmd/tally's csvShapes "245k" writes these rows.

@@ -23,6 +23,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 
 	"tally/internal/pgtmp"
+	"tally/internal/scalefile"
 )
 
 // lab is the private PostgreSQL every round runs on, with one migrated template database per
@@ -181,8 +182,8 @@ func (l *lab) timeCopy(ctx context.Context, b build, rows int) (wall, cpu time.D
 	merchants := map[string]uuid.UUID{}
 	for i := range min(rows, 1000) {
 		id := uuid.New()
-		merchants[merchant(i)] = id
-		if _, err := conn.Exec(ctx, `INSERT INTO merchants (id, family_id, name) VALUES ($1, $2, $3)`, id, familyID, merchant(i)); err != nil {
+		merchants[scalefile.Merchant(i)] = id
+		if _, err := conn.Exec(ctx, `INSERT INTO merchants (id, family_id, name) VALUES ($1, $2, $3)`, id, familyID, scalefile.Merchant(i)); err != nil {
 			return 0, 0, err
 		}
 	}
@@ -190,8 +191,8 @@ func (l *lab) timeCopy(ctx context.Context, b build, rows int) (wall, cpu time.D
 	data := make([][]any, rows)
 	for i := range data {
 		id, _ := uuid.NewV7()
-		data[i] = []any{id, familyID, accountID, "transaction", day(i), pgtype.Numeric{Int: big.NewInt(int64(cents(i))), Exp: -2, Valid: true},
-			"USD", merchant(i), note(i), merchants[merchant(i)], importID, "import"}
+		data[i] = []any{id, familyID, accountID, "transaction", scalefile.Day(i), pgtype.Numeric{Int: big.NewInt(int64(scalefile.Cents(i))), Exp: -2, Valid: true},
+			"USD", scalefile.Merchant(i), scalefile.Note(i), merchants[scalefile.Merchant(i)], importID, "import"}
 	}
 	if err := l.checkpoint(ctx); err != nil {
 		return 0, 0, err

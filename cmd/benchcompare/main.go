@@ -17,6 +17,8 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"tally/internal/scalefile"
 )
 
 func main() {
@@ -52,7 +54,7 @@ func parseFlags(args []string, stderr io.Writer) (options, error) {
 		return o, fmt.Errorf("-ref is required: the commit to compare with")
 	case o.rounds < 1:
 		return o, fmt.Errorf("-rounds must be at least 1, not %d", o.rounds)
-	case o.rows < 1 || len(csvFile(o.rows)) > maxFileBytes:
+	case o.rows < 1 || len(scalefile.CSV(o.rows)) > maxFileBytes:
 		return o, fmt.Errorf("-rows %d: the file must hold at least one row and stay under %d bytes", o.rows, maxFileBytes)
 	}
 	return o, nil
@@ -76,7 +78,7 @@ func run(ctx context.Context, args []string, stdout io.Writer) error {
 		return err
 	}
 	defer lab.stop()
-	file := csvFile(o.rows)
+	file := scalefile.CSV(o.rows)
 	fmt.Fprintf(stdout, "a file of %d rows (%.1f MB), %d rounds of each build\n", o.rows, float64(len(file))/1e6, o.rounds)
 	publish, copies := newTimings(builds), newTimings(builds)
 	publishCPU, copyCPU := newTimings(builds), newTimings(builds)

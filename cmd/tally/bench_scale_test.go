@@ -450,11 +450,9 @@ func (r *scaleRun) report(n int, used bool) {
 		m, one := median(ds), r.floors[path]
 		ratio := medianOf(r.ratios(path))
 		floored := max(m-one, 0).Seconds() / oldCopy.Seconds()
-		bound, bounded := scaleBounds[path], false
+		bound, bounded := scaleBounds[path]
 		if check {
 			bound, bounded = scaleExpected[state][path]*scaleCheckMargin, scaleExpected[state][path] > 0
-		} else {
-			_, bounded = scaleBounds[path]
 		}
 		line := fmt.Sprintf("  %-15s %8s %6.3fx the floor", path, m.Round(time.Millisecond), ratio)
 		if bounded {

@@ -23,6 +23,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/internal/db"
+	"tally/internal/scalefile"
 	"tally/merchants"
 	"tally/models"
 	"tally/testkit"
@@ -74,13 +75,10 @@ var csvShapes = []csvShape{
 			date, cents, name, _ := transferRow(i)
 			return []any{date, float64(cents) / 100, name}
 		}},
-	{name: "245k", header: "date,amount,name,notes\n", rows: 245_000,
-		line: func(i int) string {
-			return fmt.Sprintf("%s,-%d.%02d,Merchant %d,N%d\n", day(i).Format("2006-01-02"), 1+i%500, i%100, i%1000, i)
-		},
+	{name: "245k", header: scalefile.Header, rows: 245_000, line: scalefile.Line, // cmd/benchcompare's file too
 		columns: []string{"date", "amount", "name", "notes"},
 		values: func(i int, _ copyRefs) []any {
-			return []any{day(i), -float64(100*(1+i%500)+i%100) / 100, fmt.Sprintf("Merchant %d", i%1000), fmt.Sprintf("N%d", i)}
+			return []any{scalefile.Day(i), float64(scalefile.Cents(i)) / 100, scalefile.Merchant(i), scalefile.Note(i)}
 		}},
 	{name: "500k", header: "date,amount,name\n", rows: 500_000,
 		line:    func(i int) string { return fmt.Sprintf("%s,-%d,M%d\n", day(i).Format("2006-01-02"), 1+i%90, i%100) },
