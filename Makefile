@@ -31,8 +31,8 @@ image: assets
 run: assets
 	$(GO) run ./cmd/tally dev
 
-# Every test, then the scale matrix at 20,000 rows, so that a path 1.5 times slower than it
-# was fails the run (bench-check).
+# Every test, then the scale matrix at 20,000 rows, so that a path about 1.5 times slower
+# than it was fails the run (bench-check says how nearly).
 test: assets
 	$(GO) test $(TESTFLAGS) -count=1 -timeout 12m $(PKGS)
 	$(MAKE) --no-print-directory bench-check
@@ -45,7 +45,9 @@ bench: assets
 # The scale matrix at 20,000 rows on a fresh and a used database, each path timed end to end
 # over the faithful floor (a COPY of the same rows into a clone of entries with all its
 # indexes, generated columns, triggers and foreign keys) timed just before and after its round
-# on the same machine. It catches a path 1.5 times slower than today, not only one that grows
+# on the same machine. It catches a path about 1.5 times slower than today (from 1.2 to 1.7
+# times by the path and the machine's load: the expected ratios sit near a loaded machine's,
+# so a quiet run leaves the publishes more room), not only one that grows
 # with the square of its rows: each path's median ratio of 4 interleaved rounds is held to
 # 1.3 times its expected ratio (scaleExpected in cmd/tally/bench_scale_test.go, where a path
 # made faster lowers its own), which the noise of a shared 2-core machine stays under. The
