@@ -19,16 +19,19 @@ import (
 var inviteRule = ratelimit.Rule{Limit: 30, Window: time.Hour}
 
 // memberRoutes registers Settings › Members under the family's settings (family admins only).
-// Changing a role or removing someone takes the admin's second factor again, as on
-// Admin › Users: one stolen session must not hand the family over.
+// Changing a role, removing someone or inviting an admin takes the admin's second factor
+// again, as on Admin › Users: one stolen session must not hand the family over.
 func (a *app) memberRoutes(f *echo.Group) {
 	f.GET("/members", a.membersIndex)
-	f.POST("/invitations", a.invitationCreate, a.limitInvitations)
+	f.POST("/invitations", a.invitationCreate, a.limitInvitations, a.stepUp("invite an admin", invitesAnAdmin))
 	f.POST("/invitations/:id/resend", a.invitationResend, a.limitInvitations)
 	f.POST("/invitations/:id/revoke", a.invitationRevoke)
 	f.POST("/members/:id/role", a.memberRole, a.stepUp("change a member's role", nil))
 	f.POST("/members/:id/remove", a.memberRemove, a.stepUp("remove a member", nil))
 }
+
+// invitesAnAdmin reports whether the invitation form asks for the admin role.
+func invitesAnAdmin(c echo.Context) bool { return models.Role(c.FormValue("role")) == models.RoleAdmin }
 
 // limitInvitations counts an invitation sent against its family's inviteRule.
 func (a *app) limitInvitations(next echo.HandlerFunc) echo.HandlerFunc {

@@ -297,10 +297,10 @@ func accepted(ctx context.Context, tx db.Tx, inv *models.Invitation, u *models.U
 // ChangeRole gives the admin's family member id the role. The family's last admin keeps
 // theirs, and a super admin's role is changed on the administration pages only.
 func (s *Service) ChangeRole(ctx context.Context, admin *models.User, id uuid.UUID, role models.Role, meta auditlog.Meta) (*models.User, error) {
-	if !role.FamilyRole() {
-		var v apperr.Validation
-		v.Add("role", "Role must be admin, member or viewer")
-		return nil, v.Err()
+	var v apperr.Validation
+	models.CheckFamilyRole(&v, role)
+	if err := v.Err(); err != nil {
+		return nil, err
 	}
 	var m *models.User
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {

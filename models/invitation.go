@@ -57,8 +57,8 @@ func NewToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(raw), nil
 }
 
-// CheckInvitation validates an invitation's email and role, naming the field at fault.
-func CheckInvitation(email string, role Role) error {
+// checkInvitation validates an invitation's email and role, naming the field at fault.
+func checkInvitation(email string, role Role) error {
 	var v apperr.Validation
 	email = NormalizeEmail(email)
 	if email == "" {
@@ -67,17 +67,23 @@ func CheckInvitation(email string, role Role) error {
 		v.Add("email", "Email is not a valid address")
 	}
 	CheckText(&v, "email", "Email", email, MaxName)
+	CheckFamilyRole(&v, role)
+	return v.Err()
+}
+
+// CheckFamilyRole refuses, on the role field, a role that is not a family's (admin, member or
+// viewer): a super admin is made on the administration pages only.
+func CheckFamilyRole(v *apperr.Validation, role Role) {
 	if !role.FamilyRole() {
 		v.Add("role", "Role must be admin, member or viewer")
 	}
-	return v.Err()
 }
 
 // CreateInvitation stores a pending invitation of email into the family with role, and returns
 // it with its token. The family must hold fewer than MaxPendingInvitations; an address already
 // invited is refused (the admin resends that one instead), and so is a member's.
 func CreateInvitation(ctx context.Context, db bun.IDB, familyID, invitedBy uuid.UUID, email string, role Role, now time.Time) (*Invitation, string, error) {
-	if err := CheckInvitation(email, role); err != nil {
+	if err := checkInvitation(email, role); err != nil {
 		return nil, "", err
 	}
 	var pending int
