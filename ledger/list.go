@@ -124,6 +124,13 @@ func page[T any](ctx context.Context, idb bun.IDB, q *bun.SelectQuery, rows *[]T
 	return &Cursor{Date: last.Date, ID: last.ID}, nil
 }
 
+// ownOrParts is cond, on an entry's columns unqualified, of the entry e, or of any of its parts
+// when it is split: a split transaction is counted through its parts (as budgets and spending
+// count it), so it is listed under each of its parts' categories, not its own.
+func ownOrParts(cond string) string {
+	return "(NOT e.split AND e." + cond + ") OR (e.split AND EXISTS (SELECT 1 FROM entries p WHERE p.parent_id = e.id AND p." + cond + "))"
+}
+
 // apply narrows q, a select of the family's entries e, to f.
 func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, familyID uuid.UUID) error {
 	if len(f.AccountIDs) > 0 {
@@ -135,14 +142,11 @@ func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, fami
 	if f.End != nil {
 		q.Where("e.date <= ?::date", *f.End)
 	}
-	// A split transaction is counted through its parts (as budgets and spending count it), so
-	// it is listed under each of its parts' categories, not its own.
 	if f.CategoryID != nil {
-		const inCategory = "category_id IN (SELECT c.id FROM categories c WHERE c.family_id = ?0 AND ?1 IN (c.id, c.parent_id))"
-		q.Where("(NOT e.split AND e."+inCategory+") OR (e.split AND EXISTS (SELECT 1 FROM entries p WHERE p.parent_id = e.id AND p."+inCategory+"))", familyID, *f.CategoryID)
+		q.Where(ownOrParts("category_id IN (SELECT c.id FROM categories c WHERE c.family_id = ?0 AND ?1 IN (c.id, c.parent_id))"), familyID, *f.CategoryID)
 	}
 	if f.Uncategorized {
-		q.Where("(NOT e.split AND e.category_id IS NULL) OR (e.split AND EXISTS (SELECT 1 FROM entries p WHERE p.parent_id = e.id AND p.category_id IS NULL))")
+		q.Where(ownOrParts("category_id IS NULL"))
 	}
 	if f.TagID != nil {
 		q.Where("e.tag_ids @> ARRAY[?::uuid]", *f.TagID)

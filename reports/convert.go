@@ -21,7 +21,8 @@ type MonthConverter struct {
 }
 
 // NewMonthConverter reads, in one query, the rates that convert each currency of from into
-// currency in months: only their days, however far apart the months are.
+// currency in months. Like fx.NewConverter it reads every rate stored from the first month's
+// day to the last's, so months years apart (a budget's carry) cost the rates of those years.
 func NewMonthConverter(ctx context.Context, db bun.IDB, familyID uuid.UUID, from []string, currency string, months []Month, today time.Time) (*MonthConverter, error) {
 	c := &MonthConverter{today: today}
 	days := make([]time.Time, len(months))
