@@ -13,15 +13,15 @@ import (
 // InvitationJSON is Invitation in the OpenAPI document. AcceptURL is the one-time link, in the
 // answer that made it only, and only when it was not mailed.
 type InvitationJSON struct {
-	ID        string  `json:"id"`
-	Email     string  `json:"email"`
-	Role      string  `json:"role"`
-	Status    string  `json:"status"`
-	ExpiresAt apiTime `json:"expires_at"`
-	CreatedAt apiTime `json:"created_at"`
-	Mailed    *bool   `json:"mailed,omitempty"`
-	AcceptURL string  `json:"accept_url,omitempty"`
-	MailError string  `json:"mail_error,omitempty"`
+	ID         string  `json:"id"`
+	Email      string  `json:"email"`
+	Role       string  `json:"role"`
+	Status     string  `json:"status"`
+	ExpiresAt  apiTime `json:"expires_at"`
+	CreatedAt  apiTime `json:"created_at"`
+	Mailed     *bool   `json:"mailed,omitempty"`
+	AcceptURL  string  `json:"accept_url,omitempty"`
+	MailFailed bool    `json:"mail_failed,omitempty"`
 }
 
 func invitationJSON(inv *models.Invitation) InvitationJSON {
@@ -33,7 +33,7 @@ func sentJSON(sent *members.Sent) InvitationJSON {
 	out := invitationJSON(sent.Invitation)
 	out.Mailed = &sent.Mailed
 	if !sent.Mailed {
-		out.AcceptURL, out.MailError = sent.Link, sent.MailError
+		out.AcceptURL, out.MailFailed = sent.Link, sent.MailFailed
 	}
 	return out
 }

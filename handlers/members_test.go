@@ -159,14 +159,15 @@ func TestInvitationIsMailedWhenMailIsSetUp(t *testing.T) {
 }
 
 // A mail that cannot be sent leaves the invitation standing: the page and the API show its
-// link and why the mail failed, and the link works.
+// link and that the mail failed, not the mail server's words (the operator's log has them),
+// and the link works.
 func TestInvitationWhoseMailFailsShowsItsLink(t *testing.T) {
 	t.Parallel()
 	e := newMembersEnv(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"SMTP_URL": "smtp://mail.invalid:25"}})
 	e.srv.Outbox.Refuse(errors.New("550 mailbox unavailable"))
 	r := e.c.PostForm("/settings/family/invitations", url.Values{"email": {"jana@example.com"}, "role": {"member"}})
 	wantPage(t, r, http.StatusCreated)
-	if !strings.Contains(r.TestID(t, "invitation-mail-failed"), "550 mailbox unavailable") || r.Has(t, "invitation-mailed") {
+	if !r.Has(t, "invitation-mail-failed") || strings.Contains(r.Body, "550") || r.Has(t, "invitation-mailed") {
 		t.Fatalf("the page after a failed mail: %s", r.Body)
 	}
 	link := r.Doc(t).Find(`[data-testid="invitation-link"]`).AttrOr("value", "")
@@ -178,13 +179,13 @@ func TestInvitationWhoseMailFailsShowsItsLink(t *testing.T) {
 	api := e.c.API(http.MethodPost, "/api/v1/invitations", key, map[string]any{"email": "ole@example.com", "role": "viewer"})
 	var b struct {
 		Data struct {
-			Mailed    bool   `json:"mailed"`
-			AcceptURL string `json:"accept_url"`
-			MailError string `json:"mail_error"`
+			Mailed     bool   `json:"mailed"`
+			AcceptURL  string `json:"accept_url"`
+			MailFailed bool   `json:"mail_failed"`
 		} `json:"data"`
 	}
 	api.JSON(t, &b)
-	if api.Status != http.StatusCreated || b.Data.Mailed || b.Data.AcceptURL == "" || !strings.Contains(b.Data.MailError, "550") {
+	if api.Status != http.StatusCreated || b.Data.Mailed || b.Data.AcceptURL == "" || !b.Data.MailFailed || strings.Contains(api.Body, "550") {
 		t.Fatalf("the API after a failed mail: %d %s", api.Status, api.Body)
 	}
 	wantRedirect(t, e.accept(link, "Jana"), "/sessions/new")

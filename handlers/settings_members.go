@@ -98,7 +98,7 @@ func sentView(sent *members.Sent) views.Members {
 	if sent.Mailed {
 		return views.Members{Mailed: sent.Invitation.Email}
 	}
-	return views.Members{NewLink: sent.Link, NewEmail: sent.Invitation.Email, MailError: sent.MailError}
+	return views.Members{NewLink: sent.Link, NewEmail: sent.Invitation.Email, MailFailed: sent.MailFailed}
 }
 
 func (a *app) invitationRevoke(c echo.Context) error {

@@ -6,6 +6,7 @@ package members
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"time"
 
@@ -32,16 +33,19 @@ type Service struct {
 	SendMail bool
 	AppURL   string
 	Now      func() time.Time
+	// Log records why a mail failed: the mail server's words are the operator's, not the
+	// family admin's.
+	Log *slog.Logger
 }
 
 // Sent is an invitation just created or resent: Link is its one-time link, shown to the admin
-// unless Mailed. MailError says why a mail that was to be sent was not: the invitation stands,
-// and the admin passes the link on by hand.
+// unless Mailed. MailFailed says that a mail that was to be sent was not: the invitation
+// stands, and the admin passes the link on by hand.
 type Sent struct {
 	Invitation *models.Invitation
 	Link       string
 	Mailed     bool
-	MailError  string
+	MailFailed bool
 }
 
 // Link returns the page an invitation's token opens.
@@ -394,7 +398,8 @@ func (s *Service) mail(ctx context.Context, admin *models.User, sent *Sent) {
 		Link: sent.Link,
 	})
 	if err != nil {
-		sent.MailError = err.Error()
+		sent.MailFailed = true
+		s.Log.Warn("invitation mail not sent", "invitation_id", sent.Invitation.ID, "error", err.Error())
 		return
 	}
 	sent.Mailed = true
