@@ -105,8 +105,12 @@ type Account struct {
 	ImportID          *uuid.UUID      `bun:"import_id,type:uuid"`
 	ExternalID        *string         `bun:"external_id"`
 	Source            *string         `bun:"source"`
-	CreatedAt         time.Time       `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt         time.Time       `bun:"updated_at,nullzero,default:now()"`
+	// OwnerID is the member who owns the account; Private keeps it to them and to the
+	// members it is shared with (account_shares). See Viewer.
+	OwnerID   *uuid.UUID `bun:"owner_id,type:uuid"`
+	Private   bool       `bun:"private"`
+	CreatedAt time.Time  `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt time.Time  `bun:"updated_at,nullzero,default:now()"`
 }
 
 // Type returns the account's type description.
