@@ -31,6 +31,7 @@ import (
 // Context keys set by middleware.
 const (
 	ctxUser     = "user"
+	ctxViewer   = "viewer"
 	ctxAPIScope = "api_scope"
 	ctxCSRF     = "csrf"
 )
@@ -291,6 +292,21 @@ func isPageNavigation(c echo.Context) bool {
 func currentUser(c echo.Context) *models.User {
 	u, _ := c.Get(ctxUser).(*models.User)
 	return u
+}
+
+// viewer is who reads the family's data in this request: the signed-in person (or the API
+// key's or token's user), with the private accounts they may not see. It is read once per
+// request, on first use. Every query of a person's request reads through it.
+func (a *app) viewer(c echo.Context) (models.Viewer, error) {
+	if v, ok := c.Get(ctxViewer).(models.Viewer); ok {
+		return v, nil
+	}
+	v, err := models.ViewerOf(c.Request().Context(), a.DB, currentUser(c))
+	if err != nil {
+		return models.Viewer{}, err
+	}
+	c.Set(ctxViewer, v)
+	return v, nil
 }
 
 // inPersonsStyle is the request's context as views read the signed-in person from it, for a
