@@ -19,14 +19,14 @@ import (
 
 // AccountJSON is an account in the API.
 type AccountJSON struct {
-	ID              string    `json:"id"`
-	Name            string    `json:"name"`
-	AccountableType string    `json:"accountable_type"`
-	Subtype         string    `json:"subtype"`
-	Classification  string    `json:"classification"`
-	Currency        string    `json:"currency"`
-	Balance         string    `json:"balance"`
-	Status          string    `json:"status"`
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	AccountableType string `json:"accountable_type"`
+	Subtype         string `json:"subtype"`
+	Classification  string `json:"classification"`
+	Currency        string `json:"currency"`
+	Balance         string `json:"balance"`
+	Status          string `json:"status"`
 	// Private, OwnerID and SharedWith are who sees the account (models.Sharing).
 	Private    bool      `json:"private"`
 	OwnerID    *string   `json:"owner_id"`
@@ -143,8 +143,8 @@ func (a *app) apiAccountUpdate(c echo.Context) error {
 		return err
 	}
 	var req struct {
-		Name    *string          `json:"name"`
-		Subtype *string          `json:"subtype"`
+		Name       *string          `json:"name"`
+		Subtype    *string          `json:"subtype"`
 		Status     *string          `json:"status"`
 		Balance    *decimal.Decimal `json:"balance"`
 		Private    *bool            `json:"private"`

@@ -61,8 +61,8 @@ type SplitJSON struct {
 
 // TransactionTransferJSON is the transfer a transaction is a side of.
 type TransactionTransferJSON struct {
-	ID                 string `json:"id"`
-	Status             string `json:"status"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
 	// The other side's ids are null when it is in an account the caller may not see
 	// (OtherPrivate): a transfer to (or from) a private account, of which nothing more is said.
 	OtherTransactionID *string `json:"other_transaction_id"`
