@@ -127,11 +127,25 @@ func newPrivacyEnv(t *testing.T) *privacyEnv {
 		t.Fatalf("Q after the form: %+v, %v", e.q, err)
 	}
 
-	// P's transactions: a distinctive payee, notes and amount, and a transfer to S.
+	// P's transactions: a distinctive payee, notes and amount, and a transfer to S. One of
+	// them and one of S's share a category, a merchant and a tag.
 	today := time.Now().UTC().Truncate(24 * time.Hour)
+	cat, err := models.CreateCategory(ctx, srv.DB, e.a.FamilyID, models.CategoryInput{Name: new("Everyday")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	merchant, err := models.CreateMerchant(ctx, srv.DB, e.a.FamilyID, models.MerchantInput{Name: new("Corner Shop")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tag, err := models.CreateTag(ctx, srv.DB, e.a.FamilyID, models.TagInput{Name: new("household")})
+	if err != nil {
+		t.Fatal(err)
+	}
 	add := func(acct *models.Account, name, notes, amount string) uuid.UUID {
 		id, err := ledger.Create(ctx, srv.DB, slog.Default(), family, ledger.NewTransaction{AccountID: acct.ID, Date: today.AddDate(0, 0, -2),
-			Amount: decimal.RequireFromString(amount), Name: name, Notes: notes})
+			Amount: decimal.RequireFromString(amount), Name: name, Notes: notes, CategoryID: &cat.ID, MerchantID: &merchant.ID,
+			TagIDs: []uuid.UUID{tag.ID}})
 		if err != nil {
 			t.Fatalf("add %s: %v", name, err)
 		}
@@ -441,5 +455,50 @@ func TestPrivateAccountsCannotBeChangedByOthers(t *testing.T) {
 	var n int
 	if err := e.srv.DB.NewRaw("SELECT count(*) FROM entries WHERE account_id = ? AND kind = 'transaction' AND NOT excluded", e.p.ID).Scan(context.Background(), &n); err != nil || n != 2 {
 		t.Fatalf("P's entries: %d %v", n, err)
+	}
+}
+
+// The counts of transactions of the categories, merchants and tags are of the accounts the
+// reader sees: P's transactions are counted for A, not for B.
+func TestCountsLeaveOutPrivateAccounts(t *testing.T) {
+	t.Parallel()
+	e := newPrivacyEnv(t)
+	count := func(w who, path, name string) int {
+		t.Helper()
+		var list struct {
+			Data []struct {
+				Name              string `json:"name"`
+				TransactionsCount int    `json:"transactions_count"`
+			}
+		}
+		r := w.do(http.MethodGet, path, nil)
+		r.JSON(t, &list)
+		for _, x := range list.Data {
+			if x.Name == name {
+				return x.TransactionsCount
+			}
+		}
+		t.Fatalf("%s has no %s: %s", path, name, r.Body)
+		return 0
+	}
+	a, b := e.member("A", e.a, models.ScopeRead), e.member("B", e.b, models.ScopeRead)
+	for _, list := range []struct{ path, name string }{
+		{"/api/v1/categories", "Everyday"}, {"/api/v1/merchants", "Corner Shop"}, {"/api/v1/tags", "household"},
+	} {
+		// A: P's payment, P's side of the transfer and S's; B: S's alone.
+		if got := count(a, list.path, list.name); got != 3 {
+			t.Errorf("A's %s counts %d transactions, want 3", list.path, got)
+		}
+		if got := count(b, list.path, list.name); got != 1 {
+			t.Errorf("B's %s counts %d transactions, want 1", list.path, got)
+		}
+	}
+	for _, page := range []string{"/categories", "/merchants", "/tags"} {
+		if r := a.do(http.MethodGet, page, nil); !strings.Contains(r.Body, `aria-label="3 transactions"`) {
+			t.Errorf("A's %s does not count P's transactions", page)
+		}
+		if r := b.do(http.MethodGet, page, nil); strings.Contains(r.Body, `aria-label="3 transactions"`) {
+			t.Errorf("B's %s counts P's transactions", page)
+		}
 	}
 }

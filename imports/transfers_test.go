@@ -12,6 +12,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/db"
+	"tally/models"
 	"tally/rules"
 	"tally/testkit"
 	"tally/transfers"
