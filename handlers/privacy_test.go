@@ -502,3 +502,59 @@ func TestCountsLeaveOutPrivateAccounts(t *testing.T) {
 		}
 	}
 }
+
+// Only an account's owner makes it private or shared and names whom it is shared with; an
+// account without an owner is made private by a family admin only, who then owns it. A family
+// admin who is not the owner of a private account cannot even find it.
+func TestOnlyTheOwnerSharesAnAccount(t *testing.T) {
+	t.Parallel()
+	e := newPrivacyEnv(t)
+	a, b := e.member("A", e.a, models.ScopeReadWrite), e.member("B", e.b, models.ScopeReadWrite)
+	admin2 := e.member("A2", testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{FamilyID: e.a.FamilyID}), models.ScopeReadWrite)
+	stranger := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{})
+	patch := func(w who, acct uuid.UUID, body map[string]any) *testkit.Response {
+		return w.web.API(http.MethodPatch, "/api/v1/accounts/"+acct.String(), w.key, body)
+	}
+	p, s := e.p.ID, e.s.ID // S has no owner: the test made it as an import or a sync does
+	for _, tc := range []struct {
+		name   string
+		w      who
+		acct   uuid.UUID
+		body   map[string]any
+		status int
+		has    string
+	}{
+		{"a member of another family", a, p, map[string]any{"shared_with": []string{stranger.ID.String()}}, http.StatusUnprocessableEntity, `"shared_with[0]"`},
+		{"members of a shared account", a, p, map[string]any{"private": false, "shared_with": []string{e.b.ID.String()}}, http.StatusUnprocessableEntity, `"shared_with"`},
+		{"another admin, of a private account", admin2, p, map[string]any{"private": false}, http.StatusNotFound, ""},
+		{"a member, of an account without owner", b, s, map[string]any{"private": true}, http.StatusForbidden, "admin"},
+		{"the owner shares P with B", a, p, map[string]any{"shared_with": []string{e.b.ID.String()}}, http.StatusOK, `"shared_with":["` + e.b.ID.String() + `"]`},
+		{"an admin claims the account without owner", admin2, s, map[string]any{"private": true}, http.StatusOK, `"private":true`},
+		{"the owner now is that admin", a, s, map[string]any{"private": false}, http.StatusNotFound, ""},
+	} {
+		r := patch(tc.w, tc.acct, tc.body)
+		if r.Status != tc.status || !strings.Contains(r.Body, tc.has) {
+			t.Errorf("%s: %d %s, want %d with %s", tc.name, r.Status, r.Body, tc.status, tc.has)
+		}
+	}
+	// P, shared with B now, is B's to read, but only its owner says who sees it.
+	if r := b.do(http.MethodGet, "/accounts/"+p.String(), nil); r.Status != http.StatusOK {
+		t.Fatalf("B reads P shared with B: %d", r.Status)
+	}
+	if r := patch(b, p, map[string]any{"shared_with": []string{}}); r.Status != http.StatusForbidden {
+		t.Fatalf("B unsharing P: %d %s", r.Status, r.Body)
+	}
+	// The edit page offers "who sees this account" to the owner and to admins for an account
+	// without owner, to nobody else.
+	if r := b.web.Get("/accounts/" + p.String() + "/edit"); r.Status != http.StatusOK || r.Has(t, "account-sharing") {
+		t.Errorf("B's edit page of P: %d, offers sharing %v", r.Status, r.Has(t, "account-sharing"))
+	}
+	// Made shared again, P is everyone's to see, and its shares are gone.
+	if r := patch(a, p, map[string]any{"private": false}); r.Status != http.StatusOK || !strings.Contains(r.Body, `"shared_with":[]`) {
+		t.Fatalf("P made shared: %d %s", r.Status, r.Body)
+	}
+	c := e.member("C", e.c, models.ScopeRead)
+	if r := c.do(http.MethodGet, "/api/v1/accounts/"+p.String(), nil); r.Status != http.StatusOK {
+		t.Fatalf("C reads P shared with the family: %d", r.Status)
+	}
+}
