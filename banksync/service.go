@@ -295,7 +295,7 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 					return err
 				}
 			case "existing":
-				acct, err := models.AccountByID(ctx, tx, familyID, ch.AccountID)
+				acct, err := models.AccountByID(ctx, tx, models.FamilyViewer(familyID), ch.AccountID)
 				if err != nil {
 					return err
 				}
@@ -665,7 +665,7 @@ type existing struct {
 
 // syncAccount writes one linked account's balance and transactions from the sets read.
 func (s *Service) syncAccount(ctx context.Context, tx db.Tx, source string, ba BankAccount, sets []*AccountSet, from, now time.Time, stats *Stats) error {
-	acct, err := models.AccountByID(ctx, tx, ba.FamilyID, *ba.AccountID)
+	acct, err := models.AccountByID(ctx, tx, models.FamilyViewer(ba.FamilyID), *ba.AccountID)
 	if err != nil {
 		return err
 	}

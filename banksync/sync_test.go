@@ -655,7 +655,7 @@ func TestSyncAppliesTheBanksCorrectedName(t *testing.T) {
 			FROM entries e WHERE e.family_id = ? AND e.kind = 'transaction' ORDER BY e.external_id`, e.family), "\n")
 	}
 	id := uuid.MustParse(e.strings("SELECT id::text FROM entries WHERE external_id = 'T-1'")[0])
-	if _, err := ledger.Update(ctx, e.db, e.family, id, ledger.Patch{Name: new("Uber to the airport"), Notes: new("Trip to Berlin")}); err != nil {
+	if _, err := ledger.Update(ctx, e.db, models.FamilyViewer(e.family), id, ledger.Patch{Name: new("Uber to the airport"), Notes: new("Trip to Berlin")}); err != nil {
 		t.Fatal(err)
 	}
 	e.fake.Describe("T-1", "UBER TRIP HELP.UBER.COM")
@@ -828,7 +828,7 @@ func TestSyncGivesTransactionsTheirMerchants(t *testing.T) {
 		t.Fatal(err)
 	}
 	id := uuid.MustParse(e.strings("SELECT id::text FROM entries WHERE external_id = 'T-2'")[0])
-	if _, err := ledger.Update(ctx, e.db, e.family, id, ledger.Patch{Merchant: &ledger.Ref{ID: &cafe}}); err != nil {
+	if _, err := ledger.Update(ctx, e.db, models.FamilyViewer(e.family), id, ledger.Patch{Merchant: &ledger.Ref{ID: &cafe}}); err != nil {
 		t.Fatal(err)
 	}
 	e.tx("ACT-CC", "T-5", 1, "-4.75", "SQ *BLUE BOTTLE COFFEE", false)

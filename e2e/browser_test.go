@@ -70,7 +70,7 @@ func TestFirstRunToAPIKey(t *testing.T) {
 		if u.Family == nil || u.Family.Currency != "EUR" || u.Family.Timezone != "Europe/Lisbon" || u.Family.Locale != "de-DE" {
 			t.Errorf("family %+v, want currency EUR and numbers de-DE as chosen, and the browser's time zone", u.Family)
 		}
-		if all, err := models.AllCategories(context.Background(), srv.DB, u.FamilyID); err != nil || !slices.ContainsFunc(all, func(c models.Category) bool { return c.Name == "Lebensmittel" }) {
+		if all, err := models.AllCategories(context.Background(), srv.DB, models.FamilyViewer(u.FamilyID)); err != nil || !slices.ContainsFunc(all, func(c models.Category) bool { return c.Name == "Lebensmittel" }) {
 			t.Errorf("the family starts with %d categories, without Lebensmittel (err %v)", len(all), err)
 		}
 	})

@@ -3,6 +3,7 @@ package handlers
 import (
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,25 +22,34 @@ var accountFields = []string{"name", "accountable_type", "subtype", "currency", 
 
 func (a *app) accountsIndex(c echo.Context) error {
 	ctx, u := c.Request().Context(), currentUser(c)
-	accts, err := models.AccountsForFamily(ctx, a.DB, u.FamilyID)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	accts, err := models.AccountsForFamily(ctx, a.DB, v)
 	if err != nil {
 		return err
 	}
 	today := u.Family.Today()
-	nw, err := reports.FamilyNetWorth(ctx, a.DB, u.FamilyID, u.Family.Currency, today, today)
+	nw, err := reports.FamilyNetWorth(ctx, a.DB, v, u.Family.Currency, today, today)
 	if err != nil {
 		return err
 	}
 	return a.render(c, http.StatusOK, views.AccountsPage(groupAccounts(accts, u.Family.Currency, todayRates(nw), today)))
 }
 
-// pathAccount is the family's account of :id; another family's is not found.
+// pathAccount is the family's account of :id; another family's, or one kept from the
+// viewer, is not found.
 func (a *app) pathAccount(c echo.Context) (*models.Account, error) {
 	id, err := pathID(c)
 	if err != nil {
 		return nil, err
 	}
-	return models.AccountByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return nil, err
+	}
+	return models.AccountByID(c.Request().Context(), a.DB, v, id)
 }
 
 // forecastDays is how far ahead a current account's page forecasts its balance.
@@ -54,9 +64,13 @@ func (a *app) accountShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	// The account's latest entries, valuations among them; the whole list, searched and
 	// filtered, is /transactions?account_id=…, which the page links to.
-	rows, _, err := models.Entries(c.Request().Context(), a.DB, models.EntryFilter{FamilyID: u.FamilyID, AccountID: &acct.ID},
+	rows, _, err := models.Entries(c.Request().Context(), a.DB, models.EntryFilter{Viewer: v, AccountID: &acct.ID},
 		models.Page{Number: 1, Size: accountRecentEntries})
 	if err != nil {
 		return err
@@ -186,7 +200,9 @@ func accountInput(form *views.Form, currency string, today time.Time) (models.Ac
 
 func (a *app) accountCreate(c echo.Context) error {
 	form := formOf(c, accountFields...)
-	in, err := accountInput(form, "", currentUser(c).Family.Today())
+	u := currentUser(c)
+	in, err := accountInput(form, "", u.Family.Today())
+	in.OwnerID = &u.ID // the member who creates it owns it
 	var acct *models.Account
 	if err == nil {
 		acct, err = models.CreateAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
@@ -206,33 +222,85 @@ func (a *app) accountEdit(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AccountFormPage(views.AccountForm{Account: acct, MayDelete: currentUser(c).MayDeleteAccounts()}))
+	sharing, err := a.accountSharing(c, acct)
+	if err != nil {
+		return err
+	}
+	return a.render(c, http.StatusOK, views.AccountFormPage(views.AccountForm{Account: acct, MayDelete: currentUser(c).MayDeleteAccounts(), Sharing: sharing}))
+}
+
+// accountSharing is the edit form's "who sees this account" of acct, for the person who may
+// change it (models.MayShare); nil for anyone else.
+func (a *app) accountSharing(c echo.Context, acct *models.Account) (*views.AccountSharing, error) {
+	ctx, u := c.Request().Context(), currentUser(c)
+	if !models.MayShare(u, acct) {
+		return nil, nil
+	}
+	members, err := models.FamilyMembers(ctx, a.DB, u.FamilyID)
+	if err != nil {
+		return nil, err
+	}
+	shares, err := models.AccountShares(ctx, a.DB, []uuid.UUID{acct.ID})
+	if err != nil {
+		return nil, err
+	}
+	members = slices.DeleteFunc(members, func(m models.Member) bool { return m.ID == u.ID })
+	return &views.AccountSharing{Private: acct.Private, Members: members, SharedWith: shares[acct.ID], Claim: acct.OwnerID == nil}, nil
+}
+
+// formSharing reads the edit form's "who sees this account": nil when the form did not offer
+// it. Members are ticked as share_<id>, among the family's (s.Members).
+func formSharing(c echo.Context, s *views.AccountSharing) *models.Sharing {
+	if s == nil || c.FormValue("sharing") == "" {
+		return nil
+	}
+	out := &models.Sharing{Private: c.FormValue("private") != ""}
+	if out.Private {
+		for _, m := range s.Members {
+			if c.FormValue("share_"+m.ID.String()) != "" {
+				out.SharedWith = append(out.SharedWith, m.ID)
+			}
+		}
+	}
+	return out
 }
 
 func (a *app) accountUpdate(c echo.Context) error {
-	id, err := pathID(c)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
-	ctx := c.Request().Context()
-	famID := currentUser(c).FamilyID
-	acct, err := models.AccountByID(ctx, a.DB, famID, id)
+	ctx, u, id := c.Request().Context(), currentUser(c), acct.ID
+	v, err := a.viewer(c)
 	if err != nil {
 		return err
 	}
-	form := formOf(c, "name", "accountable_type", "subtype", "balance")
-	in, err := accountInput(form, acct.Currency, currentUser(c).Family.Today())
+	sharing, err := a.accountSharing(c, acct)
+	if err != nil {
+		return err
+	}
+	fields := []string{"name", "accountable_type", "subtype", "balance", "private"}
+	if sharing != nil {
+		for _, m := range sharing.Members {
+			fields = append(fields, "share_"+m.ID.String())
+		}
+	}
+	form := formOf(c, fields...)
+	in, err := accountInput(form, acct.Currency, u.Family.Today())
 	var updated *models.Account
 	if err == nil {
-		updated, err = models.UpdateAccount(ctx, a.DB, famID, id, in)
+		updated, err = models.UpdateAccount(ctx, a.DB, v, id, in)
 	}
 	// A balance typed anew moves the anchor (or, for a valued account, is its value from today).
 	if err == nil && in.Balance != nil && acct.Source == nil && !in.Balance.Equal(acct.Balance) {
-		_, err = models.SetBalance(ctx, a.DB, famID, id, *in.Balance, in.BalanceDate)
+		_, err = models.SetBalance(ctx, a.DB, u.FamilyID, id, *in.Balance, in.BalanceDate)
+	}
+	if s := formSharing(c, sharing); err == nil && s != nil {
+		updated, err = models.ShareAccount(ctx, a.DB, u, v, id, *s)
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
-			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct, MayDelete: currentUser(c).MayDeleteAccounts()}))
+			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct, MayDelete: u.MayDeleteAccounts(), Sharing: sharing}))
 		}
 		return err
 	}
@@ -253,7 +321,11 @@ func (a *app) setAccountStatus(c echo.Context, status, msg string) error {
 	if err != nil {
 		return err
 	}
-	if err := models.SetAccountStatus(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, status); err != nil {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if err := models.SetAccountStatus(c.Request().Context(), a.DB, v, id, status); err != nil {
 		return err
 	}
 	a.flash(c, "success", msg)
@@ -267,8 +339,12 @@ func (a *app) accountDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	form := formOf(c, "confirm")
-	del, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), acct.ID, form.Value("confirm"))
+	del, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), v, acct.ID, form.Value("confirm"))
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Account: acct, Delete: form, MayDelete: true}))

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/shopspring/decimal"
 
@@ -18,50 +19,82 @@ import (
 
 // AccountJSON is an account in the API.
 type AccountJSON struct {
-	ID              string    `json:"id"`
-	Name            string    `json:"name"`
-	AccountableType string    `json:"accountable_type"`
-	Subtype         string    `json:"subtype"`
-	Classification  string    `json:"classification"`
-	Currency        string    `json:"currency"`
-	Balance         string    `json:"balance"`
-	Status          string    `json:"status"`
-	CreatedAt       time.Time `json:"created_at"`
-	UpdatedAt       time.Time `json:"updated_at"`
+	ID              string `json:"id"`
+	Name            string `json:"name"`
+	AccountableType string `json:"accountable_type"`
+	Subtype         string `json:"subtype"`
+	Classification  string `json:"classification"`
+	Currency        string `json:"currency"`
+	Balance         string `json:"balance"`
+	Status          string `json:"status"`
+	// Private, OwnerID and SharedWith are who sees the account (models.Sharing).
+	Private    bool      `json:"private"`
+	OwnerID    *string   `json:"owner_id"`
+	SharedWith []string  `json:"shared_with"`
+	CreatedAt  time.Time `json:"created_at"`
+	UpdatedAt  time.Time `json:"updated_at"`
 }
 
-func accountJSON(a *models.Account) AccountJSON {
+func accountJSON(a *models.Account, sharedWith []uuid.UUID) AccountJSON {
 	return AccountJSON{
 		ID: a.ID.String(), Name: a.Name, AccountableType: a.AccountableType, Subtype: a.Subtype,
 		Classification: a.Classification(), Currency: a.Currency, Balance: a.Balance.StringFixed(2),
-		Status: a.Status, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		Status: a.Status, Private: a.Private, OwnerID: uuidString(a.OwnerID), SharedWith: idStrings(sharedWith),
+		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
 	}
 }
 
-// apiAccountsIndex lists the family's accounts.
-func (a *app) apiAccountsIndex(c echo.Context) error {
-	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+// accountsJSON are the accounts as the API shows them, with whom each is shared (one query).
+func (a *app) accountsJSON(c echo.Context, accts ...models.Account) ([]AccountJSON, error) {
+	ids := make([]uuid.UUID, len(accts))
+	for i := range accts {
+		ids[i] = accts[i].ID
+	}
+	shares, err := models.AccountShares(c.Request().Context(), a.DB, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	out := make([]AccountJSON, len(accts))
 	for i := range accts {
-		out[i] = accountJSON(&accts[i])
+		out[i] = accountJSON(&accts[i], shares[accts[i].ID])
+	}
+	return out, nil
+}
+
+// apiAccount answers one account as the API shows it, with status.
+func (a *app) apiAccount(c echo.Context, status int, acct *models.Account) error {
+	out, err := a.accountsJSON(c, *acct)
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, map[string]any{"data": out[0]})
+}
+
+// apiAccountsIndex lists the family's accounts the caller may see.
+func (a *app) apiAccountsIndex(c echo.Context) error {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, v)
+	if err != nil {
+		return err
+	}
+	out, err := a.accountsJSON(c, accts...)
+	if err != nil {
+		return err
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": out})
 }
 
-// apiAccountShow returns one account of the family; another family's is not found.
+// apiAccountShow returns one account of the family; another family's, or one kept from the
+// caller, is not found.
 func (a *app) apiAccountShow(c echo.Context) error {
-	id, err := pathID(c)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
-	acct, err := models.AccountByID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": accountJSON(acct)})
+	return a.apiAccount(c, http.StatusOK, acct)
 }
 
 // accountCreateRequest is the body of POST /api/v1/accounts.
@@ -93,38 +126,45 @@ func (a *app) apiAccountCreate(c echo.Context) error {
 	}
 	acct, err := models.CreateAccount(c.Request().Context(), a.DB, u.FamilyID, models.AccountInput{
 		Name: req.Name, AccountableType: req.AccountableType, Subtype: req.Subtype,
-		Currency: req.Currency, Balance: req.Balance, BalanceDate: u.Family.Today(),
+		Currency: req.Currency, Balance: req.Balance, BalanceDate: u.Family.Today(), OwnerID: &u.ID,
 	})
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": accountJSON(acct)})
+	return a.apiAccount(c, http.StatusCreated, acct)
 }
 
 // apiAccountUpdate is PATCH /api/v1/accounts/{id}: name, subtype, status (active or disabled)
 // and balance (the account's new anchor), each only when given, checked as the account's form
-// checks them.
+// checks them; and, for its owner, private and shared_with (models.Sharing).
 func (a *app) apiAccountUpdate(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
 	var req struct {
-		Name    *string          `json:"name"`
-		Subtype *string          `json:"subtype"`
-		Status  *string          `json:"status"`
-		Balance *decimal.Decimal `json:"balance"`
+		Name       *string          `json:"name"`
+		Subtype    *string          `json:"subtype"`
+		Status     *string          `json:"status"`
+		Balance    *decimal.Decimal `json:"balance"`
+		Private    *bool            `json:"private"`
+		SharedWith *[]uuid.UUID     `json:"shared_with"`
 	}
 	if err := decodeStrict(c, &req, "the account's fields to change"); err != nil {
 		return err
 	}
 	u := currentUser(c)
-	acct, err := models.ChangeAccount(c.Request().Context(), a.DB, u.FamilyID, id,
-		models.AccountChanges{Name: req.Name, Subtype: req.Subtype, Status: req.Status, Balance: req.Balance, Today: u.Family.Today()})
+	v, err := a.viewer(c)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": accountJSON(acct)})
+	acct, err := models.ChangeAccount(c.Request().Context(), a.DB, v, id,
+		models.AccountChanges{Name: req.Name, Subtype: req.Subtype, Status: req.Status, Balance: req.Balance, Today: u.Family.Today(),
+			Private: req.Private, SharedWith: req.SharedWith, By: u})
+	if err != nil {
+		return err
+	}
+	return a.apiAccount(c, http.StatusOK, acct)
 }
 
 // apiAccountDelete is DELETE /api/v1/accounts/{id}?confirm=<the account's name>: the account
@@ -134,7 +174,11 @@ func (a *app) apiAccountDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if _, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), id, c.QueryParam("confirm")); err != nil {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if _, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), v, id, c.QueryParam("confirm")); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -153,12 +197,12 @@ const defaultBalanceDays = 90
 // of each day from start_date to end_date (by default the 90 days up to today, in the
 // family's time zone).
 func (a *app) apiAccountBalances(c echo.Context) error {
-	id, err := pathID(c)
+	ctx, u := c.Request().Context(), currentUser(c)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
-	ctx, u := c.Request().Context(), currentUser(c)
-	acct, err := models.AccountByID(ctx, a.DB, u.FamilyID, id)
+	viewer, err := a.viewer(c)
 	if err != nil {
 		return err
 	}
@@ -175,7 +219,7 @@ func (a *app) apiAccountBalances(c echo.Context) error {
 		s := end.AddDate(0, 0, 1-defaultBalanceDays)
 		start = &s
 	}
-	series, err := models.DailyBalances(ctx, a.DB, u.FamilyID, acct.ID, *start, *end)
+	series, err := models.DailyBalances(ctx, a.DB, viewer, acct.ID, *start, *end)
 	if err != nil {
 		return err
 	}
@@ -208,11 +252,11 @@ type CheckpointJSON struct {
 // apiAccountReconciliation is GET /api/v1/accounts/{id}/reconciliation: the account's anchor
 // and the balances its bank stated, newest first, each set against Tally's.
 func (a *app) apiAccountReconciliation(c echo.Context) error {
-	id, err := pathID(c)
+	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
-	r, err := models.ReconcileAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	r, err := models.ReconcileAccount(c.Request().Context(), a.DB, acct.FamilyID, acct.ID)
 	if err != nil {
 		return err
 	}
@@ -276,7 +320,11 @@ func (a *app) apiNetWorth(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	nw, err := reports.FamilyNetWorth(c.Request().Context(), a.DB, u.FamilyID, currency, day, day)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	nw, err := reports.FamilyNetWorth(c.Request().Context(), a.DB, viewer, currency, day, day)
 	if err != nil {
 		return err
 	}

@@ -24,7 +24,7 @@ func TestAccountChangesAPI(t *testing.T) {
 	path := "/api/v1/accounts/" + acct.ID.String()
 	stored := func(t *testing.T, want string) {
 		t.Helper()
-		a, err := models.AccountByID(context.Background(), e.srv.DB, e.user.FamilyID, acct.ID)
+		a, err := models.AccountByID(context.Background(), e.srv.DB, models.FamilyViewer(e.user.FamilyID), acct.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

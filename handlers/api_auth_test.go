@@ -130,7 +130,7 @@ func TestTenantIsolation(t *testing.T) {
 	if r := c.Get("/"); r.Doc(t).Find(`[data-testid="account-link"]`).Length() != 0 {
 		t.Fatal("dashboard shows another family's account")
 	}
-	acct, err := models.AccountByID(t.Context(), srv.DB, bob.FamilyID, bobs.ID)
+	acct, err := models.AccountByID(t.Context(), srv.DB, models.FamilyViewer(bob.FamilyID), bobs.ID)
 	if err != nil || acct.Name != "Bob's checking" || acct.Status != models.AccountActive {
 		t.Fatalf("Bob's account changed: %+v %v", acct, err)
 	}

@@ -824,7 +824,7 @@ func (a *app) oneImportJSON(ctx context.Context, d *imports.Detail) (ImportJSON,
 	out.Stats.PendingDuplicateRowsCount, out.Stats.PendingLikelyDuplicateRowsCount = m.Duplicates, m.Likely
 	where := ""
 	if d.AccountID != nil {
-		acct, err := models.AccountByID(ctx, a.DB, d.FamilyID, *d.AccountID)
+		acct, err := models.AccountByID(ctx, a.DB, models.FamilyViewer(d.FamilyID), *d.AccountID)
 		if err != nil {
 			return out, err
 		}

@@ -1,12 +1,15 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
 	"tally/models"
@@ -72,9 +75,19 @@ func decodeRecurring(c echo.Context) (models.RecurringInput, error) {
 	return in, nil
 }
 
-// recurringAPI is how the API serves the family's recurring series; detection creates them.
-var recurringAPI = apiResource[models.Recurring, RecurringJSON, models.RecurringInput]{list: models.RecurringSeries,
-	byID: models.RecurringByID, update: recurring.Update, decode: decodeRecurring, json: recurringJSON}
+// recurringAPI is how the API serves the family's recurring series; detection creates them,
+// over the whole family (the viewer's family is what the series are read by).
+var recurringAPI = apiResource[models.Recurring, RecurringJSON, models.RecurringInput]{
+	list: func(ctx context.Context, db bun.IDB, v models.Viewer, p models.Page) ([]models.Recurring, int, error) {
+		return models.RecurringSeries(ctx, db, v.FamilyID, p)
+	},
+	byID: func(ctx context.Context, db bun.IDB, v models.Viewer, id uuid.UUID) (*models.Recurring, error) {
+		return models.RecurringByID(ctx, db, v.FamilyID, id)
+	},
+	update: func(ctx context.Context, db bun.IDB, v models.Viewer, id uuid.UUID, in models.RecurringInput) (*models.Recurring, error) {
+		return recurring.Update(ctx, db, v.FamilyID, id, in)
+	},
+	decode: decodeRecurring, json: recurringJSON}
 
 // apiRecurring is GET /api/v1/recurring: a page of the family's series, proposed first.
 func (a *app) apiRecurring(c echo.Context) error { return recurringAPI.index(a, c) }

@@ -14,18 +14,22 @@ import (
 // apiResource is one of the family's named lists the API serves the same way (categories,
 // tags, merchants): a record M, its JSON J and its input In, through the models functions.
 type apiResource[M, J, In any] struct {
-	list   func(context.Context, bun.IDB, uuid.UUID, models.Page) ([]M, int, error)
-	byID   func(context.Context, bun.IDB, uuid.UUID, uuid.UUID) (*M, error)
+	list   func(context.Context, bun.IDB, models.Viewer, models.Page) ([]M, int, error)
+	byID   func(context.Context, bun.IDB, models.Viewer, uuid.UUID) (*M, error)
 	create func(context.Context, bun.IDB, uuid.UUID, In) (*M, error)
-	update func(context.Context, bun.IDB, uuid.UUID, uuid.UUID, In) (*M, error)
+	update func(context.Context, bun.IDB, models.Viewer, uuid.UUID, In) (*M, error)
 	decode func(echo.Context) (In, error)
 	json   func(*M) J
 }
 
 // index answers a page of the family's records by name, with its meta.
 func (r apiResource[M, J, In]) index(a *app, c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	page, per := pageParams(c)
-	list, total, err := r.list(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.Page{Number: page, Size: per})
+	list, total, err := r.list(c.Request().Context(), a.DB, viewer, models.Page{Number: page, Size: per})
 	if err != nil {
 		return err
 	}
@@ -38,11 +42,15 @@ func (r apiResource[M, J, In]) index(a *app, c echo.Context) error {
 
 // show answers the family's record of :id; another family's is not found.
 func (r apiResource[M, J, In]) show(a *app, c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	m, err := r.byID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	m, err := r.byID(c.Request().Context(), a.DB, viewer, id)
 	if err != nil {
 		return err
 	}
@@ -64,6 +72,10 @@ func (r apiResource[M, J, In]) add(a *app, c echo.Context) error {
 
 // change changes the record of :id with the fields the body gives.
 func (r apiResource[M, J, In]) change(a *app, c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -72,7 +84,7 @@ func (r apiResource[M, J, In]) change(a *app, c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := r.update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
+	m, err := r.update(c.Request().Context(), a.DB, viewer, id, in)
 	if err != nil {
 		return err
 	}

@@ -61,10 +61,13 @@ type SplitJSON struct {
 
 // TransactionTransferJSON is the transfer a transaction is a side of.
 type TransactionTransferJSON struct {
-	ID                 string `json:"id"`
-	Status             string `json:"status"`
-	OtherTransactionID string `json:"other_transaction_id"`
-	OtherAccountID     string `json:"other_account_id"`
+	ID     string `json:"id"`
+	Status string `json:"status"`
+	// The other side's ids are null when it is in an account the caller may not see
+	// (OtherPrivate): a transfer to (or from) a private account, of which nothing more is said.
+	OtherTransactionID *string `json:"other_transaction_id"`
+	OtherAccountID     *string `json:"other_account_id"`
+	OtherPrivate       bool    `json:"other_private"`
 }
 
 func transactionJSON(t *ledger.Transaction) TransactionJSON {
@@ -78,8 +81,10 @@ func transactionJSON(t *ledger.Transaction) TransactionJSON {
 		out.LockedFields = []string{}
 	}
 	if t.Transfer != nil {
-		out.Transfer = &TransactionTransferJSON{ID: t.Transfer.ID.String(), Status: t.Transfer.Status,
-			OtherTransactionID: t.Transfer.OtherEntryID.String(), OtherAccountID: t.Transfer.OtherAccount.String()}
+		out.Transfer = &TransactionTransferJSON{ID: t.Transfer.ID.String(), Status: t.Transfer.Status, OtherPrivate: t.Transfer.OtherPrivate}
+		if !t.Transfer.OtherPrivate {
+			out.Transfer.OtherTransactionID, out.Transfer.OtherAccountID = uuidString(&t.Transfer.OtherEntryID), uuidString(&t.Transfer.OtherAccount)
+		}
 	}
 	return out
 }
@@ -126,6 +131,10 @@ func amountString(d decimal.Decimal, currency string) string {
 // apiTransactionCreate is POST /api/v1/transactions: a transaction added by hand, which the
 // family's rules and transfer matching see as they see an imported one.
 func (a *app) apiTransactionCreate(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	var req transactionRequest
 	if err := decodeStrict(c, &req, "a transaction"); err != nil {
 		return err
@@ -149,13 +158,13 @@ func (a *app) apiTransactionCreate(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	ctx, u := c.Request().Context(), currentUser(c)
+	ctx := c.Request().Context()
 	return a.idempotent(c, req, func() (int, any, error) {
-		id, err := ledger.Create(ctx, a.DB, a.Log, u.FamilyID, in)
+		id, err := ledger.Create(ctx, a.DB, a.Log, viewer, in)
 		if err != nil {
 			return 0, nil, err
 		}
-		t, err := ledger.Get(ctx, a.DB, u.FamilyID, id)
+		t, err := ledger.Get(ctx, a.DB, viewer, id)
 		if err != nil {
 			return 0, nil, err
 		}
@@ -165,11 +174,15 @@ func (a *app) apiTransactionCreate(c echo.Context) error {
 
 // apiTransactionShow is GET /api/v1/transactions/{id}.
 func (a *app) apiTransactionShow(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	t, err := ledger.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	t, err := ledger.Get(c.Request().Context(), a.DB, viewer, id)
 	if err != nil {
 		return err
 	}
@@ -210,6 +223,10 @@ func transferJSON(t *transfers.Transfer) TransferJSON {
 // apiTransfers is GET /api/v1/transfers: the family's transfers, newest first, by status or
 // account.
 func (a *app) apiTransfers(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	var f transfers.Filter
 	var v apperr.Validation
 	switch s := c.QueryParam("status"); s {
@@ -222,7 +239,7 @@ func (a *app) apiTransfers(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	list, err := transfers.List(c.Request().Context(), a.DB, currentUser(c).FamilyID, f)
+	list, err := transfers.List(c.Request().Context(), a.DB, viewer, f)
 	if err != nil {
 		return err
 	}
@@ -235,11 +252,15 @@ func (a *app) apiTransfers(c echo.Context) error {
 
 // apiTransferShow is GET /api/v1/transfers/{id}.
 func (a *app) apiTransferShow(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	t, err := transfers.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	t, err := transfers.Get(c.Request().Context(), a.DB, viewer, id)
 	if err != nil {
 		return err
 	}
@@ -248,6 +269,10 @@ func (a *app) apiTransferShow(c echo.Context) error {
 
 // apiTransferCreate is POST /api/v1/transfers: two transactions linked by hand.
 func (a *app) apiTransferCreate(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	var req struct {
 		From  *uuid.UUID `json:"from_transaction_id"`
 		To    *uuid.UUID `json:"to_transaction_id"`
@@ -266,7 +291,7 @@ func (a *app) apiTransferCreate(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	t, err := transfers.Link(c.Request().Context(), a.DB, currentUser(c).FamilyID, *req.From, *req.To, req.Notes)
+	t, err := transfers.Link(c.Request().Context(), a.DB, viewer, *req.From, *req.To, req.Notes)
 	if err != nil {
 		return err
 	}
@@ -275,11 +300,15 @@ func (a *app) apiTransferCreate(c echo.Context) error {
 
 // apiTransferConfirm is POST /api/v1/transfers/{id}/confirm.
 func (a *app) apiTransferConfirm(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	t, err := transfers.Confirm(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	t, err := transfers.Confirm(c.Request().Context(), a.DB, viewer, id)
 	if err != nil {
 		return err
 	}
@@ -288,11 +317,15 @@ func (a *app) apiTransferConfirm(c echo.Context) error {
 
 // apiTransferDelete is DELETE /api/v1/transfers/{id}: unlink, and never propose the pair again.
 func (a *app) apiTransferDelete(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if err := transfers.Unlink(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := transfers.Unlink(c.Request().Context(), a.DB, viewer, id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
@@ -301,6 +334,10 @@ func (a *app) apiTransferDelete(c echo.Context) error {
 // apiTransactions is GET /api/v1/transactions: the family's transactions, newest first,
 // filtered, a page at a time from meta.next_cursor.
 func (a *app) apiTransactions(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	f, err := transactionFilter(c.QueryParams())
 	if err != nil {
 		return err
@@ -325,7 +362,7 @@ func (a *app) apiTransactions(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	list, next, err := ledger.List(c.Request().Context(), a.DB, currentUser(c).FamilyID, f, after, per)
+	list, next, err := ledger.List(c.Request().Context(), a.DB, viewer, f, after, per)
 	if err != nil {
 		return err
 	}
@@ -397,6 +434,10 @@ func transactionFilter(query url.Values) (ledger.Filter, error) {
 
 // apiTransactionUpdate is PATCH /api/v1/transactions/{id}.
 func (a *app) apiTransactionUpdate(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -409,7 +450,7 @@ func (a *app) apiTransactionUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	t, err := ledger.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, p)
+	t, err := ledger.Update(c.Request().Context(), a.DB, viewer, id, p)
 	if err != nil {
 		return err
 	}
@@ -418,6 +459,10 @@ func (a *app) apiTransactionUpdate(c echo.Context) error {
 
 // apiTransactionsUpdate is PATCH /api/v1/transactions: one change to many transactions.
 func (a *app) apiTransactionsUpdate(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	fields, err := decodeObject(c)
 	if err != nil {
 		return err
@@ -435,7 +480,7 @@ func (a *app) apiTransactionsUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	change, err := ledger.UpdateMany(c.Request().Context(), a.DB, currentUser(c).FamilyID, ids, p)
+	change, err := ledger.UpdateMany(c.Request().Context(), a.DB, viewer, ids, p)
 	if err != nil {
 		return err
 	}
@@ -445,11 +490,15 @@ func (a *app) apiTransactionsUpdate(c echo.Context) error {
 
 // apiTransactionDelete is DELETE /api/v1/transactions/{id}.
 func (a *app) apiTransactionDelete(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if err := ledger.Delete(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := ledger.Delete(c.Request().Context(), a.DB, viewer, id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -41,6 +41,10 @@ func (a *app) bankRoutes(g *echo.Group) {
 func (a *app) banksIndex(c echo.Context) error { return a.renderBanks(c, http.StatusOK, nil) }
 
 func (a *app) renderBanks(c echo.Context, status int, form *views.Form) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
 	list, err := a.Bank.List(ctx, u.FamilyID)
@@ -48,7 +52,7 @@ func (a *app) renderBanks(c echo.Context, status int, form *views.Form) error {
 		return err
 	}
 	names := map[string]string{}
-	accts, err := models.AccountsForFamily(ctx, a.DB, u.FamilyID)
+	accts, err := models.AccountsForFamily(ctx, a.DB, viewer)
 	if err != nil {
 		return err
 	}
@@ -102,12 +106,16 @@ func (a *app) bankView(c echo.Context) (*banksync.View, error) {
 
 // bankLinkPage is GET /settings/bank_connections/:id/link.
 func (a *app) bankLinkPage(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	v, err := a.bankView(c)
 	if err != nil {
 		return err
 	}
 	ctx := c.Request().Context()
-	accts, err := models.AccountsForFamily(ctx, a.DB, v.FamilyID)
+	accts, err := models.AccountsForFamily(ctx, a.DB, viewer)
 	if err != nil {
 		return err
 	}

@@ -18,7 +18,11 @@ func (a *app) pathCategory(c echo.Context) (*models.Category, []models.Category,
 	if err != nil {
 		return nil, nil, err
 	}
-	all, err := models.AllCategories(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return nil, nil, err
+	}
+	all, err := models.AllCategories(c.Request().Context(), a.DB, viewer)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -67,7 +71,11 @@ func (a *app) categoriesIndex(c echo.Context) error {
 }
 
 func (a *app) renderCategories(c echo.Context, status int, form *views.Form) error {
-	all, err := models.AllCategories(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	all, err := models.AllCategories(c.Request().Context(), a.DB, viewer)
 	if err != nil {
 		return err
 	}
@@ -129,10 +137,14 @@ func (a *app) categoryUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	form, in, err := categoryInput(c)
 	var updated *models.Category
 	if err == nil {
-		updated, err = models.UpdateCategory(c.Request().Context(), a.DB, cat.FamilyID, cat.ID, in)
+		updated, err = models.UpdateCategory(c.Request().Context(), a.DB, viewer, cat.ID, in)
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {

@@ -26,8 +26,11 @@ func (a *app) chartDays(c echo.Context, def string, account *uuid.UUID) (views.C
 	end := u.Family.Today()
 	first := end
 	if r.Days == 0 {
-		var err error
-		if first, err = models.HistoryStart(c.Request().Context(), a.DB, u.FamilyID, account, end); err != nil {
+		viewer, err := a.viewer(c)
+		if err != nil {
+			return r, end, end, err
+		}
+		if first, err = models.HistoryStart(c.Request().Context(), a.DB, viewer, account, end); err != nil {
 			return r, end, end, err
 		}
 	}
@@ -42,7 +45,11 @@ func (a *app) netWorthHistory(c echo.Context) (views.BalanceHistory, *reports.Ne
 	if err != nil {
 		return views.BalanceHistory{}, nil, err
 	}
-	nw, err := reports.FamilyNetWorth(c.Request().Context(), a.DB, u.FamilyID, u.Family.Currency, start, end)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return views.BalanceHistory{}, nil, err
+	}
+	nw, err := reports.FamilyNetWorth(c.Request().Context(), a.DB, viewer, u.Family.Currency, start, end)
 	if err != nil {
 		return views.BalanceHistory{}, nil, err
 	}
@@ -62,7 +69,11 @@ func (a *app) accountHistory(c echo.Context, acct *models.Account, rec *models.R
 	if err != nil {
 		return views.BalanceHistory{}, err
 	}
-	points, err := models.DailyBalances(c.Request().Context(), a.DB, acct.FamilyID, acct.ID, start, end)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return views.BalanceHistory{}, err
+	}
+	points, err := models.DailyBalances(c.Request().Context(), a.DB, viewer, acct.ID, start, end)
 	if err != nil {
 		return views.BalanceHistory{}, err
 	}

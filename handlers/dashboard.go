@@ -24,9 +24,13 @@ const entriesPerPage = 25
 // for another page of transactions gets only the table, one for another range of the chart
 // only the chart.
 func (a *app) dashboard(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	u := currentUser(c)
-	list, err := a.entryList(c, models.EntryFilter{FamilyID: u.FamilyID}, "/", true)
+	list, err := a.entryList(c, models.EntryFilter{Viewer: viewer}, "/", true)
 	if err != nil {
 		return err
 	}
@@ -40,7 +44,7 @@ func (a *app) dashboard(c echo.Context) error {
 	if isFragment(c, history.ID) {
 		return a.render(c, http.StatusOK, views.BalanceHistoryCard(history))
 	}
-	accts, err := models.AccountsForFamily(ctx, a.DB, u.FamilyID)
+	accts, err := models.AccountsForFamily(ctx, a.DB, viewer)
 	if err != nil {
 		return err
 	}
@@ -60,7 +64,7 @@ func (a *app) dashboard(c echo.Context) error {
 		return err
 	}
 	d := views.Dashboard{Groups: groups, NetWorth: netWorthToday(nw), History: history, Entries: list,
-		ThisMonth: thisMonth, ComingUp: views.ComingUp{Bills: bills}, BankTroubles: troubles}
+		ThisMonth: thisMonth, ComingUp: views.ComingUp{Bills: bills}, BankTroubles: troubles, SomePrivate: viewer.HidesAny()}
 	// A currency the net worth leaves out may be the rates feed's doing.
 	if len(nw.Unconverted) > 0 {
 		if d.Feed, err = fx.FeedStatus(ctx, a.DB); err != nil {

@@ -67,6 +67,10 @@ func (a *app) importsIndex(c echo.Context) error {
 // importShow is GET /imports/:id: the import, its mappings and a page of its rows (?only=
 // invalid|duplicate, ?page=). An htmx request from the row filter or pager gets only the rows.
 func (a *app) importShow(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	ctx := c.Request().Context()
 	im, err := a.familyImport(c)
 	if err != nil {
@@ -87,7 +91,7 @@ func (a *app) importShow(c echo.Context) error {
 	}
 	var acct *models.Account
 	if im.AccountID != nil {
-		switch acct, err = models.AccountByID(ctx, a.DB, im.FamilyID, *im.AccountID); {
+		switch acct, err = models.AccountByID(ctx, a.DB, viewer, *im.AccountID); {
 		case apperr.Is(err, apperr.NotFound):
 			acct = nil
 		case err != nil:
@@ -117,7 +121,7 @@ func (a *app) importShow(c echo.Context) error {
 		return err
 	}
 	if im.Statements != nil {
-		if v.Accounts, err = models.AccountsForFamily(ctx, a.DB, im.FamilyID); err != nil {
+		if v.Accounts, err = models.AccountsForFamily(ctx, a.DB, viewer); err != nil {
 			return err
 		}
 		if v.Reconciliations, err = a.importReconciliations(c, im); err != nil {
@@ -389,7 +393,11 @@ func (a *app) importNew(c echo.Context) error {
 
 // renderNewImport shows the upload form; chosen is the name of the file a refused upload sent.
 func (a *app) renderNewImport(c echo.Context, status int, form *views.Form, chosen string) error {
-	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, viewer)
 	if err != nil {
 		return err
 	}

@@ -49,7 +49,7 @@ func TestARequestPastItsTimeIsStoppedAndWritesNothing(t *testing.T) {
 		!strings.Contains(r.Body, "nothing was changed") {
 		t.Fatalf("after %s: %d %s", took, r.Status, r.Body)
 	}
-	if a, err := models.AccountByID(ctx, srv.DB, u.FamilyID, acct.ID); err != nil || a.Name != "Checking" {
+	if a, err := models.AccountByID(ctx, srv.DB, models.FamilyViewer(u.FamilyID), acct.ID); err != nil || a.Name != "Checking" {
 		t.Errorf("the account is now %q (%v): a stopped request wrote", a.Name, err)
 	}
 }
@@ -161,7 +161,7 @@ func TestAReadOnlyDatabaseAnswers503(t *testing.T) {
 			t.Errorf("%s %s on a read-only database: %d Retry-After %q %.300s", req.method, req.path, r.Status, r.Header.Get("Retry-After"), r.Body)
 		}
 	}
-	if a, err := models.AccountByID(ctx, srv.DB, u.FamilyID, acct.ID); err != nil || a.Name != "Checking" {
+	if a, err := models.AccountByID(ctx, srv.DB, models.FamilyViewer(u.FamilyID), acct.ID); err != nil || a.Name != "Checking" {
 		t.Errorf("the account is %q (%v) after a refused rename", a.Name, err)
 	}
 	readOnly(false)

@@ -156,7 +156,7 @@ func TestOnboardingStarterCategories(t *testing.T) {
 			if err != nil || u.Family.Locale != tc.locale {
 				t.Fatalf("the family's number style: %v (err %v)", u.Family, err)
 			}
-			all, err := models.AllCategories(t.Context(), srv.DB, u.FamilyID)
+			all, err := models.AllCategories(t.Context(), srv.DB, models.FamilyViewer(u.FamilyID))
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -208,7 +208,7 @@ func TestAccountFormBalance(t *testing.T) {
 	if r := c.PostForm(page, url.Values{"name": {"Cash"}, "accountable_type": {"Depository"}, "balance": {"12.5"}}); r.Status != http.StatusSeeOther {
 		t.Fatalf("edit: %d %s", r.Status, r.Body)
 	}
-	a, err := models.AccountByID(t.Context(), srv.DB, u.FamilyID, uuid.MustParse(id))
+	a, err := models.AccountByID(t.Context(), srv.DB, models.FamilyViewer(u.FamilyID), uuid.MustParse(id))
 	if err != nil || a.Balance.StringFixed(2) != "12.50" {
 		t.Fatalf("balance after the edit: %v %v", a.Balance, err)
 	}

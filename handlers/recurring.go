@@ -130,7 +130,7 @@ func (a *app) recurringForm(c echo.Context, status int, form *views.Form) error 
 		return err
 	}
 	r = &shown[0]
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}

@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -66,14 +65,26 @@ type familyNames struct {
 	lists  map[string][]views.SelectOption
 }
 
-func (a *app) familyNames(ctx context.Context, familyID uuid.UUID) (*familyNames, error) {
+func (a *app) familyNames(c echo.Context) (*familyNames, error) {
+	ctx := c.Request().Context()
+	v, err := a.viewer(c)
+	if err != nil {
+		return nil, err
+	}
 	n := &familyNames{byID: map[string]map[string]string{}, byName: map[string]map[string]string{}, lists: map[string][]views.SelectOption{}}
 	for _, table := range []string{"categories", "merchants", "tags", "accounts"} {
 		var rows []struct {
 			ID   string `bun:"id"`
 			Name string `bun:"name"`
 		}
-		if err := a.DB.NewRaw("SELECT id::text, name FROM "+table+" WHERE family_id = ? ORDER BY lower(name)", familyID).Scan(ctx, &rows); err != nil {
+		// Of the accounts, only those the viewer may see: a rule's condition on another is
+		// shown as removed, never by its name.
+		visible, args := "TRUE", []any(nil)
+		if table == "accounts" {
+			visible, args = v.VisibleSQL("id")
+		}
+		if err := a.DB.NewRaw("SELECT id::text, name FROM "+table+" WHERE family_id = ? AND "+visible+" ORDER BY lower(name)",
+			append([]any{v.FamilyID}, args...)...).Scan(ctx, &rows); err != nil {
 			return nil, err
 		}
 		n.byID[table], n.byName[table] = map[string]string{}, map[string]string{}
@@ -101,7 +112,7 @@ func (a *app) rulesPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}
@@ -206,8 +217,8 @@ func nameOr(m map[string]string, id string) string {
 	return "(removed)"
 }
 
-func (a *app) ruleFormPage(ctx context.Context, familyID uuid.UUID, id string, form *views.Form) (views.RuleFormPage, error) {
-	names, err := a.familyNames(ctx, familyID)
+func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.RuleFormPage, error) {
+	names, err := a.familyNames(c)
 	if err != nil {
 		return views.RuleFormPage{}, err
 	}
@@ -242,14 +253,18 @@ func (a *app) ruleFormPage(ctx context.Context, familyID uuid.UUID, id string, f
 // transaction") it starts from that transaction: its name as the condition, and its
 // category, merchant and transfer as the actions.
 func (a *app) ruleNew(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
 	form := &views.Form{Values: map[string]string{"active": "1", "_submitted": "1", "match": "all", "cond_0_op": "like", "cond_0_field": "transaction_name"}}
 	if s := c.QueryParam("from"); s != "" {
 		id, err := uuid.Parse(s)
 		if err != nil {
 			return apperr.New(apperr.NotFound, "Transaction not found")
 		}
-		t, err := ledger.Get(ctx, a.DB, u.FamilyID, id)
+		t, err := ledger.Get(ctx, a.DB, viewer, id)
 		if err != nil {
 			return err
 		}
@@ -264,11 +279,11 @@ func (a *app) ruleNew(c echo.Context) error {
 		if t.MerchantID != nil {
 			form.Values["action_merchant"] = t.MerchantID.String()
 		}
-		if t.Transfer != nil {
+		if t.Transfer != nil && !t.Transfer.OtherPrivate {
 			form.Values["action_transfer"] = t.Transfer.OtherAccount.String()
 		}
 	}
-	p, err := a.ruleFormPage(ctx, u.FamilyID, "", form)
+	p, err := a.ruleFormPage(c, "", form)
 	if err != nil {
 		return err
 	}
@@ -276,12 +291,11 @@ func (a *app) ruleNew(c echo.Context) error {
 }
 
 func (a *app) ruleEdit(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
 	r, err := a.pathRule(c)
 	if err != nil {
 		return err
 	}
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}
@@ -348,7 +362,7 @@ func (a *app) ruleEdit(c echo.Context) error {
 		}
 	}
 	form.Values["action_tags"] = strings.Join(tags, ",")
-	p, err := a.ruleFormPage(ctx, u.FamilyID, r.ID.String(), form)
+	p, err := a.ruleFormPage(c, r.ID.String(), form)
 	if err != nil {
 		return err
 	}
@@ -476,7 +490,7 @@ func ruleProblems(form *views.Form, err error, rowOf []int) (int, bool) {
 
 func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 	ctx, u := c.Request().Context(), currentUser(c)
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}
@@ -498,7 +512,7 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 		if id != nil {
 			idText = id.String()
 		}
-		p, perr := a.ruleFormPage(ctx, u.FamilyID, idText, form)
+		p, perr := a.ruleFormPage(c, idText, form)
 		if perr != nil {
 			return perr
 		}
@@ -548,7 +562,7 @@ func (a *app) ruleUpdate(c echo.Context) error {
 // typed matches, and the first 20.
 func (a *app) rulePreview(c echo.Context) error {
 	ctx, u := c.Request().Context(), currentUser(c)
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}

@@ -63,10 +63,10 @@ func (a *app) taxonomyDeleted(c echo.Context, kind views.Taxonomy, err error, do
 // form's input In, through the models functions.
 type taxonomyPages[M, In any] struct {
 	kind   views.Taxonomy
-	list   func(context.Context, bun.IDB, uuid.UUID, models.Page) ([]M, int, error)
-	byID   func(context.Context, bun.IDB, uuid.UUID, uuid.UUID) (*M, error)
+	list   func(context.Context, bun.IDB, models.Viewer, models.Page) ([]M, int, error)
+	byID   func(context.Context, bun.IDB, models.Viewer, uuid.UUID) (*M, error)
 	create func(context.Context, bun.IDB, uuid.UUID, In) (*M, error)
-	update func(context.Context, bun.IDB, uuid.UUID, uuid.UUID, In) (*M, error)
+	update func(context.Context, bun.IDB, models.Viewer, uuid.UUID, In) (*M, error)
 	remove func(context.Context, bun.IDB, uuid.UUID, uuid.UUID) error
 	item   func(*M) views.TaxonomyItem
 	// input reads the form; values fills it with a record, for its edit page.
@@ -84,8 +84,12 @@ func (p taxonomyPages[M, In]) title() string {
 // index is GET /<kind>: a page of the family's records and the form for a new one, shown
 // again with its errors when form is set.
 func (p taxonomyPages[M, In]) index(a *app, c echo.Context, status int, form *views.Form) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	page := pageNumber(c)
-	list, total, err := p.list(c.Request().Context(), a.DB, currentUser(c).FamilyID, models.Page{Number: page, Size: taxonomyPerPage})
+	list, total, err := p.list(c.Request().Context(), a.DB, viewer, models.Page{Number: page, Size: taxonomyPerPage})
 	if err != nil {
 		return err
 	}
@@ -116,7 +120,11 @@ func (p taxonomyPages[M, In]) path(a *app, c echo.Context) (*M, uuid.UUID, error
 	if err != nil {
 		return nil, id, err
 	}
-	m, err := p.byID(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return nil, id, err
+	}
+	m, err := p.byID(c.Request().Context(), a.DB, viewer, id)
 	return m, id, err
 }
 
@@ -131,12 +139,16 @@ func (p taxonomyPages[M, In]) edit(a *app, c echo.Context) error {
 
 // change is POST /<kind>/:id.
 func (p taxonomyPages[M, In]) change(a *app, c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	m, id, err := p.path(a, c)
 	if err != nil {
 		return err
 	}
 	form, in := p.input(c)
-	updated, err := p.update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
+	updated, err := p.update(c.Request().Context(), a.DB, viewer, id, in)
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			return a.render(c, status, views.TaxonomyEditPage(views.TaxonomyEdit{Kind: p.kind, Item: p.item(m), Form: form}))

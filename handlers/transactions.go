@@ -24,12 +24,11 @@ func (a *app) transactionNew(c echo.Context) error {
 }
 
 func (a *app) transactionForm(c echo.Context, status int, form *views.Form) error {
-	ctx, u := c.Request().Context(), currentUser(c)
 	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
 	}
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}
@@ -41,7 +40,11 @@ func (a *app) transactionForm(c echo.Context, status int, form *views.Form) erro
 // transaction (a category chosen here is the person's and stays), and a transfer is proposed
 // when its other side is in another account.
 func (a *app) transactionCreate(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
 	acct, err := a.pathAccount(c)
 	if err != nil {
 		return err
@@ -50,7 +53,7 @@ func (a *app) transactionCreate(c echo.Context) error {
 	in, err := transactionInput(form, acct)
 	var entryID uuid.UUID
 	if err == nil {
-		entryID, err = ledger.Create(ctx, a.DB, a.Log, u.FamilyID, in)
+		entryID, err = ledger.Create(ctx, a.DB, a.Log, viewer, in)
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
@@ -59,7 +62,7 @@ func (a *app) transactionCreate(c echo.Context) error {
 		return err
 	}
 	msg := "Transaction “" + strings.TrimSpace(in.Name) + "” added."
-	if t, err := ledger.Get(ctx, a.DB, u.FamilyID, entryID); err == nil && t.Transfer != nil {
+	if t, err := ledger.Get(ctx, a.DB, viewer, entryID); err == nil && t.Transfer != nil {
 		msg += " It looks like a transfer: confirm it on the Transfers page."
 	}
 	a.flash(c, "success", msg)

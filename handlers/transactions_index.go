@@ -27,6 +27,10 @@ const transactionsPerPage = 50
 // and filters that live in the URL, 50 at a time. "Show older" asks htmx for the next rows
 // only; without JavaScript it is a link to the next page.
 func (a *app) transactionsIndex(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	ctx, u := c.Request().Context(), currentUser(c)
 	query := url.Values{}
 	form := &views.Form{Values: map[string]string{}}
@@ -73,7 +77,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 	case err != nil:
 		return err
 	default:
-		rows, next, err := ledger.Rows(ctx, a.DB, u.FamilyID, f, after, transactionsPerPage)
+		rows, next, err := ledger.Rows(ctx, a.DB, viewer, f, after, transactionsPerPage)
 		if err != nil {
 			return err
 		}
@@ -88,11 +92,11 @@ func (a *app) transactionsIndex(c echo.Context) error {
 		return a.render(c, http.StatusOK, views.TransactionRows(l))
 	}
 	if form.Errors == nil && !l.Deep {
-		if l.Totals, err = ledger.Totals(ctx, a.DB, u.FamilyID, f); err != nil {
+		if l.Totals, err = ledger.Totals(ctx, a.DB, viewer, f); err != nil {
 			return err
 		}
 	}
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}
@@ -132,11 +136,15 @@ func returnTo(raw string) string {
 // transactionEdit is GET /transactions/:id: the form that fixes one transaction, as the panel
 // of /transactions for htmx, or as a page.
 func (a *app) transactionEdit(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	t, err := ledger.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	t, err := ledger.Get(c.Request().Context(), a.DB, viewer, id)
 	if err != nil {
 		return err
 	}
@@ -167,9 +175,8 @@ func transactionEditValues(t *ledger.Transaction, l models.Locale) *views.Form {
 }
 
 func (a *app) transactionEditForm(c echo.Context, status int, t *ledger.Transaction, form *views.Form, back string) error {
-	ctx, u := c.Request().Context(), currentUser(c)
 	form.Prefix = "tx-" // the list's filters above have fields of the same names
-	names, err := a.familyNames(ctx, u.FamilyID)
+	names, err := a.familyNames(c)
 	if err != nil {
 		return err
 	}
@@ -190,7 +197,11 @@ func (a *app) transactionEditForm(c echo.Context, status int, t *ledger.Transact
 
 // entryRow is one of the family's transactions as lists show it.
 func (a *app) entryRow(c echo.Context, id uuid.UUID) (models.EntryRow, error) {
-	rows, _, err := models.Entries(c.Request().Context(), a.DB, models.EntryFilter{FamilyID: currentUser(c).FamilyID, ID: &id}, models.Page{Number: 1, Size: 1})
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return models.EntryRow{}, err
+	}
+	rows, _, err := models.Entries(c.Request().Context(), a.DB, models.EntryFilter{Viewer: viewer, ID: &id}, models.Page{Number: 1, Size: 1})
 	if err != nil {
 		return models.EntryRow{}, err
 	}
@@ -203,12 +214,16 @@ func (a *app) entryRow(c echo.Context, id uuid.UUID) (models.EntryRow, error) {
 // transactionUpdate is POST /transactions/:id: what the person changed on the form, and only
 // that, is saved (and locked against rules); an error shows on its field and nothing is saved.
 func (a *app) transactionUpdate(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	t, err := ledger.Get(ctx, a.DB, u.FamilyID, id)
+	t, err := ledger.Get(ctx, a.DB, viewer, id)
 	if err != nil {
 		return err
 	}
@@ -220,7 +235,7 @@ func (a *app) transactionUpdate(c echo.Context) error {
 	back := returnTo(c.FormValue("return"))
 	p, err := transactionFormPatch(form, params["tag_ids"], t)
 	if err == nil && !p.Empty() {
-		_, err = ledger.Update(ctx, a.DB, u.FamilyID, id, p)
+		_, err = ledger.Update(ctx, a.DB, viewer, id, p)
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {
@@ -360,6 +375,10 @@ func untickedRows(c echo.Context) ([]uuid.UUID, error) {
 }
 
 func (a *app) transactionsBulk(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	ctx, u := c.Request().Context(), currentUser(c)
 	back := returnTo(c.FormValue("return"))
 	var p ledger.Patch
@@ -388,7 +407,7 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		}
 	}
 	var change *models.Change
-	err := v.Err()
+	err = v.Err()
 	switch {
 	case err != nil:
 	case p.Empty():
@@ -398,7 +417,7 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		var except []uuid.UUID
 		if except, err = untickedRows(c); err == nil {
 			if f, err = filterOf(c.FormValue("filter"), u.NumberLocale()); err == nil {
-				change, err = ledger.UpdateMatching(ctx, a.DB, u.FamilyID, f, p, except...)
+				change, err = ledger.UpdateMatching(ctx, a.DB, viewer, f, p, except...)
 			}
 		}
 	default:
@@ -406,7 +425,7 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		if len(ids) == 0 {
 			err = apperr.New(apperr.Invalid, "Tick the transactions to change, or choose all that match.")
 		} else {
-			change, err = ledger.UpdateMany(ctx, a.DB, u.FamilyID, ids, p)
+			change, err = ledger.UpdateMany(ctx, a.DB, viewer, ids, p)
 		}
 	}
 	if err != nil {

@@ -24,13 +24,16 @@ func (a *app) transfersRoutes(g *echo.Group) {
 }
 
 func (a *app) transfersPage(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
-	var p views.TransfersPage
-	var err error
-	if p.Proposed, err = transfers.List(ctx, a.DB, u.FamilyID, transfers.Filter{Status: transfers.StatusPending}); err != nil {
+	viewer, err := a.viewer(c)
+	if err != nil {
 		return err
 	}
-	if p.Confirmed, err = transfers.List(ctx, a.DB, u.FamilyID, transfers.Filter{Status: transfers.StatusConfirmed, Limit: 100}); err != nil {
+	ctx := c.Request().Context()
+	var p views.TransfersPage
+	if p.Proposed, err = transfers.List(ctx, a.DB, viewer, transfers.Filter{Status: transfers.StatusPending}); err != nil {
+		return err
+	}
+	if p.Confirmed, err = transfers.List(ctx, a.DB, viewer, transfers.Filter{Status: transfers.StatusConfirmed, Limit: 100}); err != nil {
 		return err
 	}
 	return a.render(c, http.StatusOK, views.TransfersPageView(p))
@@ -38,12 +41,16 @@ func (a *app) transfersPage(c echo.Context) error {
 
 // transferLinkPage offers the transactions that could be the other side of ?from=<id>.
 func (a *app) transferLinkPage(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	ctx := c.Request().Context()
 	id, err := uuid.Parse(c.QueryParam("from"))
 	if err != nil {
 		return apperr.New(apperr.NotFound, "Transaction not found")
 	}
-	from, candidates, err := models.TransferCandidates(ctx, a.DB, u.FamilyID, id, transfers.ManualDays, 50)
+	from, candidates, err := models.TransferCandidates(ctx, a.DB, viewer, id, transfers.ManualDays, 50)
 	if err != nil {
 		return err
 	}
@@ -51,12 +58,16 @@ func (a *app) transferLinkPage(c echo.Context) error {
 }
 
 func (a *app) transferLink(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	from, err1 := uuid.Parse(c.FormValue("from_transaction_id"))
 	to, err2 := uuid.Parse(c.FormValue("to_transaction_id"))
 	if err1 != nil || err2 != nil {
 		return apperr.New(apperr.BadRequest, "Choose the two transactions to link.")
 	}
-	t, err := transfers.Link(c.Request().Context(), a.DB, currentUser(c).FamilyID, from, to, "")
+	t, err := transfers.Link(c.Request().Context(), a.DB, viewer, from, to, "")
 	if err != nil {
 		if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
 			a.flash(c, "error", e.Message)
@@ -69,11 +80,15 @@ func (a *app) transferLink(c echo.Context) error {
 }
 
 func (a *app) transferConfirm(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if _, err := transfers.Confirm(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if _, err := transfers.Confirm(c.Request().Context(), a.DB, viewer, id); err != nil {
 		return err
 	}
 	a.flash(c, "success", "Transfer confirmed.")
@@ -81,11 +96,15 @@ func (a *app) transferConfirm(c echo.Context) error {
 }
 
 func (a *app) transferUnlink(c echo.Context) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if err := transfers.Unlink(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := transfers.Unlink(c.Request().Context(), a.DB, viewer, id); err != nil {
 		return err
 	}
 	a.flash(c, "success", "Unlinked: the two transactions count as spending and income again, and Tally will not pair them again.")

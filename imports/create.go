@@ -213,7 +213,9 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	var acct *models.Account
 	if req.AccountID != nil && strings.TrimSpace(*req.AccountID) != "" {
 		var err error
-		acct, err = familyRecord(*req.AccountID, func(id uuid.UUID) (*models.Account, error) { return models.AccountByID(ctx, s.DB, req.FamilyID, id) })
+		acct, err = familyRecord(*req.AccountID, func(id uuid.UUID) (*models.Account, error) {
+			return models.AccountByID(ctx, s.DB, models.FamilyViewer(req.FamilyID), id)
+		})
 		if err != nil {
 			return nil, err
 		}

@@ -171,7 +171,7 @@ func (s *Service) SetAccountMapping(ctx context.Context, familyID, importID uuid
 		}
 		var v apperr.Validation
 		if choice.AccountID != nil {
-			if _, err := models.AccountByID(ctx, tx, familyID, *choice.AccountID); apperr.Is(err, apperr.NotFound) {
+			if _, err := models.AccountByID(ctx, tx, models.FamilyViewer(familyID), *choice.AccountID); apperr.Is(err, apperr.NotFound) {
 				v.Add("account_id", "Account must belong to your family")
 			} else if err != nil {
 				return err

@@ -93,14 +93,14 @@ func TestPublishDerivesMerchants(t *testing.T) {
 	if err := im.d.NewRaw("SELECT id FROM merchants WHERE family_id = ? AND name = 'Netflix'", im.user.FamilyID).Scan(ctx, &netflix); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := models.UpdateMerchant(ctx, im.d, im.user.FamilyID, netflix, models.MerchantInput{Name: new("Netflix Abo")}); err != nil {
+	if _, err := models.UpdateMerchant(ctx, im.d, models.FamilyViewer(im.user.FamilyID), netflix, models.MerchantInput{Name: new("Netflix Abo")}); err != nil {
 		t.Fatal(err)
 	}
 	if err := im.d.NewRaw("SELECT id FROM entries WHERE family_id = ? AND name = 'UBER *TRIP HELP.UBER.COM'", im.user.FamilyID).Scan(ctx, &uber); err != nil {
 		t.Fatal(err)
 	}
 	taxi := merchant("Taxi")
-	if _, err := ledger.Update(ctx, im.d, im.user.FamilyID, uber, ledger.Patch{Merchant: &ledger.Ref{ID: &taxi}}); err != nil {
+	if _, err := ledger.Update(ctx, im.d, models.FamilyViewer(im.user.FamilyID), uber, ledger.Patch{Merchant: &ledger.Ref{ID: &taxi}}); err != nil {
 		t.Fatal(err)
 	}
 	second := im.upload("date,amount,name\n"+

@@ -166,7 +166,7 @@ func accountContinuity(ctx context.Context, db bun.IDB, familyID uuid.UUID, a ex
 	if typ, _ := models.AccountTypeByName(a.Type); typ.Liability {
 		c.Source = sum // money out raises what a liability owes
 	}
-	balances, err := models.DailyBalances(ctx, db, familyID, a.ID, day, day)
+	balances, err := models.DailyBalances(ctx, db, models.FamilyViewer(familyID), a.ID, day, day)
 	if err != nil {
 		return continuity{}, err
 	}

@@ -68,7 +68,7 @@ var identifierStrength = map[string]int{IdentifierLinked: 3, IdentifierNumberInI
 // balance alone of an empty account says nothing), or as the only account of the statement's
 // currency and kind that no other file's account is linked to.
 func rankAccounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID, file *bankfile.File, totals []entryTotals, sf *StatementFile) error {
-	accts, err := models.AccountsForFamily(ctx, idb, familyID)
+	accts, err := models.AccountsForFamily(ctx, idb, models.FamilyViewer(familyID))
 	if err != nil {
 		return err
 	}
@@ -286,7 +286,7 @@ func balanceOn(ctx context.Context, idb bun.IDB, a *models.Account, day time.Tim
 	if err != nil || unknown {
 		return false, err
 	}
-	walk, err := models.DailyBalances(ctx, idb, a.FamilyID, a.ID, day, day)
+	walk, err := models.DailyBalances(ctx, idb, models.FamilyViewer(a.FamilyID), a.ID, day, day)
 	if err != nil || len(walk) != 1 {
 		return false, err
 	}

@@ -387,7 +387,7 @@ func (p *publisher) ledgerChecks(ctx context.Context, accounts map[string]statem
 		if unknown, err := balanceUnknown(ctx, p.tx, acct.ID); err != nil || unknown {
 			return c, err
 		}
-		walk, err := models.DailyBalances(ctx, p.tx, p.im.FamilyID, acct.ID, day, day)
+		walk, err := models.DailyBalances(ctx, p.tx, models.FamilyViewer(p.im.FamilyID), acct.ID, day, day)
 		if err != nil || len(walk) != 1 {
 			return c, err
 		}

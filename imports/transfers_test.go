@@ -12,6 +12,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/db"
+	"tally/models"
 	"tally/rules"
 	"tally/testkit"
 	"tally/transfers"
@@ -165,7 +166,7 @@ func (c *queryCounter) AfterQuery(_ context.Context, ev *bun.QueryEvent) {
 // "name: kind", each sorted.
 func transferState(t *testing.T, d *db.DB, familyID uuid.UUID) (pairs, kinds []string) {
 	t.Helper()
-	list, err := transfers.List(context.Background(), d, familyID, transfers.Filter{})
+	list, err := transfers.List(context.Background(), d, models.FamilyViewer(familyID), transfers.Filter{})
 	if err != nil {
 		t.Fatal(err)
 	}

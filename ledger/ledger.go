@@ -36,14 +36,15 @@ type NewTransaction struct {
 	Excluded   *bool
 }
 
-// Create adds a transaction to one of the family's accounts, in one database transaction:
+// Create adds a transaction to one of the family's accounts that the viewer may see, in one database transaction:
 // the family's rules run over it, leaving alone every field the caller set (the name, and the
 // notes, category, merchant, tags and "excluded" it gave are set by hand and locked), a
 // transfer is proposed with its other side, and the account's balance follows. It returns the
 // transaction's id.
-func Create(ctx context.Context, d *db.DB, log *slog.Logger, familyID uuid.UUID, in NewTransaction) (uuid.UUID, error) {
+func Create(ctx context.Context, d *db.DB, log *slog.Logger, viewer models.Viewer, in NewTransaction) (uuid.UUID, error) {
+	familyID := viewer.FamilyID
 	var v apperr.Validation
-	acct, err := models.AccountByID(ctx, d, familyID, in.AccountID)
+	acct, err := models.AccountByID(ctx, d, viewer, in.AccountID)
 	if apperr.Is(err, apperr.NotFound) {
 		v.Add("account_id", "account_id is not one of this family's accounts")
 	} else if err != nil {
@@ -165,23 +166,28 @@ type TransferSide struct {
 	Status       string    `bun:"status"`
 	OtherEntryID uuid.UUID `bun:"other_entry_id"`
 	OtherAccount uuid.UUID `bun:"other_account_id"`
+	// OtherPrivate says the other side is in an account the viewer may not see: its ids are
+	// then zero, and nothing names it.
+	OtherPrivate bool `bun:"-"`
 }
 
-// Get is one of the family's transactions with its transfer and splits; another family's, a
-// trade or a valuation is not found.
-func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Transaction, error) {
+// Get is one of the family's transactions with its transfer and splits; another family's, one
+// in an account the viewer may not see, a trade or a valuation is not found.
+func Get(ctx context.Context, idb bun.IDB, viewer models.Viewer, id uuid.UUID) (*Transaction, error) {
 	t := []Transaction{{}}
-	err := idb.NewSelect().Model(&t[0].Entry).Where("e.id = ? AND e.family_id = ? AND e.kind = 'transaction'", id, familyID).Scan(ctx)
+	q := idb.NewSelect().Model(&t[0].Entry).Where("e.id = ? AND e.family_id = ? AND e.kind = 'transaction'", id, viewer.FamilyID)
+	viewer.VisibleAccounts(q.QueryBuilder(), "e.account_id")
+	err := q.Scan(ctx)
 	if db.IsNoRows(err) {
 		return nil, apperr.New(apperr.NotFound, "Transaction not found")
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := withTransfers(ctx, idb, familyID, t); err != nil {
+	if err := withTransfers(ctx, idb, viewer, t); err != nil {
 		return nil, err
 	}
-	err = idb.NewSelect().Model(&t[0].Splits).Where("e.parent_id = ? AND e.family_id = ?", id, familyID).
+	err = idb.NewSelect().Model(&t[0].Splits).Where("e.parent_id = ? AND e.family_id = ?", id, viewer.FamilyID).
 		OrderExpr("e.amount DESC, e.id").Scan(ctx)
 	return &t[0], err
 }

@@ -75,17 +75,17 @@ func ParseCursor(s string) (Cursor, error) {
 // MaxPage is the most transactions one page holds.
 const MaxPage = 500
 
-// List returns up to limit of the family's transactions matching f, newest first, that come
+// List returns up to limit of the family's transactions the viewer may see matching f, newest first, that come
 // after the cursor (from the first when it is nil), and the cursor of the next page (nil on
 // the last). Each page is read off the (family, date, id) index from its cursor, so every
 // page costs the same however deep the client has walked.
-func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after *Cursor, limit int) ([]Transaction, *Cursor, error) {
+func List(ctx context.Context, idb bun.IDB, viewer models.Viewer, f Filter, after *Cursor, limit int) ([]Transaction, *Cursor, error) {
 	var rows []Transaction
-	next, err := page(ctx, idb, idb.NewSelect().Model(&rows), &rows, familyID, f, after, limit, func(t *Transaction) *models.Entry { return &t.Entry })
+	next, err := page(ctx, idb, idb.NewSelect().Model(&rows), &rows, viewer, f, after, limit, func(t *Transaction) *models.Entry { return &t.Entry })
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := withTransfers(ctx, idb, familyID, rows); err != nil {
+	if err := withTransfers(ctx, idb, viewer, rows); err != nil {
 		return nil, nil, err
 	}
 	return rows, next, nil
@@ -93,24 +93,25 @@ func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after 
 
 // Rows is List as pages show it: each transaction with the names of its account, category and
 // merchant, and its transfer.
-func Rows(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter, after *Cursor, limit int) ([]models.EntryRow, *Cursor, error) {
+func Rows(ctx context.Context, idb bun.IDB, viewer models.Viewer, f Filter, after *Cursor, limit int) ([]models.EntryRow, *Cursor, error) {
 	var rows []models.EntryRow
-	next, err := page(ctx, idb, models.EntryRows(idb, &rows), &rows, familyID, f, after, limit, func(r *models.EntryRow) *models.Entry { return &r.Entry })
+	next, err := page(ctx, idb, models.EntryRows(idb, viewer, &rows), &rows, viewer, f, after, limit, func(r *models.EntryRow) *models.Entry { return &r.Entry })
 	return rows, next, err
 }
 
 // page reads into rows, through q (a select of entries as e), one page of the family's
-// transactions matching f after the cursor, and returns the next page's cursor. It reads one
+// transactions the viewer may see matching f after the cursor, and returns the next page's cursor. It reads one
 // row more than the page to know whether another follows.
-func page[T any](ctx context.Context, idb bun.IDB, q *bun.SelectQuery, rows *[]T, familyID uuid.UUID, f Filter, after *Cursor, limit int, entry func(*T) *models.Entry) (*Cursor, error) {
+func page[T any](ctx context.Context, idb bun.IDB, q *bun.SelectQuery, rows *[]T, viewer models.Viewer, f Filter, after *Cursor, limit int, entry func(*T) *models.Entry) (*Cursor, error) {
 	limit = min(max(limit, 1), MaxPage)
-	q.Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
+	q.Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", viewer.FamilyID).
 		OrderExpr("e.date DESC, e.id DESC").Limit(int64(limit + 1))
+	viewer.VisibleAccounts(q.QueryBuilder(), "e.account_id")
 	if after != nil {
 		// A row comparison in the index's order: the scan starts at the cursor.
 		q.Where("(e.date, e.id) < (?::date, ?::uuid)", after.Date, after.ID)
 	}
-	if err := f.apply(ctx, idb, q, familyID); err != nil {
+	if err := f.apply(ctx, idb, q, viewer.FamilyID); err != nil {
 		return nil, err
 	}
 	if err := q.Scan(ctx); err != nil {
@@ -186,16 +187,17 @@ type Total struct {
 	Outflow  decimal.Decimal `bun:"outflow"`
 }
 
-// Totals sums the family's transactions matching f, per currency, the most used first.
-func Totals(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter) ([]Total, error) {
+// Totals sums the family's transactions the viewer may see matching f, per currency, the most used first.
+func Totals(ctx context.Context, idb bun.IDB, viewer models.Viewer, f Filter) ([]Total, error) {
 	var out []Total
 	q := idb.NewSelect().TableExpr("entries AS e").
 		ColumnExpr("e.currency, count(*) AS count").
 		ColumnExpr("coalesce(-sum(e.amount) FILTER (WHERE e.amount < 0), 0) AS inflow").
 		ColumnExpr("coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS outflow").
-		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
+		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", viewer.FamilyID).
 		GroupExpr("e.currency").OrderExpr("count(*) DESC, e.currency")
-	if err := f.apply(ctx, idb, q, familyID); err != nil {
+	viewer.VisibleAccounts(q.QueryBuilder(), "e.account_id")
+	if err := f.apply(ctx, idb, q, viewer.FamilyID); err != nil {
 		return nil, err
 	}
 	if err := q.Scan(ctx, &out); err != nil {
@@ -204,8 +206,9 @@ func Totals(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter) ([]T
 	return out, nil
 }
 
-// withTransfers sets the transfer each of the transactions is a side of, in one query.
-func withTransfers(ctx context.Context, idb bun.IDB, familyID uuid.UUID, rows []Transaction) error {
+// withTransfers sets the transfer each of the transactions is a side of, in one query. A side
+// whose other side is in an account the viewer may not see says only that (OtherPrivate).
+func withTransfers(ctx context.Context, idb bun.IDB, viewer models.Viewer, rows []Transaction) error {
 	if len(rows) == 0 {
 		return nil
 	}
@@ -224,12 +227,15 @@ func withTransfers(ctx context.Context, idb bun.IDB, familyID uuid.UUID, rows []
 		JOIN entries o ON o.id = s.other_id
 		WHERE t.family_id = ? AND s.entry_id IN (?)
 			AND (t.inflow_entry_id IN (?) OR t.outflow_entry_id IN (?))`,
-		familyID, bun.In(ids), bun.In(ids), bun.In(ids)).Scan(ctx, &sides)
+		viewer.FamilyID, bun.In(ids), bun.In(ids), bun.In(ids)).Scan(ctx, &sides)
 	if err != nil {
 		return fmt.Errorf("transfers of transactions: %w", err)
 	}
 	for _, s := range sides {
 		side := s.TransferSide
+		if !viewer.CanSee(side.OtherAccount) {
+			side = TransferSide{ID: side.ID, Status: side.Status, OtherPrivate: true}
+		}
 		rows[at[s.EntryID]].Transfer = &side
 	}
 	return nil

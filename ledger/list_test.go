@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/ledger"
+	"tally/models"
 	"tally/testkit"
 )
 
@@ -42,14 +43,14 @@ func TestListPageIsReadOffTheIndex(t *testing.T) {
 	// Walk to a page deep in the list, then capture its query.
 	var after *ledger.Cursor
 	for range 40 {
-		_, next, err := ledger.List(ctx, d, familyID, ledger.Filter{}, after, 500)
+		_, next, err := ledger.List(ctx, d, models.FamilyViewer(familyID), ledger.Filter{}, after, 500)
 		if err != nil || next == nil {
 			t.Fatalf("walk: %v, next %v", err, next)
 		}
 		after = next
 	}
 	queries := testkit.RecordQueries(d, `FROM "entries"`)
-	page, _, err := ledger.List(ctx, d, familyID, ledger.Filter{}, after, 500)
+	page, _, err := ledger.List(ctx, d, models.FamilyViewer(familyID), ledger.Filter{}, after, 500)
 	if err != nil || len(page) != 500 {
 		t.Fatalf("deep page: %v, %d rows", err, len(page))
 	}
@@ -106,8 +107,8 @@ func TestSearchUsesIndexes(t *testing.T) {
 		name, sql string // sql is in the query, and only in it
 		run       func() error
 	}{
-		{"rows", `FROM "entries" AS "e"`, func() error { _, _, err := ledger.Rows(ctx, d, familyID, f, nil, 50); return err }},
-		{"totals", "FROM entries AS e", func() error { _, err := ledger.Totals(ctx, d, familyID, f); return err }},
+		{"rows", `FROM "entries" AS "e"`, func() error { _, _, err := ledger.Rows(ctx, d, models.FamilyViewer(familyID), f, nil, 50); return err }},
+		{"totals", "FROM entries AS e", func() error { _, err := ledger.Totals(ctx, d, models.FamilyViewer(familyID), f); return err }},
 	} {
 		queries := testkit.RecordQueries(d, tc.sql)
 		if err := tc.run(); err != nil {

@@ -10,6 +10,7 @@ import (
 
 	"tally/internal/db"
 	"tally/ledger"
+	"tally/models"
 	"tally/testkit"
 )
 
@@ -105,7 +106,7 @@ func TestSearchFindsEveryWord(t *testing.T) {
 		{"a percent sign is itself", "shop%", nil},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, _, err := ledger.List(ctx, d, u.FamilyID, ledger.Filter{Query: tc.query}, nil, 50)
+			rows, _, err := ledger.List(ctx, d, models.FamilyViewer(u.FamilyID), ledger.Filter{Query: tc.query}, nil, 50)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -118,7 +119,7 @@ func TestSearchFindsEveryWord(t *testing.T) {
 			if strings.Join(got, "|") != strings.Join(want, "|") {
 				t.Errorf("%q found %q, want %q", tc.query, got, want)
 			}
-			totals, err := ledger.Totals(ctx, d, u.FamilyID, ledger.Filter{Query: tc.query})
+			totals, err := ledger.Totals(ctx, d, models.FamilyViewer(u.FamilyID), ledger.Filter{Query: tc.query})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -187,11 +188,11 @@ func wantSearchThrough(t *testing.T, d *db.DB, familyID uuid.UUID, query string,
 		do        func() (int, error)
 	}{
 		{"rows", `FROM "entries" AS "e"`, func() (int, error) {
-			rows, _, err := ledger.Rows(ctx, d, familyID, ledger.Filter{Query: query}, nil, 50)
+			rows, _, err := ledger.Rows(ctx, d, models.FamilyViewer(familyID), ledger.Filter{Query: query}, nil, 50)
 			return len(rows), err
 		}},
 		{"totals", "FROM entries AS e", func() (int, error) {
-			totals, err := ledger.Totals(ctx, d, familyID, ledger.Filter{Query: query})
+			totals, err := ledger.Totals(ctx, d, models.FamilyViewer(familyID), ledger.Filter{Query: query})
 			if len(totals) == 0 {
 				return 0, err
 			}

@@ -54,25 +54,25 @@ const (
 	MaxMatching = 10_000
 )
 
-// Update changes one of the family's transactions, in one database transaction, and returns
+// Update changes one of the family's transactions that the viewer may see, in one database transaction, and returns
 // it as it now is. A changed date or amount moves the account's balance, and a transaction in
 // no transfer is matched again.
-func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, p Patch) (*Transaction, error) {
+func Update(ctx context.Context, d *db.DB, viewer models.Viewer, id uuid.UUID, p Patch) (*Transaction, error) {
 	err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		e, err := locked(ctx, tx, familyID, id)
+		e, err := locked(ctx, tx, viewer, id)
 		if err != nil {
 			return err
 		}
-		if err := p.check(ctx, tx, familyID, e); err != nil {
+		if err := p.check(ctx, tx, viewer.FamilyID, e); err != nil {
 			return err
 		}
-		if err := apply(ctx, tx, familyID, []uuid.UUID{id}, p); err != nil {
+		if err := apply(ctx, tx, viewer.FamilyID, []uuid.UUID{id}, p); err != nil {
 			return err
 		}
 		if p.Date == nil && p.Amount == nil {
 			return nil
 		}
-		if _, err := transfers.Match(ctx, tx, familyID, transfers.Scope{EntryIDs: []uuid.UUID{id}}); err != nil {
+		if _, err := transfers.Match(ctx, tx, viewer.FamilyID, transfers.Scope{EntryIDs: []uuid.UUID{id}}); err != nil {
 			return err
 		}
 		return models.RecomputeBalances(ctx, tx, []uuid.UUID{e.AccountID})
@@ -80,13 +80,13 @@ func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, p Patch) (*Tr
 	if err != nil {
 		return nil, err
 	}
-	return Get(ctx, d, familyID, id)
+	return Get(ctx, d, viewer, id)
 }
 
 // UpdateMany sets the category, merchant, tags or "excluded" of up to MaxBatch of the
 // family's transactions at once: all of them, or none when any id is not one of the family's
 // transactions. What they were is kept for models.UndoWindow (the returned change).
-func UpdateMany(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UUID, p Patch) (*models.Change, error) {
+func UpdateMany(ctx context.Context, d *db.DB, viewer models.Viewer, ids []uuid.UUID, p Patch) (*models.Change, error) {
 	var v apperr.Validation
 	switch {
 	case len(ids) == 0:
@@ -99,22 +99,23 @@ func UpdateMany(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UU
 		return nil, err
 	}
 	ids = slices.Compact(slices.SortedFunc(slices.Values(ids), func(a, b uuid.UUID) int { return strings.Compare(a.String(), b.String()) }))
-	return updateBatch(ctx, d, familyID, ids, p)
+	return updateBatch(ctx, d, viewer, ids, p)
 }
 
 // UpdateMatching is UpdateMany for every transaction of the family that f selects, up to
 // MaxMatching of them, but those of except (a person's ticks taken off rows of the list).
-func UpdateMatching(ctx context.Context, d *db.DB, familyID uuid.UUID, f Filter, p Patch, except ...uuid.UUID) (*models.Change, error) {
+func UpdateMatching(ctx context.Context, d *db.DB, viewer models.Viewer, f Filter, p Patch, except ...uuid.UUID) (*models.Change, error) {
 	if err := p.checkBatch(); err != nil {
 		return nil, err
 	}
 	q := d.NewSelect().TableExpr("entries AS e").Column("e.id").
-		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
+		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", viewer.FamilyID).
 		OrderExpr("e.id").Limit(MaxMatching + 1)
+	viewer.VisibleAccounts(q.QueryBuilder(), "e.account_id")
 	if len(except) > 0 {
 		q.Where("e.id NOT IN (?)", bun.In(except))
 	}
-	if err := f.apply(ctx, d, q, familyID); err != nil {
+	if err := f.apply(ctx, d, q, viewer.FamilyID); err != nil {
 		return nil, err
 	}
 	var ids []uuid.UUID
@@ -127,7 +128,7 @@ func UpdateMatching(ctx context.Context, d *db.DB, familyID uuid.UUID, f Filter,
 	case len(ids) > MaxMatching:
 		return nil, apperr.New(apperr.Invalid, fmt.Sprintf("More than %d transactions match these filters: narrow them to change at most %d at once.", MaxMatching, MaxMatching))
 	}
-	return updateBatch(ctx, d, familyID, ids, p)
+	return updateBatch(ctx, d, viewer, ids, p)
 }
 
 // checkBatch refuses what a change of many transactions cannot set.
@@ -142,14 +143,17 @@ func (p Patch) checkBatch() error {
 	return v.Err()
 }
 
-// updateBatch locks the transactions ids (sorted), checks that each is the family's, keeps
+// updateBatch locks the transactions ids (sorted), checks that each is the family's and in an
+// account the viewer may see, keeps
 // them as they are for undo and applies p, in one database transaction.
-func updateBatch(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.UUID, p Patch) (*models.Change, error) {
+func updateBatch(ctx context.Context, d *db.DB, viewer models.Viewer, ids []uuid.UUID, p Patch) (*models.Change, error) {
 	var change *models.Change
+	familyID := viewer.FamilyID
 	err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		var found []uuid.UUID
-		if err := tx.NewRaw(`SELECT id FROM entries WHERE family_id = ? AND kind = 'transaction' AND id IN (?) ORDER BY id FOR UPDATE`,
-			familyID, bun.In(ids)).Scan(ctx, &found); err != nil {
+		visible, args := viewer.VisibleSQL("account_id")
+		if err := tx.NewRaw(`SELECT id FROM entries WHERE family_id = ? AND kind = 'transaction' AND id IN (?) AND `+visible+` ORDER BY id FOR UPDATE`,
+			append([]any{familyID, bun.In(ids)}, args...)...).Scan(ctx, &found); err != nil {
 			return err
 		}
 		if missing := missingIDs(ids, found); len(missing) > 0 {
@@ -168,11 +172,12 @@ func updateBatch(ctx context.Context, d *db.DB, familyID uuid.UUID, ids []uuid.U
 	return change, err
 }
 
-// locked is the family's transaction id, locked for the rest of tx.
-func locked(ctx context.Context, tx db.Tx, familyID, id uuid.UUID) (*models.Entry, error) {
+// locked is the family's transaction id, if the viewer may see it, locked for the rest of tx.
+func locked(ctx context.Context, tx db.Tx, viewer models.Viewer, id uuid.UUID) (*models.Entry, error) {
 	var e models.Entry
-	err := tx.NewSelect().Model(&e).Where("e.id = ? AND e.family_id = ? AND e.kind = 'transaction'", id, familyID).
-		For("UPDATE").Scan(ctx)
+	q := tx.NewSelect().Model(&e).Where("e.id = ? AND e.family_id = ? AND e.kind = 'transaction'", id, viewer.FamilyID)
+	viewer.VisibleAccounts(q.QueryBuilder(), "e.account_id")
+	err := q.For("UPDATE").Scan(ctx)
 	if db.IsNoRows(err) {
 		return nil, apperr.New(apperr.NotFound, "Transaction not found")
 	}
@@ -289,12 +294,13 @@ func apply(ctx context.Context, idb bun.IDB, familyID uuid.UUID, ids []uuid.UUID
 	return err
 }
 
-// Delete deletes one of the family's transactions. A transfer it is a side of goes with it,
+// Delete deletes one of the family's transactions that the viewer may see. A transfer it is a side of goes with it,
 // and the other side becomes a standard transaction again; the account's balance follows.
 // A part of a split is not deleted alone: its split is changed instead.
-func Delete(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
+func Delete(ctx context.Context, d *db.DB, viewer models.Viewer, id uuid.UUID) error {
+	familyID := viewer.FamilyID
 	return d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		e, err := locked(ctx, tx, familyID, id)
+		e, err := locked(ctx, tx, viewer, id)
 		if err != nil {
 			return err
 		}

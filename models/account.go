@@ -140,6 +140,9 @@ type AccountInput struct {
 	// BalanceDate is the day Balance is known for; today (UTC) when zero. A balance of today
 	// is the balance at this moment: the day's entries added later move it.
 	BalanceDate time.Time
+	// OwnerID is the member who creates the account, its owner; nil for one an import or a
+	// bank sync makes, which is the family's. Either way a new account is shared.
+	OwnerID *uuid.UUID
 }
 
 // Validate normalises the input and reports every problem with it. Creating also checks the
@@ -178,7 +181,7 @@ func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Accou
 	a := &Account{
 		ID: newID(), FamilyID: familyID, Name: in.Name, AccountableType: in.AccountableType,
 		Subtype: in.Subtype, Currency: in.Currency, Balance: balance, CashBalance: balance,
-		Status: AccountActive, LockedAttributes: map[string]any{},
+		Status: AccountActive, LockedAttributes: map[string]any{}, OwnerID: in.OwnerID,
 	}
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(a).Exec(ctx); err != nil {
@@ -201,23 +204,26 @@ func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Accou
 	return a, nil
 }
 
-// UpdateAccount changes a family account's name, type and subtype.
-func UpdateAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in AccountInput) (*Account, error) {
+// UpdateAccount changes the name, type and subtype of a family account the viewer sees.
+func UpdateAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in AccountInput) (*Account, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
 	a := new(Account)
-	err := db.NewUpdate().Model(a).
+	q := db.NewUpdate().Model(a).
 		Set("name = ?", in.Name).Set("accountable_type = ?", in.AccountableType).Set("subtype = ?", in.Subtype).
 		Set("updated_at = now()").
-		Where("id = ? AND family_id = ?", id, familyID).Returning("*").Scan(ctx)
-	return a, notFound(err, "account")
+		Where("a.id = ? AND a.family_id = ?", id, v.FamilyID)
+	v.VisibleAccounts(q.QueryBuilder(), "a.id")
+	return a, notFound(q.Returning("*").Scan(ctx), "account")
 }
 
-// SetAccountStatus closes (disabled) or reopens (active) a family account.
-func SetAccountStatus(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, status string) error {
-	res, err := db.NewUpdate().Model((*Account)(nil)).Set("status = ?", status).Set("updated_at = now()").
-		Where("id = ? AND family_id = ?", id, familyID).Exec(ctx)
+// SetAccountStatus closes (disabled) or reopens (active) a family account the viewer sees.
+func SetAccountStatus(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, status string) error {
+	q := db.NewUpdate().Model((*Account)(nil)).Set("status = ?", status).Set("updated_at = now()").
+		Where("a.id = ? AND a.family_id = ?", id, v.FamilyID)
+	v.VisibleAccounts(q.QueryBuilder(), "a.id")
+	res, err := q.Exec(ctx)
 	if err != nil {
 		return err
 	}
@@ -235,6 +241,12 @@ type AccountChanges struct {
 	// Balance is what the account holds (or owes) now, on Today: its new anchor (SetBalance).
 	Balance *decimal.Decimal
 	Today   time.Time
+	// Private and SharedWith change who sees the account (Sharing), as By, its owner
+	// (MayShare), says. SharedWith replaces the members it is shared with; left nil, a
+	// private account keeps them.
+	Private    *bool
+	SharedWith *[]uuid.UUID
+	By         *User
 }
 
 // Validate reports the problems of the changes that need no account: a status other than
@@ -248,13 +260,18 @@ func (ch *AccountChanges) Validate() error {
 	return v.Err()
 }
 
-// ChangeAccount applies the changes to the family's account, with the account form's rules,
-// reporting every problem at once.
-func ChangeAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, ch AccountChanges) (*Account, error) {
+// ChangeAccount applies the changes to the family's account, one the viewer sees, with the
+// account form's rules, reporting every problem at once.
+func ChangeAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, ch AccountChanges) (*Account, error) {
 	a := new(Account)
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := tx.NewSelect().Model(a).Where("id = ? AND family_id = ?", id, familyID).For("UPDATE").Scan(ctx); err != nil {
-			return notFound(err, "account")
+		if err := lockVisibleAccount(ctx, tx, v, id, a); err != nil {
+			return err
+		}
+		if ch.Private != nil || ch.SharedWith != nil {
+			if err := changeSharing(ctx, tx, ch, a); err != nil {
+				return err
+			}
 		}
 		in := AccountInput{Name: a.Name, AccountableType: a.AccountableType, Subtype: a.Subtype}
 		if ch.Name != nil {
@@ -287,6 +304,26 @@ func ChangeAccount(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, ch A
 	return a, nil
 }
 
+// changeSharing applies the changes' Private and SharedWith to a, locked in tx: what they
+// leave out stays as it is.
+func changeSharing(ctx context.Context, tx bun.Tx, ch AccountChanges, a *Account) error {
+	s := Sharing{Private: a.Private}
+	if ch.Private != nil {
+		s.Private = *ch.Private
+	}
+	switch {
+	case ch.SharedWith != nil:
+		s.SharedWith = *ch.SharedWith
+	case s.Private:
+		shares, err := AccountShares(ctx, tx, []uuid.UUID{a.ID})
+		if err != nil {
+			return err
+		}
+		s.SharedWith = shares[a.ID]
+	}
+	return share(ctx, tx, ch.By, a, s)
+}
+
 // AccountDeletion is what deleting an account removes with it.
 type AccountDeletion struct {
 	Transactions int // its transactions (split parts not counted)
@@ -296,12 +333,12 @@ type AccountDeletion struct {
 // DeleteAccount deletes, for the user by, their family's account with everything that hangs
 // on it: entries (and so trades, valuations, split parts and transfers), holdings, balances,
 // identifiers and import profiles. Only an admin may (MayDeleteAccounts; anyone else is
-// Forbidden). confirm must be the account's exact name; otherwise the deletion is refused on
+// Forbidden), and only one the viewer v sees. confirm must be the account's exact name; otherwise the deletion is refused on
 // confirm, saying what would go, which is the one confirmation rule of the API and the page.
 // An account that an import is publishing into or reverting is refused (Conflict). The other
 // sides of its transfers count as spending or income again, and import mappings to it are
 // cleared, so a pending import asks for an account again.
-func DeleteAccount(ctx context.Context, db bun.IDB, by *User, id uuid.UUID, confirm string) (*AccountDeletion, error) {
+func DeleteAccount(ctx context.Context, db bun.IDB, by *User, v Viewer, id uuid.UUID, confirm string) (*AccountDeletion, error) {
 	if !by.MayDeleteAccounts() {
 		return nil, apperr.New(apperr.Forbidden, "Only an admin of the family can delete its accounts: close the account instead, which keeps its history")
 	}
@@ -310,8 +347,8 @@ func DeleteAccount(ctx context.Context, db bun.IDB, by *User, id uuid.UUID, conf
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		a := new(Account)
 		// Locked: a publish writing entries into it waits (their foreign key), or it waits for one.
-		if err := tx.NewSelect().Model(a).Where("id = ? AND family_id = ?", id, familyID).For("UPDATE").Scan(ctx); err != nil {
-			return notFound(err, "account")
+		if err := lockVisibleAccount(ctx, tx, v, id, a); err != nil {
+			return err
 		}
 		if err := tx.NewRaw(`SELECT count(*) FILTER (WHERE kind = 'transaction' AND parent_id IS NULL), count(*)
 			FROM entries WHERE account_id = ?`, id).Scan(ctx, &del.Transactions, &del.Entries); err != nil {
@@ -354,19 +391,23 @@ func DeleteAccount(ctx context.Context, db bun.IDB, by *User, id uuid.UUID, conf
 	return &del, nil
 }
 
-// AccountByID returns the family's account with id.
-func AccountByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Account, error) {
+// AccountByID returns the family's account with id, if the viewer may see it: one they may
+// not is not found, as another family's is.
+func AccountByID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*Account, error) {
 	a := new(Account)
-	err := db.NewSelect().Model(a).Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
-	return a, notFound(err, "account")
+	q := db.NewSelect().Model(a).Where("a.id = ? AND a.family_id = ?", id, v.FamilyID)
+	v.VisibleAccounts(q.QueryBuilder(), "a.id")
+	return a, notFound(q.Scan(ctx), "account")
 }
 
-// AccountsForFamily lists the family's accounts by type and name. Closed accounts come last.
-func AccountsForFamily(ctx context.Context, db bun.IDB, familyID uuid.UUID) ([]Account, error) {
+// AccountsForFamily lists the family's accounts the viewer may see, by type and name. Closed
+// accounts come last.
+func AccountsForFamily(ctx context.Context, db bun.IDB, v Viewer) ([]Account, error) {
 	var accts []Account
-	err := db.NewSelect().Model(&accts).Where("family_id = ?", familyID).
-		OrderExpr("status = 'disabled', accountable_type, lower(name), id").Scan(ctx)
-	return accts, err
+	q := db.NewSelect().Model(&accts).Where("a.family_id = ?", v.FamilyID).
+		OrderExpr("a.status = 'disabled', a.accountable_type, lower(a.name), a.id")
+	v.VisibleAccounts(q.QueryBuilder(), "a.id")
+	return accts, q.Scan(ctx)
 }
 
 // Valuation kinds (valuations.kind). The two anchor kinds are Sure's names for a balance an

@@ -34,14 +34,14 @@ func checkBalanceRange(start, end time.Time) error {
 	return v.Err()
 }
 
-// DailyBalances returns the family's account's balance at the end of every day from start to
+// DailyBalances returns the family's account's balance (one the viewer may see) at the end of every day from start to
 // end, walked from its anchor through its ledger (balanceWalk): transactions count, split parts
 // and trades do not; an outflow lowers an asset and raises what a liability owes.
-func DailyBalances(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUID, start, end time.Time) ([]DailyBalance, error) {
+func DailyBalances(ctx context.Context, db bun.IDB, v Viewer, accountID uuid.UUID, start, end time.Time) ([]DailyBalance, error) {
 	if err := checkBalanceRange(start, end); err != nil {
 		return nil, err
 	}
-	a, err := AccountByID(ctx, db, familyID, accountID)
+	a, err := AccountByID(ctx, db, v, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -68,7 +68,7 @@ const ChartDays = 400
 
 // DailyNetWorth returns the family's net worth on every day from start to end, one series per
 // currency (reports.FamilyNetWorth converts them), in the order of the currencies' codes: on
-// each day, the sum of DailyBalances over the family's open accounts, assets added and
+// each day, the sum of DailyBalances over the family's open accounts the viewer may see, assets added and
 // liabilities taken away. A family without open accounts has no series. A range of more than
 // ChartDays days gives only its month ends and its last day (Monthly), as its chart draws it.
 //
@@ -76,11 +76,11 @@ const ChartDays = 400
 // account and summed per currency and day, so its cost grows with the entries read and the
 // days drawn, never with a query per account or per day; the monthly walk reads no entry but
 // those of the last day's month, whatever the history's length.
-func DailyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, start, end time.Time) ([]BalanceSeries, error) {
+func DailyNetWorth(ctx context.Context, db bun.IDB, v Viewer, start, end time.Time) ([]BalanceSeries, error) {
 	if err := checkBalanceRange(start, end); err != nil {
 		return nil, err
 	}
-	all, err := AccountsForFamily(ctx, db, familyID)
+	all, err := AccountsForFamily(ctx, db, v)
 	if err != nil {
 		return nil, err
 	}
@@ -120,13 +120,14 @@ func DailyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, start, e
 	return out, nil
 }
 
-// HistoryStart is the first day of the family's history, or of one account's when accountID is
-// set: the date of its earliest entry, but no more than the ten years a balance series spans
+// HistoryStart is the first day of the family's history the viewer may see, or of one
+// account's when accountID is set: the date of its earliest entry, but no more than the ten years a balance series spans
 // before end. With no entries it is end.
-func HistoryStart(ctx context.Context, db bun.IDB, familyID uuid.UUID, accountID *uuid.UUID, end time.Time) (time.Time, error) {
-	q := db.NewSelect().TableExpr("entries").ColumnExpr("min(date)").Where("family_id = ?", familyID)
+func HistoryStart(ctx context.Context, db bun.IDB, v Viewer, accountID *uuid.UUID, end time.Time) (time.Time, error) {
+	q := db.NewSelect().TableExpr("entries AS e").ColumnExpr("min(e.date)").Where("e.family_id = ?", v.FamilyID)
+	v.VisibleAccounts(q.QueryBuilder(), "e.account_id")
 	if accountID != nil {
-		q.Where("account_id = ?", *accountID)
+		q.Where("e.account_id = ?", *accountID)
 	}
 	var first *time.Time
 	if err := q.Scan(ctx, &first); err != nil {

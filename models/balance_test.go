@@ -156,7 +156,7 @@ func TestDailyBalancesFollowTheLedger(t *testing.T) {
 			bank, 0, 5, "0:420.00 1:400.00 2:400.00 3:500.00 4:500.00 5:500.00"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := models.DailyBalances(ctx, d, u.FamilyID, tc.account.ID, base.AddDate(0, 0, tc.start), base.AddDate(0, 0, tc.end))
+			got, err := models.DailyBalances(ctx, d, models.FamilyViewer(u.FamilyID), tc.account.ID, base.AddDate(0, 0, tc.start), base.AddDate(0, 0, tc.end))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -169,11 +169,11 @@ func TestDailyBalancesFollowTheLedger(t *testing.T) {
 	// On the day of the latest entry and after, a manual account's series ends on what
 	// RecomputeBalances stored.
 	for _, a := range []*models.Account{checking, savings, house, card, unknown} {
-		stored, err := models.AccountByID(ctx, d, u.FamilyID, a.ID)
+		stored, err := models.AccountByID(ctx, d, models.FamilyViewer(u.FamilyID), a.ID)
 		if err != nil {
 			t.Fatal(err)
 		}
-		series, err := models.DailyBalances(ctx, d, u.FamilyID, a.ID, base.AddDate(-1, 0, 0), base.AddDate(0, 1, 0))
+		series, err := models.DailyBalances(ctx, d, models.FamilyViewer(u.FamilyID), a.ID, base.AddDate(-1, 0, 0), base.AddDate(0, 1, 0))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -194,13 +194,13 @@ func TestDailyBalancesFollowTheLedger(t *testing.T) {
 		{"more than ten years", u.FamilyID, base, base.AddDate(10, 0, 1), apperr.Invalid, "end_date"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := models.DailyBalances(ctx, d, tc.family, checking.ID, tc.start, tc.end)
+			_, err := models.DailyBalances(ctx, d, models.FamilyViewer(tc.family), checking.ID, tc.start, tc.end)
 			if apperr.CodeOf(err) != tc.code || (tc.field != "" && len(apperr.As(err).Fields[tc.field]) == 0) {
 				t.Fatalf("error %v, want %s on %q", err, tc.code, tc.field)
 			}
 		})
 	}
-	if _, err := models.DailyBalances(ctx, d, u.FamilyID, checking.ID, base, base.AddDate(10, 0, 0)); err != nil {
+	if _, err := models.DailyBalances(ctx, d, models.FamilyViewer(u.FamilyID), checking.ID, base, base.AddDate(10, 0, 0)); err != nil {
 		t.Errorf("exactly ten years: %v", err)
 	}
 }
@@ -239,7 +239,7 @@ func BenchmarkDailyBalances(b *testing.B) {
 			for range b.N {
 				bare += floor()
 				t0 := time.Now()
-				series, err := models.DailyBalances(ctx, d, u.FamilyID, a.ID, end.AddDate(0, 0, 1-days), end)
+				series, err := models.DailyBalances(ctx, d, models.FamilyViewer(u.FamilyID), a.ID, end.AddDate(0, 0, 1-days), end)
 				spent += time.Since(t0)
 				if err != nil || len(series) != days {
 					b.Fatalf("%d points, %v", len(series), err)

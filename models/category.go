@@ -82,25 +82,28 @@ func (in *CategoryInput) Validate(creating bool) error {
 
 // categoryCounts counts the family's entries per category.
 const categoryCounts = `SELECT category_id AS id, count(*) AS count FROM entries
-	WHERE family_id = ? AND category_id IS NOT NULL GROUP BY category_id`
+	WHERE family_id = ? AND category_id IS NOT NULL AND %s GROUP BY category_id`
 
-var categoryList = taxon[Category]{noun: "category", alias: "c", counts: categoryCounts}
+var categoryList = taxon[Category]{noun: "category", alias: "c", counts: categoryCounts, accountColumn: "account_id"}
 
-// Categories returns one page of the family's categories by name, and how many there are.
-func Categories(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Category, int, error) {
-	return categoryList.page(ctx, db, familyID, p)
+// Categories returns one page of the family's categories by name, with the counts of the
+// viewer's transactions, and how many there are.
+func Categories(ctx context.Context, db bun.IDB, v Viewer, p Page) ([]Category, int, error) {
+	return categoryList.page(ctx, db, v, p)
 }
 
-// AllCategories returns every category of the family by name, as the page draws their tree.
-func AllCategories(ctx context.Context, db bun.IDB, familyID uuid.UUID) ([]Category, error) {
+// AllCategories returns every category of the family by name, with the counts of the
+// viewer's transactions, as the page draws their tree.
+func AllCategories(ctx context.Context, db bun.IDB, v Viewer) ([]Category, error) {
 	list := []Category{}
-	err := categoryList.byName(db, &list, familyID).Scan(ctx)
+	err := categoryList.byName(db, &list, v).Scan(ctx)
 	return list, err
 }
 
-// CategoryByID returns the family's category with id.
-func CategoryByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Category, error) {
-	return categoryList.byID(ctx, db, familyID, id)
+// CategoryByID returns the family's category with id, with the count of the viewer's
+// transactions.
+func CategoryByID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*Category, error) {
+	return categoryList.byID(ctx, db, v, id)
 }
 
 // CreateCategory creates a category in the family: expense, grey and "shapes" unless told
@@ -124,16 +127,17 @@ func CreateCategory(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Cate
 	return c, nil
 }
 
-// UpdateCategory changes the fields of in on the family's category. A top-level category's
+// UpdateCategory changes the fields of in on the family's category, and returns it as the
+// viewer v reads it. A top-level category's
 // new classification is its subcategories' too.
-func UpdateCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in CategoryInput) (*Category, error) {
+func UpdateCategory(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in CategoryInput) (*Category, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		c := new(Category)
 		// Locked, so that no subcategory is added under it while it becomes one itself.
-		if err := tx.NewSelect().Model(c).Where("id = ? AND family_id = ?", id, familyID).For("UPDATE").Scan(ctx); err != nil {
+		if err := tx.NewSelect().Model(c).Where("id = ? AND family_id = ?", id, v.FamilyID).For("UPDATE").Scan(ctx); err != nil {
 			return notFound(err, "category")
 		}
 		if err := c.apply(ctx, tx, in, true); err != nil {
@@ -153,7 +157,7 @@ func UpdateCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in 
 	if err != nil {
 		return nil, err
 	}
-	return CategoryByID(ctx, db, familyID, id)
+	return CategoryByID(ctx, db, v, id)
 }
 
 // apply sets in's fields on c and checks its place: a parent must be a top-level category

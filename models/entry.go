@@ -80,6 +80,9 @@ type EntryRow struct {
 	TransferID       *uuid.UUID `bun:"transfer_id,scanonly"`
 	TransferStatus   string     `bun:"transfer_status,scanonly"`
 	OtherAccountName string     `bun:"other_account_name,scanonly"`
+	// OtherPrivate says the other side is in an account the viewer may not see: its name is
+	// then empty, and pages say "a private account" without linking to it.
+	OtherPrivate bool `bun:"other_private,scanonly"`
 }
 
 // entryColumns selects an Entry's columns of entries e: not e.*, as the table has columns
@@ -104,38 +107,45 @@ func (e *Entry) BankText() string {
 // Inflow reports whether the entry brings money in (a negative amount, by the ledger rule).
 func (e *Entry) Inflow() bool { return e.Amount.IsNegative() }
 
-// EntryFilter selects entries of a family: all of them, or one account's.
+// EntryFilter selects entries of a family the viewer may see: all of them, or one account's.
 type EntryFilter struct {
-	FamilyID  uuid.UUID
+	Viewer    Viewer
 	AccountID *uuid.UUID
 	ID        *uuid.UUID // the one entry
 }
 
-// EntryRows selects entries as lists show them: with their account's, category's and
-// merchant's names and the transfer they are a side of. The caller adds where, order and limit.
-func EntryRows(db bun.IDB, rows *[]EntryRow) *bun.SelectQuery {
+// EntryRows selects entries as the viewer's lists show them: with their account's,
+// category's and merchant's names and the transfer they are a side of, whose other side's
+// account is named only when the viewer may see it. The caller adds where (the viewer's
+// accounts among it), order and limit.
+func EntryRows(db bun.IDB, v Viewer, rows *[]EntryRow) *bun.SelectQuery {
+	visible, args := v.VisibleSQL("t.other_account_id")
 	return db.NewSelect().Model(rows).
 		ColumnExpr(entryColumns).
 		ColumnExpr("a.name AS account_name").
 		ColumnExpr("coalesce(c.name, '') AS category_name, coalesce(m.name, '') AS merchant_name").
-		ColumnExpr("t.id AS transfer_id, coalesce(t.status, '') AS transfer_status, coalesce(t.other_account_name, '') AS other_account_name").
+		ColumnExpr("t.id AS transfer_id, coalesce(t.status, '') AS transfer_status").
+		ColumnExpr("CASE WHEN t.id IS NULL OR "+visible+" THEN coalesce(t.other_account_name, '') ELSE '' END AS other_account_name", args...).
+		ColumnExpr("(t.id IS NOT NULL AND NOT ("+visible+")) AS other_private", args...).
 		Join("JOIN accounts AS a ON a.id = e.account_id").
 		Join("LEFT JOIN categories AS c ON c.id = e.category_id").
 		Join("LEFT JOIN merchants AS m ON m.id = e.merchant_id").
-		Join(`LEFT JOIN LATERAL (SELECT t.id, t.status, oa.name AS other_account_name FROM transfers t
+		Join(`LEFT JOIN LATERAL (SELECT t.id, t.status, oa.id AS other_account_id, oa.name AS other_account_name FROM transfers t
 			JOIN entries o ON o.id = CASE WHEN t.inflow_entry_id = e.id THEN t.outflow_entry_id ELSE t.inflow_entry_id END
 			JOIN accounts oa ON oa.id = o.account_id
 			WHERE t.inflow_entry_id = e.id OR t.outflow_entry_id = e.id) AS t ON true`)
 }
 
-// Entries returns one page of the family's entries, newest first, and whether more follow.
+// Entries returns one page of the family's entries the viewer may see, newest first, and
+// whether more follow.
 func Entries(ctx context.Context, db bun.IDB, f EntryFilter, p Page) ([]EntryRow, bool, error) {
 	var rows []EntryRow
-	q := EntryRows(db, &rows).
-		Where("e.family_id = ?", f.FamilyID).
+	q := EntryRows(db, f.Viewer, &rows).
+		Where("e.family_id = ?", f.Viewer.FamilyID).
 		Where("e.parent_id IS NULL").
 		OrderExpr("e.date DESC, e.id DESC").
 		Offset(int64(p.Offset())).Limit(int64(p.Size + 1))
+	f.Viewer.VisibleAccounts(q.QueryBuilder(), "e.account_id")
 	if f.AccountID != nil {
 		q = q.Where("e.account_id = ?", *f.AccountID)
 	}
@@ -153,10 +163,10 @@ func Entries(ctx context.Context, db bun.IDB, f EntryFilter, p Page) ([]EntryRow
 }
 
 // TransferCandidates is the family's transaction id and the transactions that could be its
-// other side as a person links them: money the other way in another account, dated within
-// days, in no transfer. Those of the opposite amount come first, then the nearest dates.
-func TransferCandidates(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, days, limit int) (*EntryRow, []EntryRow, error) {
-	rows, _, err := Entries(ctx, db, EntryFilter{FamilyID: familyID, ID: &id}, Page{Number: 1, Size: 1})
+// other side as a person links them: money the other way in another account the viewer may
+// see, dated within days, in no transfer. Those of the opposite amount come first, then the nearest dates.
+func TransferCandidates(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, days, limit int) (*EntryRow, []EntryRow, error) {
+	rows, _, err := Entries(ctx, db, EntryFilter{Viewer: v, ID: &id}, Page{Number: 1, Size: 1})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -165,11 +175,12 @@ func TransferCandidates(ctx context.Context, db bun.IDB, familyID, id uuid.UUID,
 	}
 	from := rows[0]
 	var out []EntryRow
-	err = db.NewSelect().Model(&out).
+	q := db.NewSelect().Model(&out).
 		ColumnExpr(entryColumns).ColumnExpr("a.name AS account_name").
 		Join("JOIN accounts AS a ON a.id = e.account_id").
-		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", familyID).
-		Where("e.account_id <> ? AND sign(e.amount) = -sign(?::numeric)", from.AccountID, from.Amount).
+		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", v.FamilyID)
+	v.VisibleAccounts(q.QueryBuilder(), "e.account_id")
+	err = q.Where("e.account_id <> ? AND sign(e.amount) = -sign(?::numeric)", from.AccountID, from.Amount).
 		Where("e.date BETWEEN ?::date - ?::int AND ?::date + ?::int", from.Date, days, from.Date, days).
 		Where("NOT EXISTS (SELECT 1 FROM transfers t WHERE t.inflow_entry_id = e.id OR t.outflow_entry_id = e.id)").
 		OrderExpr("(e.currency = ? AND e.amount = -?::numeric) DESC, abs(e.date - ?::date), e.id", from.Currency, from.Amount, from.Date).

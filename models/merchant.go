@@ -49,20 +49,23 @@ func (in *MerchantInput) Validate(creating bool) error {
 
 // merchantCounts counts the family's entries per merchant: each of the family's merchants'
 // entries, read from entries_merchant_idx alone (an index-only scan by its leading column),
-// as a merchant's entries are its family's.
+// as a merchant's entries are its family's; with accounts kept from the viewer, their
+// entries are left out (taxon).
 const merchantCounts = `SELECT e.merchant_id AS id, count(*) AS count FROM merchants m JOIN entries e ON e.merchant_id = m.id
-	WHERE m.family_id = ? GROUP BY e.merchant_id`
+	WHERE m.family_id = ? AND %s GROUP BY e.merchant_id`
 
-var merchantList = taxon[Merchant]{noun: "merchant", alias: "m", counts: merchantCounts}
+var merchantList = taxon[Merchant]{noun: "merchant", alias: "m", counts: merchantCounts, accountColumn: "e.account_id"}
 
-// Merchants returns one page of the family's merchants by name, and how many there are.
-func Merchants(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Merchant, int, error) {
-	return merchantList.page(ctx, db, familyID, p)
+// Merchants returns one page of the family's merchants by name, with the counts of the
+// viewer's transactions, and how many there are.
+func Merchants(ctx context.Context, db bun.IDB, v Viewer, p Page) ([]Merchant, int, error) {
+	return merchantList.page(ctx, db, v, p)
 }
 
-// MerchantByID returns the family's merchant with id.
-func MerchantByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Merchant, error) {
-	return merchantList.byID(ctx, db, familyID, id)
+// MerchantByID returns the family's merchant with id, with the count of the viewer's
+// transactions.
+func MerchantByID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*Merchant, error) {
+	return merchantList.byID(ctx, db, v, id)
 }
 
 // CreateMerchant creates a merchant in the family.
@@ -80,17 +83,18 @@ func CreateMerchant(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Merc
 	return m, nil
 }
 
-// UpdateMerchant changes the fields of in on the family's merchant.
-func UpdateMerchant(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in MerchantInput) (*Merchant, error) {
+// UpdateMerchant changes the fields of in on the family's merchant, and returns it as the
+// viewer v reads it.
+func UpdateMerchant(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in MerchantInput) (*Merchant, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
 	q := db.NewUpdate().Model((*Merchant)(nil))
 	columns := map[string]*string{"name": in.Name, "color": in.Color, "website_url": in.WebsiteURL, "logo_url": in.LogoURL}
-	if err := updateNamed(ctx, q, "merchant", familyID, id, columns); err != nil {
+	if err := updateNamed(ctx, q, "merchant", v.FamilyID, id, columns); err != nil {
 		return nil, err
 	}
-	return MerchantByID(ctx, db, familyID, id)
+	return MerchantByID(ctx, db, v, id)
 }
 
 // DeleteMerchant deletes the family's merchant; its transactions and recurring transactions

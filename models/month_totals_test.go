@@ -58,7 +58,7 @@ func TestMonthTotalsFollowEntries(t *testing.T) {
 	exec("pending posts", `UPDATE entries SET pending = NOT pending WHERE family_id = ? AND date < '2026-03-01'`, u.FamilyID)
 	exec("names only", `UPDATE entries SET name = upper(name) WHERE family_id = ?`, u.FamilyID)
 	exec("deletes", `DELETE FROM entries WHERE family_id = ? AND amount::int % 3 = 0`, u.FamilyID)
-	if _, err := models.DeleteAccount(ctx, d, u, b.ID, b.Name); err != nil {
+	if _, err := models.DeleteAccount(ctx, d, u, models.FamilyViewer(u.FamilyID), b.ID, b.Name); err != nil {
 		t.Fatal(err)
 	}
 	check("a deleted account")

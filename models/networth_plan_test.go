@@ -39,7 +39,7 @@ func TestNetWorthIsReadThroughIndexes(t *testing.T) {
 	}
 	queries := testkit.RecordQueries(d, "account_month_totals")
 	end := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
-	series, err := models.DailyNetWorth(ctx, d, familyID, end.AddDate(0, 0, -29), end)
+	series, err := models.DailyNetWorth(ctx, d, models.FamilyViewer(familyID), end.AddDate(0, 0, -29), end)
 	if err != nil || len(series) != 1 || len(series[0].Points) != 30 {
 		t.Fatalf("net worth: %v, %+v", err, series)
 	}

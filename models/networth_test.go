@@ -50,7 +50,7 @@ func TestDailyNetWorthSumsTheAccountsBalances(t *testing.T) {
 		{day: 5, kind: "transaction", amount: "5", pending: true},
 	})
 	closed := testkit.MustCreateAccount(t, d, u.FamilyID, "Old savings", "Depository", "5000")
-	if err := models.SetAccountStatus(ctx, d, u.FamilyID, closed.ID, models.AccountDisabled); err != nil {
+	if err := models.SetAccountStatus(ctx, d, models.FamilyViewer(u.FamilyID), closed.ID, models.AccountDisabled); err != nil {
 		t.Fatal(err)
 	}
 	euro, err := models.CreateAccount(ctx, d, u.FamilyID, models.AccountInput{Name: "Girokonto", AccountableType: "Depository", Currency: "EUR", Balance: testkit.Ptr(decimal.RequireFromString("80")), BalanceDate: base.AddDate(0, 0, 3)})
@@ -65,7 +65,7 @@ func TestDailyNetWorthSumsTheAccountsBalances(t *testing.T) {
 	}
 
 	start, end := base, base.AddDate(0, 0, 7)
-	got, err := models.DailyNetWorth(ctx, d, u.FamilyID, start, end)
+	got, err := models.DailyNetWorth(ctx, d, models.FamilyViewer(u.FamilyID), start, end)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestDailyNetWorthSumsTheAccountsBalances(t *testing.T) {
 	// The sum of the accounts' own series, day by day.
 	want := map[string][]decimal.Decimal{}
 	for _, a := range []*models.Account{checking, card, bank, euro} {
-		series, err := models.DailyBalances(ctx, d, u.FamilyID, a.ID, start, end)
+		series, err := models.DailyBalances(ctx, d, models.FamilyViewer(u.FamilyID), a.ID, start, end)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -115,13 +115,13 @@ func TestDailyNetWorthSumsTheAccountsBalances(t *testing.T) {
 
 	t.Run("a family without accounts has no series", func(t *testing.T) {
 		empty := testkit.MustCreateUser(t, d, testkit.UserOpts{})
-		got, err := models.DailyNetWorth(ctx, d, empty.FamilyID, start, end)
+		got, err := models.DailyNetWorth(ctx, d, models.FamilyViewer(empty.FamilyID), start, end)
 		if err != nil || len(got) != 0 {
 			t.Fatalf("%+v, %v", got, err)
 		}
 	})
 	t.Run("the range is bounded as DailyBalances bounds it", func(t *testing.T) {
-		_, err := models.DailyNetWorth(ctx, d, u.FamilyID, end, start)
+		_, err := models.DailyNetWorth(ctx, d, models.FamilyViewer(u.FamilyID), end, start)
 		if apperr.CodeOf(err) != apperr.Invalid {
 			t.Fatalf("a reversed range: %v", err)
 		}
@@ -136,7 +136,7 @@ func TestHistoryStart(t *testing.T) {
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
 	end := time.Date(2026, 5, 1, 0, 0, 0, 0, time.UTC)
 
-	if got, err := models.HistoryStart(ctx, d, u.FamilyID, nil, end); err != nil || !got.Equal(end) {
+	if got, err := models.HistoryStart(ctx, d, models.FamilyViewer(u.FamilyID), nil, end); err != nil || !got.Equal(end) {
 		t.Fatalf("a family without entries starts on %s (%v), want the last day", got, err)
 	}
 	old := testkit.MustCreateAccount(t, d, u.FamilyID, "Old", "Depository", "")
@@ -153,14 +153,14 @@ func TestHistoryStart(t *testing.T) {
 		{"the account's earliest entry", &recent.ID, end.AddDate(0, 0, -5)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got, err := models.HistoryStart(ctx, d, u.FamilyID, tc.account, end)
+			got, err := models.HistoryStart(ctx, d, models.FamilyViewer(u.FamilyID), tc.account, end)
 			if err != nil || !got.Equal(tc.want) {
 				t.Fatalf("%s (%v), want %s", got, err, tc.want)
 			}
 		})
 	}
 	mustWriteLedger(t, d, old, end, []ledgerEntry{{day: -365 * 12, kind: "transaction", amount: "1"}})
-	if got, _ := models.HistoryStart(ctx, d, u.FamilyID, nil, end); !got.Equal(end.AddDate(-10, 0, 0)) {
+	if got, _ := models.HistoryStart(ctx, d, models.FamilyViewer(u.FamilyID), nil, end); !got.Equal(end.AddDate(-10, 0, 0)) {
 		t.Errorf("twelve years of history start on %s, want ten years back", got)
 	}
 }
@@ -193,13 +193,13 @@ func TestALongRangeIsWalkedAtMonthEnds(t *testing.T) {
 		t.Fatal(err)
 	}
 	start, end := base, base.AddDate(0, 0, 440) // 2026-03-26: before the entries of days 443 (its month) and 460
-	got, err := models.DailyNetWorth(ctx, d, u.FamilyID, start, end)
+	got, err := models.DailyNetWorth(ctx, d, models.FamilyViewer(u.FamilyID), start, end)
 	if err != nil || len(got) != 1 || !got[0].Monthly {
 		t.Fatalf("net worth %+v, %v: want one monthly series", got, err)
 	}
 	want := map[time.Time]decimal.Decimal{}
 	for _, a := range []*models.Account{checking, house, bank} {
-		daily, err := models.DailyBalances(ctx, d, u.FamilyID, a.ID, start, end)
+		daily, err := models.DailyBalances(ctx, d, models.FamilyViewer(u.FamilyID), a.ID, start, end)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -161,7 +161,7 @@ type checkpointRow struct {
 
 // ReconcileAccount returns the family's account's anchor and its checkpoints, newest first.
 func ReconcileAccount(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUID) (*Reconciliation, error) {
-	a, err := AccountByID(ctx, db, familyID, accountID)
+	a, err := AccountByID(ctx, db, FamilyViewer(familyID), accountID)
 	if err != nil {
 		return nil, err
 	}

@@ -52,7 +52,7 @@ func TestHistoryWalksFromTheTypedBalance(t *testing.T) {
 	}
 	series := func(t *testing.T) string {
 		t.Helper()
-		got, err := models.DailyBalances(ctx, d, u.FamilyID, acct.ID, today.AddDate(0, 0, -41), today)
+		got, err := models.DailyBalances(ctx, d, models.FamilyViewer(u.FamilyID), acct.ID, today.AddDate(0, 0, -41), today)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -67,7 +67,7 @@ func TestHistoryWalksFromTheTypedBalance(t *testing.T) {
 	}
 	stored := func(t *testing.T) string {
 		t.Helper()
-		a, err := models.AccountByID(ctx, d, u.FamilyID, acct.ID)
+		a, err := models.AccountByID(ctx, d, models.FamilyViewer(u.FamilyID), acct.ID)
 		if err != nil {
 			t.Fatal(err)
 		}

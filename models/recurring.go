@@ -253,7 +253,7 @@ func UpdateRecurring(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in
 		if s := strings.TrimSpace(*in.CategoryID); s != "" {
 			cid, err := uuid.Parse(s)
 			if err == nil {
-				_, err = CategoryByID(ctx, db, familyID, cid)
+				_, err = CategoryByID(ctx, db, FamilyViewer(familyID), cid)
 			}
 			if err != nil {
 				v.Add("category_id", fmt.Sprintf("Category %q is not one of the family's categories", s))

@@ -50,7 +50,7 @@ func TestStarterCategories(t *testing.T) {
 			if err := models.CreateStarterCategories(ctx, d, u.FamilyID, tc.locale); err != nil {
 				t.Fatal(err)
 			}
-			all, err := models.AllCategories(ctx, d, u.FamilyID)
+			all, err := models.AllCategories(ctx, d, models.FamilyViewer(u.FamilyID))
 			if err != nil || len(all) != want {
 				t.Fatalf("created %d categories, want %d (err %v)", len(all), want, err)
 			}

@@ -44,18 +44,19 @@ func (in *TagInput) Validate(creating bool) error {
 
 // tagCounts counts the family's entries per tag.
 const tagCounts = `SELECT u.id, count(*) AS count FROM entries, unnest(tag_ids) AS u(id)
-	WHERE family_id = ? AND tag_ids <> '{}' GROUP BY u.id`
+	WHERE family_id = ? AND tag_ids <> '{}' AND %s GROUP BY u.id`
 
-var tagList = taxon[Tag]{noun: "tag", alias: "t", counts: tagCounts}
+var tagList = taxon[Tag]{noun: "tag", alias: "t", counts: tagCounts, accountColumn: "account_id"}
 
-// Tags returns one page of the family's tags by name, and how many there are.
-func Tags(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Tag, int, error) {
-	return tagList.page(ctx, db, familyID, p)
+// Tags returns one page of the family's tags by name, with the counts of the viewer's
+// transactions, and how many there are.
+func Tags(ctx context.Context, db bun.IDB, v Viewer, p Page) ([]Tag, int, error) {
+	return tagList.page(ctx, db, v, p)
 }
 
-// TagByID returns the family's tag with id.
-func TagByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Tag, error) {
-	return tagList.byID(ctx, db, familyID, id)
+// TagByID returns the family's tag with id, with the count of the viewer's transactions.
+func TagByID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*Tag, error) {
+	return tagList.byID(ctx, db, v, id)
 }
 
 // CreateTag creates a tag in the family.
@@ -71,16 +72,17 @@ func CreateTag(ctx context.Context, db bun.IDB, familyID uuid.UUID, in TagInput)
 	return t, nil
 }
 
-// UpdateTag changes the fields of in on the family's tag.
-func UpdateTag(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in TagInput) (*Tag, error) {
+// UpdateTag changes the fields of in on the family's tag, and returns it as the viewer v
+// reads it.
+func UpdateTag(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in TagInput) (*Tag, error) {
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
 	q := db.NewUpdate().Model((*Tag)(nil))
-	if err := updateNamed(ctx, q, "tag", familyID, id, map[string]*string{"name": in.Name, "color": in.Color}); err != nil {
+	if err := updateNamed(ctx, q, "tag", v.FamilyID, id, map[string]*string{"name": in.Name, "color": in.Color}); err != nil {
 		return nil, err
 	}
-	return TagByID(ctx, db, familyID, id)
+	return TagByID(ctx, db, v, id)
 }
 
 // DeleteTag deletes one of the family's tags and takes it off every entry that carries it.

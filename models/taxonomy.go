@@ -102,40 +102,43 @@ func validURL(v *apperr.Validation, field, what string, u *string) {
 
 // taxon is one of the family's named lists (categories, tags or merchants) as it is read: its
 // table's alias and a grouped query over the family's entries yielding (id, count), which is
-// joined once rather than run per record to give each its transactions_count.
+// joined once rather than run per record to give each its transactions_count. counts takes the
+// family's id, and has a %s where the condition that the entry's account (accountColumn) is one
+// the viewer sees goes: a count says nothing of the accounts kept from them.
 type taxon[T any] struct {
-	noun, alias, counts string
+	noun, alias, counts, accountColumn string
 }
 
-// query selects the family's records into model with their counts.
-func (x taxon[T]) query(db bun.IDB, model any, familyID uuid.UUID) *bun.SelectQuery {
+// query selects the family's records into model with their counts of the viewer's entries.
+func (x taxon[T]) query(db bun.IDB, model any, v Viewer) *bun.SelectQuery {
 	a := x.alias
+	visible, args := v.VisibleSQL(x.accountColumn)
 	return db.NewSelect().Model(model).ColumnExpr(a+".*").
 		ColumnExpr("coalesce(n.count, 0) AS transactions_count").
-		Join("LEFT JOIN ("+x.counts+") AS n ON n.id = "+a+".id", familyID).
-		Where(a+".family_id = ?", familyID)
+		Join("LEFT JOIN ("+fmt.Sprintf(x.counts, visible)+") AS n ON n.id = "+a+".id", append([]any{v.FamilyID}, args...)...).
+		Where(a+".family_id = ?", v.FamilyID)
 }
 
 // byName selects the family's records by name, case aside.
-func (x taxon[T]) byName(db bun.IDB, list *[]T, familyID uuid.UUID) *bun.SelectQuery {
+func (x taxon[T]) byName(db bun.IDB, list *[]T, v Viewer) *bun.SelectQuery {
 	a := x.alias
-	return x.query(db, list, familyID).OrderExpr("lower(" + a + ".name), " + a + ".name, " + a + ".id")
+	return x.query(db, list, v).OrderExpr("lower(" + a + ".name), " + a + ".name, " + a + ".id")
 }
 
 // page returns one page of the family's records by name, and how many there are.
-func (x taxon[T]) page(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]T, int, error) {
+func (x taxon[T]) page(ctx context.Context, db bun.IDB, v Viewer, p Page) ([]T, int, error) {
 	list := []T{}
-	if err := x.byName(db, &list, familyID).Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
+	if err := x.byName(db, &list, v).Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
 		return nil, 0, err
 	}
-	total, err := db.NewSelect().Model((*T)(nil)).Where("family_id = ?", familyID).Count(ctx)
+	total, err := db.NewSelect().Model((*T)(nil)).Where("family_id = ?", v.FamilyID).Count(ctx)
 	return list, int(total), err
 }
 
 // byID returns the family's record with id, or NotFound naming the noun.
-func (x taxon[T]) byID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*T, error) {
+func (x taxon[T]) byID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*T, error) {
 	r := new(T)
-	err := x.query(db, r, familyID).Where(x.alias+".id = ?", id).Scan(ctx)
+	err := x.query(db, r, v).Where(x.alias+".id = ?", id).Scan(ctx)
 	return r, notFound(err, x.noun)
 }
 

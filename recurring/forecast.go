@@ -55,7 +55,7 @@ func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID 
 	if err := CheckDays(days); err != nil {
 		return nil, err
 	}
-	a, err := models.AccountByID(ctx, db, familyID, accountID)
+	a, err := models.AccountByID(ctx, db, models.FamilyViewer(familyID), accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID 
 		v.Add("account_id", "A forecast is made for current accounts (cash and bank); this one is "+a.Type().Label)
 		return nil, v.Err()
 	}
-	points, err := models.DailyBalances(ctx, db, familyID, accountID, today, today)
+	points, err := models.DailyBalances(ctx, db, models.FamilyViewer(familyID), accountID, today, today)
 	if err != nil {
 		return nil, err
 	}

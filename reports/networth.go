@@ -4,7 +4,6 @@ import (
 	"context"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
@@ -45,11 +44,11 @@ func (n *NetWorth) Last() decimal.Decimal {
 	return n.Points[len(n.Points)-1].Balance
 }
 
-// FamilyNetWorth returns the family's net worth in currency from start to end: the daily
-// balances of its open accounts per currency (models.DailyNetWorth, one query), and the rates
+// FamilyNetWorth returns the family's net worth in currency from start to end, as the viewer
+// sees it: the daily balances of its open accounts the viewer may see, per currency (models.DailyNetWorth, one query), and the rates
 // of each day (fx.NewConverter, one query), multiplied and rounded to the currency's decimals.
-func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currency string, start, end time.Time) (*NetWorth, error) {
-	series, err := models.DailyNetWorth(ctx, db, familyID, start, end)
+func FamilyNetWorth(ctx context.Context, db bun.IDB, v models.Viewer, currency string, start, end time.Time) (*NetWorth, error) {
+	series, err := models.DailyNetWorth(ctx, db, v, start, end)
 	if err != nil {
 		return nil, err
 	}
@@ -63,7 +62,7 @@ func FamilyNetWorth(ctx context.Context, db bun.IDB, familyID uuid.UUID, currenc
 			others = append(others, s.Currency)
 		}
 	}
-	rates, err := fx.NewConverter(ctx, db, familyID, others, currency, start, end)
+	rates, err := fx.NewConverter(ctx, db, v.FamilyID, others, currency, start, end)
 	if err != nil {
 		return nil, err
 	}

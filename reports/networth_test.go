@@ -57,7 +57,7 @@ func TestNetWorthInTheFamilysCurrency(t *testing.T) {
 	mustRate(t, d, nil, "2026-11-05", "EUR", "USD", "1.1000")
 	mustRate(t, d, &u.FamilyID, "2026-11-06", "USD", "EUR", "0.5000") // the family's own, from day 4
 
-	nw, err := reports.FamilyNetWorth(ctx, d, u.FamilyID, "EUR", day(0), day(5))
+	nw, err := reports.FamilyNetWorth(ctx, d, models.FamilyViewer(u.FamilyID), "EUR", day(0), day(5))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -80,7 +80,7 @@ func TestNetWorthInTheFamilysCurrency(t *testing.T) {
 
 	t.Run("a currency no rate converts stays apart", func(t *testing.T) {
 		mustAccount(t, d, u.FamilyID, "Yen savings", "Depository", "JPY", "50000", day(0))
-		nw, err := reports.FamilyNetWorth(ctx, d, u.FamilyID, "EUR", day(5), day(5))
+		nw, err := reports.FamilyNetWorth(ctx, d, models.FamilyViewer(u.FamilyID), "EUR", day(5), day(5))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -90,7 +90,7 @@ func TestNetWorthInTheFamilysCurrency(t *testing.T) {
 	})
 	t.Run("into another currency, crossed through EUR", func(t *testing.T) {
 		mustRate(t, d, nil, "2026-11-05", "EUR", "GBP", "0.8500")
-		nw, err := reports.FamilyNetWorth(ctx, d, u.FamilyID, "GBP", day(3), day(3))
+		nw, err := reports.FamilyNetWorth(ctx, d, models.FamilyViewer(u.FamilyID), "GBP", day(3), day(3))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -94,7 +94,7 @@ func TestMonthSpending(t *testing.T) {
 	checking := testkit.MustCreateAccount(t, d, u.FamilyID, "Checking", "Depository", "")
 	card := testkit.MustCreateAccount(t, d, u.FamilyID, "Visa", "CreditCard", "")
 	old := testkit.MustCreateAccount(t, d, u.FamilyID, "Old account", "Depository", "")
-	if err := models.SetAccountStatus(ctx, d, u.FamilyID, old.ID, models.AccountDisabled); err != nil {
+	if err := models.SetAccountStatus(ctx, d, models.FamilyViewer(u.FamilyID), old.ID, models.AccountDisabled); err != nil {
 		t.Fatal(err)
 	}
 	theirs := testkit.MustCreateAccount(t, d, other.FamilyID, "Theirs", "Depository", "")

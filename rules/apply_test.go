@@ -273,7 +273,7 @@ func TestUndoOfAnApplicationStaysAndKeepsLaterEdits(t *testing.T) {
 	if err := f.d.NewRaw("SELECT id FROM entries WHERE family_id = ? AND date = '2026-03-02'", f.u.FamilyID).Scan(ctx, &edited); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := ledger.Update(ctx, f.d, f.u.FamilyID, edited, ledger.Patch{Category: &ledger.Ref{ID: &treats}}); err != nil {
+	if _, err := ledger.Update(ctx, f.d, models.FamilyViewer(f.u.FamilyID), edited, ledger.Patch{Category: &ledger.Ref{ID: &treats}}); err != nil {
 		t.Fatal(err)
 	}
 	open, err := rules.OpenApplications(ctx, f.d, f.u.FamilyID, 10)

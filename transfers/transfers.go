@@ -90,9 +90,11 @@ type Filter struct {
 	Limit     int         // at most this many, newest first; 0 for 500
 }
 
-// List is the family's transfers, newest first.
-func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter) ([]Transfer, error) {
-	q, args := selectTransfers, []any{familyID}
+// List is the family's transfers whose two sides the viewer may see, newest first. One with
+// a side in an account kept from the viewer is not theirs to see whole: the visible side's
+// transaction says only that it is a transfer to a private account (ledger.TransferSide).
+func List(ctx context.Context, idb bun.IDB, v models.Viewer, f Filter) ([]Transfer, error) {
+	q, args := visibleTransfers(v)
 	if f.Status != "" {
 		q += " AND t.status = ?"
 		args = append(args, f.Status)
@@ -117,10 +119,21 @@ func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID, f Filter) ([]Tra
 	return out, nil
 }
 
-// Get is one of the family's transfers; another family's is not found.
-func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Transfer, error) {
+// visibleTransfers is selectTransfers of the viewer's family, narrowed to the transfers whose
+// two sides the viewer may see, and its arguments.
+func visibleTransfers(v models.Viewer) (string, []any) {
+	in, inArgs := v.VisibleSQL("i.account_id")
+	out, outArgs := v.VisibleSQL("o.account_id")
+	args := append(append([]any{v.FamilyID}, inArgs...), outArgs...)
+	return selectTransfers + " AND " + in + " AND " + out, args
+}
+
+// Get is one of the family's transfers whose two sides the viewer may see; any other, as
+// another family's, is not found.
+func Get(ctx context.Context, idb bun.IDB, v models.Viewer, id uuid.UUID) (*Transfer, error) {
 	var t Transfer
-	if err := idb.NewRaw(selectTransfers+" AND t.id = ?", familyID, id).Scan(ctx, &t); err != nil {
+	q, args := visibleTransfers(v)
+	if err := idb.NewRaw(q+" AND t.id = ?", append(args, id)...).Scan(ctx, &t); err != nil {
 		if db.IsNoRows(err) {
 			return nil, apperr.New(apperr.NotFound, "Transfer not found")
 		}
@@ -129,23 +142,27 @@ func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Transfer, e
 	return &t, nil
 }
 
-// Confirm marks a proposed transfer as right.
-func Confirm(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Transfer, error) {
-	res, err := idb.NewRaw(`UPDATE transfers SET status = ?, updated_at = now() WHERE family_id = ? AND id = ?`,
-		StatusConfirmed, familyID, id).Exec(ctx)
-	if err != nil {
+// Confirm marks a proposed transfer, one whose two sides the viewer may see, as right.
+func Confirm(ctx context.Context, idb bun.IDB, v models.Viewer, id uuid.UUID) (*Transfer, error) {
+	if _, err := Get(ctx, idb, v, id); err != nil {
 		return nil, err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return nil, apperr.New(apperr.NotFound, "Transfer not found")
+	if _, err := idb.NewRaw(`UPDATE transfers SET status = ?, updated_at = now() WHERE family_id = ? AND id = ?`,
+		StatusConfirmed, v.FamilyID, id).Exec(ctx); err != nil {
+		return nil, err
 	}
-	return Get(ctx, idb, familyID, id)
+	return Get(ctx, idb, v, id)
 }
 
-// Unlink takes a transfer apart: both transactions count as spending and income again, and
-// the pair is remembered so that matching never proposes it again.
-func Unlink(ctx context.Context, d *db.DB, familyID, id uuid.UUID) error {
+// Unlink takes a transfer whose two sides the viewer may see apart: both transactions count
+// as spending and income again, and the pair is remembered so that matching never proposes it
+// again.
+func Unlink(ctx context.Context, d *db.DB, v models.Viewer, id uuid.UUID) error {
+	familyID := v.FamilyID
 	return d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		if _, err := Get(ctx, tx, v, id); err != nil {
+			return err
+		}
 		var pair struct {
 			In  uuid.UUID `bun:"inflow_entry_id"`
 			Out uuid.UUID `bun:"outflow_entry_id"`
@@ -186,8 +203,10 @@ func Release(ctx context.Context, idb bun.IDB, familyID, entryID uuid.UUID) erro
 // Link makes two of the family's transactions one transfer, as a person says: one an outflow,
 // the other an inflow in another account, dated within ManualDays. In one currency their
 // amounts must be opposite; in two, each keeps its own amount. A pair rejected before is
-// accepted again. The transfer is confirmed.
-func Link(ctx context.Context, d *db.DB, familyID, a, b uuid.UUID, notes string) (*Transfer, error) {
+// accepted again. The transfer is confirmed. A transaction in an account the viewer may not
+// see is not found, as another family's.
+func Link(ctx context.Context, d *db.DB, viewer models.Viewer, a, b uuid.UUID, notes string) (*Transfer, error) {
+	familyID := viewer.FamilyID
 	var id uuid.UUID
 	err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		var sides []struct {
@@ -201,10 +220,12 @@ func Link(ctx context.Context, d *db.DB, familyID, a, b uuid.UUID, notes string)
 			Linked    bool            `bun:"linked"`
 		}
 		// Locked so that a match running beside this cannot take either side.
+		visible, args := viewer.VisibleSQL("e.account_id")
 		if err := tx.NewRaw(`SELECT e.id, e.account_id, e.kind, e.date, e.amount, e.currency,
 				EXISTS (SELECT 1 FROM entries c WHERE c.parent_id = e.id) AS split,
 				EXISTS (SELECT 1 FROM transfers t WHERE e.id IN (t.inflow_entry_id, t.outflow_entry_id)) AS linked
-			FROM entries e WHERE e.family_id = ? AND e.id IN (?, ?) ORDER BY e.id FOR UPDATE OF e`, familyID, a, b).Scan(ctx, &sides); err != nil && !db.IsNoRows(err) {
+			FROM entries e WHERE e.family_id = ? AND e.id IN (?, ?) AND `+visible+` ORDER BY e.id FOR UPDATE OF e`,
+			append([]any{familyID, a, b}, args...)...).Scan(ctx, &sides); err != nil && !db.IsNoRows(err) {
 			return err
 		}
 		found := map[uuid.UUID]int{}
@@ -271,7 +292,7 @@ func Link(ctx context.Context, d *db.DB, familyID, a, b uuid.UUID, notes string)
 	if err != nil {
 		return nil, err
 	}
-	return Get(ctx, d, familyID, id)
+	return Get(ctx, d, viewer, id)
 }
 
 // invalid is a problem with the field, which msg follows in its message.

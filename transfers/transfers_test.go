@@ -11,6 +11,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 	"tally/testkit"
 	"tally/transfers"
 )
@@ -67,7 +68,7 @@ func (f *family) kinds(ids ...uuid.UUID) []string {
 // pairs are the family's transfers as "outflow name → inflow name (status)".
 func (f *family) pairs() []string {
 	f.t.Helper()
-	list, err := transfers.List(context.Background(), f.d, f.id, transfers.Filter{})
+	list, err := transfers.List(context.Background(), f.d, models.FamilyViewer(f.id), transfers.Filter{})
 	if err != nil {
 		f.t.Fatal(err)
 	}
@@ -149,11 +150,11 @@ func TestUnlinkedPairIsNotProposedAgain(t *testing.T) {
 	if n := f.match(out); n != 1 {
 		t.Fatalf("proposed %d, want 1", n)
 	}
-	list, _ := transfers.List(ctx, d, f.id, transfers.Filter{Status: transfers.StatusPending})
+	list, _ := transfers.List(ctx, d, models.FamilyViewer(f.id), transfers.Filter{Status: transfers.StatusPending})
 	if len(list) != 1 {
 		t.Fatalf("%d pending transfers, want 1", len(list))
 	}
-	if err := transfers.Unlink(ctx, d, f.id, list[0].ID); err != nil {
+	if err := transfers.Unlink(ctx, d, models.FamilyViewer(f.id), list[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	want(t, "kinds after unlinking", f.kinds(out, in), []string{"standard", "standard"})
@@ -173,11 +174,11 @@ func TestUnlinkedPairIsNotProposedAgain(t *testing.T) {
 	want(t, "transfers", f.pairs(), []string{"RENT SHARE → ANOTHER 500 (pending)"})
 
 	// Linking the rejected pair by hand is allowed once the other transfer is gone.
-	list, _ = transfers.List(ctx, d, f.id, transfers.Filter{})
-	if err := transfers.Unlink(ctx, d, f.id, list[0].ID); err != nil {
+	list, _ = transfers.List(ctx, d, models.FamilyViewer(f.id), transfers.Filter{})
+	if err := transfers.Unlink(ctx, d, models.FamilyViewer(f.id), list[0].ID); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := transfers.Link(ctx, d, f.id, out, in, ""); err != nil {
+	if _, err := transfers.Link(ctx, d, models.FamilyViewer(f.id), out, in, ""); err != nil {
 		t.Fatal(err)
 	}
 	want(t, "transfers", f.pairs(), []string{"RENT SHARE → SALARY PART (confirmed)"})
@@ -194,7 +195,7 @@ func TestLinkByHand(t *testing.T) {
 	eurOut := f.txn(abroad, 3, "100.00", "EUR", "SEPA OUT")
 	usdIn := f.txn(checking, 9, "-108.12", "USD", "WIRE IN")
 
-	tr, err := transfers.Link(ctx, d, f.id, usdIn, eurOut, "moving savings home")
+	tr, err := transfers.Link(ctx, d, models.FamilyViewer(f.id), usdIn, eurOut, "moving savings home")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +229,7 @@ func TestLinkByHand(t *testing.T) {
 		{"too far apart", a, late, "to_transaction_id", "at most 31 days apart"},
 		{"itself", a, a, "to_transaction_id", "same transaction"},
 	} {
-		_, err := transfers.Link(ctx, d, f.id, tc.from, tc.to, "")
+		_, err := transfers.Link(ctx, d, models.FamilyViewer(f.id), tc.from, tc.to, "")
 		e := apperr.As(err)
 		if e == nil || e.Code != apperr.Invalid || len(e.Fields[tc.field]) == 0 || !strings.Contains(e.Fields[tc.field][0], tc.says) {
 			t.Errorf("%s: got %v (fields %v), want %s saying %q", tc.name, err, e, tc.field, tc.says)
@@ -236,10 +237,10 @@ func TestLinkByHand(t *testing.T) {
 	}
 
 	// Confirm and Get are the family's own: another family's transfer is not found.
-	if _, err := transfers.Confirm(ctx, d, other.id, tr.ID); !apperr.Is(err, apperr.NotFound) {
+	if _, err := transfers.Confirm(ctx, d, models.FamilyViewer(other.id), tr.ID); !apperr.Is(err, apperr.NotFound) {
 		t.Errorf("another family confirmed the transfer: %v", err)
 	}
-	if err := transfers.Unlink(ctx, d, other.id, tr.ID); !apperr.Is(err, apperr.NotFound) {
+	if err := transfers.Unlink(ctx, d, models.FamilyViewer(other.id), tr.ID); !apperr.Is(err, apperr.NotFound) {
 		t.Errorf("another family unlinked the transfer: %v", err)
 	}
 	if got := f.pairs(); len(got) != 1 {

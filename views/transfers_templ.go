@@ -851,6 +851,13 @@ func transferLabel(e models.EntryRow) string {
 		}
 		return ""
 	}
+	if e.OtherPrivate {
+		// The other side is in an account kept from the viewer: nothing of it is named.
+		if e.Inflow() {
+			return "Transfer from a private account"
+		}
+		return "Transfer to a private account"
+	}
 	if e.Inflow() {
 		return "Transfer from " + e.OtherAccountName
 	}

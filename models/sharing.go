@@ -1,0 +1,131 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/google/uuid"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+
+	"tally/internal/apperr"
+)
+
+// Sharing is who sees an account: the whole family (Private false, as every account did
+// before owners were recorded), or its owner and the members of SharedWith.
+type Sharing struct {
+	Private bool
+	// SharedWith are members of the family, besides the owner, who see a private account.
+	SharedWith []uuid.UUID
+}
+
+// maxShares bounds the members a client may name at once; a household is a few people.
+const maxShares = 50
+
+// MayShare says whether by may change who sees the account: its owner may, and nobody else,
+// family admins included. An account without an owner (made before owners were recorded, or
+// by an import or a bank sync) is shared with the family; a family admin may make it private,
+// and becomes its owner by doing so.
+func MayShare(by *User, a *Account) bool {
+	if a.OwnerID == nil {
+		return by.IsAdmin()
+	}
+	return *a.OwnerID == by.ID
+}
+
+// AccountShares returns, for each of the accounts ids, the members its owner shares it with,
+// in one query.
+func AccountShares(ctx context.Context, db bun.IDB, ids []uuid.UUID) (map[uuid.UUID][]uuid.UUID, error) {
+	out := map[uuid.UUID][]uuid.UUID{}
+	if len(ids) == 0 {
+		return out, nil
+	}
+	var rows []struct {
+		AccountID uuid.UUID `bun:"account_id"`
+		UserID    uuid.UUID `bun:"user_id"`
+	}
+	err := db.NewRaw("SELECT account_id, user_id FROM account_shares WHERE account_id IN (?) ORDER BY account_id, user_id",
+		bun.In(ids)).Scan(ctx, &rows)
+	if err != nil && !isNoRows(err) {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.AccountID] = append(out[r.AccountID], r.UserID)
+	}
+	return out, nil
+}
+
+// ShareAccount changes who sees the family's account id (one the viewer of by sees), as its
+// owner says (MayShare; anyone else is Forbidden), and returns the account as it now is.
+func ShareAccount(ctx context.Context, db bun.IDB, by *User, v Viewer, id uuid.UUID, s Sharing) (*Account, error) {
+	a := new(Account)
+	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := lockVisibleAccount(ctx, tx, v, id, a); err != nil {
+			return err
+		}
+		return share(ctx, tx, by, a, s)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+// lockVisibleAccount reads the family's account id into a, if the viewer sees it, locked until
+// tx ends.
+func lockVisibleAccount(ctx context.Context, tx bun.Tx, v Viewer, id uuid.UUID, a *Account) error {
+	q := tx.NewSelect().Model(a).Where("a.id = ? AND a.family_id = ?", id, v.FamilyID)
+	v.VisibleAccounts(q.QueryBuilder(), "a.id")
+	return notFound(q.For("UPDATE").Scan(ctx), "account")
+}
+
+// share writes s as who sees a (locked in tx), after checking that by may say so and that every
+// member named is one of the family's: a private account's owner is by from then on.
+func share(ctx context.Context, tx bun.Tx, by *User, a *Account, s Sharing) error {
+	if !MayShare(by, a) {
+		msg := "Only the account's owner can make it private or share it"
+		if a.OwnerID == nil {
+			msg = "Only an admin of the family can make an account without an owner private"
+		}
+		return apperr.New(apperr.Forbidden, msg)
+	}
+	members := slices.DeleteFunc(slices.Clone(s.SharedWith), func(m uuid.UUID) bool { return m == by.ID })
+	var v apperr.Validation
+	switch {
+	case !s.Private && len(members) > 0:
+		v.Add("shared_with", "shared_with names the members who see a private account; a shared account is seen by the whole family")
+	case len(members) > maxShares:
+		v.Add("shared_with", fmt.Sprintf("shared_with names at most %d members", maxShares))
+	case len(members) > 0:
+		var found []uuid.UUID
+		if err := tx.NewRaw("SELECT id FROM users WHERE family_id = ? AND id IN (?)", a.FamilyID, bun.In(members)).Scan(ctx, &found); err != nil && !isNoRows(err) {
+			return err
+		}
+		for i, m := range members {
+			if !slices.Contains(found, m) {
+				v.Add(fmt.Sprintf("shared_with[%d]", i), fmt.Sprintf("%s is not a member of this family", m))
+			}
+		}
+	}
+	if err := v.Err(); err != nil {
+		return err
+	}
+	if s.Private {
+		a.OwnerID = &by.ID
+	}
+	a.Private = s.Private
+	if err := tx.NewUpdate().Model(a).Set("private = ?", a.Private).Set("owner_id = ?", a.OwnerID).Set("updated_at = now()").
+		WherePK().Returning("*").Scan(ctx); err != nil {
+		return err
+	}
+	if _, err := tx.NewRaw("DELETE FROM account_shares WHERE account_id = ?", a.ID).Exec(ctx); err != nil {
+		return err
+	}
+	if len(members) == 0 {
+		return nil
+	}
+	_, err := tx.NewRaw("INSERT INTO account_shares (account_id, user_id) SELECT DISTINCT ?::uuid, unnest(?::uuid[])",
+		a.ID, pgdialect.Array(members)).Exec(ctx)
+	return err
+}
