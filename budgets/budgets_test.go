@@ -186,7 +186,7 @@ func TestSpentAgreesWithTheSpendingReport(t *testing.T) {
 
 	check := func(t *testing.T, m string) {
 		t.Helper()
-		list, err := reports.MonthSpending(ctx, d, h.fam.ID, month(m))
+		list, err := reports.MonthSpending(ctx, d, models.FamilyViewer(h.fam.ID), month(m))
 		if err != nil {
 			t.Fatal(err)
 		}

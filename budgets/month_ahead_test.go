@@ -105,7 +105,7 @@ func TestAYearOfHistoryPlansTheMonth(t *testing.T) {
 		t.Errorf("bills still to come %s, want 1280 (rent and insurance; the salary comes in)", m.Bills)
 	}
 
-	report, err := reports.MonthSpending(ctx, d, h.fam.ID, nov)
+	report, err := reports.MonthSpending(ctx, d, models.FamilyViewer(h.fam.ID), nov)
 	if err != nil || len(report) != 1 {
 		t.Fatalf("spending report: %v, %d currencies", err, len(report))
 	}

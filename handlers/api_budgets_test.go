@@ -182,7 +182,7 @@ func TestBudgetsAPISpentIsTheSpendingReport(t *testing.T) {
 		}
 	}
 	month := reports.MonthOf(e.user.Family.Today())
-	list, err := reports.MonthSpending(context.Background(), e.srv.DB, e.user.FamilyID, month)
+	list, err := reports.MonthSpending(context.Background(), e.srv.DB, models.FamilyViewer(e.user.FamilyID), month)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("%v %v", list, err)
 	}
