@@ -79,7 +79,11 @@ func (a *app) accountShow(c echo.Context) error {
 	}
 	var forecast *recurring.Forecast
 	if acct.AccountableType == "Depository" && acct.Status != models.AccountDisabled {
-		if forecast, err = a.Recurring.Forecast(c.Request().Context(), a.DB, u.FamilyID, acct.ID, u.Family.Today(), forecastDays); err != nil {
+		v, err := a.viewer(c)
+		if err != nil {
+			return err
+		}
+		if forecast, err = a.Recurring.Forecast(c.Request().Context(), a.DB, v, acct.ID, u.Family.Today(), forecastDays); err != nil {
 			return err
 		}
 	}

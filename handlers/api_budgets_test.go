@@ -22,7 +22,7 @@ import (
 // implementation is another package's): the same expectations whatever the month.
 type billsDouble map[uuid.UUID]budgets.Expected
 
-func (b billsDouble) ExpectedByCategory(context.Context, bun.IDB, uuid.UUID, reports.Month, time.Time) (map[uuid.UUID]budgets.Expected, error) {
+func (b billsDouble) ExpectedByCategory(context.Context, bun.IDB, models.Viewer, reports.Month, time.Time) (map[uuid.UUID]budgets.Expected, error) {
 	return b, nil
 }
 

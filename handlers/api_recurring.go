@@ -72,18 +72,64 @@ func decodeRecurring(c echo.Context) (models.RecurringInput, error) {
 	return in, nil
 }
 
-// recurringAPI is how the API serves the family's recurring series; detection creates them.
-var recurringAPI = apiResource[models.Recurring, RecurringJSON, models.RecurringInput]{list: models.RecurringSeries,
-	byID: models.RecurringByID, update: recurring.Update, decode: decodeRecurring, json: recurringJSON}
+// The API serves the family's recurring series as the caller may see them (a private account's
+// series are not found by whom it is kept from); detection creates them.
 
 // apiRecurring is GET /api/v1/recurring: a page of the family's series, proposed first.
-func (a *app) apiRecurring(c echo.Context) error { return recurringAPI.index(a, c) }
+func (a *app) apiRecurring(c echo.Context) error {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	page, per := pageParams(c)
+	list, total, err := models.RecurringSeries(c.Request().Context(), a.DB, v, models.Page{Number: page, Size: per})
+	if err != nil {
+		return err
+	}
+	out := make([]RecurringJSON, len(list))
+	for i := range list {
+		out[i] = recurringJSON(&list[i])
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": pageMeta(page, per, total)})
+}
 
 // apiRecurringShow is GET /api/v1/recurring/{id}.
-func (a *app) apiRecurringShow(c echo.Context) error { return recurringAPI.show(a, c) }
+func (a *app) apiRecurringShow(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := models.RecurringByID(c.Request().Context(), a.DB, v, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": recurringJSON(r)})
+}
 
 // apiRecurringUpdate is PATCH /api/v1/recurring/{id}: confirm, ignore or edit a series.
-func (a *app) apiRecurringUpdate(c echo.Context) error { return recurringAPI.change(a, c) }
+func (a *app) apiRecurringUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	in, err := decodeRecurring(c)
+	if err != nil {
+		return err
+	}
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := recurring.Update(c.Request().Context(), a.DB, v, id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": recurringJSON(r)})
+}
 
 // ForecastJSON is AccountForecast in the OpenAPI document.
 type ForecastJSON struct {
@@ -129,7 +175,11 @@ func (a *app) apiAccountForecast(c echo.Context) error {
 		}
 	}
 	u := currentUser(c)
-	f, err := a.Recurring.Forecast(c.Request().Context(), a.DB, u.FamilyID, id, u.Family.Today(), days)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	f, err := a.Recurring.Forecast(c.Request().Context(), a.DB, v, id, u.Family.Today(), days)
 	if err != nil {
 		return err
 	}

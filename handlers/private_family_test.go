@@ -3,9 +3,15 @@ package handlers_test
 import (
 	"context"
 	"net/http"
+	"reflect"
+	"slices"
+	"strings"
 	"testing"
+	"time"
 
+	"github.com/PuerkitoBio/goquery"
 	"github.com/google/uuid"
+	"github.com/shopspring/decimal"
 
 	"tally/app/apptest"
 	"tally/models"
@@ -120,5 +126,195 @@ func TestSpendingCountsOnlyVisibleAccounts(t *testing.T) {
 		if got := doc.Find(`[data-testid="spending-total"]`).Text(); got != tc.want {
 			t.Errorf("%s's spending in October: %q, want %s", tc.who, got, tc.want)
 		}
+	}
+}
+
+// budgetOf reads the month's budget through the API with key: its figures, and Groceries'.
+func (h *privateHousehold) budgetOf(t *testing.T, c *testkit.Client, key, month string) (budget map[string]any, groceries map[string]any) {
+	t.Helper()
+	r := c.API(http.MethodGet, "/api/v1/budgets/"+month, key, nil)
+	if r.Status != http.StatusOK {
+		t.Fatalf("budget of %s: %d %s", month, r.Status, r.Body)
+	}
+	var b struct {
+		Data map[string]any `json:"data"`
+	}
+	r.JSON(t, &b)
+	for _, c := range b.Data["categories"].([]any) {
+		if c := c.(map[string]any); c["category_id"] == h.groceries.String() {
+			groceries = c
+		}
+	}
+	return b.Data, groceries
+}
+
+// A budget counts the spending, carries and bills of the accounts its reader can see, and says
+// so when some are kept from them; the budgeted amounts are the family's plan, the same for
+// both. Groceries budgets 100.00 a month and carries overspending: last month Joint spent 20.00
+// and Ana's Secret 90.00, this month 30.00 and 70.00, and a weekly 10.00 bill of Secret is
+// due from today.
+func TestBudgetCountsOnlyVisibleAccounts(t *testing.T) {
+	t.Parallel()
+	h := newPrivateHousehold(t, apptest.ServerOptions{NoWorker: true})
+	today := h.ana.Family.Today()
+	this := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	last := this.AddDate(0, -1, 0)
+	for _, m := range []time.Time{last, this} {
+		body := map[string]any{"budgeted": "100.00", "rollover": "both"}
+		if r := h.anaC.API(http.MethodPatch, "/api/v1/budgets/"+m.Format("2006-01")+"/categories/"+h.groceries.String(), h.anaKey, body); r.Status != http.StatusOK {
+			t.Fatalf("budget %s: %d %s", m.Format("2006-01"), r.Status, r.Body)
+		}
+	}
+	h.spend(t, h.joint, last.Format(time.DateOnly), "20.00", "Market")
+	h.spend(t, h.secret, last.Format(time.DateOnly), "90.00", "Deli")
+	h.spend(t, h.joint, this.Format(time.DateOnly), "30.00", "Market")
+	h.spend(t, h.secret, this.Format(time.DateOnly), "70.00", "Deli")
+	testkit.MustCreateSeries(t, h.srv.DB, h.ana.FamilyID, &h.secret.ID, 1, models.RecurringConfirmed)
+	bills := decimal.Zero // the weekly bill's payments from today to the month's end
+	for d := today; d.Month() == today.Month(); d = d.AddDate(0, 0, 7) {
+		bills = bills.Add(decimal.NewFromInt(10))
+	}
+	// At this pace, what was spent by today goes on for the days left.
+	elapsed, days := decimal.NewFromInt(int64(today.Day())), decimal.NewFromInt(int64(this.AddDate(0, 1, -1).Day()))
+	forecast := func(spent int64) string {
+		s := decimal.NewFromInt(spent)
+		return s.Add(s.Mul(days.Sub(elapsed)).Div(elapsed)).StringFixed(2)
+	}
+	for _, tc := range []struct {
+		who                                      string
+		c                                        *testkit.Client
+		key, spent, carried, bills, forecastWant string
+	}{
+		{"Ben", h.benC, h.benKey, "30.00", "80.00", "0.00", forecast(30)},
+		{"Ana", h.anaC, h.anaKey, "100.00", "-10.00", bills.StringFixed(2), forecast(100)},
+	} {
+		b, g := h.budgetOf(t, tc.c, tc.key, this.Format("2006-01"))
+		if g == nil {
+			t.Fatalf("%s's budget has no Groceries: %v", tc.who, b)
+		}
+		got := []any{b["spent"], b["upcoming"], b["budgeted"], g["spent"], g["carried"], g["budgeted"], g["forecast"]}
+		want := []any{tc.spent, tc.bills, "100.00", tc.spent, tc.carried, "100.00", tc.forecastWant}
+		if !reflect.DeepEqual(got, want) {
+			t.Errorf("%s's budget (spent, bills, budgeted; Groceries' spent, carried, budgeted, forecast)\n got %v\nwant %v", tc.who, got, want)
+		}
+	}
+	const note = "Counts the accounts you can see; some of the family's accounts are private."
+	benPage := h.benC.Get("/budgets/" + this.Format("2006-01")).Doc(t)
+	if got := strings.TrimSpace(benPage.Find(`[data-testid="budget-partial"]`).Text()); got != note {
+		t.Errorf("Ben's budget page says %q, want %q", got, note)
+	}
+	if strings.Contains(benPage.Text(), "Secret") {
+		t.Error("Ben's budget page names Secret")
+	}
+	if h.anaC.Get("/budgets/" + this.Format("2006-01")).Has(t, "budget-partial") {
+		t.Error("Ana sees every account, yet her budget says some are left out")
+	}
+	// A fill by the average of the three months before writes what Ben could see of them:
+	// (20.00 + 30.00) / 3, not (110.00 + 100.00) / 3.
+	next := this.AddDate(0, 1, 0).Format("2006-01")
+	if r := h.benC.API(http.MethodPost, "/api/v1/budgets/"+next+"/fill", h.benKey, map[string]any{"strategy": "average_3"}); r.Status != http.StatusOK {
+		t.Fatalf("fill: %d %s", r.Status, r.Body)
+	}
+	if _, g := h.budgetOf(t, h.anaC, h.anaKey, next); g == nil || g["budgeted"] != forecastFill(20+30, 3) {
+		t.Errorf("Ben's fill budgeted %v for Groceries, want %s", g, forecastFill(20+30, 3))
+	}
+}
+
+// forecastFill is an average of months' spending as a fill rounds it.
+func forecastFill(total, months int64) string {
+	return decimal.NewFromInt(total).Div(decimal.NewFromInt(months)).StringFixed(2)
+}
+
+// seriesOf writes a confirmed weekly 10.00 series due today on the account (none when nil),
+// named name, and returns its id.
+func (h *privateHousehold) seriesOf(t *testing.T, account *models.Account, name string) uuid.UUID {
+	t.Helper()
+	var id *uuid.UUID
+	if account != nil {
+		id = &account.ID
+	}
+	testkit.MustCreateSeries(t, h.srv.DB, h.ana.FamilyID, id, 1, models.RecurringConfirmed)
+	var series uuid.UUID
+	if err := h.srv.DB.NewRaw(`UPDATE recurring_transactions SET name = ?, match_key = 'n:' || lower(?)
+		WHERE family_id = ? AND name = 'Series 1' RETURNING id`, name, name, h.ana.FamilyID).Scan(context.Background(), &series); err != nil {
+		t.Fatal(err)
+	}
+	return series
+}
+
+// A series of a private account is not listed, counted, forecast or found for whom the account
+// is kept from; one of a shared account, or of none, is. Ana sees all three.
+func TestRecurringSeriesOfHiddenAccountsAreNotFound(t *testing.T) {
+	t.Parallel()
+	h := newPrivateHousehold(t, apptest.ServerOptions{NoWorker: true})
+	gym := h.seriesOf(t, h.secret, "Secret Gym")
+	h.seriesOf(t, h.joint, "Joint Power")
+	h.seriesOf(t, nil, "Any Rent")
+
+	names := func(c *testkit.Client, key string) (page, api, comingUp []string, total float64) {
+		t.Helper()
+		c.Get("/recurring").Doc(t).Find(`[data-testid="recurring-name"]`).Each(func(_ int, s *goquery.Selection) {
+			page = append(page, s.Text())
+		})
+		var b struct {
+			Data []struct{ Name string }
+			Meta map[string]any
+		}
+		c.API(http.MethodGet, "/api/v1/recurring", key, nil).JSON(t, &b)
+		for _, r := range b.Data {
+			api = append(api, r.Name)
+		}
+		c.Get("/").Doc(t).Find(`[data-testid="coming-up-name"]`).Each(func(_ int, s *goquery.Selection) {
+			if !slices.Contains(comingUp, s.Text()) {
+				comingUp = append(comingUp, s.Text())
+			}
+		})
+		slices.Sort(page)
+		slices.Sort(api)
+		slices.Sort(comingUp)
+		total, _ = b.Meta["total_count"].(float64)
+		return page, api, comingUp, total
+	}
+	for _, tc := range []struct {
+		who   string
+		c     *testkit.Client
+		key   string
+		want  []string
+		total float64
+	}{
+		{"Ben", h.benC, h.benKey, []string{"Any Rent", "Joint Power"}, 2},
+		{"Ana", h.anaC, h.anaKey, []string{"Any Rent", "Joint Power", "Secret Gym"}, 3},
+	} {
+		page, api, comingUp, total := names(tc.c, tc.key)
+		for what, got := range map[string][]string{"/recurring": page, "the API": api, "the dashboard's bills to come": comingUp} {
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("%s's series on %s: %v, want %v", tc.who, what, got, tc.want)
+			}
+		}
+		if total != tc.total {
+			t.Errorf("%s's API counts %v series, want %v", tc.who, total, tc.total)
+		}
+	}
+	notFound(t, h.benC, http.MethodGet, "/recurring/"+gym.String()+"/edit")
+	notFound(t, h.benC, http.MethodPost, "/recurring/"+gym.String()+"/status", "/recurring/"+gym.String())
+	apiNotFound(t, h.benC, h.benKey, http.MethodGet, "/api/v1/recurring/"+gym.String(), "/api/v1/accounts/"+h.secret.ID.String()+"/forecast")
+	if r := h.benC.API(http.MethodPatch, "/api/v1/recurring/"+gym.String(), h.benKey, map[string]any{"status": "ignored"}); r.Status != http.StatusNotFound {
+		t.Errorf("Ben ignores Ana's series: %d, want 404", r.Status)
+	}
+	if r := h.anaC.API(http.MethodGet, "/api/v1/recurring/"+gym.String(), h.anaKey, nil); r.Status != http.StatusOK {
+		t.Errorf("Ana's own series: %d", r.Status)
+	}
+	// The forecast of Joint has Joint's bills; Secret's forecast is Ana's alone.
+	var f struct {
+		Data struct {
+			Days []struct{ Bills []struct{ Name string } }
+		}
+	}
+	h.benC.API(http.MethodGet, "/api/v1/accounts/"+h.joint.ID.String()+"/forecast?days=1", h.benKey, nil).JSON(t, &f)
+	if len(f.Data.Days) != 1 || len(f.Data.Days[0].Bills) != 1 || f.Data.Days[0].Bills[0].Name != "Joint Power" {
+		t.Errorf("Joint's forecast for today: %+v", f.Data.Days)
+	}
+	if r := h.anaC.API(http.MethodGet, "/api/v1/accounts/"+h.secret.ID.String()+"/forecast?days=1", h.anaKey, nil); r.Status != http.StatusOK {
+		t.Errorf("Ana's forecast of Secret: %d", r.Status)
 	}
 }

@@ -50,10 +50,14 @@ func CheckDays(n int) error {
 // `days` days from today: today's balance (models.DailyBalances) plus the money the confirmed
 // series of the account, in its currency, are expected to bring in and take out (as Upcoming
 // has them), with the first day that ends below zero. Another kind of account is refused on
-// account_id.
-func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUID, today time.Time, days int) (*Forecast, error) {
+// account_id. An account kept from v is not found, as another family's.
+func (s *Service) Forecast(ctx context.Context, db bun.IDB, v models.Viewer, accountID uuid.UUID, today time.Time, days int) (*Forecast, error) {
 	if err := CheckDays(days); err != nil {
 		return nil, err
+	}
+	familyID := v.FamilyID
+	if !v.CanSee(accountID) {
+		return nil, apperr.New(apperr.NotFound, "account not found") // as models.AccountByID says
 	}
 	a, err := models.AccountByID(ctx, db, familyID, accountID)
 	if err != nil {
@@ -72,7 +76,7 @@ func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID 
 	if len(points) > 0 {
 		f.Balance = points[0].Balance
 	}
-	sch, err := loadSchedule(ctx, db, familyID, today, today)
+	sch, err := loadSchedule(ctx, db, v, today, today)
 	if err != nil {
 		return nil, err
 	}
