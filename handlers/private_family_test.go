@@ -206,7 +206,7 @@ func TestBudgetCountsOnlyVisibleAccounts(t *testing.T) {
 	if strings.Contains(benPage.Text(), "Secret") {
 		t.Error("Ben's budget page names Secret")
 	}
-	if h.anaC.Get("/budgets/" + this.Format("2006-01")).Has(t, "budget-partial") {
+	if h.anaC.Get("/budgets/"+this.Format("2006-01")).Has(t, "budget-partial") {
 		t.Error("Ana sees every account, yet her budget says some are left out")
 	}
 	// A fill by the average of the three months before writes what Ben could see of them:
