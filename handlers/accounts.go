@@ -104,6 +104,9 @@ func (a *app) checkpointFix(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := a.visibleAccountOr404(c, acct.ID); err != nil {
+		return err
+	}
 	cp, err := uuid.Parse(c.Param("checkpoint"))
 	if err != nil {
 		return echo.ErrNotFound
@@ -131,6 +134,9 @@ func (a *app) checkpointFix(c echo.Context) error {
 func (a *app) reconciliationFixUndo(c echo.Context) error {
 	acct, err := a.pathAccount(c)
 	if err != nil {
+		return err
+	}
+	if err := a.visibleAccountOr404(c, acct.ID); err != nil {
 		return err
 	}
 	entry, err := uuid.Parse(c.Param("entry"))

@@ -212,6 +212,9 @@ func (a *app) apiAccountReconciliation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if err := a.visibleAccountOr404(c, id); err != nil {
+		return err
+	}
 	r, err := models.ReconcileAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
 	if err != nil {
 		return err

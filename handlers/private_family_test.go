@@ -318,3 +318,79 @@ func TestRecurringSeriesOfHiddenAccountsAreNotFound(t *testing.T) {
 		t.Errorf("Ana's forecast of Secret: %d", r.Status)
 	}
 }
+
+// An import into a private account, its rows, file and statements' reconciliation are not
+// found by whom the account is kept from: not listed, not counted, and each of their routes
+// answers 404 as for another family's. Ana, whose account it is, sees and uses them all.
+func TestImportsAndReconciliationOfAHiddenAccountAreNotFound(t *testing.T) {
+	t.Parallel()
+	h := newPrivateHousehold(t, apptest.ServerOptions{})
+	e := &importEnv{srv: h.srv, user: h.ana, c: apptest.NewClient(t, h.srv), write: h.anaKey, read: h.anaKey}
+	e.statement(t, "CamtImport", camt053(testIBAN, "1000.00", "2026-03-02", "3334.40", "2026-03-04",
+		"REF1 2026-03-02 CRDT 2500.00 Acme Payroll", "REF2 2026-03-03 DBIT 45.60 Corner Bakery", "REF3 2026-03-04 DBIT 120.00 City Power"))
+	acct := e.accountByKey(t, "iban:"+testIBAN)
+	// The next statement opens 999.06 above where the first closed: a checkpoint that differs.
+	second := e.statement(t, "CamtImport", camt053(testIBAN, "4333.46", "2026-03-05", "4303.46", "2026-03-05",
+		"REF4 2026-03-05 DBIT 30.00 Book Shop"))
+	h.exec(t, "UPDATE accounts SET private = true, owner_id = ? WHERE id = ?", h.ana.ID, acct)
+	// A shared import Ben may see: a transaction of Joint's.
+	var joint importBody
+	e.create(t, map[string]any{"type": "TransactionImport", "account_id": h.joint.ID.String(), "publish": "true",
+		"raw_file_content": "date,amount,name\n2026-03-01,-12.50,Corner Shop\n"}, http.StatusCreated).JSON(t, &joint)
+	e.waitFor(t, joint.Data.ID)
+
+	importIDs := func(c *testkit.Client, key string) (page, api []string, total float64) {
+		t.Helper()
+		c.Get("/imports").Doc(t).Find(`a[href^="/imports/"]`).Each(func(_ int, s *goquery.Selection) {
+			href, _ := s.Attr("href")
+			if id, ok := strings.CutPrefix(href, "/imports/"); ok && len(id) == 36 && !slices.Contains(page, id) {
+				page = append(page, id)
+			}
+		})
+		var b struct {
+			Data []struct{ ID string }
+			Meta map[string]any
+		}
+		c.API(http.MethodGet, "/api/v1/imports", key, nil).JSON(t, &b)
+		for _, im := range b.Data {
+			api = append(api, im.ID)
+		}
+		slices.Sort(page)
+		slices.Sort(api)
+		total, _ = b.Meta["total_count"].(float64)
+		return page, api, total
+	}
+	if page, api, total := importIDs(h.benC, h.benKey); !slices.Equal(page, []string{joint.Data.ID}) || !slices.Equal(api, []string{joint.Data.ID}) || total != 1 {
+		t.Errorf("Ben's imports: page %v, API %v of %v; want only %s", page, api, total, joint.Data.ID)
+	}
+	if page, api, total := importIDs(h.anaC, h.anaKey); len(page) != 3 || len(api) != 3 || total != 3 {
+		t.Errorf("Ana's imports: page %v, API %v of %v; want all three", page, api, total)
+	}
+
+	var rec reconciliationBody
+	h.anaC.API(http.MethodGet, "/api/v1/accounts/"+acct.String()+"/reconciliation", h.anaKey, nil).JSON(t, &rec)
+	if len(rec.Data) == 0 || rec.Data[0].Status != "differs" {
+		t.Fatalf("Ana's reconciliation of her account: %+v", rec)
+	}
+	im := "/imports/" + second.Data.ID
+	notFound(t, h.benC, http.MethodGet, im, im+"/progress", im+"/file")
+	notFound(t, h.benC, http.MethodPost, im+"/publish", im+"/revert", im+"/mappings", im+"/configure", im+"/keep", im+"/profile", im+"/delete",
+		"/accounts/"+acct.String()+"/checkpoints/"+rec.Data[0].ID+"/fix")
+	api := "/api/v1" + im
+	apiNotFound(t, h.benC, h.benKey, http.MethodGet, api, api+"/rows", api+"/file", "/api/v1/accounts/"+acct.String()+"/reconciliation")
+	apiNotFound(t, h.benC, h.benKey, http.MethodPost, api+"/publish", api+"/revert", api+"/profile")
+	apiNotFound(t, h.benC, h.benKey, http.MethodPatch, api, api+"/mappings")
+	apiNotFound(t, h.benC, h.benKey, http.MethodDelete, api)
+	// Nothing was changed by Ben's attempts: Ana still has the import, its rows and the difference.
+	if got := e.get(t, second.Data.ID); got.Data.Status != "complete" {
+		t.Errorf("Ana's import is %s after Ben's attempts", got.Data.Status)
+	}
+	for _, p := range []string{api, api + "/rows", "/api/v1/accounts/" + acct.String() + "/reconciliation"} {
+		if r := h.anaC.API(http.MethodGet, p, h.anaKey, nil); r.Status != http.StatusOK {
+			t.Errorf("Ana's GET %s: %d", p, r.Status)
+		}
+	}
+	if r := h.anaC.Get(im); r.Status != http.StatusOK {
+		t.Errorf("Ana's import page: %d", r.Status)
+	}
+}
