@@ -321,11 +321,11 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 
 // ListFilter selects a page of a family's imports, of those Viewer may see.
 type ListFilter struct {
-	Viewer   models.Viewer
-	Status   string
-	Type     string
-	Page     int
-	PerPage  int
+	Viewer  models.Viewer
+	Status  string
+	Type    string
+	Page    int
+	PerPage int
 }
 
 // List returns one page of the family's imports, newest first, and how many match in all.

@@ -52,4 +52,6 @@ func GetFor(ctx context.Context, idb bun.IDB, v models.Viewer, id uuid.UUID) (*I
 }
 
 // importNotFound is what Get answers for an import of another family.
-func importNotFound() error { return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found") }
+func importNotFound() error {
+	return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+}
