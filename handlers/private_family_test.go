@@ -16,6 +16,7 @@ import (
 	"tally/app/apptest"
 	"tally/models"
 	"tally/testkit"
+	"tally/webhooks/webhookstest"
 )
 
 // privateHousehold is a family of two admins: Ana keeps a private account, Secret, that Ben
@@ -393,4 +394,42 @@ func TestImportsAndReconciliationOfAHiddenAccountAreNotFound(t *testing.T) {
 	if r := h.anaC.Get(im); r.Status != http.StatusOK {
 		t.Errorf("Ana's import page: %d", r.Status)
 	}
+}
+
+// The family's webhooks hear nothing of a private account: Ben, an admin, points one at the
+// imports and the balances that differ; Ana's import into Secret, with a balance that differs,
+// sends nothing, and her import into Joint sends its import.completed alone.
+func TestWebhooksSendNothingAboutAPrivateAccount(t *testing.T) {
+	t.Parallel()
+	h := newPrivateHousehold(t, apptest.ServerOptions{Env: map[string]string{"WEBHOOKS_ALLOW_INSECURE": "true"}})
+	ana := &importEnv{srv: h.srv, user: h.ana, c: apptest.NewClient(t, h.srv), write: h.anaKey, read: h.anaKey}
+	ben := &importEnv{srv: h.srv, user: h.ben, c: apptest.NewClient(t, h.srv), write: h.benKey, read: h.benKey}
+	rcv := webhookstest.New(t)
+	hook := ben.createWebhook(t, map[string]any{"url": rcv.URL, "events": []string{"import.completed", models.EventBalanceDiffers}})
+
+	for _, acct := range []*models.Account{h.secret, h.joint} {
+		ana.publish(t, map[string]any{"raw_file_content": runningBalanceFile(runningBalanceRows), "date_format": "%Y-%m-%d",
+			"account_id": acct.ID.String(), "balance_col_label": "Balance"})
+		ana.publish(t, map[string]any{"raw_file_content": runningBalanceFile([]string{"2026-03-10,Cafe,-4.60,3349.80"}),
+			"date_format": "%Y-%m-%d", "account_id": acct.ID.String(), "balance_col_label": "Balance"})
+	}
+	// Deliveries are recorded in the publishes' transactions, all of which have committed.
+	var got []string
+	for _, d := range ben.deliveries(t, hook.Data.ID) {
+		got = append(got, d.EventType)
+	}
+	if want := []string{"import.completed", "import.completed", models.EventBalanceDiffers}; !slices.Equal(sortedCopy(got), sortedCopy(want)) {
+		t.Errorf("deliveries %v, want Joint's alone: %v", got, want)
+	}
+	var events int
+	if err := h.srv.DB.NewRaw("SELECT count(*) FROM webhook_events WHERE family_id = ? AND data::text LIKE '%' || ? || '%'",
+		h.ana.FamilyID, h.secret.ID.String()).Scan(context.Background(), &events); err != nil || events != 0 {
+		t.Errorf("%d events recorded about Secret (%v), want none", events, err)
+	}
+}
+
+func sortedCopy(s []string) []string {
+	s = slices.Clone(s)
+	slices.Sort(s)
+	return s
 }
