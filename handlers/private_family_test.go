@@ -2,6 +2,8 @@ package handlers_test
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"net/http"
 	"reflect"
 	"slices"
@@ -432,4 +434,54 @@ func sortedCopy(s []string) []string {
 	s = slices.Clone(s)
 	slices.Sort(s)
 	return s
+}
+
+// A person's export holds what they can see: Ben's has Joint and its transaction and nothing of
+// Secret (not its name, id or amounts); Ana's has both. The page counts the same.
+func TestExportHoldsOnlyWhatTheReaderCanSee(t *testing.T) {
+	t.Parallel()
+	h := newPrivateHousehold(t, apptest.ServerOptions{NoWorker: true})
+	h.spend(t, h.joint, "2026-10-05", "30.00", "Market")
+	secretSpend := h.spend(t, h.secret, "2026-10-06", "70.00", "Deli")
+	testkit.MustCreateSeries(t, h.srv.DB, h.ana.FamilyID, &h.secret.ID, 1, models.RecurringConfirmed)
+
+	types := func(body string) map[string]int {
+		n := map[string]int{}
+		for _, line := range strings.Split(body, "\n") {
+			var rec struct{ Type string }
+			if err := json.Unmarshal([]byte(line), &rec); err == nil {
+				n[rec.Type]++
+			}
+		}
+		return n
+	}
+	for _, tc := range []struct {
+		who          string
+		c            *testkit.Client
+		key          string
+		accounts     int
+		transactions int
+		series       int
+		secret       bool
+	}{{"Ben", h.benC, h.benKey, 1, 1, 0, false}, {"Ana", h.anaC, h.anaKey, 2, 2, 1, true}} {
+		for _, r := range []*testkit.Response{tc.c.Get("/settings/export/download"), tc.c.API(http.MethodGet, "/api/v1/export", tc.key, nil)} {
+			body := string(r.Body)
+			n := types(body)
+			if r.Status != http.StatusOK || n["Account"] != tc.accounts || n["Transaction"] != tc.transactions || n["RecurringTransaction"] != tc.series {
+				t.Errorf("%s's export: %d, %v; want %d accounts, %d transactions, %d series", tc.who, r.Status, n, tc.accounts, tc.transactions, tc.series)
+			}
+			for _, s := range []string{"Secret", h.secret.ID.String(), secretSpend.String(), "70.00"} {
+				if strings.Contains(body, s) != tc.secret {
+					t.Errorf("%s's export holds %q: %v", tc.who, s, !tc.secret)
+				}
+			}
+		}
+		page := tc.c.Get("/settings/export").Doc(t)
+		if got := page.Find(`[data-testid="export-counts"] dd`).First().Text(); got != fmt.Sprint(tc.accounts) {
+			t.Errorf("%s's export page counts %s accounts, want %d", tc.who, got, tc.accounts)
+		}
+		if page.Find(`[data-testid="export-partial"]`).Length() == 1 == tc.secret {
+			t.Errorf("%s's export page says whether private accounts are left out: %v", tc.who, !tc.secret)
+		}
+	}
 }
