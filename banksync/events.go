@@ -28,6 +28,9 @@ type EventData struct {
 	Error      *string     `json:"error"`
 }
 
+// EventAccounts are the accounts the connection feeds (models.AccountsEvent).
+func (d EventData) EventAccounts() []uuid.UUID { return d.AccountIDs }
+
 // msgWriteFailed is a failed sync's error when what it read could not be written.
 const msgWriteFailed = "The sync could not save what it read, so nothing was changed. Tally tries again at the next sync."
 

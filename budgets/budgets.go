@@ -18,6 +18,7 @@ import (
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
 
+	"tally/models"
 	"tally/recurring"
 	"tally/reports"
 )
@@ -47,7 +48,7 @@ type Expected = recurring.Expected
 // Bills tells a budget what confirmed recurring series expect (recurring.Service). The key is
 // the category id; uuid.Nil is "no category".
 type Bills interface {
-	ExpectedByCategory(ctx context.Context, db bun.IDB, familyID uuid.UUID, month reports.Month, today time.Time) (map[uuid.UUID]Expected, error)
+	ExpectedByCategory(ctx context.Context, db bun.IDB, v models.Viewer, month reports.Month, today time.Time) (map[uuid.UUID]Expected, error)
 }
 
 // Service computes and changes the families' budgets. Bills, when set, gives each category's
@@ -117,6 +118,9 @@ type Month struct {
 	Categories []Category
 	// Unconverted are the currencies of amounts no exchange rate converts: left out.
 	Unconverted []string
+	// Partial is true when some of the family's accounts are private and kept from the
+	// reader: the spending, carries and bills are those of the accounts they can see.
+	Partial bool
 	// Today is the day the figures are for; Elapsed and Days say how far into the month it is
 	// (0 for a month not begun, Days for one that is over).
 	Today         time.Time

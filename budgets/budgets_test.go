@@ -125,7 +125,7 @@ func figures(m *budgets.Month) string {
 
 func (h *household) month(t *testing.T, s *budgets.Service, m string, today string) *budgets.Month {
 	t.Helper()
-	got, err := s.Month(context.Background(), h.fam, month(m), day(today))
+	got, err := s.Month(context.Background(), h.fam, models.FamilyViewer(h.fam.ID), month(m), day(today))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,7 @@ func TestSpentAgreesWithTheSpendingReport(t *testing.T) {
 
 	check := func(t *testing.T, m string) {
 		t.Helper()
-		list, err := reports.MonthSpending(ctx, d, h.fam.ID, month(m))
+		list, err := reports.MonthSpending(ctx, d, models.FamilyViewer(h.fam.ID), month(m))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -470,7 +470,7 @@ func TestFill(t *testing.T) {
 	h.spend(t, "2026-10-12", "-500", "Rent") // a refund bigger than the month's rent: zero, not negative
 	fill := func(t *testing.T, f budgets.Fill) *budgets.Month {
 		t.Helper()
-		if err := s.Fill(ctx, h.fam, month("2026-11"), f, day("2026-11-03")); err != nil {
+		if err := s.Fill(ctx, h.fam, models.FamilyViewer(h.fam.ID), month("2026-11"), f, day("2026-11-03")); err != nil {
 			t.Fatal(err)
 		}
 		return h.month(t, s, "2026-11", "2026-11-03")
@@ -503,7 +503,7 @@ func TestFill(t *testing.T) {
 		"target":   {Strategy: budgets.FillGoal, CategoryID: &h.cats["Insurance"].ID, By: &by},
 		"by":       {Strategy: budgets.FillGoal, CategoryID: &h.cats["Insurance"].ID, Target: testkit.Ptr(dec("1")), By: testkit.Ptr(month("2026-10"))},
 	} {
-		if err := s.Fill(ctx, h.fam, month("2026-11"), f, day("2026-11-03")); len(apperr.As(err).Fields[field]) == 0 {
+		if err := s.Fill(ctx, h.fam, models.FamilyViewer(h.fam.ID), month("2026-11"), f, day("2026-11-03")); len(apperr.As(err).Fields[field]) == 0 {
 			t.Errorf("%s: %v, want a problem with it", field, err)
 		}
 	}
@@ -513,7 +513,7 @@ func TestFill(t *testing.T) {
 // with the recurring series, whose real implementation lives elsewhere.
 type bills map[uuid.UUID]budgets.Expected
 
-func (b bills) ExpectedByCategory(context.Context, bun.IDB, uuid.UUID, reports.Month, time.Time) (map[uuid.UUID]budgets.Expected, error) {
+func (b bills) ExpectedByCategory(context.Context, bun.IDB, models.Viewer, reports.Month, time.Time) (map[uuid.UUID]budgets.Expected, error) {
 	return b, nil
 }
 

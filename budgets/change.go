@@ -178,8 +178,8 @@ func (s *Service) SetCategory(ctx context.Context, fam *models.Family, month rep
 // MonthCategory returns the figures of the family's category id in month: its row of the
 // month, or for a category the month does not show (an income category with nothing in it)
 // an empty row on track with the rollover setting it has.
-func (s *Service) MonthCategory(ctx context.Context, fam *models.Family, month reports.Month, id uuid.UUID) (Category, *Month, error) {
-	m, err := s.Month(ctx, fam, month, fam.Today())
+func (s *Service) MonthCategory(ctx context.Context, fam *models.Family, v models.Viewer, month reports.Month, id uuid.UUID) (Category, *Month, error) {
+	m, err := s.Month(ctx, fam, v, month, fam.Today())
 	if err != nil {
 		return Category{}, nil, err
 	}

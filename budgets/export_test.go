@@ -11,7 +11,7 @@ import (
 // MonthWalked is Month, and how many months the carries of the categories walked to compute
 // it: what a read costs beyond its queries.
 func (s *Service) MonthWalked(ctx context.Context, fam *models.Family, month reports.Month, today time.Time) (*Month, int, error) {
-	l, err := s.read(ctx, fam, month, month, today)
+	l, err := s.read(ctx, fam, models.FamilyViewer(fam.ID), month, month, today)
 	if err != nil {
 		return nil, 0, err
 	}

@@ -112,12 +112,12 @@ func (s *Service) figures(ctx context.Context, fam *models.Family, l *ledger, to
 	expected := map[uuid.UUID]Expected{}
 	if s.Bills != nil {
 		var err error
-		if expected, err = s.Bills.ExpectedByCategory(ctx, s.DB, fam.ID, month, today); err != nil {
+		if expected, err = s.Bills.ExpectedByCategory(ctx, s.DB, l.viewer, month, today); err != nil {
 			return nil, fmt.Errorf("expected bills of %s: %w", month, err)
 		}
 	}
 	out := &Month{Month: month, Currency: fam.Currency, ExpectedIncome: l.expected, Income: l.income[month],
-		Unconverted: l.unconverted, Today: today, Days: month.Last().Day()}
+		Unconverted: l.unconverted, Today: today, Days: month.Last().Day(), Partial: l.viewer.HidesAny()}
 	switch {
 	case today.Before(month.First()):
 	case today.After(month.Last()):

@@ -64,8 +64,9 @@ func (s *Service) storedGoals(ctx context.Context, familyID uuid.UUID, categoryI
 // a monthly goal's amount, or what each month from this one to the due month (this one, when
 // none) needs to reach a balance with what the category carries in; a balance goal turns the
 // category's surplus rollover on (off, nothing saved would reach it). Problems are on
-// strategy, category_id, target and by.
-func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Month, f Fill, today time.Time) error {
+// strategy, category_id, target and by. An average is of the spending viewer can see: the
+// amounts it writes must not tell them of what they cannot.
+func (s *Service) Fill(ctx context.Context, fam *models.Family, viewer models.Viewer, month reports.Month, f Fill, today time.Time) error {
 	cats, err := s.categories(ctx, s.DB, fam.ID)
 	if err != nil {
 		return err
@@ -114,7 +115,7 @@ func (s *Service) Fill(ctx context.Context, fam *models.Family, month reports.Mo
 	for range months {
 		start = start.Prev()
 	}
-	l, err := s.read(ctx, fam, start, month, today)
+	l, err := s.read(ctx, fam, viewer, start, month, today)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
+	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/models"
 	"tally/reports"
@@ -50,11 +52,15 @@ type ledger struct {
 	expected    *decimal.Decimal
 	unconverted []string
 	goals       map[uuid.UUID]*Goal
+	// viewer is who reads the budget: the spending is that of the accounts they can see.
+	viewer models.Viewer
 }
 
-// Month returns the family's budget for month, as of today (the family's date).
-func (s *Service) Month(ctx context.Context, fam *models.Family, month reports.Month, today time.Time) (*Month, error) {
-	l, err := s.read(ctx, fam, month, month, today)
+// Month returns the family's budget for month, as of today (the family's date), as v sees
+// it: the budget lines are the family's plan, the spending, carries and bills those of the
+// accounts v can see.
+func (s *Service) Month(ctx context.Context, fam *models.Family, v models.Viewer, month reports.Month, today time.Time) (*Month, error) {
+	l, err := s.read(ctx, fam, v, month, month, today)
 	if err != nil {
 		return nil, err
 	}
@@ -63,8 +69,8 @@ func (s *Service) Month(ctx context.Context, fam *models.Family, month reports.M
 
 // read reads the ledger from start to end, and from the first budgeted month when a category
 // carries its leftover: the carry is computed from every month since.
-func (s *Service) read(ctx context.Context, fam *models.Family, start, end reports.Month, today time.Time) (*ledger, error) {
-	l := &ledger{currency: fam.Currency, start: start, end: end, cats: map[uuid.UUID]*category{}, children: map[uuid.UUID][]uuid.UUID{}, own: map[carry]decimal.Decimal{},
+func (s *Service) read(ctx context.Context, fam *models.Family, v models.Viewer, start, end reports.Month, today time.Time) (*ledger, error) {
+	l := &ledger{currency: fam.Currency, start: start, end: end, viewer: v, cats: map[uuid.UUID]*category{}, children: map[uuid.UUID][]uuid.UUID{}, own: map[carry]decimal.Decimal{},
 		lines: map[reports.Month]map[uuid.UUID]decimal.Decimal{}, spent: map[reports.Month]map[uuid.UUID]decimal.Decimal{},
 		income: map[reports.Month]decimal.Decimal{}}
 	var cats []category
@@ -114,6 +120,11 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 		GROUP BY 1, 2`, fam.ID, from, to); err != nil {
 		return nil, fmt.Errorf("category totals: %w", err)
 	}
+	hidden, err := s.hiddenSpending(ctx, v, from, end.Next().First())
+	if err != nil {
+		return nil, fmt.Errorf("category totals of private accounts: %w", err)
+	}
+	totals = append(totals, hidden...)
 	var budget struct {
 		Income   *decimal.Decimal `bun:"expected_income"`
 		Currency string           `bun:"currency"`
@@ -183,6 +194,31 @@ func (s *Service) read(ctx context.Context, fam *models.Family, start, end repor
 	slices.Sort(l.unconverted)
 	l.held = heldMonths(l.lines, l.spent)
 	return l, nil
+}
+
+// hiddenSpending is what the private accounts kept from v took and brought back in each
+// category and month from from to before to, as negative amounts: added to the family's
+// category_month_totals (which know no accounts), they leave the spending of the accounts v
+// can see. It reads those accounts' entries alone (entries_account_date_idx), and nothing when
+// v is kept from none, as in most households. The counting rule is category_month_totals'.
+func (s *Service) hiddenSpending(ctx context.Context, v models.Viewer, from, to time.Time) ([]amount, error) {
+	if !v.HidesAny() {
+		return nil, nil
+	}
+	return s.amounts(ctx, `
+		SELECT category_id, currency, string_agg(month::text || ':' || ((-outflow * 10000)::bigint)::text || ':' ||
+			((-inflow * 10000)::bigint)::text, ',') AS months
+		FROM (
+			SELECT coalesce(e.category_id, '00000000-0000-0000-0000-000000000000') AS category_id, e.currency,
+				(extract(year FROM e.date) * 12 + extract(month FROM e.date) - 1)::int AS month,
+				coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS outflow,
+				coalesce(sum(e.amount) FILTER (WHERE e.amount <= 0), 0) AS inflow
+			FROM entries e
+			WHERE e.account_id = ANY(?1::uuid[]) AND e.family_id = ?0 AND e.date >= ?2 AND e.date < ?3
+				AND e.kind = 'transaction' AND NOT e.split AND NOT e.excluded AND e.transaction_kind NOT IN (?4)
+			GROUP BY 1, 2, 3
+		) m
+		GROUP BY 1, 2`, v.FamilyID, pgdialect.Array(v.Hidden), from, to, bun.In(models.TransferKinds))
 }
 
 // heldMonths are the months that hold an amount in any of lists, oldest first.

@@ -59,13 +59,13 @@ func TestAYearOfHistoryPlansTheMonth(t *testing.T) {
 	if _, err := series.Detect(ctx, d, h.fam.ID, today); err != nil {
 		t.Fatal(err)
 	}
-	found, err := models.RecurringByStatus(ctx, d, h.fam.ID, models.RecurringProposed)
+	found, err := models.RecurringByStatus(ctx, d, models.FamilyViewer(h.fam.ID), models.RecurringProposed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	confirmed := map[string]bool{}
 	for _, r := range found {
-		if _, err := models.UpdateRecurring(ctx, d, h.fam.ID, r.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringConfirmed)}); err != nil {
+		if _, err := models.UpdateRecurring(ctx, d, models.FamilyViewer(h.fam.ID), r.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringConfirmed)}); err != nil {
 			t.Fatal(err)
 		}
 		confirmed[r.Name] = true
@@ -76,10 +76,10 @@ func TestAYearOfHistoryPlansTheMonth(t *testing.T) {
 
 	svc := &budgets.Service{DB: d, Bills: &series}
 	nov := reports.MonthOf(today)
-	if err := svc.Fill(ctx, h.fam, nov, budgets.Fill{Strategy: budgets.FillAverage3}, today); err != nil {
+	if err := svc.Fill(ctx, h.fam, models.FamilyViewer(h.fam.ID), nov, budgets.Fill{Strategy: budgets.FillAverage3}, today); err != nil {
 		t.Fatal(err)
 	}
-	m, err := svc.Month(ctx, h.fam, nov, today)
+	m, err := svc.Month(ctx, h.fam, models.FamilyViewer(h.fam.ID), nov, today)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -105,7 +105,7 @@ func TestAYearOfHistoryPlansTheMonth(t *testing.T) {
 		t.Errorf("bills still to come %s, want 1280 (rent and insurance; the salary comes in)", m.Bills)
 	}
 
-	report, err := reports.MonthSpending(ctx, d, h.fam.ID, nov)
+	report, err := reports.MonthSpending(ctx, d, models.FamilyViewer(h.fam.ID), nov)
 	if err != nil || len(report) != 1 {
 		t.Fatalf("spending report: %v, %d currencies", err, len(report))
 	}
@@ -138,7 +138,7 @@ func TestBillsPaidInAnotherCurrencyExplainTheirSpending(t *testing.T) {
 	svc := &budgets.Service{DB: d, Bills: &recurring.Service{}}
 	h.put(t, svc, "2026-10", "", "Insurance", "55")
 
-	m, err := svc.Month(ctx, h.fam, month("2026-10"), day("2026-11-15"))
+	m, err := svc.Month(ctx, h.fam, models.FamilyViewer(h.fam.ID), month("2026-10"), day("2026-11-15"))
 	if err != nil {
 		t.Fatal(err)
 	}

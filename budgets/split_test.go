@@ -9,6 +9,7 @@ import (
 	"github.com/google/uuid"
 
 	"tally/budgets"
+	"tally/models"
 	"tally/reports"
 	"tally/testkit"
 )
@@ -51,7 +52,7 @@ func spentByCategory(m *budgets.Month) map[string]string {
 // reportByCategory is the spending report's month, by category name ("-" for none).
 func (h *household) reportByCategory(t *testing.T, m string) map[string]string {
 	t.Helper()
-	list, err := reports.MonthSpending(context.Background(), h.d, h.fam.ID, month(m))
+	list, err := reports.MonthSpending(context.Background(), h.d, models.FamilyViewer(h.fam.ID), month(m))
 	if err != nil {
 		t.Fatal(err)
 	}

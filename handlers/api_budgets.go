@@ -230,7 +230,11 @@ func idOf(v *apperr.Validation, field string, raw json.RawMessage, required bool
 // answerBudget answers the family's budget of month, as it is now.
 func (a *app) answerBudget(c echo.Context, month reports.Month) error {
 	u := currentUser(c)
-	m, err := a.Budgets.Month(c.Request().Context(), u.Family, month, u.Family.Today())
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	m, err := a.Budgets.Month(c.Request().Context(), u.Family, v, month, u.Family.Today())
 	if err != nil {
 		return err
 	}
@@ -321,7 +325,11 @@ func (a *app) apiBudgetCategory(c echo.Context) error {
 	if err := svc.SetCategory(c.Request().Context(), u.Family, month, id, ch); err != nil {
 		return err
 	}
-	row, m, err := svc.MonthCategory(c.Request().Context(), u.Family, month, id)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	row, m, err := svc.MonthCategory(c.Request().Context(), u.Family, viewer, month, id)
 	if err != nil {
 		return err
 	}
@@ -402,7 +410,11 @@ func (a *app) apiBudgetFill(c echo.Context) error {
 		return err
 	}
 	u := currentUser(c)
-	if err := a.Budgets.Fill(c.Request().Context(), u.Family, month, f, u.Family.Today()); err != nil {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if err := a.Budgets.Fill(c.Request().Context(), u.Family, viewer, month, f, u.Family.Today()); err != nil {
 		return err
 	}
 	return a.answerBudget(c, month)

@@ -22,7 +22,7 @@ import (
 // implementation is another package's): the same expectations whatever the month.
 type billsDouble map[uuid.UUID]budgets.Expected
 
-func (b billsDouble) ExpectedByCategory(context.Context, bun.IDB, uuid.UUID, reports.Month, time.Time) (map[uuid.UUID]budgets.Expected, error) {
+func (b billsDouble) ExpectedByCategory(context.Context, bun.IDB, models.Viewer, reports.Month, time.Time) (map[uuid.UUID]budgets.Expected, error) {
 	return b, nil
 }
 
@@ -182,7 +182,7 @@ func TestBudgetsAPISpentIsTheSpendingReport(t *testing.T) {
 		}
 	}
 	month := reports.MonthOf(e.user.Family.Today())
-	list, err := reports.MonthSpending(context.Background(), e.srv.DB, e.user.FamilyID, month)
+	list, err := reports.MonthSpending(context.Background(), e.srv.DB, models.FamilyViewer(e.user.FamilyID), month)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("%v %v", list, err)
 	}

@@ -23,17 +23,22 @@ var exportAdmin = adminsOnly(apperr.Forbidden, "Only an admin of the family can 
 // once and the browser shows its progress, and the server holds no more of it than a buffer.
 // It is read in one read-only repeatable-read transaction, so the file is one moment's data.
 // A failure after the first bytes closes the connection before the chunked body ends: the
-// download fails, instead of ending as a truncated file that looks complete.
+// download fails, instead of ending as a truncated file that looks complete. It holds what the
+// person exporting may see (imports.Export): no private account kept from them.
 func (a *app) streamExport(c echo.Context) error {
 	u := currentUser(c)
 	ctx := c.Request().Context()
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	name := strings.NewReplacer(`"`, "", " ", "-").Replace(u.Family.Name)
 	res := c.Response()
 	started := false
-	err := a.DB.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
+	err = a.DB.RunInTx(ctx, &sql.TxOptions{Isolation: sql.LevelRepeatableRead, ReadOnly: true}, func(ctx context.Context, tx bun.Tx) error {
 		res.Header().Set("Content-Disposition", `attachment; filename="tally-`+name+`-`+time.Now().UTC().Format("2006-01-02")+`.ndjson"`)
 		res.Header().Set(echo.HeaderContentType, "application/x-ndjson")
-		_, err := imports.Export(ctx, tx, u.FamilyID, writerFunc(func(p []byte) (int, error) {
+		_, err := imports.Export(ctx, tx, v, writerFunc(func(p []byte) (int, error) {
 			if !started {
 				started = true
 				res.WriteHeader(http.StatusOK)
@@ -63,8 +68,12 @@ func (a *app) exportPage(c echo.Context) error {
 	u := currentUser(c)
 	p := views.ExportPage{Admin: u.IsAdmin(), Family: u.Family.Name}
 	if p.Admin {
-		var err error
-		if p.Counts, err = imports.ExportCounts(c.Request().Context(), a.DB, u.FamilyID); err != nil {
+		v, err := a.viewer(c)
+		if err != nil {
+			return err
+		}
+		p.Partial = v.HidesAny()
+		if p.Counts, err = imports.ExportCounts(c.Request().Context(), a.DB, v); err != nil {
 			return err
 		}
 	}

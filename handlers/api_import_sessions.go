@@ -53,10 +53,26 @@ func (a *app) sessionResponse(c echo.Context, status int, id uuid.UUID) error {
 	return c.JSON(status, map[string]any{"data": out})
 }
 
+// visibleSession loads the family's import session id, if the caller may see it: one that
+// touches a private account kept from them is not found, as another family's
+// (imports.GetFor).
+func (a *app) visibleSession(c echo.Context, id uuid.UUID) (*imports.Import, error) {
+	im, err := imports.GetSession(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := a.visibleImport(c, id); apperr.Is(err, apperr.NotFound) {
+		return nil, imports.SessionNotFound()
+	} else if err != nil {
+		return nil, err
+	}
+	return im, nil
+}
+
 // sessionJSON is the import session with its chunks.
 func (a *app) sessionJSON(c echo.Context, id uuid.UUID) (*SessionJSON, error) {
 	ctx := c.Request().Context()
-	im, err := imports.GetSession(ctx, a.DB, currentUser(c).FamilyID, id)
+	im, err := a.visibleSession(c, id)
 	if err != nil {
 		return nil, err
 	}
@@ -151,6 +167,9 @@ func (a *app) apiSessionChunk(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	if _, err := a.visibleSession(c, id); err != nil {
+		return err
+	}
 	body, err := a.readBody(c)
 	if err != nil {
 		return err
@@ -186,6 +205,9 @@ func (a *app) apiSessionChunk(c echo.Context) error {
 func (a *app) apiSessionPublish(c echo.Context) error {
 	id, err := sessionID(c)
 	if err != nil {
+		return err
+	}
+	if _, err := a.visibleSession(c, id); err != nil {
 		return err
 	}
 	if err := a.Imports.PublishSession(c.Request().Context(), currentUser(c).FamilyID, id); err != nil {

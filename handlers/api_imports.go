@@ -335,6 +335,10 @@ func (b requestBody) content(v *apperr.Validation) imports.Upload {
 func (a *app) importRequest(c echo.Context) (imports.Request, error) {
 	u := currentUser(c)
 	req := imports.Request{FamilyID: u.FamilyID, UserID: u.ID, Labels: map[string]*string{}}
+	var err error
+	if req.Viewer, err = a.viewer(c); err != nil {
+		return req, err
+	}
 	body, err := a.readBody(c)
 	if err != nil {
 		return req, err
@@ -506,7 +510,11 @@ func (a *app) apiImportsIndex(c echo.Context) error {
 	}
 	page, per := pageParams(c)
 	ctx := c.Request().Context()
-	list, total, err := imports.List(ctx, a.DB, imports.ListFilter{FamilyID: currentUser(c).FamilyID, Status: status, Type: typ, Page: page, PerPage: per})
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	list, total, err := imports.List(ctx, a.DB, imports.ListFilter{Viewer: viewer, Status: status, Type: typ, Page: page, PerPage: per})
 	if err != nil {
 		return err
 	}
@@ -521,17 +529,27 @@ func (a *app) apiImportsIndex(c echo.Context) error {
 	return c.JSON(http.StatusOK, map[string]any{"data": data, "meta": pageMeta(page, per, total)})
 }
 
-// familyImport loads the import named by :id in the caller's family.
+// familyImport loads the import named by :id in the caller's family, if the caller may see
+// it (imports.GetFor).
 func (a *app) familyImport(c echo.Context) (*imports.Import, error) {
 	id, err := uuid.Parse(c.Param("id"))
 	if err != nil {
 		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
 	}
-	return imports.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	return a.visibleImport(c, id)
+}
+
+// visibleImport loads the family's import id, if the caller may see it.
+func (a *app) visibleImport(c echo.Context, id uuid.UUID) (*imports.Import, error) {
+	v, err := a.viewer(c)
+	if err != nil {
+		return nil, err
+	}
+	return imports.GetFor(c.Request().Context(), a.DB, v, id)
 }
 
 func (a *app) importDetail(c echo.Context, status int, id uuid.UUID) error {
-	im, err := imports.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	im, err := a.visibleImport(c, id)
 	if err != nil {
 		return err
 	}
@@ -633,6 +651,9 @@ func (a *app) apiImportMapping(c echo.Context) error {
 			v.Add("account_id", "Account must belong to your family")
 		}
 		choice.AccountID = &parsed
+		if err := a.visibleAccountOr404(c, parsed); err != nil {
+			v.Add("account_id", "Account must belong to your family") // as another family's
+		}
 	} else if t := body.str(&v, "account_type"); t != nil {
 		choice.NewType = strings.TrimSpace(*t)
 	} else {

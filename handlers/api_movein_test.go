@@ -214,7 +214,7 @@ func TestActualMoveInBudgetFiguresMatchActual(t *testing.T) {
 	plans := &budgets.Service{DB: e.srv.DB}
 	for month, figures := range want.Months {
 		day, _ := time.Parse("2006-01", month)
-		m, err := plans.Month(ctx, fam, reports.MonthOf(day), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
+		m, err := plans.Month(ctx, fam, models.FamilyViewer(fam.ID), reports.MonthOf(day), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -498,7 +498,7 @@ func TestYNABMoveIn(t *testing.T) {
 	}
 	for month, want := range ynabFigures {
 		day, _ := time.Parse("2006-01", month)
-		m, err := (&budgets.Service{DB: e.srv.DB}).Month(ctx, fam, reports.MonthOf(day), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
+		m, err := (&budgets.Service{DB: e.srv.DB}).Month(ctx, fam, models.FamilyViewer(fam.ID), reports.MonthOf(day), time.Date(2026, 12, 7, 0, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -75,28 +75,76 @@ func decodeRecurring(c echo.Context) (models.RecurringInput, error) {
 	return in, nil
 }
 
-// recurringAPI is how the API serves the family's recurring series; detection creates them,
-// over the whole family (the viewer's family is what the series are read by).
+// recurringAPI is how the API serves the family's recurring series as the caller may see
+// them (a private account's series are not found by whom it is kept from); detection creates
+// them.
 var recurringAPI = apiResource[models.Recurring, RecurringJSON, models.RecurringInput]{
 	list: func(ctx context.Context, db bun.IDB, v models.Viewer, p models.Page) ([]models.Recurring, int, error) {
-		return models.RecurringSeries(ctx, db, v.FamilyID, p)
+		return models.RecurringSeries(ctx, db, v, p)
 	},
 	byID: func(ctx context.Context, db bun.IDB, v models.Viewer, id uuid.UUID) (*models.Recurring, error) {
-		return models.RecurringByID(ctx, db, v.FamilyID, id)
+		return models.RecurringByID(ctx, db, v, id)
 	},
 	update: func(ctx context.Context, db bun.IDB, v models.Viewer, id uuid.UUID, in models.RecurringInput) (*models.Recurring, error) {
-		return recurring.Update(ctx, db, v.FamilyID, id, in)
+		return recurring.Update(ctx, db, v, id, in)
 	},
 	decode: decodeRecurring, json: recurringJSON}
 
 // apiRecurring is GET /api/v1/recurring: a page of the family's series, proposed first.
-func (a *app) apiRecurring(c echo.Context) error { return recurringAPI.index(a, c) }
+func (a *app) apiRecurring(c echo.Context) error {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	page, per := pageParams(c)
+	list, total, err := models.RecurringSeries(c.Request().Context(), a.DB, v, models.Page{Number: page, Size: per})
+	if err != nil {
+		return err
+	}
+	out := make([]RecurringJSON, len(list))
+	for i := range list {
+		out[i] = recurringJSON(&list[i])
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": pageMeta(page, per, total)})
+}
 
 // apiRecurringShow is GET /api/v1/recurring/{id}.
-func (a *app) apiRecurringShow(c echo.Context) error { return recurringAPI.show(a, c) }
+func (a *app) apiRecurringShow(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := models.RecurringByID(c.Request().Context(), a.DB, v, id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": recurringJSON(r)})
+}
 
 // apiRecurringUpdate is PATCH /api/v1/recurring/{id}: confirm, ignore or edit a series.
-func (a *app) apiRecurringUpdate(c echo.Context) error { return recurringAPI.change(a, c) }
+func (a *app) apiRecurringUpdate(c echo.Context) error {
+	id, err := pathID(c)
+	if err != nil {
+		return err
+	}
+	in, err := decodeRecurring(c)
+	if err != nil {
+		return err
+	}
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := recurring.Update(c.Request().Context(), a.DB, v, id, in)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": recurringJSON(r)})
+}
 
 // ForecastJSON is AccountForecast in the OpenAPI document.
 type ForecastJSON struct {
@@ -142,7 +190,11 @@ func (a *app) apiAccountForecast(c echo.Context) error {
 		}
 	}
 	u := currentUser(c)
-	f, err := a.Recurring.Forecast(c.Request().Context(), a.DB, u.FamilyID, id, u.Family.Today(), days)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	f, err := a.Recurring.Forecast(c.Request().Context(), a.DB, v, id, u.Family.Today(), days)
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,11 @@ func (a *app) budgetShow(c echo.Context) error {
 func (a *app) budgetView(c echo.Context, month reports.Month) (views.Budget, error) {
 	u := currentUser(c)
 	svc := a.Budgets
-	m, err := svc.Month(c.Request().Context(), u.Family, month, u.Family.Today())
+	v, err := a.viewer(c)
+	if err != nil {
+		return views.Budget{}, err
+	}
+	m, err := svc.Month(c.Request().Context(), u.Family, v, month, u.Family.Today())
 	if err != nil {
 		return views.Budget{}, err
 	}
@@ -195,7 +199,11 @@ func (a *app) budgetFill(c echo.Context) error {
 		}
 	}
 	if err == nil {
-		err = a.Budgets.Fill(c.Request().Context(), u.Family, month, f, u.Family.Today())
+		var v models.Viewer
+		if v, err = a.viewer(c); err != nil {
+			return err
+		}
+		err = a.Budgets.Fill(c.Request().Context(), u.Family, v, month, f, u.Family.Today())
 	}
 	return a.budgetChanged(c, month, err)
 }
@@ -212,7 +220,11 @@ func (a *app) budgetCopy(c echo.Context) error {
 	if _, err := reports.ParseMonth("month", next.String()); err != nil {
 		return err // 2100-12 has no month after it that Tally takes
 	}
-	if err := a.Budgets.Fill(c.Request().Context(), u.Family, next, budgets.Fill{Strategy: budgets.FillLastBudget}, u.Family.Today()); err != nil {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if err := a.Budgets.Fill(c.Request().Context(), u.Family, v, next, budgets.Fill{Strategy: budgets.FillLastBudget}, u.Family.Today()); err != nil {
 		return err
 	}
 	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, "Copied "+month.First().Format("January 2006")+" to "+next.First().Format("January 2006")+".")

@@ -51,11 +51,15 @@ func (a *app) dashboard(c echo.Context) error {
 	rates := todayRates(nw)
 	groups := groupAccounts(accts, u.Family.Currency, rates, lastDay(nw))
 	today := u.Family.Today()
-	thisMonth, err := a.Budgets.Month(ctx, u.Family, reports.MonthOf(today), today)
+	v, err := a.viewer(c)
 	if err != nil {
 		return err
 	}
-	bills, err := a.Recurring.Upcoming(ctx, a.DB, u.FamilyID, today, views.ComingUpDays)
+	thisMonth, err := a.Budgets.Month(ctx, u.Family, v, reports.MonthOf(today), today)
+	if err != nil {
+		return err
+	}
+	bills, err := a.Recurring.Upcoming(ctx, a.DB, v, today, views.ComingUpDays)
 	if err != nil {
 		return err
 	}

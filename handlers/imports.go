@@ -34,8 +34,12 @@ func (a *app) importsIndex(c echo.Context) error {
 		l.Type = ""
 	}
 	page := pageNumber(c)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	list, total, err := imports.List(c.Request().Context(), a.DB, imports.ListFilter{
-		FamilyID: currentUser(c).FamilyID, Status: l.Status, Type: l.Type, Page: page, PerPage: importsPerPage,
+		Viewer: v, Status: l.Status, Type: l.Type, Page: page, PerPage: importsPerPage,
 	})
 	if err != nil {
 		return err
@@ -122,6 +126,9 @@ func (a *app) importShow(c echo.Context) error {
 	}
 	if im.Statements != nil {
 		if v.Accounts, err = models.AccountsForFamily(ctx, a.DB, viewer); err != nil {
+			return err
+		}
+		if v.Accounts, err = a.seenAccounts(c, v.Accounts); err != nil {
 			return err
 		}
 		if v.Reconciliations, err = a.importReconciliations(c, im); err != nil {
@@ -220,6 +227,9 @@ func (a *app) importMapping(c echo.Context) error {
 	if t, ok := strings.CutPrefix(target, "new:"); ok {
 		choice.NewType = t
 	} else if id, err := uuid.Parse(target); err == nil {
+		if a.visibleAccountOr404(c, id) != nil {
+			id = uuid.Nil // refused by the service as an account of another family is
+		}
 		choice.AccountID = &id
 	} else {
 		choice.NewType = target // refused by the service with the list of types
@@ -399,6 +409,9 @@ func (a *app) renderNewImport(c echo.Context, status int, form *views.Form, chos
 	}
 	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, viewer)
 	if err != nil {
+		return err
+	}
+	if accts, err = a.seenAccounts(c, accts); err != nil {
 		return err
 	}
 	opts := []views.SelectOption{{Value: "", Label: "None: use the account names in the file"}}

@@ -51,8 +51,12 @@ func (a *app) recurringPage(c echo.Context) error {
 // keep the other lists' pages.
 func (a *app) recurringList(c echo.Context, status string) (views.RecurringList, error) {
 	param := status + "_page"
+	v, err := a.viewer(c)
+	if err != nil {
+		return views.RecurringList{}, err
+	}
 	read := func(page int) ([]models.Recurring, int, error) {
-		return models.RecurringSeriesOf(c.Request().Context(), a.DB, currentUser(c).FamilyID,
+		return models.RecurringSeriesOf(c.Request().Context(), a.DB, v,
 			models.Page{Number: page, Size: recurringPerPage}, status)
 	}
 	page := queryPage(c, param)
@@ -64,7 +68,7 @@ func (a *app) recurringList(c echo.Context, status string) (views.RecurringList,
 	if err != nil {
 		return views.RecurringList{}, err
 	}
-	if err := recurring.WithPaymentCategories(c.Request().Context(), a.DB, currentUser(c).FamilyID, list, currentUser(c).Family.Today()); err != nil {
+	if err := recurring.WithPaymentCategories(c.Request().Context(), a.DB, v, list, currentUser(c).Family.Today()); err != nil {
 		return views.RecurringList{}, err
 	}
 	l := views.RecurringList{Status: status, Series: list, Total: total}
@@ -98,7 +102,11 @@ func (a *app) recurringStatus(c echo.Context) error {
 		return err
 	}
 	status := c.FormValue("status")
-	r, err := recurring.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, models.RecurringInput{Status: &status})
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := recurring.Update(c.Request().Context(), a.DB, v, id, models.RecurringInput{Status: &status})
 	if err != nil {
 		return err
 	}
@@ -120,13 +128,17 @@ func (a *app) recurringForm(c echo.Context, status int, form *views.Form) error 
 	if err != nil {
 		return err
 	}
-	r, err := models.RecurringByID(ctx, a.DB, u.FamilyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := models.RecurringByID(ctx, a.DB, v, id)
 	if err != nil {
 		return err
 	}
 	// The form offers the category a confirmation would give it, to keep or change.
 	shown := []models.Recurring{*r}
-	if err := recurring.WithPaymentCategories(ctx, a.DB, u.FamilyID, shown, u.Family.Today()); err != nil {
+	if err := recurring.WithPaymentCategories(ctx, a.DB, v, shown, u.Family.Today()); err != nil {
 		return err
 	}
 	r = &shown[0]
@@ -152,7 +164,11 @@ func (a *app) recurringUpdate(c echo.Context) error {
 		v := form.Values[field]
 		*dst = &v
 	}
-	r, err := models.UpdateRecurring(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := models.UpdateRecurring(c.Request().Context(), a.DB, v, id, in)
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			return a.recurringForm(c, status, form)

@@ -85,7 +85,7 @@ func (h *household) detect(t *testing.T) map[string]string {
 	if _, err := (&recurring.Service{}).Detect(ctx, h.srv.DB, h.user.FamilyID, h.today); err != nil {
 		t.Fatal(err)
 	}
-	found, err := models.RecurringByStatus(ctx, h.srv.DB, h.user.FamilyID, models.RecurringProposed)
+	found, err := models.RecurringByStatus(ctx, h.srv.DB, models.FamilyViewer(h.user.FamilyID), models.RecurringProposed)
 	if err != nil {
 		t.Fatal(err)
 	}

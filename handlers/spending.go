@@ -23,7 +23,11 @@ func (a *app) spendingReport(c echo.Context) error {
 			return err
 		}
 	}
-	list, err := reports.MonthSpending(c.Request().Context(), a.DB, u.FamilyID, month)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	list, err := reports.MonthSpending(c.Request().Context(), a.DB, v, month)
 	if err != nil {
 		return err
 	}

@@ -12,7 +12,6 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
-	"tally/imports"
 	"tally/internal/apperr"
 	"tally/internal/dates"
 	"tally/ledger"
@@ -107,7 +106,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 	l.Merchants = names.lists["merchants"]
 	if f.ImportID != nil {
 		l.ImportName = f.ImportID.String()
-		if im, err := imports.Get(ctx, a.DB, u.FamilyID, *f.ImportID); err == nil && im.Filename != nil {
+		if im, err := a.visibleImport(c, *f.ImportID); err == nil && im.Filename != nil {
 			l.ImportName = *im.Filename
 		}
 		rest := maps.Clone(query)

@@ -36,8 +36,11 @@ type Upload struct {
 // Request asks for an import to be created (or checked, for a preflight). Pointers are nil
 // when the caller did not send the field.
 type Request struct {
-	FamilyID  uuid.UUID
-	UserID    uuid.UUID
+	FamilyID uuid.UUID
+	UserID   uuid.UUID
+	// Viewer is whose request it is: an account kept from them is none of the family's
+	// (models.Viewer). The zero Viewer, for work of the family's own, sees every account.
+	Viewer    models.Viewer
 	Type      string
 	AccountID *string
 	Publish   bool
@@ -214,6 +217,9 @@ func (s *Service) prepare(ctx context.Context, req Request) (*prepared, error) {
 	if req.AccountID != nil && strings.TrimSpace(*req.AccountID) != "" {
 		var err error
 		acct, err = familyRecord(*req.AccountID, func(id uuid.UUID) (*models.Account, error) {
+			if !req.Viewer.CanSee(id) {
+				return nil, apperr.New(apperr.NotFound, "account not found")
+			}
 			return models.AccountByID(ctx, s.DB, models.FamilyViewer(req.FamilyID), id)
 		})
 		if err != nil {

@@ -31,6 +31,14 @@ type EventData struct {
 	Error              *string     `json:"error"`
 }
 
+// EventAccounts are the accounts the import read into (models.AccountsEvent).
+func (d EventData) EventAccounts() []uuid.UUID {
+	if d.AccountID == nil {
+		return d.AccountIDs
+	}
+	return append([]uuid.UUID{*d.AccountID}, d.AccountIDs...)
+}
+
 // footprint is what an import's entries touch: its transactions and their accounts.
 type footprint struct {
 	Transactions int

@@ -10,6 +10,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+
+	"tally/models"
 )
 
 // exportQueries build the NDJSON lines of a family export, one query per record type, in the
@@ -17,7 +19,7 @@ import (
 // the only parameter is the family's id. Money is written as strings and dates as
 // YYYY-MM-DD. Unlike Sure's export, entries keep their provenance (external_id, source), so
 // that restored data can still be matched to its bank or file (DECISIONS 11).
-var exportQueries = []struct{ typ, sql string }{
+var exportQueries = []struct{ typ, sql, account string }{
 	{"Account", `
 		SELECT json_build_object('type', 'Account', 'data', json_build_object(
 			'id', a.id, 'name', a.name, 'balance', a.balance::text, 'cash_balance', a.cash_balance::text,
@@ -26,7 +28,7 @@ var exportQueries = []struct{ typ, sql string }{
 			'notes', nullif(a.notes, ''), 'accountable_type', a.accountable_type,
 			'accountable', json_build_object('subtype', nullif(a.subtype, ''), 'locked_attributes', a.locked_attributes),
 			'external_id', a.external_id, 'source', a.source, 'created_at', a.created_at))::text
-		FROM accounts a WHERE a.family_id = ? ORDER BY a.created_at, a.id`},
+		FROM accounts a WHERE a.family_id = ?0 AND ?1 ORDER BY a.created_at, a.id`, "a.id"},
 	{"Balance", `
 		SELECT json_build_object('type', 'Balance', 'data', json_build_object(
 			'account_id', b.account_id, 'date', b.date, 'currency', b.currency, 'balance', b.balance::text,
@@ -36,20 +38,20 @@ var exportQueries = []struct{ typ, sql string }{
 			'non_cash_outflows', b.non_cash_outflows::text, 'net_market_flows', b.net_market_flows::text,
 			'cash_adjustments', b.cash_adjustments::text, 'non_cash_adjustments', b.non_cash_adjustments::text,
 			'flows_factor', b.flows_factor))::text
-		FROM balances b WHERE b.family_id = ? ORDER BY b.date, b.account_id`},
+		FROM balances b WHERE b.family_id = ?0 AND ?1 ORDER BY b.date, b.account_id`, "b.account_id"},
 	{"Category", `
 		SELECT json_build_object('type', 'Category', 'data', json_build_object(
 			'id', c.id, 'name', c.name, 'color', c.color, 'classification', c.classification,
 			'lucide_icon', c.lucide_icon, 'parent_id', c.parent_id, 'budget_rollover', c.budget_rollover))::text
-		FROM categories c WHERE c.family_id = ? ORDER BY c.parent_id NULLS FIRST, c.name`},
+		FROM categories c WHERE c.family_id = ?0 ORDER BY c.parent_id NULLS FIRST, c.name`, ""},
 	{"Tag", `
 		SELECT json_build_object('type', 'Tag', 'data', json_build_object('id', t.id, 'name', t.name, 'color', t.color))::text
-		FROM tags t WHERE t.family_id = ? ORDER BY t.name`},
+		FROM tags t WHERE t.family_id = ?0 ORDER BY t.name`, ""},
 	{"Merchant", `
 		SELECT json_build_object('type', 'Merchant', 'data', json_build_object(
 			'id', m.id, 'name', m.name, 'color', nullif(m.color, ''), 'logo_url', nullif(m.logo_url, ''),
 			'website_url', nullif(m.website_url, '')))::text
-		FROM merchants m WHERE m.family_id = ? ORDER BY m.name`},
+		FROM merchants m WHERE m.family_id = ?0 ORDER BY m.name`, ""},
 	{"RecurringTransaction", `
 		SELECT json_build_object('type', 'RecurringTransaction', 'data', json_build_object(
 			'id', r.id, 'account_id', r.account_id, 'merchant_id', r.merchant_id, 'name', r.name,
@@ -60,7 +62,7 @@ var exportQueries = []struct{ typ, sql string }{
 			'expected_amount_min', r.expected_amount_min::text, 'expected_amount_max', r.expected_amount_max::text,
 			'expected_amount_avg', r.expected_amount_avg::text, 'interval', r.interval, 'category_id', r.category_id,
 			'confidence', r.confidence::text))::text
-		FROM recurring_transactions r WHERE r.family_id = ? ORDER BY r.created_at, r.id`},
+		FROM recurring_transactions r WHERE r.family_id = ?0 AND (r.account_id IS NULL OR ?1) ORDER BY r.created_at, r.id`, "r.account_id"},
 	{"Transaction", `
 		SELECT json_build_object('type', 'Transaction', 'data', json_build_object(
 			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'date', e.date, 'amount', e.amount::text,
@@ -74,17 +76,19 @@ var exportQueries = []struct{ typ, sql string }{
 				'tag_ids', s.tag_ids, 'kind', s.transaction_kind, 'created_at', s.created_at,
 				'locked_fields', s.locked_fields) ORDER BY s.created_at, s.id)
 				FROM entries s WHERE s.parent_id = e.id)))::text
-		FROM entries e WHERE e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL
-		ORDER BY e.date, e.created_at, e.id`},
+		FROM entries e WHERE e.family_id = ?0 AND e.kind = 'transaction' AND e.parent_id IS NULL AND ?1
+		ORDER BY e.date, e.created_at, e.id`, "e.account_id"},
 	{"Transfer", `
 		SELECT json_build_object('type', 'Transfer', 'data', json_build_object(
 			'id', t.id, 'inflow_transaction_id', t.inflow_entry_id, 'outflow_transaction_id', t.outflow_entry_id,
 			'status', t.status, 'notes', nullif(t.notes, '')))::text
-		FROM transfers t WHERE t.family_id = ? ORDER BY t.created_at, t.id`},
+		FROM transfers t WHERE t.family_id = ?0
+			AND NOT EXISTS (SELECT 1 FROM entries x WHERE x.id IN (t.inflow_entry_id, t.outflow_entry_id) AND NOT ?1) ORDER BY t.created_at, t.id`, "x.account_id"},
 	{"RejectedTransfer", `
 		SELECT json_build_object('type', 'RejectedTransfer', 'data', json_build_object(
 			'inflow_transaction_id', t.inflow_entry_id, 'outflow_transaction_id', t.outflow_entry_id))::text
-		FROM rejected_transfers t WHERE t.family_id = ? ORDER BY t.created_at, t.id`},
+		FROM rejected_transfers t WHERE t.family_id = ?0
+			AND NOT EXISTS (SELECT 1 FROM entries x WHERE x.id IN (t.inflow_entry_id, t.outflow_entry_id) AND NOT ?1) ORDER BY t.created_at, t.id`, "x.account_id"},
 	{"Trade", `
 		SELECT json_build_object('type', 'Trade', 'data', json_build_object(
 			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'security_id', s.id, 'ticker', s.ticker,
@@ -93,7 +97,7 @@ var exportQueries = []struct{ typ, sql string }{
 			'currency', e.currency, 'name', e.name, 'external_id', e.external_id, 'source', e.source,
 			'created_at', e.created_at))::text
 		FROM entries e JOIN trades t ON t.entry_id = e.id JOIN securities s ON s.id = t.security_id
-		WHERE e.family_id = ? ORDER BY e.date, e.created_at, e.id`},
+		WHERE e.family_id = ?0 AND ?1 ORDER BY e.date, e.created_at, e.id`, "e.account_id"},
 	{"Holding", `
 		SELECT json_build_object('type', 'Holding', 'data', json_build_object(
 			'id', h.id, 'account_id', h.account_id, 'security_id', s.id, 'ticker', s.ticker,
@@ -104,36 +108,41 @@ var exportQueries = []struct{ typ, sql string }{
 			'cost_basis_source', h.cost_basis_source, 'cost_basis_locked', h.cost_basis_locked,
 			'security_locked', h.security_locked, 'external_id', h.external_id, 'source', h.source))::text
 		FROM holdings h JOIN securities s ON s.id = h.security_id
-		WHERE h.family_id = ? ORDER BY h.date, h.account_id, s.ticker`},
+		WHERE h.family_id = ?0 AND ?1 ORDER BY h.date, h.account_id, s.ticker`, "h.account_id"},
 	{"Valuation", `
 		SELECT json_build_object('type', 'Valuation', 'data', json_build_object(
 			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'date', e.date, 'amount', e.amount::text,
 			'currency', e.currency, 'name', e.name, 'kind', v.kind, 'as_of', v.as_of, 'external_id', e.external_id,
 			'source', e.source, 'created_at', e.created_at))::text
 		FROM entries e JOIN valuations v ON v.entry_id = e.id
-		WHERE e.family_id = ? ORDER BY e.date, e.created_at, e.id`},
+		WHERE e.family_id = ?0 AND ?1 ORDER BY e.date, e.created_at, e.id`, "e.account_id"},
 	{"Budget", `
 		SELECT json_build_object('type', 'Budget', 'data', json_build_object(
 			'id', b.id, 'start_date', b.start_date, 'end_date', b.end_date,
 			'budgeted_spending', b.budgeted_spending::text, 'expected_income', b.expected_income::text,
 			'currency', b.currency))::text
-		FROM budgets b WHERE b.family_id = ? ORDER BY b.start_date`},
+		FROM budgets b WHERE b.family_id = ?0 ORDER BY b.start_date`, ""},
 	{"BudgetCategory", `
 		SELECT json_build_object('type', 'BudgetCategory', 'data', json_build_object(
 			'id', b.id, 'budget_id', b.budget_id, 'category_id', b.category_id,
 			'budgeted_spending', b.budgeted_spending::text, 'currency', b.currency))::text
-		FROM budget_categories b WHERE b.family_id = ? ORDER BY b.budget_id, b.category_id`},
+		FROM budget_categories b WHERE b.family_id = ?0 ORDER BY b.budget_id, b.category_id`, ""},
 	{"Rule", `
 		SELECT json_build_object('type', 'Rule', 'version', 1, 'data', json_build_object(
 			'id', r.id, 'name', nullif(r.name, ''), 'resource_type', r.resource_type, 'active', r.active,
 			'effective_date', r.effective_date, 'conditions', r.conditions, 'actions', r.actions))::text
-		FROM rules r WHERE r.family_id = ? ORDER BY r.created_at, r.id`},
+		FROM rules r WHERE r.family_id = ?0 ORDER BY r.created_at, r.id`, ""},
 }
 
-// Export writes the family's data as native NDJSON: one {"type", "data"} object per line, in
-// the order an import processes them, lines joined by newlines. Another family's data never
-// appears: every query filters by the family.
-func Export(ctx context.Context, idb bun.IDB, familyID uuid.UUID, w io.Writer) (map[string]int, error) {
+// Export writes the family's data as v sees it as native NDJSON: one {"type", "data"} object
+// per line, in the order an import processes them, lines joined by newlines. Another family's
+// data never appears: every query filters by the family. Nor does a private account kept from
+// v, its balances, transactions, trades, holdings, valuations and series, or a transfer one of
+// whose sides is in it; the family's lists, budgets and rules are the family's plan and come
+// whole. The family's own export (the operator's tally export) reads through
+// models.FamilyViewer.
+func Export(ctx context.Context, idb bun.IDB, v models.Viewer, w io.Writer) (map[string]int, error) {
+	familyID := v.FamilyID
 	names, err := operandNames(ctx, idb, familyID)
 	if err != nil {
 		return nil, err
@@ -142,7 +151,11 @@ func Export(ctx context.Context, idb bun.IDB, familyID uuid.UUID, w io.Writer) (
 	counts := map[string]int{}
 	first := true
 	for _, q := range exportQueries {
-		rows, err := idb.QueryContext(ctx, idb.NewRaw(q.sql, familyID).String())
+		args := []any{familyID}
+		if q.account != "" {
+			args = append(args, v.VisibleQuery(q.account))
+		}
+		rows, err := idb.QueryContext(ctx, idb.NewRaw(q.sql, args...).String())
 		if err != nil {
 			return nil, fmt.Errorf("export %s: %w", q.typ, err)
 		}
@@ -245,17 +258,18 @@ type ExportCount struct {
 
 // ExportCounts counts the main records of the family's export, for people deciding to
 // download it: accounts, transactions, trades, balances, categories, tags, merchants, rules.
-func ExportCounts(ctx context.Context, idb bun.IDB, familyID uuid.UUID) ([]ExportCount, error) {
+// They count what v's export holds (Export).
+func ExportCounts(ctx context.Context, idb bun.IDB, v models.Viewer) ([]ExportCount, error) {
 	var n [8]int
 	err := idb.NewRaw(`SELECT
-		(SELECT count(*) FROM accounts WHERE family_id = ?0),
-		(SELECT count(*) FROM entries WHERE family_id = ?0 AND kind = 'transaction'),
-		(SELECT count(*) FROM entries WHERE family_id = ?0 AND kind = 'trade'),
-		(SELECT count(*) FROM entries WHERE family_id = ?0 AND kind = 'valuation'),
+		(SELECT count(*) FROM accounts a WHERE family_id = ?0 AND ?1),
+		(SELECT count(*) FROM entries e WHERE family_id = ?0 AND kind = 'transaction' AND ?2),
+		(SELECT count(*) FROM entries e WHERE family_id = ?0 AND kind = 'trade' AND ?2),
+		(SELECT count(*) FROM entries e WHERE family_id = ?0 AND kind = 'valuation' AND ?2),
 		(SELECT count(*) FROM categories WHERE family_id = ?0),
 		(SELECT count(*) FROM tags WHERE family_id = ?0),
 		(SELECT count(*) FROM merchants WHERE family_id = ?0),
-		(SELECT count(*) FROM rules WHERE family_id = ?0)`, familyID).Scan(ctx, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7])
+		(SELECT count(*) FROM rules WHERE family_id = ?0)`, v.FamilyID, v.VisibleQuery("a.id"), v.VisibleQuery("e.account_id")).Scan(ctx, &n[0], &n[1], &n[2], &n[3], &n[4], &n[5], &n[6], &n[7])
 	if err != nil {
 		return nil, err
 	}

@@ -10,6 +10,7 @@ import (
 	"tally/imports/parse"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Import statuses.
@@ -318,21 +319,21 @@ func Describe(ctx context.Context, idb bun.IDB, im *Import) (*Detail, error) {
 	return d, nil
 }
 
-// ListFilter selects a page of a family's imports.
+// ListFilter selects a page of a family's imports, of those Viewer may see.
 type ListFilter struct {
-	FamilyID uuid.UUID
-	Status   string
-	Type     string
-	Page     int
-	PerPage  int
+	Viewer  models.Viewer
+	Status  string
+	Type    string
+	Page    int
+	PerPage int
 }
 
 // List returns one page of the family's imports, newest first, and how many match in all.
 func List(ctx context.Context, idb bun.IDB, f ListFilter) ([]Import, int, error) {
 	var list []Import
-	q := idb.NewSelect().Model(&list).
+	q := visibleImports(idb.NewSelect().Model(&list), f.Viewer).
 		ExcludeColumn("content").
-		Where("family_id = ?", f.FamilyID).
+		Where("family_id = ?", f.Viewer.FamilyID).
 		OrderExpr("created_at DESC, id DESC").
 		Limit(int64(f.PerPage)).Offset(int64((f.Page - 1) * f.PerPage))
 	if f.Status != "" {

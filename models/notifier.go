@@ -14,3 +14,9 @@ import (
 type Notifier interface {
 	Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventType string, data any) error
 }
+
+// AccountsEvent is an event's data that is about accounts of the family: the webhooks, which
+// send the family's events wherever its admins point them, send none about a private account.
+type AccountsEvent interface {
+	EventAccounts() []uuid.UUID
+}

@@ -50,6 +50,9 @@ type CheckpointEvent struct {
 	Status       string          `json:"status"`
 }
 
+// EventAccounts is the account the event is about (AccountsEvent).
+func (d DifferenceEvent) EventAccounts() []uuid.UUID { return []uuid.UUID{d.AccountID} }
+
 // Event returns the checkpoint as events and the API give it.
 func (c *Checkpoint) Event() CheckpointEvent {
 	return CheckpointEvent{ID: c.EntryID, Date: c.Date.Format(time.DateOnly), Source: c.Source, BankBalance: c.Bank,

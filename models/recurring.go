@@ -99,16 +99,28 @@ type Recurring struct {
 	CategoryName string `bun:"category_name,scanonly"`
 }
 
-// recurringQuery selects the family's series with the names of their account, merchant and
-// category.
-func recurringQuery(db bun.IDB, list any, familyID uuid.UUID) *bun.SelectQuery {
-	return db.NewSelect().Model(list).
+// recurringQuery selects the family's series that v may see with the names of their account,
+// merchant and category.
+func recurringQuery(db bun.IDB, list any, v Viewer) *bun.SelectQuery {
+	q := db.NewSelect().Model(list).
 		ColumnExpr("r.*").
 		ColumnExpr("coalesce(a.name, '') AS account_name, coalesce(m.name, '') AS merchant_name, coalesce(c.name, '') AS category_name").
 		Join("LEFT JOIN accounts a ON a.id = r.account_id").
 		Join("LEFT JOIN merchants m ON m.id = r.merchant_id").
 		Join("LEFT JOIN categories c ON c.id = r.category_id").
-		Where("r.family_id = ?", familyID)
+		Where("r.family_id = ?", v.FamilyID)
+	return visibleSeries(q, v)
+}
+
+// visibleSeries keeps to the series v may see: those of an account v can see, and those of
+// no account (a bill paid from whichever account). A private account's series tells of the
+// account, so it is as hidden as the account.
+func visibleSeries(q *bun.SelectQuery, v Viewer) *bun.SelectQuery {
+	if !v.HidesAny() {
+		return q
+	}
+	cond, args := v.VisibleSQL("r.account_id")
+	return q.Where("(r.account_id IS NULL OR "+cond+")", args...)
 }
 
 // MaxRecurringSeries bounds a family's recurring series, whatever their status: a household
@@ -142,39 +154,43 @@ func TooManyRecurring(field string, room, adding int) error {
 	return e.WithFields(map[string][]string{field: {e.Message}})
 }
 
-// RecurringSeries returns one page of the family's series: proposed first, then confirmed,
-// then ignored, each by the next expected date; and how many there are.
-func RecurringSeries(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page) ([]Recurring, int, error) {
-	return RecurringSeriesOf(ctx, db, familyID, p, RecurringStatuses...)
+// RecurringSeries returns one page of the family's series that v may see: proposed first, then
+// confirmed, then ignored, each by the next expected date; and how many there are.
+func RecurringSeries(ctx context.Context, db bun.IDB, v Viewer, p Page) ([]Recurring, int, error) {
+	return RecurringSeriesOf(ctx, db, v, p, RecurringStatuses...)
 }
 
-// RecurringSeriesOf returns one page of the family's series with one of statuses, in the
-// order of RecurringStatuses and then by the next expected date; and how many there are.
-func RecurringSeriesOf(ctx context.Context, db bun.IDB, familyID uuid.UUID, p Page, statuses ...string) ([]Recurring, int, error) {
+// RecurringSeriesOf returns one page of the family's series that v may see with one of
+// statuses, in the order of RecurringStatuses and then by the next expected date; and how
+// many there are.
+func RecurringSeriesOf(ctx context.Context, db bun.IDB, v Viewer, p Page, statuses ...string) ([]Recurring, int, error) {
 	list := []Recurring{}
-	if err := recurringQuery(db, &list, familyID).Where("r.status IN (?)", bun.In(statuses)).
+	if err := recurringQuery(db, &list, v).Where("r.status IN (?)", bun.In(statuses)).
 		OrderExpr("array_position(?::text[], r.status), r.next_expected_date, lower(r.name), r.id", pgdialect.Array(RecurringStatuses)).
 		Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
 		return nil, 0, err
 	}
-	total, err := db.NewSelect().Model((*Recurring)(nil)).Where("family_id = ? AND status IN (?)", familyID, bun.In(statuses)).Count(ctx)
+	total, err := visibleSeries(db.NewSelect().Model((*Recurring)(nil)), v).
+		Where("r.family_id = ? AND r.status IN (?)", v.FamilyID, bun.In(statuses)).Count(ctx)
 	return list, int(total), err
 }
 
-// RecurringByStatus returns the family's series with one of statuses, by the next expected
-// date: all of them, up to MaxRecurringSeries. A family past the bound (its series came before
-// it) gets those due first, so that no read of them costs more than the bound allows.
-func RecurringByStatus(ctx context.Context, db bun.IDB, familyID uuid.UUID, statuses ...string) ([]Recurring, error) {
+// RecurringByStatus returns the family's series that v may see with one of statuses, by the
+// next expected date: all of them, up to MaxRecurringSeries. A family past the bound (its
+// series came before it) gets those due first, so that no read of them costs more than the
+// bound allows.
+func RecurringByStatus(ctx context.Context, db bun.IDB, v Viewer, statuses ...string) ([]Recurring, error) {
 	list := []Recurring{}
-	err := recurringQuery(db, &list, familyID).Where("r.status IN (?)", bun.In(statuses)).
+	err := recurringQuery(db, &list, v).Where("r.status IN (?)", bun.In(statuses)).
 		OrderExpr("r.next_expected_date, lower(r.name), r.id").Limit(MaxRecurringSeries).Scan(ctx)
 	return list, err
 }
 
-// RecurringByID returns the family's series with id.
-func RecurringByID(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) (*Recurring, error) {
+// RecurringByID returns the family's series with id, if v may see it: one of a private account
+// kept from v is not found, as another family's.
+func RecurringByID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*Recurring, error) {
 	r := new(Recurring)
-	err := recurringQuery(db, r, familyID).Where("r.id = ?", id).Scan(ctx)
+	err := recurringQuery(db, r, v).Where("r.id = ?", id).Scan(ctx)
 	return r, notFound(err, "recurring series")
 }
 
@@ -195,8 +211,9 @@ type RecurringInput struct {
 // UpdateRecurring applies in to the family's series. An edit of the name, amount, interval,
 // next date or category marks the series as a person's (Manual), so that detection keeps
 // those values.
-func UpdateRecurring(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in RecurringInput) (*Recurring, error) {
-	r, err := RecurringByID(ctx, db, familyID, id)
+func UpdateRecurring(ctx context.Context, db bun.IDB, viewer Viewer, id uuid.UUID, in RecurringInput) (*Recurring, error) {
+	familyID := viewer.FamilyID
+	r, err := RecurringByID(ctx, db, viewer, id)
 	if err != nil {
 		return nil, err
 	}
@@ -276,5 +293,5 @@ func UpdateRecurring(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, in
 		Where("id = ? AND family_id = ?", id, familyID).Exec(ctx); err != nil {
 		return nil, err
 	}
-	return RecurringByID(ctx, db, familyID, id)
+	return RecurringByID(ctx, db, viewer, id)
 }

@@ -63,7 +63,7 @@ func TestForecastReadsNoMoreThanTheBound(t *testing.T) {
 	today := time.Now().UTC().Truncate(24 * time.Hour)
 
 	var svc recurring.Service
-	fc, err := svc.Forecast(ctx, d, f.user.FamilyID, acct, today, recurring.MaxForecastDays)
+	fc, err := svc.Forecast(ctx, d, models.FamilyViewer(f.user.FamilyID), acct, today, recurring.MaxForecastDays)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +78,7 @@ func TestForecastReadsNoMoreThanTheBound(t *testing.T) {
 		t.Fatalf("a forecast of %d days with %d bills of %d series, want %d days of at most %d series paid weekly",
 			len(fc.Days), bills, len(series), recurring.MaxForecastDays, models.MaxRecurringSeries)
 	}
-	upcoming, err := svc.Upcoming(ctx, d, f.user.FamilyID, today, 1)
+	upcoming, err := svc.Upcoming(ctx, d, models.FamilyViewer(f.user.FamilyID), today, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

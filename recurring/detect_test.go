@@ -37,7 +37,7 @@ func TestDetectFindsTheHouseholdsSeries(t *testing.T) {
 			if res.Read != len(txns) {
 				t.Errorf("read %d transactions, want %d", res.Read, len(txns))
 			}
-			series, err := models.RecurringByStatus(ctx, d, f.user.FamilyID, models.RecurringStatuses...)
+			series, err := models.RecurringByStatus(ctx, d, models.FamilyViewer(f.user.FamilyID), models.RecurringStatuses...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -76,13 +76,13 @@ func TestDetectFindsTheHouseholdsSeries(t *testing.T) {
 				t.Errorf("a second detection did %+v, want every series updated and none added or removed", again)
 			}
 			gym := seriesNamed(t, series, "Fit Gym")
-			if _, err := models.UpdateRecurring(ctx, d, f.user.FamilyID, gym.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringIgnored)}); err != nil {
+			if _, err := models.UpdateRecurring(ctx, d, models.FamilyViewer(f.user.FamilyID), gym.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringIgnored)}); err != nil {
 				t.Fatal(err)
 			}
 			if _, err := svc.Detect(ctx, d, f.user.FamilyID, today.AddDate(0, 0, 7)); err != nil {
 				t.Fatal(err)
 			}
-			after, err := models.RecurringByStatus(ctx, d, f.user.FamilyID, models.RecurringStatuses...)
+			after, err := models.RecurringByStatus(ctx, d, models.FamilyViewer(f.user.FamilyID), models.RecurringStatuses...)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -136,7 +136,7 @@ func TestDetectNewReadsOnlyTheNewRowsGroups(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	series, err := models.RecurringByStatus(ctx, d, f.user.FamilyID, models.RecurringProposed)
+	series, err := models.RecurringByStatus(ctx, d, models.FamilyViewer(f.user.FamilyID), models.RecurringProposed)
 	if err != nil {
 		t.Fatal(err)
 	}

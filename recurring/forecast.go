@@ -50,12 +50,12 @@ func CheckDays(n int) error {
 // `days` days from today: today's balance (models.DailyBalances) plus the money the confirmed
 // series of the account, in its currency, are expected to bring in and take out (as Upcoming
 // has them), with the first day that ends below zero. Another kind of account is refused on
-// account_id.
-func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID uuid.UUID, today time.Time, days int) (*Forecast, error) {
+// account_id. An account kept from v is not found, as another family's.
+func (s *Service) Forecast(ctx context.Context, db bun.IDB, v models.Viewer, accountID uuid.UUID, today time.Time, days int) (*Forecast, error) {
 	if err := CheckDays(days); err != nil {
 		return nil, err
 	}
-	a, err := models.AccountByID(ctx, db, models.FamilyViewer(familyID), accountID)
+	a, err := models.AccountByID(ctx, db, v, accountID)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID 
 		v.Add("account_id", "A forecast is made for current accounts (cash and bank); this one is "+a.Type().Label)
 		return nil, v.Err()
 	}
-	points, err := models.DailyBalances(ctx, db, models.FamilyViewer(familyID), accountID, today, today)
+	points, err := models.DailyBalances(ctx, db, v, accountID, today, today)
 	if err != nil {
 		return nil, err
 	}
@@ -72,7 +72,7 @@ func (s *Service) Forecast(ctx context.Context, db bun.IDB, familyID, accountID 
 	if len(points) > 0 {
 		f.Balance = points[0].Balance
 	}
-	sch, err := loadSchedule(ctx, db, familyID, today, today)
+	sch, err := loadSchedule(ctx, db, v, today, today)
 	if err != nil {
 		return nil, err
 	}

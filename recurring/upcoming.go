@@ -52,12 +52,13 @@ const seriesPayment = `e.key = coalesce(r.match_key, recurring_key(r.merchant_id
 // an amount within its tolerance. The range's transactions are read once, through
 // entries_family_date_idx, and their groups computed once each. A split payment comes as its
 // parts, in their categories, as the spending report counts it (its parts that are excluded or
-// transfers left out), so that what is paid in a category is what its spending holds.
-func payments(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, hi time.Time) ([]payment, error) {
+// transfers left out), so that what is paid in a category is what its spending holds. Only
+// the accounts v can see pay: a series of no account is not paid from one kept from v.
+func payments(ctx context.Context, db bun.IDB, v models.Viewer, lo, hi time.Time) ([]payment, error) {
 	var out []payment
 	err := db.NewRaw(`WITH e AS MATERIALIZED (
 			SELECT e.id, e.split, e.account_id, e.date, e.amount, e.currency, e.category_id, recurring_key(e.merchant_id, e.name) AS key
-			FROM entries e WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date
+			FROM entries e WHERE e.family_id = ?0 AND `+ledgerFilter+` AND e.date >= ?2::date AND e.date <= ?3::date AND ?5
 		), paid AS (
 			SELECT r.id AS series_id, e.id, e.split, e.date, e.amount, e.category_id FROM recurring_transactions r
 			JOIN e ON `+seriesPayment+`
@@ -68,7 +69,8 @@ func payments(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, hi time.T
 		SELECT p.series_id, p.date, s.amount, s.category_id FROM paid p JOIN entries s ON s.parent_id = p.id
 		WHERE p.split AND NOT s.excluded AND s.transaction_kind NOT IN (?1)
 		ORDER BY 1, 2`,
-		familyID, bun.In(models.TransferKinds), lo.Format(time.DateOnly), hi.Format(time.DateOnly), models.RecurringConfirmed).
+		v.FamilyID, bun.In(models.TransferKinds), lo.Format(time.DateOnly), hi.Format(time.DateOnly), models.RecurringConfirmed,
+		v.VisibleQuery("e.account_id")).
 		Scan(ctx, &out)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("payments of series: %w", err)
@@ -76,7 +78,7 @@ func payments(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, hi time.T
 	return out, nil
 }
 
-// schedule is the family's confirmed series as of today, each with the date of its next
+// schedule is the family's confirmed series that a viewer may see as of today, each with the date of its next
 // payment, and their payments from lo to today. A series' next date is the one kept with it,
 // unless a payment later than its last one has come since detection last saw it (a
 // transaction added by hand, say): then it is the date after that payment.
@@ -87,8 +89,8 @@ type schedule struct {
 	today  time.Time
 }
 
-func loadSchedule(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, today time.Time) (*schedule, error) {
-	series, err := models.RecurringByStatus(ctx, db, familyID, models.RecurringConfirmed)
+func loadSchedule(ctx context.Context, db bun.IDB, v models.Viewer, lo, today time.Time) (*schedule, error) {
+	series, err := models.RecurringByStatus(ctx, db, v, models.RecurringConfirmed)
 	if err != nil {
 		return nil, err
 	}
@@ -107,7 +109,7 @@ func loadSchedule(ctx context.Context, db bun.IDB, familyID uuid.UUID, lo, today
 	if from.Before(floor) && floor.Before(lo) {
 		from = floor
 	}
-	all, err := payments(ctx, db, familyID, from, today)
+	all, err := payments(ctx, db, v, from, today)
 	if err != nil {
 		return nil, err
 	}
@@ -149,10 +151,10 @@ func (s *schedule) bills(from, to time.Time) []Bill {
 	return out
 }
 
-// Upcoming returns the payments the family's confirmed series are expected to make from
-// today to the day `days` later, today included, by date.
-func (s *Service) Upcoming(ctx context.Context, db bun.IDB, familyID uuid.UUID, today time.Time, days int) ([]Bill, error) {
-	sch, err := loadSchedule(ctx, db, familyID, today, today)
+// Upcoming returns the payments the family's confirmed series that v may see are expected to
+// make from today to the day `days` later, today included, by date.
+func (s *Service) Upcoming(ctx context.Context, db bun.IDB, v models.Viewer, today time.Time, days int) ([]Bill, error) {
+	sch, err := loadSchedule(ctx, db, v, today, today)
 	if err != nil {
 		return nil, err
 	}
@@ -180,13 +182,15 @@ type Expected struct {
 // to come has nothing paid. Amounts in another currency are converted as the budget converts
 // the month's spending (reports.MonthConverter), each category's sum in a currency at once,
 // so that what the series paid is the spending it explains to the cent; a currency no rate
-// converts is left out, never summed as if one to one.
-func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, familyID uuid.UUID, month reports.Month, today time.Time) (map[uuid.UUID]Expected, error) {
+// converts is left out, never summed as if one to one. The series and payments are those v
+// may see, as the budget's spending is.
+func (s *Service) ExpectedByCategory(ctx context.Context, db bun.IDB, v models.Viewer, month reports.Month, today time.Time) (map[uuid.UUID]Expected, error) {
 	out := map[uuid.UUID]Expected{}
-	sch, err := loadSchedule(ctx, db, familyID, month.First(), today)
+	sch, err := loadSchedule(ctx, db, v, month.First(), today)
 	if err != nil || len(sch.series) == 0 {
 		return out, err
 	}
+	familyID := v.FamilyID
 	fam, err := models.FamilyByID(ctx, db, familyID)
 	if err != nil {
 		return nil, err

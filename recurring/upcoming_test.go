@@ -30,20 +30,20 @@ func TestExpectedAndForecast(t *testing.T) {
 	if _, err := svc.Detect(ctx, d, f.user.FamilyID, today); err != nil {
 		t.Fatal(err)
 	}
-	series, err := models.RecurringByStatus(ctx, d, f.user.FamilyID, models.RecurringProposed)
+	series, err := models.RecurringByStatus(ctx, d, models.FamilyViewer(f.user.FamilyID), models.RecurringProposed)
 	if err != nil {
 		t.Fatal(err)
 	}
 	confirm := func(names ...string) {
 		for _, n := range names {
 			r := seriesNamed(t, series, n)
-			if _, err := models.UpdateRecurring(ctx, d, f.user.FamilyID, r.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringConfirmed)}); err != nil {
+			if _, err := models.UpdateRecurring(ctx, d, models.FamilyViewer(f.user.FamilyID), r.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringConfirmed)}); err != nil {
 				t.Fatal(err)
 			}
 		}
 	}
 	confirm("Rent flat 3B 11", "ACME Corp salary 10/2026", "Netflix", "City Power")
-	if _, err := models.UpdateRecurring(ctx, d, f.user.FamilyID, seriesNamed(t, series, "Water Works").ID,
+	if _, err := models.UpdateRecurring(ctx, d, models.FamilyViewer(f.user.FamilyID), seriesNamed(t, series, "Water Works").ID,
 		models.RecurringInput{Status: testkit.Ptr(models.RecurringIgnored)}); err != nil {
 		t.Fatal(err)
 	}
@@ -89,7 +89,7 @@ func TestExpectedAndForecast(t *testing.T) {
 			}()},
 		}},
 	} {
-		got, err := svc.ExpectedByCategory(ctx, d, f.user.FamilyID, c.month, today)
+		got, err := svc.ExpectedByCategory(ctx, d, models.FamilyViewer(f.user.FamilyID), c.month, today)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,7 +112,7 @@ func TestExpectedAndForecast(t *testing.T) {
 		cat("Rent & mortgage"), cat("Energy & utilities"), f.user.FamilyID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	split, err := svc.ExpectedByCategory(ctx, d, f.user.FamilyID, reports.MonthOf(today), today)
+	split, err := svc.ExpectedByCategory(ctx, d, models.FamilyViewer(f.user.FamilyID), reports.MonthOf(today), today)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,7 +120,7 @@ func TestExpectedAndForecast(t *testing.T) {
 		t.Errorf("the split rent: rent paid %s, power paid %s; want 1000 and %s", rent, energy, power.Add(dec("200")))
 	}
 
-	bills, err := svc.Upcoming(ctx, d, f.user.FamilyID, today, 14)
+	bills, err := svc.Upcoming(ctx, d, models.FamilyViewer(f.user.FamilyID), today, 14)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -134,14 +134,14 @@ func TestExpectedAndForecast(t *testing.T) {
 
 	// The gym, 12 every Monday from the card account's 500, and nothing else on that account.
 	gym := seriesNamed(t, series, "Fit Gym")
-	if _, err := models.UpdateRecurring(ctx, d, f.user.FamilyID, gym.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringConfirmed)}); err != nil {
+	if _, err := models.UpdateRecurring(ctx, d, models.FamilyViewer(f.user.FamilyID), gym.ID, models.RecurringInput{Status: testkit.Ptr(models.RecurringConfirmed)}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := models.UpdateRecurring(ctx, d, f.user.FamilyID, seriesNamed(t, series, "Netflix").ID,
+	if _, err := models.UpdateRecurring(ctx, d, models.FamilyViewer(f.user.FamilyID), seriesNamed(t, series, "Netflix").ID,
 		models.RecurringInput{Status: testkit.Ptr(models.RecurringProposed)}); err != nil {
 		t.Fatal(err)
 	}
-	fc, err := svc.Forecast(ctx, d, f.user.FamilyID, f.accounts[1].ID, today, 365)
+	fc, err := svc.Forecast(ctx, d, models.FamilyViewer(f.user.FamilyID), f.accounts[1].ID, today, 365)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -165,13 +165,13 @@ func TestExpectedAndForecast(t *testing.T) {
 		{"more than a year", f.accounts[0].ID, 366, "days"},
 		{"a credit card", testkit.MustCreateAccount(t, d, f.user.FamilyID, "Card", "CreditCard", "0").ID, 30, "account_id"},
 	} {
-		_, err := svc.Forecast(ctx, d, f.user.FamilyID, c.account, today, c.days)
+		_, err := svc.Forecast(ctx, d, models.FamilyViewer(f.user.FamilyID), c.account, today, c.days)
 		if ae := apperr.As(err); ae == nil || ae.Fields[c.field] == nil {
 			t.Errorf("%s: %v, want a problem on %s", c.name, err, c.field)
 		}
 	}
 	other := testkit.MustCreateUser(t, d, testkit.UserOpts{})
-	if _, err := svc.Forecast(ctx, d, other.FamilyID, f.accounts[0].ID, today, 30); !apperr.Is(err, apperr.NotFound) {
+	if _, err := svc.Forecast(ctx, d, models.FamilyViewer(other.FamilyID), f.accounts[0].ID, today, 30); !apperr.Is(err, apperr.NotFound) {
 		t.Errorf("another family's account: %v, want not found", err)
 	}
 }

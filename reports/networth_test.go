@@ -160,7 +160,7 @@ func TestSpendingOfAMonthToComeConvertsAtTodaysRate(t *testing.T) {
 func inEuros(t *testing.T, d *db.DB, familyID uuid.UUID, month string, today time.Time) ([]reports.Spending, []reports.SpendingPart) {
 	t.Helper()
 	m, _ := reports.ParseMonth("month", month)
-	list, err := reports.MonthSpending(context.Background(), d, familyID, m)
+	list, err := reports.MonthSpending(context.Background(), d, models.FamilyViewer(familyID), m)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -89,10 +89,11 @@ type Spending struct {
 // (and excluded or a transfer as the part is, which it is when its transaction is), as Actual
 // and YNAB count one; the transaction itself is not counted again.
 // So a category's amount can be negative in a month that refunded more than it spent.
-// Transactions of every account count, closed ones included: the money was spent.
+// Transactions of every account the viewer can see count, closed ones included: the money was
+// spent. A private account kept from the viewer counts nothing (models.Viewer).
 //
 // It is one query over the two months' entries of the family, through entries_family_date_idx.
-func MonthSpending(ctx context.Context, db bun.IDB, familyID uuid.UUID, month Month) ([]Spending, error) {
+func MonthSpending(ctx context.Context, db bun.IDB, v models.Viewer, month Month) ([]Spending, error) {
 	var rows []struct {
 		Currency string `bun:"currency"`
 		CategorySpending
@@ -109,11 +110,11 @@ func MonthSpending(ctx context.Context, db bun.IDB, familyID uuid.UUID, month Mo
 		WHERE e.family_id = ?0 AND e.kind = 'transaction' AND NOT e.split AND NOT e.excluded
 			AND e.transaction_kind NOT IN (?4)
 			AND e.date >= ?1::date AND e.date < ?3::date
-			AND (e.amount > 0 OR c.classification = 'expense')
+			AND (e.amount > 0 OR c.classification = 'expense') AND ?5
 		GROUP BY e.currency, e.category_id, c.name, p.name, c.color
 		ORDER BY e.currency, amount DESC, previous DESC, name`,
-		familyID, month.Prev().First().Format(time.DateOnly), month.First().Format(time.DateOnly),
-		month.Next().First().Format(time.DateOnly), bun.In(models.TransferKinds)).Scan(ctx, &rows)
+		v.FamilyID, month.Prev().First().Format(time.DateOnly), month.First().Format(time.DateOnly),
+		month.Next().First().Format(time.DateOnly), bun.In(models.TransferKinds), v.VisibleQuery("e.account_id")).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) { // a raw scan may report no rows so
 		return nil, fmt.Errorf("spending of %s: %w", month, err)
 	}

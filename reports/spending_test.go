@@ -144,7 +144,7 @@ func TestMonthSpending(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	got, err := reports.MonthSpending(ctx, d, u.FamilyID, reports.Month{Year: 2026, Month: time.October})
+	got, err := reports.MonthSpending(ctx, d, models.FamilyViewer(u.FamilyID), reports.Month{Year: 2026, Month: time.October})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +169,7 @@ func TestMonthSpending(t *testing.T) {
 	}
 
 	t.Run("a month of nothing", func(t *testing.T) {
-		got, err := reports.MonthSpending(ctx, d, u.FamilyID, reports.Month{Year: 2020, Month: time.January})
+		got, err := reports.MonthSpending(ctx, d, models.FamilyViewer(u.FamilyID), reports.Month{Year: 2020, Month: time.January})
 		if err != nil || len(got) != 0 {
 			t.Fatalf("%+v, %v", got, err)
 		}
@@ -177,7 +177,7 @@ func TestMonthSpending(t *testing.T) {
 	t.Run("January compares with the December before", func(t *testing.T) {
 		mustSpend(t, d, spend{account: checking, date: "2026-12-31", amount: "7", category: travel})
 		mustSpend(t, d, spend{account: checking, date: "2027-01-01", amount: "9", category: travel})
-		got, err := reports.MonthSpending(ctx, d, u.FamilyID, reports.Month{Year: 2027, Month: time.January})
+		got, err := reports.MonthSpending(ctx, d, models.FamilyViewer(u.FamilyID), reports.Month{Year: 2027, Month: time.January})
 		if err != nil || len(got) != 1 || spendingOf(got[0]) != "Travel 9.00/7.00" {
 			t.Fatalf("%+v, %v", got, err)
 		}

@@ -18,6 +18,9 @@ type ExportPage struct {
 	Admin  bool
 	Family string
 	Counts []imports.ExportCount
+	// Partial is true when some of the family's accounts are private and kept from the
+	// person: their export leaves them out.
+	Partial bool
 }
 
 // SettingsExportPage offers the family's data as a file Tally (or Sure) can import again.
@@ -78,7 +81,7 @@ func SettingsExportPage(p ExportPage) templ.Component {
 					var templ_7745c5c3_Var4 string
 					templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(p.Family)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 21, Col: 68}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 24, Col: 68}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 					if templ_7745c5c3_Err != nil {
@@ -96,49 +99,59 @@ func SettingsExportPage(p ExportPage) templ.Component {
 					var templ_7745c5c3_Var5 string
 					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(p.Family)
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 24, Col: 41}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 27, Col: 41}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " keeps in Tally: accounts and their balances, transactions, trades and holdings, categories, tags, merchants, rules, budgets and recurring transactions. It is newline-delimited JSON in the format Sure exports, so it can be imported here again (Imports › Upload, type “Tally export (NDJSON)”) or kept as a backup. Credentials, API keys and sign-in details are not in it.</p><dl class=\"grid max-w-2xl grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4\" data-testid=\"export-counts\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " keeps in Tally: accounts and their balances, transactions, trades and holdings, categories, tags, merchants, rules, budgets and recurring transactions. It is newline-delimited JSON in the format Sure exports, so it can be imported here again (Imports › Upload, type “Tally export (NDJSON)”) or kept as a backup. Credentials, API keys and sign-in details are not in it.</p>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					if p.Partial {
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<p class=\"max-w-2xl text-slate-600\" data-testid=\"export-partial\">It holds the accounts you can see: other members' private accounts are not in it.</p>")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " <dl class=\"grid max-w-2xl grid-cols-2 gap-x-6 gap-y-2 sm:grid-cols-4\" data-testid=\"export-counts\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					for _, n := range p.Counts {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<div><dt class=\"text-slate-500\">")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<div><dt class=\"text-slate-500\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var6 string
 						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(n.Label)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 29, Col: 44}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 35, Col: 44}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</dt><dd class=\"font-medium tabular-nums text-slate-900\">")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</dt><dd class=\"font-medium tabular-nums text-slate-900\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var7 string
 						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(strconv.Itoa(n.N))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 30, Col: 79}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_export.templ`, Line: 36, Col: 79}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</dd></div>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</dd></div>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</dl><p class=\"max-w-2xl text-slate-500\">The file is written as it downloads, so even a large family's starts at once; your browser shows how far it has come. All of it is one moment's data.</p><div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</dl><p class=\"max-w-2xl text-slate-500\">The file is written as it downloads, so even a large family's starts at once; your browser shows how far it has come. All of it is one moment's data.</p><div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -146,12 +159,12 @@ func SettingsExportPage(p ExportPage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}

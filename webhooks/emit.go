@@ -9,15 +9,22 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Emit records an event of the family and queues its delivery to each of the family's active
 // endpoints subscribed to eventType, inside tx: the caller's transaction, the one that makes
 // the event true. Nothing is sent unless tx commits, and what commits is sent. data is the
 // event's "data" object. An event nobody is subscribed to is not recorded.
+//
+// Nor is an event about a private account (models.AccountsEvent): the endpoints are the
+// family's, set up by its admins, and a private account is kept from every member but its
+// owner and those it is shared with, admins included. An event about several accounts, one of
+// them private, tells of it by its counts too, so it is not sent at all.
 func (s *Service) Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventType string, data any) error {
 	// KEY SHARE keeps the endpoints from being deleted until tx ends, so that an admin deleting
 	// one never makes the caller's transaction fail on its deliveries' foreign key.
@@ -28,6 +35,11 @@ func (s *Service) Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventT
 	}
 	if len(endpoints) == 0 {
 		return nil
+	}
+	if about, ok := data.(models.AccountsEvent); ok {
+		if private, err := anyPrivate(ctx, tx, familyID, about.EventAccounts()); err != nil || private {
+			return err
+		}
 	}
 	if s.Jobs == nil {
 		return errors.New("webhooks: no job queue to deliver with")
@@ -47,6 +59,17 @@ func (s *Service) Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventT
 		}
 	}
 	return nil
+}
+
+// anyPrivate reports whether any of the family's accounts ids is private.
+func anyPrivate(ctx context.Context, tx db.Tx, familyID uuid.UUID, ids []uuid.UUID) (bool, error) {
+	if len(ids) == 0 {
+		return false, nil
+	}
+	var private bool
+	err := tx.NewRaw("SELECT EXISTS (SELECT 1 FROM accounts WHERE family_id = ? AND id = ANY(?::uuid[]) AND private)",
+		familyID, pgdialect.Array(ids)).Scan(ctx, &private)
+	return private, err
 }
 
 // queue inserts a pending delivery of the event to the endpoint and its job, in tx.

@@ -239,7 +239,9 @@ func runExport(ctx context.Context, args []string, getenv func(string) string, s
 		defer file.Close()
 		w = file
 	}
-	counts, err := imports.Export(ctx, d, f.ID, w)
+	// The operator's export is the family's whole, private accounts included: a backup, or a
+	// move to another server, run by whom runs this one.
+	counts, err := imports.Export(ctx, d, models.FamilyViewer(f.ID), w)
 	if err != nil {
 		return err
 	}
