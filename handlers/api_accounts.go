@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 	"github.com/shopspring/decimal"
 
@@ -28,14 +29,26 @@ type AccountJSON struct {
 	Status          string    `json:"status"`
 	CreatedAt       time.Time `json:"created_at"`
 	UpdatedAt       time.Time `json:"updated_at"`
+
+	ChangedBy *ChangedByJSON `json:"changed_by"`
 }
 
-func accountJSON(a *models.Account) AccountJSON {
+// accountJSON is a as the API shows it, who changed it last named from names (memberNames).
+func accountJSON(a *models.Account, names map[uuid.UUID]string) AccountJSON {
 	return AccountJSON{
 		ID: a.ID.String(), Name: a.Name, AccountableType: a.AccountableType, Subtype: a.Subtype,
 		Classification: a.Classification(), Currency: a.Currency, Balance: a.Balance.StringFixed(2),
-		Status: a.Status, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		Status: a.Status, CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(), ChangedBy: changedByJSON(a.LastChange(), names),
 	}
+}
+
+// accountAnswer answers status with the account acct.
+func (a *app) accountAnswer(c echo.Context, status int, acct *models.Account) error {
+	names, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, map[string]any{"data": accountJSON(acct, names)})
 }
 
 // apiAccountsIndex lists the family's accounts.
@@ -44,9 +57,13 @@ func (a *app) apiAccountsIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	names, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
 	out := make([]AccountJSON, len(accts))
 	for i := range accts {
-		out[i] = accountJSON(&accts[i])
+		out[i] = accountJSON(&accts[i], names)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": out})
 }
@@ -61,7 +78,7 @@ func (a *app) apiAccountShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": accountJSON(acct)})
+	return a.accountAnswer(c, http.StatusOK, acct)
 }
 
 // accountCreateRequest is the body of POST /api/v1/accounts.
@@ -98,7 +115,7 @@ func (a *app) apiAccountCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": accountJSON(acct)})
+	return a.accountAnswer(c, http.StatusCreated, acct)
 }
 
 // apiAccountUpdate is PATCH /api/v1/accounts/{id}: name, subtype, status (active or disabled)
@@ -124,7 +141,7 @@ func (a *app) apiAccountUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": accountJSON(acct)})
+	return a.accountAnswer(c, http.StatusOK, acct)
 }
 
 // apiAccountDelete is DELETE /api/v1/accounts/{id}?confirm=<the account's name>: the account
