@@ -73,6 +73,9 @@ func (s *Service) now() time.Time {
 	return time.Now()
 }
 
+// syncedBy records a sync as the maker of a change of a transaction it had added before.
+const syncedBy = "updated_by = NULL, updated_via = '" + models.ViaBankSync + "'"
+
 // Messages for the user.
 const (
 	MsgTokenRefused    = "This setup token was already used, has expired, or may be compromised. Create a new one at your provider; if you did not use this one yourself, disable it there."
@@ -758,7 +761,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, source string, ba B
 			// 8 days before), or the same transaction under a rotated id.
 			if e := match(old, claimed, seen, r.amount, r.date, r.name); e != nil {
 				claimed[e.ID] = true
-				if _, err := tx.NewRaw("UPDATE entries SET external_id = ?, pending = false, updated_at = now() WHERE id = ?", t.ID, e.ID).Exec(ctx); err != nil {
+				if _, err := tx.NewRaw("UPDATE entries SET external_id = ?, pending = false, updated_at = now(), "+syncedBy+" WHERE id = ?", t.ID, e.ID).Exec(ctx); err != nil {
 					return err
 				}
 				if e.Pending {
@@ -785,7 +788,7 @@ func (s *Service) syncAccount(ctx context.Context, tx db.Tx, source string, ba B
 			SELECT x.id, ?, ?, 'transaction', x.date, x.amount, ?, x.name, x.notes, x.pending, x.ext, ?
 			FROM unnest(?::uuid[], ?::text[], ?::date[], ?::numeric[], ?::text[], ?::text[], ?::boolean[]) AS x(id, ext, date, amount, name, notes, pending)
 			ON CONFLICT (account_id, source, external_id) WHERE external_id IS NOT NULL AND source IS NOT NULL
-			DO UPDATE SET amount = excluded.amount, date = excluded.date, pending = excluded.pending, updated_at = now(),
+			DO UPDATE SET amount = excluded.amount, date = excluded.date, pending = excluded.pending, updated_at = now(), `+syncedBy+`,
 				-- The bank's name is compared with the bank's: a rule's clean-up (original_name
 				-- keeps what it replaced) or a hand edit is not a change. A name or notes a person
 				-- set stay, the bank's new text beside the name.

@@ -247,13 +247,15 @@ func ensureBudget(ctx context.Context, tx bun.Tx, fam *models.Family, month repo
 	return id, nil
 }
 
-// setLine sets the category's amount in the budget, in the family's currency.
+// setLine sets the category's amount in the budget, in the family's currency, with who set it.
 func setLine(ctx context.Context, tx bun.Tx, fam *models.Family, budgetID, categoryID uuid.UUID, amount decimal.Decimal) error {
+	actor := models.ActorOf(ctx)
 	_, err := tx.NewRaw(`
-		INSERT INTO budget_categories (id, family_id, budget_id, category_id, budgeted_spending, currency) VALUES (?, ?, ?, ?, ?, ?)
+		INSERT INTO budget_categories (id, family_id, budget_id, category_id, budgeted_spending, currency, updated_by, updated_via)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)
 		ON CONFLICT (budget_id, category_id) DO UPDATE SET budgeted_spending = EXCLUDED.budgeted_spending,
-			currency = EXCLUDED.currency, updated_at = now()`,
-		uuid.Must(uuid.NewV7()), fam.ID, budgetID, categoryID, amount, fam.Currency).Exec(ctx)
+			currency = EXCLUDED.currency, updated_at = now(), updated_by = EXCLUDED.updated_by, updated_via = EXCLUDED.updated_via`,
+		uuid.Must(uuid.NewV7()), fam.ID, budgetID, categoryID, amount, fam.Currency, actor.UserID, actor.ViaOrNil()).Exec(ctx)
 	if err != nil {
 		return fmt.Errorf("budget line: %w", err)
 	}
@@ -276,4 +278,24 @@ func syncTotal(ctx context.Context, tx bun.Tx, budgetID uuid.UUID) error {
 		return fmt.Errorf("budget total: %w", err)
 	}
 	return nil
+}
+
+// LineChanges is who made the last change of each line of the family's budget of month, by
+// category.
+func (s *Service) LineChanges(ctx context.Context, familyID uuid.UUID, month reports.Month) (map[uuid.UUID]models.Actor, error) {
+	var rows []struct {
+		CategoryID uuid.UUID  `bun:"category_id"`
+		UpdatedBy  *uuid.UUID `bun:"updated_by"`
+		UpdatedVia *string    `bun:"updated_via"`
+	}
+	err := s.DB.NewRaw(`SELECT bc.category_id, bc.updated_by, bc.updated_via FROM budgets b JOIN budget_categories bc ON bc.budget_id = b.id
+		WHERE b.family_id = ? AND bc.family_id = ? AND b.start_date = ?`, familyID, familyID, month.First()).Scan(ctx, &rows)
+	if err != nil && !errors.Is(err, sql.ErrNoRows) {
+		return nil, fmt.Errorf("budget lines of %s: %w", month, err)
+	}
+	out := make(map[uuid.UUID]models.Actor, len(rows))
+	for _, r := range rows {
+		out[r.CategoryID] = models.RecordedActor(r.UpdatedBy, r.UpdatedVia)
+	}
+	return out, nil
 }

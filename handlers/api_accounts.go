@@ -33,18 +33,23 @@ type AccountJSON struct {
 	SharedWith []string  `json:"shared_with"`
 	CreatedAt  time.Time `json:"created_at"`
 	UpdatedAt  time.Time `json:"updated_at"`
+
+	ChangedBy *ChangedByJSON `json:"changed_by"`
 }
 
-func accountJSON(a *models.Account, sharedWith []uuid.UUID) AccountJSON {
+// accountJSON is a as the API shows it: with whom it is shared, and who changed it last named
+// from names (memberNames).
+func accountJSON(a *models.Account, sharedWith []uuid.UUID, names map[uuid.UUID]string) AccountJSON {
 	return AccountJSON{
 		ID: a.ID.String(), Name: a.Name, AccountableType: a.AccountableType, Subtype: a.Subtype,
 		Classification: a.Classification(), Currency: a.Currency, Balance: a.Balance.StringFixed(2),
 		Status: a.Status, Private: a.Private, OwnerID: uuidString(a.OwnerID), SharedWith: idStrings(sharedWith),
-		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(),
+		CreatedAt: a.CreatedAt.UTC(), UpdatedAt: a.UpdatedAt.UTC(), ChangedBy: changedByJSON(a.LastChange(), names),
 	}
 }
 
-// accountsJSON are the accounts as the API shows them, with whom each is shared (one query).
+// accountsJSON are the accounts as the API shows them, with whom each is shared (one query)
+// and who changed each last.
 func (a *app) accountsJSON(c echo.Context, accts ...models.Account) ([]AccountJSON, error) {
 	ids := make([]uuid.UUID, len(accts))
 	for i := range accts {
@@ -54,9 +59,13 @@ func (a *app) accountsJSON(c echo.Context, accts ...models.Account) ([]AccountJS
 	if err != nil {
 		return nil, err
 	}
+	names, err := a.memberNames(c)
+	if err != nil {
+		return nil, err
+	}
 	out := make([]AccountJSON, len(accts))
 	for i := range accts {
-		out[i] = accountJSON(&accts[i], shares[accts[i].ID])
+		out[i] = accountJSON(&accts[i], shares[accts[i].ID], names)
 	}
 	return out, nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"tally/budgets"
 	"tally/internal/apperr"
+	"tally/models"
 	"tally/reports"
 )
 
@@ -46,6 +47,8 @@ type BudgetCategoryJSON struct {
 	Forecast   string          `json:"forecast"`
 	Status     string          `json:"status"`
 	Goal       *BudgetGoalJSON `json:"goal"`
+	// ChangedBy is who set the category's line last; null without a line.
+	ChangedBy *ChangedByJSON `json:"changed_by"`
 }
 
 // BudgetGoalJSON is BudgetGoal in the OpenAPI document.
@@ -71,7 +74,9 @@ type BudgetMoveJSON struct {
 	UndoneAt       *apiTime `json:"undone_at"`
 }
 
-func budgetJSON(m *budgets.Month) BudgetJSON {
+// budgetJSON is the month m as the API shows it, who set each line last from lines, named from
+// names (memberNames).
+func budgetJSON(m *budgets.Month, lines map[uuid.UUID]models.Actor, names map[uuid.UUID]string) BudgetJSON {
 	money := func(d decimal.Decimal) string { return amountString(d, m.Currency) }
 	out := BudgetJSON{Month: m.Month.String(), Currency: m.Currency, Income: money(m.Income), Budgeted: money(m.Budgeted),
 		Carried: money(m.Carried), LeftToBudget: money(m.LeftToBudget), Spent: money(m.Spent), LeftToSpend: money(m.LeftToSpend),
@@ -81,7 +86,11 @@ func budgetJSON(m *budgets.Month) BudgetJSON {
 		out.ExpectedIncome = &s
 	}
 	for _, c := range m.Categories {
-		out.Categories = append(out.Categories, budgetCategoryJSON(c, m.Currency))
+		cat := budgetCategoryJSON(c, m.Currency)
+		if c.ID != nil {
+			cat.ChangedBy = changedByJSON(lines[*c.ID], names)
+		}
+		out.Categories = append(out.Categories, cat)
 	}
 	return out
 }
@@ -238,7 +247,15 @@ func (a *app) answerBudget(c echo.Context, month reports.Month) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": budgetJSON(m)})
+	lines, err := a.Budgets.LineChanges(c.Request().Context(), u.FamilyID, month)
+	if err != nil {
+		return err
+	}
+	names, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": budgetJSON(m, lines, names)})
 }
 
 // apiBudget is GET /api/v1/budgets/{month}: the month with every category's figures.

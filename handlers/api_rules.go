@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
@@ -27,16 +28,28 @@ type RuleJSON struct {
 	Actions       []rules.Action    `json:"actions"`
 	CreatedAt     apiTime           `json:"created_at"`
 	UpdatedAt     apiTime           `json:"updated_at"`
+	ChangedBy     *ChangedByJSON    `json:"changed_by"`
 }
 
-func ruleJSON(r *rules.Stored) RuleJSON {
+// ruleJSON is r as the API shows it, who changed it last named from names (memberNames).
+func ruleJSON(r *rules.Stored, names map[uuid.UUID]string) RuleJSON {
 	out := RuleJSON{ID: r.ID.String(), Name: r.Name, Active: r.Active, Position: r.Position, Match: r.Match, Continue: r.Continue,
-		Conditions: r.Conditions, Actions: r.Actions, CreatedAt: apiTime(r.CreatedAt), UpdatedAt: apiTime(r.UpdatedAt)}
+		Conditions: r.Conditions, Actions: r.Actions, CreatedAt: apiTime(r.CreatedAt), UpdatedAt: apiTime(r.UpdatedAt),
+		ChangedBy: changedByJSON(r.LastChange, names)}
 	if r.EffectiveDate != nil {
 		d := r.EffectiveDate.Format("2006-01-02")
 		out.EffectiveDate = &d
 	}
 	return out
+}
+
+// ruleAnswer answers status with the rule r.
+func (a *app) ruleAnswer(c echo.Context, status int, r *rules.Stored) error {
+	names, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(status, map[string]any{"data": ruleJSON(r, names)})
 }
 
 // ruleRequest is the body of POST and PATCH /api/v1/rules: every field optional on PATCH.
@@ -85,9 +98,13 @@ func (a *app) apiRules(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	names, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
 	out := make([]RuleJSON, len(list))
 	for i := range list {
-		out[i] = ruleJSON(&list[i])
+		out[i] = ruleJSON(&list[i], names)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"data": out})
 }
@@ -98,7 +115,7 @@ func (a *app) apiRuleShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": ruleJSON(r)})
+	return a.ruleAnswer(c, http.StatusOK, r)
 }
 
 // pathRule is the current family's rule named by the path's id; another family's is a 404.
@@ -120,7 +137,7 @@ func (a *app) apiRuleCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusCreated, map[string]any{"data": ruleJSON(r)})
+	return a.ruleAnswer(c, http.StatusCreated, r)
 }
 
 // apiRuleUpdate is PATCH /api/v1/rules/{id}.
@@ -137,7 +154,7 @@ func (a *app) apiRuleUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": ruleJSON(r)})
+	return a.ruleAnswer(c, http.StatusOK, r)
 }
 
 // apiRuleDelete is DELETE /api/v1/rules/{id}.

@@ -43,6 +43,7 @@ type TransactionJSON struct {
 	Source       *string                  `json:"source"`
 	CreatedAt    apiTime                  `json:"created_at"`
 	UpdatedAt    apiTime                  `json:"updated_at"`
+	ChangedBy    *ChangedByJSON           `json:"changed_by"`
 	// Splits are on one transaction's own answer, not in lists.
 	Splits *[]SplitJSON `json:"splits,omitempty"`
 }
@@ -70,12 +71,13 @@ type TransactionTransferJSON struct {
 	OtherPrivate       bool    `json:"other_private"`
 }
 
-func transactionJSON(t *ledger.Transaction) TransactionJSON {
+// transactionJSON is t as the API shows it, who changed it last named from names (memberNames).
+func transactionJSON(t *ledger.Transaction, names map[uuid.UUID]string) TransactionJSON {
 	out := TransactionJSON{ID: t.ID.String(), AccountID: t.AccountID.String(), Date: t.Date.Format(time.DateOnly),
 		Amount: amountString(t.Amount, t.Currency), Currency: t.Currency, Name: t.Name, OriginalName: t.OriginalName, Notes: t.Notes,
 		CategoryID: uuidString(t.CategoryID), MerchantID: uuidString(t.MerchantID), Excluded: t.Excluded,
 		Pending: t.Pending, Kind: t.TransactionKind, LockedFields: t.LockedFields, ImportID: uuidString(t.ImportID),
-		Source: t.Source, CreatedAt: apiTime(t.CreatedAt), UpdatedAt: apiTime(t.UpdatedAt)}
+		Source: t.Source, CreatedAt: apiTime(t.CreatedAt), UpdatedAt: apiTime(t.UpdatedAt), ChangedBy: changedByJSON(t.LastChange(), names)}
 	out.TagIDs = idStrings(t.TagIDs)
 	if out.LockedFields == nil {
 		out.LockedFields = []string{}
@@ -90,8 +92,8 @@ func transactionJSON(t *ledger.Transaction) TransactionJSON {
 }
 
 // transactionWithSplits is a transaction as its own answer shows it: with its splits.
-func transactionWithSplits(t *ledger.Transaction) TransactionJSON {
-	out := transactionJSON(t)
+func transactionWithSplits(t *ledger.Transaction, names map[uuid.UUID]string) TransactionJSON {
+	out := transactionJSON(t, names)
 	splits := make([]SplitJSON, len(t.Splits))
 	for i, p := range t.Splits {
 		splits[i] = SplitJSON{ID: p.ID.String(), Amount: amountString(p.Amount, p.Currency), Name: p.Name, Notes: p.Notes,
@@ -168,7 +170,11 @@ func (a *app) apiTransactionCreate(c echo.Context) error {
 		if err != nil {
 			return 0, nil, err
 		}
-		return http.StatusCreated, map[string]any{"data": transactionWithSplits(t)}, nil
+		names, err := a.memberNames(c)
+		if err != nil {
+			return 0, nil, err
+		}
+		return http.StatusCreated, map[string]any{"data": transactionWithSplits(t, names)}, nil
 	})
 }
 
@@ -186,7 +192,16 @@ func (a *app) apiTransactionShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": transactionWithSplits(t)})
+	return a.transactionAnswer(c, t)
+}
+
+// transactionAnswer answers 200 with the transaction t and its splits.
+func (a *app) transactionAnswer(c echo.Context, t *ledger.Transaction) error {
+	names, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"data": transactionWithSplits(t, names)})
 }
 
 // TransferJSON is Transfer in the OpenAPI document.
@@ -366,9 +381,13 @@ func (a *app) apiTransactions(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	names, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
 	out := make([]TransactionJSON, len(list))
 	for i := range list {
-		out[i] = transactionJSON(&list[i])
+		out[i] = transactionJSON(&list[i], names)
 	}
 	meta := map[string]any{"per_page": per, "next_cursor": nil}
 	if next != nil {
@@ -416,6 +435,7 @@ func transactionFilter(query url.Values) (ledger.Filter, error) {
 	}
 	f.TagID = queryID(&v, query, "tag_id")
 	f.MerchantID, f.ImportID = queryID(&v, query, "merchant_id"), queryID(&v, query, "import_id")
+	f.ChangedBy = queryID(&v, query, "changed_by")
 	f.Query = query.Get("q")
 	f.MinAmount, f.MaxAmount = amount("min_amount"), amount("max_amount")
 	switch s := query.Get("pending"); s {
@@ -454,7 +474,7 @@ func (a *app) apiTransactionUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"data": transactionWithSplits(t)})
+	return a.transactionAnswer(c, t)
 }
 
 // apiTransactionsUpdate is PATCH /api/v1/transactions: one change to many transactions.

@@ -29,7 +29,7 @@ func (a *app) routes(e *echo.Echo) {
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", cacheFor(365*24*time.Hour, http.FileServerFS(assets)))))
 
 	// Pages: a session, CSRF on every form, the signed-in user if any.
-	web := e.Group("", a.loadSession, a.limitBody, a.csrf, a.loadUser, readOnlyForViewers)
+	web := e.Group("", a.loadSession, a.limitBody, a.csrf, a.loadUser, readOnlyForViewers, actAsUser)
 	web.GET("/onboarding", a.onboardingNew)
 	web.POST("/onboarding", a.onboardingCreate)
 	web.GET("/sessions/new", a.sessionNew)
@@ -148,7 +148,7 @@ func (a *app) routes(e *echo.Echo) {
 	a.oauthAppRoutes(signedIn.Group("/oauth/applications", a.requireSuperAdmin, a.rateLimit("admin", a.adminRule())))
 
 	// API: an OAuth bearer token or X-Api-Key, JSON only, no cookies and so no CSRF.
-	api := e.Group("/api/v1", a.apiAuth, readOnlyForViewers)
+	api := e.Group("/api/v1", a.apiAuth, readOnlyForViewers, actAsUser)
 	api.GET("/accounts", a.apiAccountsIndex, requireScope(models.ScopeRead))
 	api.GET("/accounts/:id", a.apiAccountShow, requireScope(models.ScopeRead))
 	api.POST("/accounts", a.apiAccountCreate, requireScope(models.ScopeReadWrite))

@@ -104,6 +104,9 @@ func (a *app) transactionsIndex(c echo.Context) error {
 	}
 	l.Accounts, l.Categories, l.Tags = all("All accounts", "accounts"), all("All categories", "categories"), all("All tags", "tags")
 	l.Merchants = names.lists["merchants"]
+	if l.Members, err = a.memberOptions(c, "Anyone"); err != nil {
+		return err
+	}
 	if f.ImportID != nil {
 		l.ImportName = f.ImportID.String()
 		if im, err := a.visibleImport(c, *f.ImportID); err == nil && im.Filename != nil {
@@ -183,10 +186,14 @@ func (a *app) transactionEditForm(c echo.Context, status int, t *ledger.Transact
 	if err != nil {
 		return err
 	}
+	members, err := a.memberNames(c)
+	if err != nil {
+		return err
+	}
 	none := func(table string) []views.SelectOption {
 		return append([]views.SelectOption{{Value: "", Label: "— none"}}, names.lists[table]...)
 	}
-	e := views.TransactionEdit{Form: form, Entry: row, Manual: t.Manual(),
+	e := views.TransactionEdit{Form: form, Entry: row, Manual: t.Manual(), ChangedBy: row.LastChange().Named(members),
 		Categories: none("categories"), Merchants: none("merchants"), Tags: names.lists["tags"], Return: back}
 	if isFragment(c, "tx-panel") {
 		return a.render(c, status, views.TransactionEditPanel(e))

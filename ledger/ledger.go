@@ -83,6 +83,8 @@ func Create(ctx context.Context, d *db.DB, log *slog.Logger, viewer models.Viewe
 	e := &models.Entry{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, AccountID: in.AccountID, Kind: models.EntryTransaction,
 		Date: in.Date, Amount: in.Amount, Currency: in.Currency, Name: in.Name, Notes: in.Notes, CategoryID: in.CategoryID,
 		MerchantID: in.MerchantID, TagIDs: in.TagIDs, TransactionKind: models.KindStandard, Source: ptr(models.SourceManual)}
+	actor := models.ActorOf(ctx)
+	e.UpdatedBy, e.UpdatedVia = actor.UserID, actor.ViaOrNil()
 	e.LockedFields = []string{rules.FieldName}
 	if in.Notes != "" {
 		e.LockedFields = append(e.LockedFields, rules.FieldNotes)

@@ -34,6 +34,9 @@ type Filter struct {
 	MinAmount, MaxAmount *decimal.Decimal
 	Pending              *bool
 	Kind                 string // a transaction_kind such as funds_movement
+	// ChangedBy selects the transactions whose last change a member made (updated_by); another
+	// family's user matches nothing, as another family's merchant does.
+	ChangedBy *uuid.UUID
 }
 
 // Cursor is the place in a list after which the next page starts: the last transaction of the
@@ -174,6 +177,9 @@ func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, fami
 	}
 	if f.Kind != "" {
 		q.Where("e.transaction_kind = ?", f.Kind)
+	}
+	if f.ChangedBy != nil {
+		q.Where("e.updated_by = ?", *f.ChangedBy)
 	}
 	return nil
 }

@@ -246,10 +246,11 @@ func (p Patch) check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, e *mo
 	return v.Err()
 }
 
-// apply writes the patch to the transactions ids, locking what it sets.
+// apply writes the patch to the transactions ids, locking what it sets, with who set it.
 func apply(ctx context.Context, idb bun.IDB, familyID uuid.UUID, ids []uuid.UUID, p Patch) error {
+	actor := models.ActorOf(ctx)
 	q := idb.NewUpdate().Model((*models.Entry)(nil)).Where("family_id = ? AND id IN (?)", familyID, bun.In(ids)).
-		Set("updated_at = now()")
+		Set("updated_at = now()").Set(models.SetActorSQL, actor.UserID, actor.ViaOrNil())
 	var locks []string
 	if p.Category != nil {
 		q.Set("category_id = ?", p.Category.ID)

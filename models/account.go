@@ -111,7 +111,14 @@ type Account struct {
 	Private   bool       `bun:"private"`
 	CreatedAt time.Time  `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt time.Time  `bun:"updated_at,nullzero,default:now()"`
+	// UpdatedBy and UpdatedVia are who made the last change (Actor).
+	UpdatedBy  *uuid.UUID `bun:"updated_by,type:uuid"`
+	UpdatedVia *string    `bun:"updated_via"`
 }
+
+// LastChange is who made the account's last change; nobody known for one an import or a
+// bank connection made.
+func (a *Account) LastChange() Actor { return RecordedActor(a.UpdatedBy, a.UpdatedVia) }
 
 // Type returns the account's type description.
 func (a *Account) Type() AccountType {
@@ -183,6 +190,8 @@ func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Accou
 		Subtype: in.Subtype, Currency: in.Currency, Balance: balance, CashBalance: balance,
 		Status: AccountActive, LockedAttributes: map[string]any{}, OwnerID: in.OwnerID,
 	}
+	actor := ActorOf(ctx)
+	a.UpdatedBy, a.UpdatedVia = actor.UserID, actor.ViaOrNil()
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		if _, err := tx.NewInsert().Model(a).Exec(ctx); err != nil {
 			return err
@@ -210,9 +219,10 @@ func UpdateAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in A
 		return nil, err
 	}
 	a := new(Account)
+	actor := ActorOf(ctx)
 	q := db.NewUpdate().Model(a).
 		Set("name = ?", in.Name).Set("accountable_type = ?", in.AccountableType).Set("subtype = ?", in.Subtype).
-		Set("updated_at = now()").
+		Set("updated_at = now()").Set(SetActorSQL, actor.UserID, actor.ViaOrNil()).
 		Where("a.id = ? AND a.family_id = ?", id, v.FamilyID)
 	v.VisibleAccounts(q.QueryBuilder(), "a.id")
 	return a, notFound(q.Returning("*").Scan(ctx), "account")
@@ -220,7 +230,9 @@ func UpdateAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in A
 
 // SetAccountStatus closes (disabled) or reopens (active) a family account the viewer sees.
 func SetAccountStatus(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, status string) error {
+	actor := ActorOf(ctx)
 	q := db.NewUpdate().Model((*Account)(nil)).Set("status = ?", status).Set("updated_at = now()").
+		Set(SetActorSQL, actor.UserID, actor.ViaOrNil()).
 		Where("a.id = ? AND a.family_id = ?", id, v.FamilyID)
 	v.VisibleAccounts(q.QueryBuilder(), "a.id")
 	res, err := q.Exec(ctx)
@@ -295,8 +307,9 @@ func ChangeAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, ch A
 				return err
 			}
 		}
+		actor := ActorOf(ctx)
 		return tx.NewUpdate().Model(a).Set("name = ?", in.Name).Set("subtype = ?", in.Subtype).Set("status = ?", status).
-			Set("updated_at = now()").WherePK().Returning("*").Scan(ctx)
+			Set("updated_at = now()").Set(SetActorSQL, actor.UserID, actor.ViaOrNil()).WherePK().Returning("*").Scan(ctx)
 	})
 	if err != nil {
 		return nil, err

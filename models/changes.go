@@ -85,14 +85,15 @@ func UndoChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (Undon
 			return apperr.New(apperr.Conflict, fmt.Sprintf("Too late to undo: a change can be taken back for %d days.", int(UndoWindow.Hours()/24)))
 		}
 		// Older records have no locked_fields: those keep the current ones.
+		actor := ActorOf(ctx)
 		res, err := tx.NewRaw(`UPDATE entries e SET name = p.name, original_name = p.original_name, category_id = p.category_id,
 				merchant_id = p.merchant_id, tag_ids = p.tag_ids, excluded = p.excluded,
 				transaction_kind = coalesce(p.transaction_kind, e.transaction_kind),
-				locked_fields = coalesce(p.locked_fields, e.locked_fields), updated_at = now()
+				locked_fields = coalesce(p.locked_fields, e.locked_fields), updated_at = now(), `+SetActorSQL+`
 			FROM transaction_changes tc, jsonb_to_recordset(tc.previous) AS p(id uuid, name text, original_name text, category_id uuid,
 				merchant_id uuid, tag_ids uuid[], excluded boolean, transaction_kind text, locked_fields text[])
 			WHERE tc.id = ? AND tc.family_id = ? AND e.id = p.id AND e.family_id = tc.family_id AND e.updated_at <= tc.created_at`,
-			id, familyID).Exec(ctx)
+			actor.UserID, actor.ViaOrNil(), id, familyID).Exec(ctx)
 		if err != nil {
 			return err
 		}

@@ -68,6 +68,23 @@ type Entry struct {
 	OriginalName *string   `bun:"original_name"`
 	CreatedAt    time.Time `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt    time.Time `bun:"updated_at,nullzero,default:now()"`
+	// UpdatedBy and UpdatedVia are who made the last change (Actor); see LastChange.
+	UpdatedBy  *uuid.UUID `bun:"updated_by,type:uuid"`
+	UpdatedVia *string    `bun:"updated_via"`
+}
+
+// LastChange is who made the entry's last change. What an import published or a bank sync
+// added records nobody (the publish writes nothing more per row): its import or source says.
+func (e *Entry) LastChange() Actor {
+	switch {
+	case e.UpdatedBy != nil || e.UpdatedVia != nil:
+		return RecordedActor(e.UpdatedBy, e.UpdatedVia)
+	case e.ImportID != nil:
+		return Actor{Via: ViaImport}
+	case e.Source != nil && !e.Manual():
+		return Actor{Via: ViaBankSync}
+	}
+	return Actor{}
 }
 
 // EntryRow is an entry as lists show it, with the names of what it refers to.

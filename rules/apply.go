@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/db"
+	"tally/models"
 )
 
 // Load reads a family's rules in their order.
@@ -127,7 +128,7 @@ const writeResults = `UPDATE entries e SET name = coalesce(c.name, e.name),
 	original_name = coalesce(c.original_name, e.original_name), category_id = coalesce(c.category_id, e.category_id),
 	merchant_id = coalesce(c.merchant_id, e.merchant_id), tag_ids = coalesce(c.tag_ids, e.tag_ids),
 	excluded = coalesce(c.excluded, e.excluded), transaction_kind = coalesce(c.transaction_kind, e.transaction_kind),
-	updated_at = now()
+	updated_at = now(), updated_by = NULL, updated_via = '` + models.ViaRule + `'
 	FROM rule_results c WHERE e.id = c.id AND e.family_id = $1`
 
 // Stage applies s to the transactions query selects (Columns, in order), before or after they

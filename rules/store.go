@@ -22,6 +22,8 @@ type Stored struct {
 	Position  int
 	CreatedAt time.Time
 	UpdatedAt time.Time
+	// LastChange is who made the rule's last change.
+	LastChange models.Actor
 }
 
 // Input is a rule as a client writes it. Nil fields are left as they are on update.
@@ -50,9 +52,11 @@ type row struct {
 	Actions       []byte     `bun:"actions"`
 	CreatedAt     time.Time  `bun:"created_at"`
 	UpdatedAt     time.Time  `bun:"updated_at"`
+	UpdatedBy     *uuid.UUID `bun:"updated_by"`
+	UpdatedVia    *string    `bun:"updated_via"`
 }
 
-const rowColumns = "id, name, active, effective_date, match, continue_matching, position, conditions, actions, created_at, updated_at"
+const rowColumns = "id, name, active, effective_date, match, continue_matching, position, conditions, actions, created_at, updated_at, updated_by, updated_via"
 
 // rule is the stored rule as the engine takes it. One that no longer parses still loads,
 // and fails to compile with the reason.
@@ -66,7 +70,8 @@ func (r row) rule() Rule {
 }
 
 func (r row) stored() Stored {
-	s := Stored{Rule: r.rule(), Position: r.Position, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	s := Stored{Rule: r.rule(), Position: r.Position, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		LastChange: models.RecordedActor(r.UpdatedBy, r.UpdatedVia)}
 	if s.Conditions == nil {
 		s.Conditions = []Condition{}
 	}
@@ -112,6 +117,7 @@ func Create(ctx context.Context, d *db.DB, familyID uuid.UUID, in Input) (*Store
 		return nil, err
 	}
 	id := uuid.Must(uuid.NewV7())
+	actor := models.ActorOf(ctx)
 	err := d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		var position int
 		if in.Position != nil {
@@ -122,9 +128,9 @@ func Create(ctx context.Context, d *db.DB, familyID uuid.UUID, in Input) (*Store
 		} else if err := tx.NewRaw("SELECT coalesce(max(position), 0) + 1 FROM rules WHERE family_id = ?", familyID).Scan(ctx, &position); err != nil {
 			return err
 		}
-		_, err := tx.NewRaw(`INSERT INTO rules (id, family_id, name, active, effective_date, match, continue_matching, position, conditions, actions)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, familyID, r.Name, r.Active, r.EffectiveDate, r.Match, r.Continue, position,
-			toJSON(r.Conditions), toJSON(r.Actions)).Exec(ctx)
+		_, err := tx.NewRaw(`INSERT INTO rules (id, family_id, name, active, effective_date, match, continue_matching, position, conditions, actions,
+			updated_by, updated_via) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, id, familyID, r.Name, r.Active, r.EffectiveDate, r.Match,
+			r.Continue, position, toJSON(r.Conditions), toJSON(r.Actions), actor.UserID, actor.ViaOrNil()).Exec(ctx)
 		return err
 	})
 	if err != nil {
@@ -144,6 +150,7 @@ func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, in Input) (*S
 	if err := check(ctx, d, familyID, r); err != nil {
 		return nil, err
 	}
+	actor := models.ActorOf(ctx)
 	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		if in.Position != nil && *in.Position != cur.Position {
 			// Moving a rule shifts the ones between its old and new place by one.
@@ -155,8 +162,9 @@ func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, in Input) (*S
 			cur.Position = *in.Position
 		}
 		_, err := tx.NewRaw(`UPDATE rules SET name = ?, active = ?, effective_date = ?, match = ?, continue_matching = ?, position = ?,
-			conditions = ?, actions = ?, updated_at = now() WHERE family_id = ? AND id = ?`, r.Name, r.Active, r.EffectiveDate, r.Match,
-			r.Continue, cur.Position, toJSON(r.Conditions), toJSON(r.Actions), familyID, id).Exec(ctx)
+			conditions = ?, actions = ?, updated_at = now(), `+models.SetActorSQL+` WHERE family_id = ? AND id = ?`, r.Name, r.Active,
+			r.EffectiveDate, r.Match, r.Continue, cur.Position, toJSON(r.Conditions), toJSON(r.Actions), actor.UserID, actor.ViaOrNil(),
+			familyID, id).Exec(ctx)
 		return err
 	})
 	if err != nil {

@@ -1,0 +1,12 @@
+DROP INDEX budget_categories_updated_by_idx;
+DROP INDEX rules_updated_by_idx;
+DROP INDEX accounts_updated_by_idx;
+DROP INDEX entries_updated_by_idx;
+ALTER TABLE budget_categories DROP COLUMN updated_via;
+ALTER TABLE budget_categories DROP COLUMN updated_by;
+ALTER TABLE rules DROP COLUMN updated_via;
+ALTER TABLE rules DROP COLUMN updated_by;
+ALTER TABLE accounts DROP COLUMN updated_via;
+ALTER TABLE accounts DROP COLUMN updated_by;
+ALTER TABLE entries DROP COLUMN updated_via;
+ALTER TABLE entries DROP COLUMN updated_by;
