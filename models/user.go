@@ -95,6 +95,9 @@ type User struct {
 	CreatedAt   time.Time  `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt   time.Time  `bun:"updated_at,nullzero,default:now()"`
 
+	// Language is the language the user reads Tally in, "" (NULL) for their family's (Lang).
+	Language string `bun:"language,nullzero"`
+
 	Family *Family `bun:"rel:belongs-to,join:family_id=id"`
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
@@ -176,8 +175,6 @@ func Plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-func statusText(code int) string { return fmt.Sprintf("%d · %s", code, http.StatusText(code)) }
 
 func yesNo(b bool) string {
 	if b {
