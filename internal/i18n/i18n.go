@@ -13,6 +13,7 @@ import (
 	"embed"
 	"fmt"
 	"io/fs"
+	"maps"
 	"path"
 	"slices"
 	"strings"
@@ -113,6 +114,15 @@ func load(fsys fs.FS) error {
 
 // Languages are the languages Tally speaks, the default first.
 func Languages() []Language { return languages }
+
+// Texts are the messages of the language code without placeholders or plural forms, by id,
+// the English text where its catalogue lacks one: what the checks of the pages compare with.
+func Texts(code string) map[string]string {
+	if c := catalogues[code]; c != nil {
+		return maps.Clone(c.plain)
+	}
+	return nil
+}
 
 // Supported says whether code names a language Tally speaks.
 func Supported(code string) bool { return catalogues[code] != nil }
