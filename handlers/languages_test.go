@@ -126,3 +126,40 @@ func TestSignedOutPagesFollowTheBrowser(t *testing.T) {
 		}
 	}
 }
+
+// TestMailsAreInTheReadersLanguage: the password reset comes in the language its reader
+// reads Tally in, and an invitation in the inviting family's, with the role named in it.
+func TestMailsAreInTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	e := newMembersEnv(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"SMTP_URL": "smtp://mail.invalid:25"}})
+	if _, err := e.srv.DB.NewUpdate().Model((*models.Family)(nil)).Set("language = 'de'").Where("id = ?", e.admin.FamilyID).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	wantPage(t, e.c.PostForm("/settings/family/invitations", url.Values{"email": {"jana@example.com"}, "role": {"member"}}), http.StatusCreated)
+	m, ok := e.srv.Outbox.Last()
+	if !ok || m.Subject != e.admin.DisplayName()+" lädt dich zu "+"Family of "+e.admin.Email+" bei Tally ein" ||
+		!strings.Contains(m.Body, "mit der Rolle Mitglied") || !strings.Contains(m.Body, m.Link) {
+		t.Errorf("the invitation of a German family: %+v", m)
+	}
+
+	// The reset of a member who chose English is English, in their German family.
+	member := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{FamilyID: e.admin.FamilyID, Role: models.RoleMember})
+	reset := func(u *models.User) (subject, body string) {
+		c := apptest.NewClient(t, e.srv)
+		c.Get("/password_reset/new")
+		if r := c.PostForm("/password_reset", url.Values{"email": {u.Email}}); r.Status != http.StatusSeeOther {
+			t.Fatalf("ask for a reset: %d", r.Status)
+		}
+		m, _ := e.srv.Outbox.Last()
+		return m.Subject, m.Body
+	}
+	if subject, body := reset(e.admin); subject != "Setze dein Tally-Passwort zurück" || !strings.Contains(body, "öffne innerhalb von 15 Minuten diesen Link") {
+		t.Errorf("a German reader's reset mail: %q\n%s", subject, body)
+	}
+	if _, err := e.srv.DB.NewUpdate().Model((*models.User)(nil)).Set("language = 'en'").Where("id = ?", member.ID).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	if subject, body := reset(member); subject != "Reset your Tally password" || !strings.HasPrefix(body, "Someone asked to reset the password of your Tally account.\n\nTo choose") {
+		t.Errorf("an English reader's reset mail: %q\n%s", subject, body)
+	}
+}

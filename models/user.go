@@ -55,6 +55,20 @@ func (r Role) Label() string {
 	return "Member"
 }
 
+// MessageID is the id of the role's name in the catalogues (internal/i18n): Label in the
+// reader's language.
+func (r Role) MessageID() string {
+	switch r {
+	case RoleSuperAdmin:
+		return "role.super_admin"
+	case RoleAdmin:
+		return "role.admin"
+	case RoleViewer:
+		return "role.viewer"
+	}
+	return "role.member"
+}
+
 // FamilyRoles are the roles a family admin gives: to an invitation, or to a member.
 var FamilyRoles = []Role{RoleAdmin, RoleMember, RoleViewer}
 
