@@ -21,7 +21,6 @@ import (
 // that it leaves this list: the list only shrinks. A page is taken off when its own template
 // (views/<page>.templ) and its handler's messages are in the catalogues.
 var pendingGerman = map[string]string{
-	"/":                          "views/dashboard (in views/accounts.templ), views/coming_up.templ, views/charts.templ",
 	"/accounts/{quiet}":          "views/accounts.templ, views/forecast.templ",
 	"/accounts":                  "views/accounts.templ",
 	"/accounts/{acct}":           "views/accounts.templ, views/forecast.templ, views/reconciliation.templ",

@@ -82,7 +82,7 @@ func TransactionEditPage(e TransactionEdit) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page(entryName(e.Entry)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(entryName(ctx, e.Entry)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -117,9 +117,9 @@ func TransactionEditPanel(e TransactionEdit) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var5 string
-		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(entryName(e.Entry))
+		templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(entryName(ctx, e.Entry))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transaction_edit.templ`, Line: 33, Col: 24}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transaction_edit.templ`, Line: 33, Col: 29}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 		if templ_7745c5c3_Err != nil {
@@ -187,9 +187,9 @@ func TransactionEditPanel(e TransactionEdit) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var9 string
-			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(transferLabel(e.Entry))
+			templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(transferLabel(ctx, e.Entry))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transaction_edit.templ`, Line: 44, Col: 116}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transaction_edit.templ`, Line: 44, Col: 121}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 			if templ_7745c5c3_Err != nil {
@@ -520,9 +520,9 @@ func TransactionSaved(row models.EntryRow, back string) templ.Component {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var23 string
-		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(entryName(row))
+		templ_7745c5c3_Var23, templ_7745c5c3_Err = templ.JoinStringErrs(entryName(ctx, row))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transaction_edit.templ`, Line: 97, Col: 109}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transaction_edit.templ`, Line: 97, Col: 114}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var23))
 		if templ_7745c5c3_Err != nil {
