@@ -89,6 +89,8 @@ lint:
 		if [ "$$before" != "$$(sum)" ]; then echo "generated templ files were stale: they are regenerated now, commit them"; exit 1; fi
 	@# Each layer's import rule (docs/architecture.md, "Where things are built"), read from go list.
 	$(GO) test -count=1 -run '^TestLayer' ./app
+	@# Every message of the English catalogue is in every other, and used (internal/i18n).
+	$(GO) test -count=1 -run '^TestCatalogue' ./internal/i18n
 
 clean:
 	rm -rf bin static/dist/*.css static/dist/*.js

@@ -303,6 +303,8 @@ type Onboarding struct {
 	DateFormat string
 	// StarterCategories gives the family models.StarterCategories to begin with.
 	StarterCategories bool
+	// Language is the family's language, one of i18n.Languages(); the default when empty.
+	Language string
 }
 
 // Onboard creates the first user, as super admin of a new family, with the starter categories
@@ -344,6 +346,11 @@ func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, err
 		}
 		if in.DateFormat != "" && in.DateFormat != f.DateFormat {
 			if err := models.SetDateFormat(ctx, tx, f, in.DateFormat); err != nil {
+				return err
+			}
+		}
+		if in.Language != "" {
+			if err := models.SetFamilyLanguage(ctx, tx, f, in.Language); err != nil {
 				return err
 			}
 		}

@@ -2,7 +2,6 @@ package auth
 
 import (
 	"context"
-	"fmt"
 	"net/url"
 	"time"
 
@@ -10,6 +9,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/internal/mail"
 	"tally/internal/password"
 	"tally/internal/sessions"
@@ -42,13 +42,12 @@ func (s *Service) RequestPasswordReset(ctx context.Context, email string) error 
 		return err
 	}
 	link := s.AppURL + "/password_reset/edit?" + url.Values{"token": {token}}.Encode()
+	in := i18n.WithLanguage(ctx, u.Lang()) // the mail is in the language its reader chose
 	return s.Mailer.Send(ctx, mail.Message{
 		To:      u.Email,
-		Subject: "Reset your Tally password",
-		Body: fmt.Sprintf("Someone asked to reset the password of your Tally account.\n\n"+
-			"To choose a new password, open this link within 15 minutes:\n\n%s\n\n"+
-			"If you did not ask for this, ignore this message: your password stays as it is.\n", link),
-		Link: link,
+		Subject: i18n.T(in, "mail.reset.subject"),
+		Body:    i18n.T(in, "mail.reset.body", "Link", link),
+		Link:    link,
 	})
 }
 

@@ -389,14 +389,19 @@ func TestEnableBankingDecoupledBankAndFaults(t *testing.T) {
 	if len(e.outbox.messages) != 1 || !strings.Contains(e.outbox.messages[0].Subject, "in 7 days") {
 		t.Fatalf("%d notices after the first week's runs", len(e.outbox.messages))
 	}
+	// The family reads Tally in German now: so does its next notice.
+	if _, err := e.db.NewRaw("UPDATE families SET language = 'de' WHERE id = (SELECT family_id FROM bank_connections WHERE id = ?)", id).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	e.now = e.now.Add(5*24*time.Hour + time.Hour)
 	for range 2 {
 		if _, err := e.svc.SendConsentNotices(context.Background()); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if len(e.outbox.messages) != 2 || !strings.Contains(e.outbox.messages[1].Subject, "tomorrow") {
-		t.Fatalf("%d notices after the last day's runs", len(e.outbox.messages))
+	if len(e.outbox.messages) != 2 || e.outbox.messages[1].Subject != "Deine Zustimmung bei der Bank für Tally endet morgen" ||
+		!strings.Contains(e.outbox.messages[1].Body, "Tally liest App Bank über eine Zustimmung") {
+		t.Fatalf("%d notices after the last day's runs, the last %+v", len(e.outbox.messages), e.outbox.messages[len(e.outbox.messages)-1])
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
 
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/reports"
 	"tally/views"
@@ -53,8 +54,9 @@ func (a *app) netWorthHistory(c echo.Context) (views.BalanceHistory, *reports.Ne
 	if err != nil {
 		return views.BalanceHistory{}, nil, err
 	}
-	h := views.BalanceHistory{ID: netWorthHistoryID, Title: "Net worth", Path: "/", Range: r,
-		Empty: "No open accounts: net worth is what your open accounts hold less what they owe."}
+	in := inPersonsStyle(c)
+	h := views.BalanceHistory{ID: netWorthHistoryID, Title: i18n.T(in, "dashboard.net_worth"), Path: "/", Range: r,
+		Empty: i18n.T(in, "dashboard.net_worth_empty")}
 	if nw.Points != nil {
 		h.Series = append(h.Series, models.BalanceSeries{Currency: nw.Currency, Points: nw.Points, Monthly: nw.Monthly})
 	}
@@ -77,13 +79,14 @@ func (a *app) accountHistory(c echo.Context, acct *models.Account, rec *models.R
 	if err != nil {
 		return views.BalanceHistory{}, err
 	}
-	h := views.BalanceHistory{ID: balanceHistoryID, Title: "Balance", Path: "/accounts/" + acct.ID.String(), Range: r,
+	in := inPersonsStyle(c)
+	h := views.BalanceHistory{ID: balanceHistoryID, Title: i18n.T(in, "account.balance"), Path: "/accounts/" + acct.ID.String(), Range: r,
 		Series: []models.BalanceSeries{{Currency: acct.Currency, Points: points}}}
 	for _, cp := range rec.Checkpoints {
 		if cp.Differs() {
-			h.Marks = append(h.Marks, views.ChartMark{Date: cp.Date, Label: "The bank says " +
-				views.UserMoney(c.Request().Context(), cp.Bank, acct.Currency) + " on " + views.UserDate(c.Request().Context(), cp.Date) +
-				": " + views.UserMoney(c.Request().Context(), cp.Difference, acct.Currency) + " from Tally's balance"})
+			h.Marks = append(h.Marks, views.ChartMark{Date: cp.Date, Label: i18n.T(in, "account.bank_differs",
+				"Bank", views.UserMoney(in, cp.Bank, acct.Currency), "Date", views.UserDate(in, cp.Date),
+				"Difference", views.UserMoney(in, cp.Difference, acct.Currency))})
 		}
 	}
 	return h, nil

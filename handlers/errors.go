@@ -13,6 +13,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/views"
 )
 
@@ -81,9 +82,9 @@ func toAppError(err error) *apperr.Error {
 		}
 		switch he.Code {
 		case http.StatusNotFound:
-			return &apperr.Error{Code: apperr.NotFound, Message: "The requested resource was not found", Err: err}
+			return &apperr.Error{Code: apperr.NotFound, Message: msgNotFound, Err: err}
 		case http.StatusMethodNotAllowed:
-			return &apperr.Error{Code: apperr.NotFound, Message: "The requested resource was not found", Err: err}
+			return &apperr.Error{Code: apperr.NotFound, Message: msgNotFound, Err: err}
 		case http.StatusRequestEntityTooLarge:
 			return &apperr.Error{Code: apperr.TooLarge, Message: "The request body is too large", Err: err}
 		case http.StatusBadRequest, http.StatusUnsupportedMediaType:
@@ -100,8 +101,14 @@ func toAppError(err error) *apperr.Error {
 	if db.Unreachable(err) {
 		return &apperr.Error{Code: apperr.Unavailable, Slug: "service_unavailable", Err: err, Message: msgDatabaseDown}
 	}
-	return &apperr.Error{Code: apperr.Internal, Message: "Something went wrong on our side. It has been logged; please try again.", Err: err}
+	return &apperr.Error{Code: apperr.Internal, Message: msgInternal, Err: err}
 }
+
+// msgInternal is the answer to a request that failed on Tally's side.
+const msgInternal = "Something went wrong on our side. It has been logged; please try again."
+
+// msgNotFound is the answer to a path or method no route serves.
+const msgNotFound = "The requested resource was not found"
 
 // msgTooLong is the answer to a request that ran past REQUEST_TIMEOUT.
 const msgTooLong = "This took too long and was stopped, so nothing was changed. Please try again; if it keeps happening, ask for less at once."
@@ -147,7 +154,7 @@ func (a *app) handleError(err error, c echo.Context) {
 			body.Error = apiSlugs[e.Code]
 		}
 		if e.Code == apperr.NotFound && e.Slug == "" {
-			body.Message = "The requested resource was not found"
+			body.Message = msgNotFound
 		}
 		var withImport interface{ UploadedImportID() string }
 		if errors.As(err, &withImport) {
@@ -172,37 +179,58 @@ func (a *app) handleError(err error, c echo.Context) {
 			renderErr = c.JSON(status, body)
 		}
 	case c.Request().Header.Get("HX-Request") == "true":
-		renderErr = a.render(c, status, views.ErrorFragment(e.Message))
+		renderErr = a.render(c, status, views.ErrorFragment(pageMessage(inLanguage(c), e.Message)))
 	case dbDown:
 		// Rendered without the session, the user or anything else from the database.
 		c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
 		c.Response().WriteHeader(status)
 		st := &views.State{}
 		st.RequestID, _ = c.Get(echo.HeaderXRequestID).(string)
-		renderErr = views.ErrorPage(status, "Tally can't reach its database", e.Message).Render(views.WithState(c.Request().Context(), st), c.Response())
+		ctx := inLanguage(c)
+		renderErr = views.ErrorPage(status, i18n.T(ctx, "error.database_down_title"), pageMessage(ctx, e.Message)).Render(views.WithState(ctx, st), c.Response())
 	default:
-		renderErr = a.render(c, status, views.ErrorPage(status, titleFor(status), e.Message))
+		ctx := inLanguage(c)
+		renderErr = a.render(c, status, views.ErrorPage(status, titleFor(ctx, status), pageMessage(ctx, e.Message)))
 	}
 	if renderErr != nil {
 		a.Log.ErrorContext(c.Request().Context(), "render error response", slog.String("error", renderErr.Error()))
 	}
 }
 
-func titleFor(status int) string {
+// titleFor is the title of an error page with status, in the language of ctx.
+func titleFor(ctx context.Context, status int) string {
 	switch status {
 	case http.StatusNotFound:
-		return "We couldn't find that page"
+		return i18n.T(ctx, "error.not_found_title")
 	case http.StatusForbidden:
-		return "You can't do that"
+		return i18n.T(ctx, "error.forbidden_title")
 	case http.StatusTooManyRequests:
-		return "Slow down a little"
+		return i18n.T(ctx, "error.too_many_title")
 	case http.StatusUnprocessableEntity, http.StatusBadRequest:
-		return "That didn't work"
+		return i18n.T(ctx, "error.invalid_title")
 	}
 	if status >= 500 {
-		return "Something went wrong"
+		return i18n.T(ctx, "error.internal_title")
 	}
 	return fmt.Sprint(http.StatusText(status))
+}
+
+// pageMessages are the messages of the errors every request may meet, which the API gives in
+// English, by the id of their text on a page.
+var pageMessages = map[string]string{
+	msgInternal:     "error.internal",
+	msgNotFound:     "error.not_found",
+	msgTooLong:      "error.too_long",
+	msgDatabaseDown: "error.database_down",
+}
+
+// pageMessage is message as a page says it in the language of ctx: one of pageMessages
+// translated, any other as it is.
+func pageMessage(ctx context.Context, message string) string {
+	if id, ok := pageMessages[message]; ok {
+		return i18n.T(ctx, id)
+	}
+	return message
 }
 
 // isAPI reports whether the request is an application's, answered in JSON: the API and the

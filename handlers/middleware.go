@@ -310,9 +310,10 @@ func (a *app) viewer(c echo.Context) (models.Viewer, error) {
 }
 
 // inPersonsStyle is the request's context as views read the signed-in person from it, for a
-// message written before a page renders: its amounts and dates in their number and date style.
+// message written before a page renders: in their language, its amounts and dates in their
+// number and date style.
 func inPersonsStyle(c echo.Context) context.Context {
-	return views.WithState(c.Request().Context(), &views.State{User: currentUser(c)})
+	return views.WithState(inLanguage(c), &views.State{User: currentUser(c)})
 }
 
 // redirect answers 303 See Other, or tells htmx to navigate.

@@ -7,14 +7,15 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/auth"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
 
-var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency", "timezone", "locale", "date_format", "starter_categories", "_submitted"}
+var onboardingFields = []string{"family_name", "first_name", "last_name", "email", "password", "currency", "timezone", "locale", "date_format", "language", "starter_categories", "_submitted"}
 
-// onboardingNew shows the first-run form, only while no user exists: the number style is the
-// browser's language's, the currency and date format its people's usual ones, and the starter
+// onboardingNew shows the first-run form, only while no user exists: the family's language and
+// number style are the browser's language's, the currency and date format its people's usual ones, and the starter
 // categories are ticked. For htmx, a changed number style answers the starter categories'
 // preview in its language, and its usual currency and date format out of band.
 func (a *app) onboardingNew(c echo.Context) error {
@@ -46,6 +47,7 @@ func (a *app) onboardingCreate(c echo.Context) error {
 		FamilyName: form.Value("family_name"), FirstName: form.Value("first_name"), LastName: form.Value("last_name"),
 		Email: form.Value("email"), Password: form.Value("password"), Currency: form.Value("currency"),
 		Timezone: form.Value("timezone"), Locale: form.Value("locale"), DateFormat: form.Value("date_format"), StarterCategories: form.Value("starter_categories") != "",
+		Language: form.Value("language"),
 	})
 	if err != nil {
 		if e := asConflict(err); e != "" {
@@ -63,6 +65,6 @@ func (a *app) onboardingCreate(c echo.Context) error {
 	if a.Config.RequireMFA.Covers(true) { // the first user is a super admin
 		a.Sessions.Put(c.Request().Context(), sessMFAEnrol, true)
 	}
-	a.flash(c, "success", "Welcome to Tally. Add your first bank account to get started.")
+	a.flash(c, "success", i18n.T(i18n.WithLanguage(c.Request().Context(), u.Lang()), "onboarding.welcome"))
 	return redirect(c, "/")
 }

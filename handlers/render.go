@@ -1,12 +1,14 @@
 package handlers
 
 import (
+	"context"
 	"strings"
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/views"
 )
 
@@ -14,7 +16,7 @@ import (
 // flash messages) through the context.
 func (a *app) render(c echo.Context, status int, comp templ.Component) error {
 	askToWait(c, status)
-	ctx := c.Request().Context()
+	ctx := inLanguage(c)
 	st := &views.State{User: currentUser(c), Path: c.Request().URL.Path, Nav: navFor(c.Request().URL.Path)}
 	st.RequestID, _ = c.Get(echo.HeaderXRequestID).(string)
 	st.CSRF, _ = c.Get(ctxCSRF).(string)
@@ -30,6 +32,16 @@ func (a *app) render(c echo.Context, status int, comp templ.Component) error {
 	c.Response().Header().Set("Cache-Control", "no-store")
 	c.Response().WriteHeader(status)
 	return comp.Render(views.WithState(ctx, st), c.Response())
+}
+
+// inLanguage is the request's context in the language of its pages: the signed-in person's
+// (their own, else their family's), else the one the browser asks for (Accept-Language).
+func inLanguage(c echo.Context) context.Context {
+	code := i18n.Match(c.Request().Header.Get("Accept-Language"))
+	if u := currentUser(c); u != nil {
+		code = u.Lang()
+	}
+	return i18n.WithLanguage(c.Request().Context(), code)
 }
 
 func navFor(path string) string {

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/auth"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -25,10 +26,11 @@ func (a *app) profileShow(c echo.Context) error {
 // profileUpdate saves the details form; a new email needs the current password.
 func (a *app) profileUpdate(c echo.Context) error {
 	u := currentUser(c)
-	form := formOf(c, "first_name", "last_name", "email", "locale", "date_format")
+	form := formOf(c, "first_name", "last_name", "email", "locale", "date_format", "language")
 	err := a.Auth.UpdateProfile(c.Request().Context(), u, auth.ProfileChange{
 		ProfileInput: models.ProfileInput{FirstName: form.Value("first_name"), LastName: form.Value("last_name"),
-			Email: form.Value("email"), Locale: form.Value("locale"), DateFormat: form.Value("date_format")},
+			Email: form.Value("email"), Locale: form.Value("locale"), DateFormat: form.Value("date_format"),
+			Language: form.Value("language")},
 		CurrentPassword: c.FormValue("email_password"),
 	})
 	if err != nil {
@@ -43,7 +45,10 @@ func (a *app) profileUpdate(c echo.Context) error {
 		}
 		return a.render(c, status, views.SettingsProfilePage(views.ProfilePage{User: u, Details: form}))
 	}
-	a.flash(c, "success", "Your profile is saved.")
+	// Said in the language just chosen, which the next page is in.
+	saved := *u
+	saved.Language = form.Value("language")
+	a.flash(c, "success", i18n.T(i18n.WithLanguage(c.Request().Context(), saved.Lang()), "profile.saved"))
 	return redirect(c, "/settings/profile")
 }
 
@@ -60,9 +65,9 @@ func (a *app) profilePassword(c echo.Context) error {
 		}
 		return a.render(c, status, views.SettingsProfilePage(views.ProfilePage{User: u, Password: form}))
 	}
-	msg := "Your password is changed."
+	msg := i18n.T(inLanguage(c), "profile.password_changed")
 	if n > 0 {
-		msg += " " + views.Plural(int(n), "other session was", "other sessions were") + " signed out."
+		msg = i18n.N(inLanguage(c), "profile.password_changed_signed_out", int(n))
 	}
 	a.flash(c, "success", msg)
 	return redirect(c, "/settings/profile")

@@ -14,6 +14,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/dates"
+	"tally/internal/i18n"
 	"tally/ledger"
 	"tally/models"
 	"tally/views"
@@ -102,7 +103,8 @@ func (a *app) transactionsIndex(c echo.Context) error {
 	all := func(label, table string) []views.SelectOption {
 		return append([]views.SelectOption{{Value: "", Label: label}}, names.lists[table]...)
 	}
-	l.Accounts, l.Categories, l.Tags = all("All accounts", "accounts"), all("All categories", "categories"), all("All tags", "tags")
+	in := inPersonsStyle(c)
+	l.Accounts, l.Categories, l.Tags = all(i18n.T(in, "tx.all_accounts"), "accounts"), all(i18n.T(in, "tx.all_categories"), "categories"), all(i18n.T(in, "tx.all_tags"), "tags")
 	l.Merchants = names.lists["merchants"]
 	if l.Members, err = a.memberOptions(c, "Anyone"); err != nil {
 		return err
@@ -261,7 +263,7 @@ func (a *app) transactionUpdate(c echo.Context) error {
 		}
 		return a.render(c, http.StatusOK, views.TransactionSaved(row, back))
 	}
-	a.flash(c, "success", "Saved “"+t.Name+"”.")
+	a.flash(c, "success", i18n.T(inPersonsStyle(c), "tx.saved", "Name", t.Name))
 	return redirect(c, back)
 }
 
@@ -444,7 +446,7 @@ func (a *app) transactionsBulk(c echo.Context) error {
 			// The first field's problem, the same one every time.
 			msg = e.Fields[slices.Sorted(maps.Keys(e.Fields))[0]][0]
 		}
-		a.flash(c, "error", "Nothing changed: "+msg)
+		a.flash(c, "error", i18n.T(inPersonsStyle(c), "tx.nothing_changed", "Reason", msg))
 		return redirect(c, back)
 	}
 	sep := "?"
@@ -494,10 +496,11 @@ func (a *app) undoChange(c echo.Context, back string) error {
 	} else if err != nil {
 		return err
 	}
-	msg := "Undone: the transactions are as they were."
+	in := inPersonsStyle(c)
+	msg := i18n.T(in, "tx.undone")
 	if done.Kept > 0 {
-		msg = "Undone: " + views.Plural(done.Restored, "transaction is", "transactions are") + " as before; " +
-			views.Plural(done.Kept, "changed since is left as it is.", "changed since are left as they are.")
+		msg = i18n.T(in, "tx.undone_some", "Restored", i18n.N(in, "tx.undone_restored", done.Restored),
+			"Kept", i18n.N(in, "tx.undone_kept", done.Kept))
 	}
 	a.flash(c, "success", msg)
 	return redirect(c, back)

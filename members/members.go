@@ -5,7 +5,6 @@ package members
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/internal/mail"
 	"tally/internal/password"
 	"tally/internal/sessions"
@@ -427,13 +427,14 @@ func (s *Service) mail(ctx context.Context, admin *models.User, sent *Sent) {
 	if !s.SendMail {
 		return
 	}
-	family := admin.Family.Name
+	// The invitee has no language of their own yet: the family's, which they will read it in.
+	family, in := admin.Family.Name, i18n.WithLanguage(ctx, admin.Family.Language)
+	inviter := admin.DisplayName()
 	err := s.Mailer.Send(ctx, mail.Message{
 		To:      sent.Invitation.Email,
-		Subject: admin.DisplayName() + " invites you to " + family + " on Tally",
-		Body: fmt.Sprintf("%s invites you to join %s on Tally, as %s.\n\n"+
-			"To accept, open this link within 7 days:\n\n%s\n\n"+
-			"If you did not expect this, ignore this message.\n", admin.DisplayName(), family, sent.Invitation.Role.Label(), sent.Link),
+		Subject: i18n.T(in, "mail.invitation.subject", "Inviter", inviter, "Family", family),
+		Body: i18n.T(in, "mail.invitation.body", "Inviter", inviter, "Family", family,
+			"Role", i18n.T(in, sent.Invitation.Role.MessageID()), "Link", sent.Link),
 		Link: sent.Link,
 	})
 	if err != nil {

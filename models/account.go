@@ -203,7 +203,7 @@ func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Accou
 		if date.IsZero() {
 			date = time.Now().UTC()
 		}
-		_, err := insertValuation(ctx, tx, a, Valuation{Date: date, Amount: balance, Name: "Balance when the account was created",
+		_, err := insertValuation(ctx, tx, a, Valuation{Date: date, Amount: balance, Name: OpeningBalanceName,
 			Kind: ValuationOpeningAnchor, AsOf: true})
 		return err
 	})
@@ -433,6 +433,10 @@ const (
 	ValuationValue      = "reconciliation"
 	ValuationCheckpoint = "checkpoint" // a balance a bank stated: compared, never a reset
 )
+
+// OpeningBalanceName is the name of the balance an account is created with, as stored; the
+// pages say it in their reader's language.
+const OpeningBalanceName = "Balance when the account was created"
 
 // Valuation is a balance of an account to write: an anchor, a value or a checkpoint.
 type Valuation struct {

@@ -25,6 +25,10 @@ type Family struct {
 	WeekStart string    `bun:"week_start"`
 	CreatedAt time.Time `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt time.Time `bun:"updated_at,nullzero,default:now()"`
+
+	// Language is the language of the family's pages and mails, one of i18n.Languages(): its
+	// members' unless they chose their own.
+	Language string `bun:"language"`
 }
 
 // Location is the family's time zone, or UTC when it names none Go knows.

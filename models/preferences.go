@@ -12,6 +12,7 @@ import (
 	"golang.org/x/text/language"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 )
 
 // Locale is how a person writes numbers: its thousands and decimal separators, and whether a
@@ -109,6 +110,32 @@ func (u *User) NumberLocale() Locale {
 	return LocaleOf(u.Locale)
 }
 
+// Lang is the language the user reads Tally in: their own choice, else their family's.
+func (u *User) Lang() string {
+	switch {
+	case u.Language != "":
+		return u.Language
+	case u.Family != nil && u.Family.Language != "":
+		return u.Family.Language
+	}
+	return i18n.Default
+}
+
+// SetFamilyLanguage makes code, one of i18n.Languages(), the language of family's pages and
+// mails.
+func SetFamilyLanguage(ctx context.Context, db bun.IDB, family *Family, code string) error {
+	if !i18n.Supported(code) {
+		var v apperr.Validation
+		v.Add("language", "Choose one of the languages offered")
+		return v.Err()
+	}
+	if _, err := db.NewUpdate().Model(family).Set("language = ?", code).WherePK().Exec(ctx); err != nil {
+		return err
+	}
+	family.Language = code
+	return nil
+}
+
 // DatePattern is how the user reads dates, one of DateFormats: their own choice, else their
 // family's.
 func (u *User) DatePattern() string {
@@ -121,14 +148,14 @@ func (u *User) DatePattern() string {
 	return DateFormats[0].Pattern
 }
 
-// ProfileInput is what a person changes on their profile page. An empty Locale or
-// DateFormat follows the family's.
+// ProfileInput is what a person changes on their profile page. An empty Locale, DateFormat
+// or Language follows the family's.
 type ProfileInput struct {
-	FirstName, LastName, Email, Locale, DateFormat string
+	FirstName, LastName, Email, Locale, DateFormat, Language string
 }
 
-// UpdateProfile changes the user's name, email, locale and date format after checking every
-// field ("" for the family's locale or date format); a taken email is Invalid on the email
+// UpdateProfile changes the user's name, email, locale, date format and language after
+// checking every field ("" for the family's locale, date format or language); a taken email is Invalid on the email
 // field.
 func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in ProfileInput) error {
 	email := NormalizeEmail(in.Email)
@@ -145,13 +172,16 @@ func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in Profile
 	if in.DateFormat != "" && !validDateFormat(in.DateFormat) {
 		v.Add("date_format", "Choose one of the date formats offered")
 	}
+	if in.Language != "" && !i18n.Supported(in.Language) {
+		v.Add("language", "Choose one of the languages offered")
+	}
 	if err := v.Err(); err != nil {
 		return err
 	}
 	_, err := db.NewUpdate().Model((*User)(nil)).
 		Set("first_name = ?", strings.TrimSpace(in.FirstName)).Set("last_name = ?", strings.TrimSpace(in.LastName)).
 		Set("email = ?", email).Set("locale = ?", in.Locale).Set("date_format = ?", in.DateFormat).
-		Set("updated_at = now()").Where("id = ?", userID).Exec(ctx)
+		Set("language = NULLIF(?, '')", in.Language).Set("updated_at = now()").Where("id = ?", userID).Exec(ctx)
 	if c, ok := apperr.UniqueViolation(err); ok && c == "users_email_key" {
 		v.Add("email", "Email has already been taken")
 		return v.Err()

@@ -55,6 +55,20 @@ func (r Role) Label() string {
 	return "Member"
 }
 
+// MessageID is the id of the role's name in the catalogues (internal/i18n): Label in the
+// reader's language.
+func (r Role) MessageID() string {
+	switch r {
+	case RoleSuperAdmin:
+		return "role.super_admin"
+	case RoleAdmin:
+		return "role.admin"
+	case RoleViewer:
+		return "role.viewer"
+	}
+	return "role.member"
+}
+
 // FamilyRoles are the roles a family admin gives: to an invitation, or to a member.
 var FamilyRoles = []Role{RoleAdmin, RoleMember, RoleViewer}
 
@@ -94,6 +108,9 @@ type User struct {
 	SuspendedAt *time.Time `bun:"suspended_at"`
 	CreatedAt   time.Time  `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt   time.Time  `bun:"updated_at,nullzero,default:now()"`
+
+	// Language is the language the user reads Tally in, "" (NULL) for their family's (Lang).
+	Language string `bun:"language,nullzero"`
 
 	Family *Family `bun:"rel:belongs-to,join:family_id=id"`
 }

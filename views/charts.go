@@ -11,6 +11,7 @@ import (
 
 	"github.com/shopspring/decimal"
 
+	"tally/internal/i18n"
 	"tally/models"
 )
 
@@ -34,17 +35,17 @@ const (
 
 // ChartRange is one of the spans of days a balance chart offers.
 type ChartRange struct {
-	Key   string // as ?range= names it
-	Label string
-	Days  int // 0 for all of the history
+	Key  string // as ?range= names it
+	Msg  string // the message id of its name
+	Days int    // 0 for all of the history
 }
 
 // ChartRanges are the spans a balance chart offers, shortest first.
 var ChartRanges = []ChartRange{
-	{Key: "30d", Label: "30 days", Days: 30},
-	{Key: "90d", Label: "90 days", Days: 90},
-	{Key: "1y", Label: "1 year", Days: 365},
-	{Key: "all", Label: "All"},
+	{Key: "30d", Msg: "chart.range_30d", Days: 30},
+	{Key: "90d", Msg: "chart.range_90d", Days: 90},
+	{Key: "1y", Msg: "chart.range_1y", Days: 365},
+	{Key: "all", Msg: "chart.range_all"},
 }
 
 // ChartRangeOf returns the range that key names, or the one def names when key names none.
@@ -188,7 +189,7 @@ func newLineChart(ctx context.Context, title string, s models.BalanceSeries, mar
 // first and last balances, the lowest and the highest.
 func (c lineChart) Summary(ctx context.Context) string {
 	if len(c.Points) == 0 {
-		return c.Title + ": no data"
+		return i18n.T(ctx, "chart.no_data", "Title", c.Title)
 	}
 	first, last := c.Points[0], c.Points[len(c.Points)-1]
 	low, high := first, first
@@ -203,14 +204,14 @@ func (c lineChart) Summary(ctx context.Context) string {
 	money := func(p models.DailyBalance) string { return UserMoney(ctx, p.Balance, c.Currency) }
 	date := func(p models.DailyBalance) string { return UserDate(ctx, p.Date) }
 	if len(c.Points) == 1 {
-		return fmt.Sprintf("%s on %s: %s.", c.Title, date(first), money(first))
+		return i18n.T(ctx, "chart.one_day", "Title", c.Title, "Date", date(first), "Balance", money(first))
 	}
-	every := "daily"
+	id := "chart.summary_daily"
 	if c.Monthly {
-		every = "at each month's end"
+		id = "chart.summary_monthly"
 	}
-	return fmt.Sprintf("%s %s from %s to %s: %s at the start and %s at the end; lowest %s on %s, highest %s on %s.",
-		c.Title, every, date(first), date(last), money(first), money(last), money(low), date(low), money(high), date(high))
+	return i18n.T(ctx, id, "Title", c.Title, "From", date(first), "To", date(last), "First", money(first), "Last", money(last),
+		"Low", money(low), "LowDate", date(low), "High", money(high), "HighDate", date(high))
 }
 
 // scale maps values from bottom to top onto the plot's height, top at 0.

@@ -4,12 +4,12 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"net/http"
 	"strings"
 	"time"
 
 	"github.com/shopspring/decimal"
 
+	"tally/internal/i18n"
 	"tally/models"
 )
 
@@ -108,7 +108,7 @@ func InputAmount(ctx context.Context, amount decimal.Decimal, currency string) s
 
 // amountHelp is the help under an amount field: no sign, and an example in the person's style.
 func amountHelp(ctx context.Context, currency string) string {
-	return "Without a sign, such as " + InputAmount(ctx, decimal.NewFromFloat(12.5), currency) + "."
+	return i18n.T(ctx, "field.amount_help", "Example", InputAmount(ctx, decimal.NewFromFloat(12.5), currency))
 }
 
 // UserRate writes an exchange rate as FormatRate does, with the signed-in person's decimal
@@ -176,8 +176,6 @@ func Plural(n int, one, many string) string {
 	}
 	return fmt.Sprintf("%d %s", n, many)
 }
-
-func statusText(code int) string { return fmt.Sprintf("%d · %s", code, http.StatusText(code)) }
 
 func yesNo(b bool) string {
 	if b {

@@ -8,7 +8,12 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "tally/models"
+import (
+	"context"
+
+	"tally/internal/i18n"
+	"tally/models"
+)
 
 // ProfilePage describes the profile page: the details form and the password form, each with
 // what was typed and its problems when it is shown again.
@@ -34,13 +39,22 @@ func dateFormatChoices() []SelectOption {
 	return out
 }
 
+// languageChoices are the languages Tally speaks, each by its own name.
+func languageChoices() []SelectOption {
+	out := make([]SelectOption, 0, len(i18n.Languages()))
+	for _, l := range i18n.Languages() {
+		out = append(out, SelectOption{Value: l.Code, Label: l.Name})
+	}
+	return out
+}
+
 // orFamilyDefault puts "Family default", the empty value, before options, saying which of
 // them the family's is.
-func orFamilyDefault(options []SelectOption, family string) []SelectOption {
-	label := "Family default"
+func orFamilyDefault(ctx context.Context, options []SelectOption, family string) []SelectOption {
+	label := i18n.T(ctx, "profile.family_default")
 	for _, o := range options {
 		if o.Value == family {
-			label += " (" + o.Label + ")"
+			label = i18n.T(ctx, "profile.family_default_named", "Choice", o.Label)
 		}
 	}
 	return append([]SelectOption{{Value: "", Label: label}}, options...)
@@ -53,8 +67,8 @@ func familyOf(u *models.User) models.Family {
 	return *u.Family
 }
 
-// SettingsProfilePage changes the person's name, email, number style and date format, and
-// their password.
+// SettingsProfilePage changes the person's name, email, language, number style and date
+// format, and their password.
 func SettingsProfilePage(p ProfilePage) templ.Component {
 	return templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 		templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
@@ -116,7 +130,7 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 						}()
 					}
 					ctx = templ.InitializeContext(ctx)
-					templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "first_name", Label: "First name", Autocomplete: "given-name", Value: p.User.FirstName}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "first_name", Label: i18n.T(ctx, "field.first_name"), Autocomplete: "given-name", Value: p.User.FirstName}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -124,7 +138,7 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "last_name", Label: "Last name", Autocomplete: "family-name", Value: p.User.LastName}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "last_name", Label: i18n.T(ctx, "field.last_name"), Autocomplete: "family-name", Value: p.User.LastName}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -132,8 +146,8 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "email", Label: "Email", Type: "email", Autocomplete: "email", Required: true, Value: p.User.Email,
-						Help: emailHelp(p.User)}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "email", Label: i18n.T(ctx, "field.email"), Type: "email", Autocomplete: "email", Required: true, Value: p.User.Email,
+						Help: emailHelp(ctx, p.User)}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -146,7 +160,7 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "email_password", Label: "Current password (to change your email)", Type: "password", Autocomplete: "current-password"}).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Field(p.Details, FieldOpts{Name: "email_password", Label: i18n.T(ctx, "profile.email_password"), Type: "password", Autocomplete: "current-password"}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
@@ -155,31 +169,39 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, " <div class=\"sm:col-span-2\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(p.Details, "locale", "Numbers look like", p.User.Locale, orFamilyDefault(localeChoices(), familyOf(p.User).Locale)).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Details, "language", i18n.T(ctx, "field.language"), p.User.Language, orFamilyDefault(ctx, languageChoices(), familyOf(p.User).Language)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, " ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(p.Details, "date_format", "Dates look like", p.User.DateFormat, orFamilyDefault(dateFormatChoices(), familyOf(p.User).DateFormat)).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Details, "locale", i18n.T(ctx, "field.locale"), p.User.Locale, orFamilyDefault(ctx, localeChoices(), familyOf(p.User).Locale)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, " <div class=\"sm:col-span-2\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, " ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Button(Primary, "Save", templ.Attributes{"data-testid": "profile-save"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Details, "date_format", i18n.T(ctx, "field.date_format"), p.User.DateFormat, orFamilyDefault(ctx, dateFormatChoices(), familyOf(p.User).DateFormat)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, " <div class=\"sm:col-span-2\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = Button(Primary, i18n.T(ctx, "common.save"), templ.Attributes{"data-testid": "profile-save"}).Render(ctx, templ_7745c5c3_Buffer)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -189,17 +211,17 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Card("Your details").Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Card(i18n.T(ctx, "profile.details")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, " ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, " ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -215,17 +237,30 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "<div class=\"p-5\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<div class=\"p-5\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				if p.User.PasswordHash == nil {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, "<p class=\"text-sm text-slate-600\" data-testid=\"password-sso\">You sign in through your organisation's provider, which keeps your password.</p>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<p class=\"text-sm text-slate-600\" data-testid=\"password-sso\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var6 string
+					templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "profile.password_sso"))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_profile.templ`, Line: 94, Col: 103}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</p>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Var6 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+					templ_7745c5c3_Var7 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 						templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 						templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
 						if !templ_7745c5c3_IsBuffer {
@@ -237,62 +272,75 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 							}()
 						}
 						ctx = templ.InitializeContext(ctx)
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "<div class=\"sm:col-span-2\">")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "<div class=\"sm:col-span-2\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Field(p.Password, FieldOpts{Name: "current_password", Label: "Current password", Type: "password", Autocomplete: "current-password", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Field(p.Password, FieldOpts{Name: "current_password", Label: i18n.T(ctx, "field.current_password"), Type: "password", Autocomplete: "current-password", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</div>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</div>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Field(p.Password, FieldOpts{Name: "password", Label: "New password", Type: "password", Autocomplete: "new-password", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Field(p.Password, FieldOpts{Name: "password", Label: i18n.T(ctx, "field.new_password"), Type: "password", Autocomplete: "new-password", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, " ")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, " ")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Field(p.Password, FieldOpts{Name: "password_confirmation", Label: "New password again", Type: "password", Autocomplete: "new-password", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Field(p.Password, FieldOpts{Name: "password_confirmation", Label: i18n.T(ctx, "field.new_password_again"), Type: "password", Autocomplete: "new-password", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, " <p class=\"text-sm text-slate-500 sm:col-span-2\">Changing it signs you out everywhere else.</p><div class=\"sm:col-span-2\">")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, " <p class=\"text-sm text-slate-500 sm:col-span-2\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Button(Primary, "Change password", templ.Attributes{"data-testid": "password-save"}).Render(ctx, templ_7745c5c3_Buffer)
+						var templ_7745c5c3_Var8 string
+						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "profile.password_signs_out"))
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_profile.templ`, Line: 102, Col: 97}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</div>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</p><div class=\"sm:col-span-2\">")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = Button(Primary, i18n.T(ctx, "profile.change_password"), templ.Attributes{"data-testid": "password-save"}).Render(ctx, templ_7745c5c3_Buffer)
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</div>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						return nil
 					})
-					templ_7745c5c3_Err = FormTag("/settings/profile/password", p.Password, templ.Attributes{"data-testid": "password-form", "class": "grid max-w-2xl gap-4 sm:grid-cols-2"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var6), templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = FormTag("/settings/profile/password", p.Password, templ.Attributes{"data-testid": "password-form", "class": "grid max-w-2xl gap-4 sm:grid-cols-2"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var7), templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Card("Password").Render(templ.WithChildren(ctx, templ_7745c5c3_Var5), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Card(i18n.T(ctx, "field.password")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var5), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page("Profile").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(i18n.T(ctx, "nav.profile")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -300,11 +348,11 @@ func SettingsProfilePage(p ProfilePage) templ.Component {
 	})
 }
 
-func emailHelp(u *models.User) string {
+func emailHelp(ctx context.Context, u *models.User) string {
 	if u.PasswordHash == nil {
-		return "Your email comes from your sign-in provider."
+		return i18n.T(ctx, "profile.email_from_provider")
 	}
-	return "You sign in with it."
+	return i18n.T(ctx, "profile.email_signs_in")
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -373,9 +373,9 @@ func SpendingPage(p Spending) templ.Component {
 									return templ_7745c5c3_Err
 								}
 								var templ_7745c5c3_Var19 string
-								templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(rateSource(&part.Rate))
+								templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(rateSource(ctx, &part.Rate))
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 72}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 77}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 								if templ_7745c5c3_Err != nil {
@@ -388,7 +388,7 @@ func SpendingPage(p Spending) templ.Component {
 								var templ_7745c5c3_Var20 string
 								templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, part.Rate.Date))
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 107}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 112}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 								if templ_7745c5c3_Err != nil {
@@ -401,7 +401,7 @@ func SpendingPage(p Spending) templ.Component {
 								var templ_7745c5c3_Var21 string
 								templ_7745c5c3_Var21, templ_7745c5c3_Err = templ.JoinStringErrs(UserMoney(ctx, part.Converted, s.Currency))
 								if templ_7745c5c3_Err != nil {
-									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 156}
+									return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/spending.templ`, Line: 96, Col: 161}
 								}
 								_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var21))
 								if templ_7745c5c3_Err != nil {

@@ -9,6 +9,9 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"context"
+
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/transfers"
 )
@@ -183,7 +186,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 				var templ_7745c5c3_Var9 string
 				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(t.Outflow.AccountName)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 39, Col: 97}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 42, Col: 97}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 				if templ_7745c5c3_Err != nil {
@@ -196,7 +199,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 				var templ_7745c5c3_Var10 string
 				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, t.Outflow.Date))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 40, Col: 71}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 43, Col: 71}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
 				if templ_7745c5c3_Err != nil {
@@ -209,7 +212,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 				var templ_7745c5c3_Var11 string
 				templ_7745c5c3_Var11, templ_7745c5c3_Err = templ.JoinStringErrs(t.Outflow.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 40, Col: 93}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 43, Col: 93}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var11))
 				if templ_7745c5c3_Err != nil {
@@ -244,7 +247,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 				var templ_7745c5c3_Var14 string
 				templ_7745c5c3_Var14, templ_7745c5c3_Err = templ.JoinStringErrs(t.Inflow.AccountName)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 43, Col: 94}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 46, Col: 94}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var14))
 				if templ_7745c5c3_Err != nil {
@@ -257,7 +260,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 				var templ_7745c5c3_Var15 string
 				templ_7745c5c3_Var15, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, t.Inflow.Date))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 44, Col: 70}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 47, Col: 70}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var15))
 				if templ_7745c5c3_Err != nil {
@@ -270,7 +273,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 				var templ_7745c5c3_Var16 string
 				templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinStringErrs(t.Inflow.Name)
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 44, Col: 91}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 47, Col: 91}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 				if templ_7745c5c3_Err != nil {
@@ -305,7 +308,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 				var templ_7745c5c3_Var19 string
 				templ_7745c5c3_Var19, templ_7745c5c3_Err = templ.JoinStringErrs(UserMoney(ctx, t.Outflow.Amount, t.Outflow.Currency))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 47, Col: 59}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 50, Col: 59}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var19))
 				if templ_7745c5c3_Err != nil {
@@ -323,7 +326,7 @@ func transferTable(testid string, list []transfers.Transfer) templ.Component {
 					var templ_7745c5c3_Var20 string
 					templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(UserMoney(ctx, t.Inflow.Amount.Neg(), t.Inflow.Currency))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 49, Col: 103}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 52, Col: 103}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 					if templ_7745c5c3_Err != nil {
@@ -413,7 +416,7 @@ func TransferButtons(id, status string) templ.Component {
 			var templ_7745c5c3_Var24 templ.SafeURL
 			templ_7745c5c3_Var24, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/transfers/" + id + "/confirm"))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 64, Col: 78}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 67, Col: 78}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var24))
 			if templ_7745c5c3_Err != nil {
@@ -427,7 +430,7 @@ func TransferButtons(id, status string) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Button(Primary, "Confirm", templ.Attributes{"data-testid": "transfer-confirm"}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Button(Primary, i18n.T(ctx, "transfer.confirm"), templ.Attributes{"data-testid": "transfer-confirm"}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -443,7 +446,7 @@ func TransferButtons(id, status string) templ.Component {
 		var templ_7745c5c3_Var25 templ.SafeURL
 		templ_7745c5c3_Var25, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/transfers/" + id + "/unlink"))
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 69, Col: 76}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 72, Col: 76}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var25))
 		if templ_7745c5c3_Err != nil {
@@ -457,7 +460,7 @@ func TransferButtons(id, status string) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = Button(Secondary, unlinkLabel(status), templ.Attributes{"data-testid": "transfer-unlink"}).Render(ctx, templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Button(Secondary, unlinkLabel(ctx, status), templ.Attributes{"data-testid": "transfer-unlink"}).Render(ctx, templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -469,11 +472,11 @@ func TransferButtons(id, status string) templ.Component {
 	})
 }
 
-func unlinkLabel(status string) string {
+func unlinkLabel(ctx context.Context, status string) string {
 	if status == transfers.StatusPending {
-		return "Not a transfer"
+		return i18n.T(ctx, "transfer.not_one")
 	}
-	return "Unlink"
+	return i18n.T(ctx, "transfer.unlink")
 }
 
 func TransferLinkPageView(p TransferLinkPage) templ.Component {
@@ -516,7 +519,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 			var templ_7745c5c3_Var28 string
 			templ_7745c5c3_Var28, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, p.From.Date))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 86, Col: 31}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 89, Col: 31}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var28))
 			if templ_7745c5c3_Err != nil {
@@ -529,7 +532,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 			var templ_7745c5c3_Var29 string
 			templ_7745c5c3_Var29, templ_7745c5c3_Err = templ.JoinStringErrs(p.From.Name)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 86, Col: 50}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 89, Col: 50}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var29))
 			if templ_7745c5c3_Err != nil {
@@ -542,7 +545,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 			var templ_7745c5c3_Var30 string
 			templ_7745c5c3_Var30, templ_7745c5c3_Err = templ.JoinStringErrs(p.From.AccountName)
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 86, Col: 76}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 89, Col: 76}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var30))
 			if templ_7745c5c3_Err != nil {
@@ -555,7 +558,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 			var templ_7745c5c3_Var31 string
 			templ_7745c5c3_Var31, templ_7745c5c3_Err = templ.JoinStringErrs(UserMoney(ctx, p.From.Amount.Abs(), p.From.Currency))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 86, Col: 136}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 89, Col: 136}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var31))
 			if templ_7745c5c3_Err != nil {
@@ -640,7 +643,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 							var templ_7745c5c3_Var36 string
 							templ_7745c5c3_Var36, templ_7745c5c3_Err = templ.JoinStringErrs(UserDate(ctx, e.Date))
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 103, Col: 105}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 106, Col: 105}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var36))
 							if templ_7745c5c3_Err != nil {
@@ -675,7 +678,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 							var templ_7745c5c3_Var39 string
 							templ_7745c5c3_Var39, templ_7745c5c3_Err = templ.JoinStringErrs(e.Name)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 104, Col: 100}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 107, Col: 100}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var39))
 							if templ_7745c5c3_Err != nil {
@@ -710,7 +713,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 							var templ_7745c5c3_Var42 string
 							templ_7745c5c3_Var42, templ_7745c5c3_Err = templ.JoinStringErrs(e.AccountName)
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 105, Col: 66}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 108, Col: 66}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var42))
 							if templ_7745c5c3_Err != nil {
@@ -783,7 +786,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 							var templ_7745c5c3_Var47 string
 							templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(p.From.ID.String())
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 112, Col: 83}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 115, Col: 83}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 							if templ_7745c5c3_Err != nil {
@@ -796,7 +799,7 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 							var templ_7745c5c3_Var48 string
 							templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(e.ID.String())
 							if templ_7745c5c3_Err != nil {
-								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 113, Col: 76}
+								return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/transfers.templ`, Line: 116, Col: 76}
 							}
 							_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 							if templ_7745c5c3_Err != nil {
@@ -839,37 +842,38 @@ func TransferLinkPageView(p TransferLinkPage) templ.Component {
 }
 
 // transferLabel says what a transaction is as a side of a transfer, or as one a rule marked.
-func transferLabel(e models.EntryRow) string {
+func transferLabel(ctx context.Context, e models.EntryRow) string {
 	if e.TransferID == nil {
 		switch e.TransactionKind {
 		case models.KindCCPayment:
-			return "Card payment"
+			return i18n.T(ctx, "transfer.card_payment")
 		case models.KindLoanPayment:
-			return "Loan payment"
+			return i18n.T(ctx, "transfer.loan_payment")
 		case models.KindFundsMovement, models.KindInvestmentContribution:
-			return "Transfer"
+			return i18n.T(ctx, "transfer.transfer")
 		}
 		return ""
 	}
 	if e.OtherPrivate {
 		// The other side is in an account kept from the viewer: nothing of it is named.
 		if e.Inflow() {
-			return "Transfer from a private account"
+			return i18n.T(ctx, "transfer.from_private")
 		}
-		return "Transfer to a private account"
+		return i18n.T(ctx, "transfer.to_private")
 	}
+	other := e.OtherAccountName
 	if e.Inflow() {
-		return "Transfer from " + e.OtherAccountName
+		return i18n.T(ctx, "transfer.from", "Account", other)
 	}
 	switch e.TransactionKind {
 	case models.KindCCPayment:
-		return "Card payment to " + e.OtherAccountName
+		return i18n.T(ctx, "transfer.card_payment_to", "Account", other)
 	case models.KindLoanPayment:
-		return "Loan payment to " + e.OtherAccountName
+		return i18n.T(ctx, "transfer.loan_payment_to", "Account", other)
 	case models.KindInvestmentContribution:
-		return "Investment in " + e.OtherAccountName
+		return i18n.T(ctx, "transfer.investment_in", "Account", other)
 	}
-	return "Transfer to " + e.OtherAccountName
+	return i18n.T(ctx, "transfer.to", "Account", other)
 }
 
 var _ = templruntime.GeneratedTemplate

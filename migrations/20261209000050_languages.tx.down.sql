@@ -1,0 +1,2 @@
+ALTER TABLE users DROP COLUMN language;
+ALTER TABLE families DROP COLUMN language;
