@@ -35,7 +35,7 @@ func (a *app) accountsIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	return a.render(c, http.StatusOK, views.AccountsPage(groupAccounts(accts, u.Family.Currency, todayRates(nw), today)))
+	return a.render(c, http.StatusOK, views.AccountsPage(groupAccounts(accts, u.Family.Currency, todayRates(nw), today), v.HidesAny()))
 }
 
 // pathAccount is the family's account of :id; another family's, or one kept from the

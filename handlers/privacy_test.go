@@ -353,15 +353,19 @@ func TestPrivateAccountsStayHiddenOnEveryRoute(t *testing.T) {
 			}
 		}
 		// Totals say that they leave something out, without naming it.
-		if r := w.do(http.MethodGet, "/", nil); !r.Has(t, "some-private") {
-			t.Errorf("the dashboard as %s does not say that some accounts are private", w.name)
+		for _, page := range []string{"/", "/accounts"} {
+			if r := w.do(http.MethodGet, page, nil); !r.Has(t, "some-private") {
+				t.Errorf("%s as %s does not say that some accounts are private", page, w.name)
+			}
 		}
 	}
 	if walked < 150 {
 		t.Fatalf("only %d reads walked", walked)
 	}
-	if r := owner.do(http.MethodGet, "/", nil); r.Has(t, "some-private") {
-		t.Errorf("the dashboard of the owner of every private account says some are hidden")
+	for _, page := range []string{"/", "/accounts"} {
+		if r := owner.do(http.MethodGet, page, nil); r.Has(t, "some-private") {
+			t.Errorf("%s of the owner of every private account says some are hidden", page)
+		}
 	}
 }
 
