@@ -418,7 +418,8 @@ func (s *Service) Complete(ctx context.Context, state, code, bankError string, b
 	err = s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: a.FamilyID, Name: a.ASPSPName, Provider: ProviderEnableBanking,
 			SessionID: enc, Status: StatusGood, IncludePending: true, HistoryDays: a.HistoryDays, SyncMinute: 360, LastStats: Stats{},
-			ASPSPName: a.ASPSPName, ASPSPCountry: a.ASPSPCountry, ConsentExpiresAt: expires, Protocol: 1}
+			ASPSPName: a.ASPSPName, ASPSPCountry: a.ASPSPCountry, ConsentExpiresAt: expires, Protocol: 1,
+			UserID: a.UserID} // the member who asked their bank
 		if a.Renewal {
 			c.ID = *a.ConnectionID
 			res, err := tx.NewRaw(`UPDATE bank_connections SET session_id = ?, status = ?, consent_expires_at = ?, consent_notice_days = NULL,

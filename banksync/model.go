@@ -57,7 +57,16 @@ type Connection struct {
 	LastStats         Stats      `bun:"last_stats,type:jsonb"`
 	CreatedAt         time.Time  `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt         time.Time  `bun:"updated_at,nullzero,default:now()"`
+	// UserID is the member who made the connection: it is theirs (Theirs), and the accounts
+	// it brings are private to them until they share them. Nil for a connection made before
+	// connections had makers, which is the family's.
+	UserID *uuid.UUID `bun:"user_id,type:uuid"`
 }
+
+// Theirs reports whether the connection is the user's to see, renew and remove: their own,
+// or the family's. Another member's is not found, for admins too: it is their bank access,
+// and its accounts are private to them.
+func (c *Connection) Theirs(userID uuid.UUID) bool { return c.UserID == nil || *c.UserID == userID }
 
 // BankAccount is one of the provider's accounts under a connection.
 type BankAccount struct {
