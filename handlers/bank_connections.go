@@ -73,7 +73,7 @@ func (a *app) bankTroubles(ctx context.Context, u *models.User, accountID *uuid.
 func (a *app) bankConnect(c echo.Context) error {
 	form := formOf(c, "setup_token")
 	u := currentUser(c)
-	conn, err := a.Bank.Connect(c.Request().Context(), u.FamilyID, u.ID, c.FormValue("setup_token"))
+	conn, err := a.Bank.Connect(c.Request().Context(), u.FamilyID, banksync.MakerOf(u.ID, u.Role), c.FormValue("setup_token"))
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			return a.renderBanks(c, status, form)

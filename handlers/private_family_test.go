@@ -488,10 +488,10 @@ func TestExportHoldsOnlyWhatTheReaderCanSee(t *testing.T) {
 	}
 }
 
-// A member's own bank connection is theirs: Ana connects her bank and links its account as
-// new; the account is private to her, and Ben, an admin too, neither lists the connection nor
-// reaches any of its routes (404 as another family's). A connection from before connections
-// had makers stays the family's, Ben's to see.
+// A member's own bank connection is theirs: Ana's connection (as a member's is: made by her,
+// while an admin's is the family's) links its account as new; the account is private to her,
+// and Ben, a family admin, neither lists the connection nor reaches any of its routes (404 as
+// another family's). A connection of the family's is Ben's to see.
 func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 	t.Parallel()
 	fake := fakesimplefin.NewTest(t)
@@ -504,6 +504,12 @@ func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("connect: %d %s", r.Status, r.Body)
 	}
+	if got := testkitStrings(t, h.srv, "SELECT coalesce(user_id::text, 'the family') FROM bank_connections"); !slices.Equal(got, []string{"the family"}) {
+		t.Fatalf("an admin's connection is %v's, want the family's", got)
+	}
+	// The bank pages are the family admins' for now; a member's connection is made as this
+	// one is, with its maker (banksync.MakerOf).
+	h.exec(t, "UPDATE bank_connections SET user_id = ?", h.ana.ID)
 	linkEveryAccount(t, h.anaC, r.Location())
 	waitForEntries(t, h.srv, 1)
 	waitForSyncsToFinish(t, h.srv)
@@ -535,7 +541,7 @@ func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 		t.Errorf("Ana's connection through the API: %d", r.Status)
 	}
 
-	// A connection made before connections had makers is the family's, as it was.
+	// A connection of the family's is every admin's.
 	h.exec(t, "UPDATE bank_connections SET user_id = NULL")
 	if r := h.benC.API(http.MethodGet, api, h.benKey, nil); r.Status != http.StatusOK {
 		t.Errorf("Ben and the family's connection: %d", r.Status)
