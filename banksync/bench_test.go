@@ -90,7 +90,7 @@ func BenchmarkBankSync(b *testing.B) {
 	svc := &banksync.Service{DB: d, Keys: keys, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Now: func() time.Time { return now },
 		Client: &banksync.Client{AllowInsecure: true, HTTP: &http.Client{Timeout: time.Minute},
 			Sleep: func(context.Context, time.Duration) error { return nil }}}
-	c, err := svc.Connect(ctx, u.FamilyID, fake.NewSetupToken())
+	c, err := svc.Connect(ctx, u.FamilyID, uuid.Nil, fake.NewSetupToken())
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -250,10 +250,12 @@ const troubleAfter = 24 * time.Hour
 
 // Troubles returns the family's connections that need someone: one that needs a renewal or a
 // new setup token, or whose syncs have failed for a day; with accountID, only those linked to
-// that account. Their credentials are not read.
-func (s *Service) Troubles(ctx context.Context, familyID uuid.UUID, accountID *uuid.UUID) ([]Connection, error) {
+// that account. Their credentials are not read. Another member's own connection is theirs to
+// hear of, not userID's (Connection.Theirs).
+func (s *Service) Troubles(ctx context.Context, familyID, userID uuid.UUID, accountID *uuid.UUID) ([]Connection, error) {
 	out := []Connection{}
 	q := s.DB.NewSelect().Model(&out).ExcludeColumn("access_url", "session_id").Where("bc.family_id = ?", familyID).
+		Where("bc.user_id IS NULL OR bc.user_id = ?", userID).
 		WhereGroup(" AND ", func(q *bun.SelectQuery) *bun.SelectQuery {
 			return q.Where("bc.status IN (?)", bun.In([]string{StatusNeedsRenewal, StatusNeedsToken})).
 				WhereOr("bc.status = ? AND coalesce(bc.last_synced_at, bc.created_at) <= ?", StatusFailing, s.now().Add(-troubleAfter))

@@ -420,6 +420,13 @@ func (s *Service) Complete(ctx context.Context, state, code, bankError string, b
 		c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: a.FamilyID, Name: a.ASPSPName, Provider: ProviderEnableBanking,
 			SessionID: enc, Status: StatusGood, IncludePending: true, HistoryDays: a.HistoryDays, SyncMinute: 360, LastStats: Stats{},
 			ASPSPName: a.ASPSPName, ASPSPCountry: a.ASPSPCountry, ConsentExpiresAt: expires, Protocol: 1}
+		if !a.Renewal {
+			maker, err := makerOf(ctx, tx, a.UserID)
+			if err != nil {
+				return err
+			}
+			c.UserID = maker
+		}
 		if a.Renewal {
 			c.ID = *a.ConnectionID
 			res, err := tx.NewRaw(`UPDATE bank_connections SET session_id = ?, status = ?, consent_expires_at = ?, consent_notice_days = NULL,
@@ -496,6 +503,25 @@ func (s *Service) upsertSessionAccounts(ctx context.Context, tx db.Tx, c *Connec
 		}
 	}
 	return nil
+}
+
+// makerOf is whose a connection asked for by the user (nil once deleted) is (MakerOf), by
+// their role now.
+func makerOf(ctx context.Context, tx db.Tx, userID *uuid.UUID) (*uuid.UUID, error) {
+	if userID == nil {
+		return nil, nil
+	}
+	var role models.Role
+	if err := tx.NewRaw("SELECT role FROM users WHERE id = ?", *userID).Scan(ctx, &role); err != nil {
+		if db.IsNoRows(err) {
+			return nil, nil
+		}
+		return nil, err
+	}
+	if maker := MakerOf(*userID, role); maker != uuid.Nil {
+		return &maker, nil
+	}
+	return nil, nil
 }
 
 // KnownAccount is the Tally account a statement import already knows by the IBAN, or nil:

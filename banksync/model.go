@@ -7,6 +7,8 @@ import (
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
 	"github.com/uptrace/bun"
+
+	"tally/models"
 )
 
 // Connection statuses.
@@ -57,7 +59,26 @@ type Connection struct {
 	LastStats         Stats      `bun:"last_stats,type:jsonb"`
 	CreatedAt         time.Time  `bun:"created_at,nullzero,default:now()"`
 	UpdatedAt         time.Time  `bun:"updated_at,nullzero,default:now()"`
+	// UserID is the member who made the connection, when it is theirs (Theirs): the accounts
+	// it brings are private to them until they share them. Nil for the family's connections:
+	// those a family admin makes (admins manage the family's bank access, and a member is
+	// told to ask one of them), and those made before connections had makers.
+	UserID *uuid.UUID `bun:"user_id,type:uuid"`
 }
+
+// MakerOf is whose a connection made by user (of role) is: the member's own, or the family's
+// (uuid.Nil) when a family admin makes it.
+func MakerOf(userID uuid.UUID, role models.Role) uuid.UUID {
+	if role == models.RoleAdmin {
+		return uuid.Nil
+	}
+	return userID
+}
+
+// Theirs reports whether the connection is the user's to see, renew and remove: their own,
+// or the family's. Another member's is not found, for admins too: it is their bank access,
+// and its accounts are private to them.
+func (c *Connection) Theirs(userID uuid.UUID) bool { return c.UserID == nil || *c.UserID == userID }
 
 // BankAccount is one of the provider's accounts under a connection.
 type BankAccount struct {

@@ -91,8 +91,9 @@ const (
 
 // Connect claims a setup token and reads the provider's accounts (balances only), so that
 // the family can link them. The claim happens once: the connection is stored even when the
-// first read fails, and that read is tried again at the next sync.
-func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string) (*Connection, error) {
+// first read fails, and that read is tried again at the next sync. The connection is
+// userID's (Connection.UserID); uuid.Nil makes it the family's.
+func (s *Service) Connect(ctx context.Context, familyID, userID uuid.UUID, token string) (*Connection, error) {
 	access, err := s.claim(ctx, token)
 	if err != nil {
 		return nil, err
@@ -103,6 +104,9 @@ func (s *Service) Connect(ctx context.Context, familyID uuid.UUID, token string)
 	}
 	c := &Connection{ID: uuid.Must(uuid.NewV7()), FamilyID: familyID, Name: "SimpleFIN connection", Status: StatusGood, Provider: ProviderSimpleFIN,
 		HistoryDays: 90, SyncMinute: 360, LastStats: Stats{}, Protocol: protocolOf(ctx, s.Client, access)}
+	if userID != uuid.Nil {
+		c.UserID = &userID
+	}
 	set, readErr := s.Client.Accounts(ctx, access, Query{Version2: c.Protocol == 2, BalancesOnly: true})
 	if set != nil {
 		screenAmounts([]*AccountSet{set}, &c.LastStats)
@@ -277,7 +281,7 @@ type Choice struct {
 func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices []Choice) error {
 	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		c := new(Connection)
-		if err := tx.NewSelect().Model(c).Column("id", "provider").Where("id = ? AND family_id = ?", connID, familyID).Scan(ctx); err != nil {
+		if err := tx.NewSelect().Model(c).Column("id", "provider", "user_id").Where("id = ? AND family_id = ?", connID, familyID).Scan(ctx); err != nil {
 			if db.IsNoRows(err) {
 				return notFound()
 			}
@@ -313,6 +317,9 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 				if err != nil {
 					return err
 				}
+				if err := keepPrivate(ctx, tx, c, acct.ID); err != nil {
+					return err
+				}
 				if err := s.link(ctx, tx, c, ba, acct.ID, ch.Type); err != nil {
 					return err
 				}
@@ -322,6 +329,16 @@ func (s *Service) Link(ctx context.Context, familyID, connID uuid.UUID, choices 
 		}
 		return nil
 	})
+}
+
+// keepPrivate makes the account a member's connection brings private to them, until they
+// share it; a family's connection brings shared accounts, as ever.
+func keepPrivate(ctx context.Context, tx db.Tx, c *Connection, accountID uuid.UUID) error {
+	if c.UserID == nil {
+		return nil
+	}
+	_, err := tx.NewRaw("UPDATE accounts SET owner_id = ?, private = true WHERE id = ?", *c.UserID, accountID).Exec(ctx)
+	return err
 }
 
 // link points the provider account at a Tally account, whose balance the provider keeps

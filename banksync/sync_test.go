@@ -75,7 +75,7 @@ func (e *env) tx(acct, id string, daysAgo int, amount, desc string, pending bool
 func (e *env) connect() *banksync.Connection {
 	e.t.Helper()
 	ctx := context.Background()
-	c, err := e.svc.Connect(ctx, e.family, e.fake.NewSetupToken())
+	c, err := e.svc.Connect(ctx, e.family, uuid.Nil, e.fake.NewSetupToken())
 	if err != nil {
 		e.t.Fatal(err)
 	}
@@ -115,7 +115,7 @@ func (e *env) strings(q string, args ...any) []string {
 func TestConnectClaimsOnceAndStoresTheAccessURLEncrypted(t *testing.T) {
 	e := newEnv(t)
 	token := e.fake.NewSetupToken()
-	c, err := e.svc.Connect(context.Background(), e.family, "  "+token[:20]+"\n"+token[20:]+"\n")
+	c, err := e.svc.Connect(context.Background(), e.family, uuid.Nil, "  "+token[:20]+"\n"+token[20:]+"\n")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +126,7 @@ func TestConnectClaimsOnceAndStoresTheAccessURLEncrypted(t *testing.T) {
 	if got := e.strings("SELECT name || ':' || balance FROM bank_accounts WHERE connection_id = ? ORDER BY name", c.ID); strings.Join(got, ",") != "Everyday Checking:1000.0000,Rewards Visa:-250.0000" {
 		t.Fatalf("discovered accounts %v", got)
 	}
-	_, err = e.svc.Connect(context.Background(), e.family, token)
+	_, err = e.svc.Connect(context.Background(), e.family, uuid.Nil, token)
 	if err == nil || !strings.Contains(err.Error(), "already used, has expired, or may be compromised") {
 		t.Fatalf("second claim: %v", err)
 	}

@@ -101,7 +101,7 @@ func (a *app) accountShow(c echo.Context) error {
 			return err
 		}
 	}
-	troubles, err := a.bankTroubles(c.Request().Context(), u.FamilyID, &acct.ID)
+	troubles, err := a.bankTroubles(c.Request().Context(), u, &acct.ID)
 	if err != nil {
 		return err
 	}

@@ -75,7 +75,7 @@ func (a *app) apiBankView(c echo.Context) (*banksync.View, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.Bank.Get(c.Request().Context(), currentUser(c).FamilyID, id)
+	return a.theirConnection(c, id)
 }
 
 // apiBankConnections is GET /api/v1/bank_connections: SimpleFIN's and Enable Banking's.
@@ -84,6 +84,7 @@ func (a *app) apiBankConnections(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	list = theirConnections(list, currentUser(c))
 	out := make([]BankConnectionJSON, len(list))
 	for i := range list {
 		out[i] = bankConnectionJSON(&list[i])
@@ -185,6 +186,9 @@ func (a *app) apiBankAccountLink(c echo.Context) error {
 		val.Add("link", "Give link or account_id, not both")
 	case len(req.AccountID) > 0:
 		if id := nullableID(&val, "account_id", req.AccountID); id != nil && *id != nil {
+			if err := a.visibleAccountOr404(c, **id); err != nil {
+				return err
+			}
 			ch.Action, ch.AccountID = "existing", **id
 		} else if id != nil {
 			ch.Action = "skip"

@@ -51,6 +51,7 @@ func (a *app) renderBanks(c echo.Context, status int, form *views.Form) error {
 	if err != nil {
 		return err
 	}
+	list = theirConnections(list, u)
 	names := map[string]string{}
 	accts, err := models.AccountsForFamily(ctx, a.DB, viewer)
 	if err != nil {
@@ -62,20 +63,21 @@ func (a *app) renderBanks(c echo.Context, status int, form *views.Form) error {
 	return a.render(c, status, views.BankConnectionsPage(views.BankConnections{Connections: list, Form: form, AccountNames: names}))
 }
 
-// bankTroubles are the family's bank connections that need someone (of accountID's, when
+// bankTroubles are the bank connections of u's family that need someone, of those that are u's (of accountID's, when
 // set), for the pages outside Settings; none on a server without bank sync.
-func (a *app) bankTroubles(ctx context.Context, familyID uuid.UUID, accountID *uuid.UUID) ([]banksync.Connection, error) {
+func (a *app) bankTroubles(ctx context.Context, u *models.User, accountID *uuid.UUID) ([]banksync.Connection, error) {
 	if a.Bank == nil {
 		return nil, nil
 	}
-	return a.Bank.Troubles(ctx, familyID, accountID)
+	return a.Bank.Troubles(ctx, u.FamilyID, u.ID, accountID)
 }
 
 // bankConnect is POST /settings/bank_connections: claim the pasted setup token, then choose
 // what each account becomes.
 func (a *app) bankConnect(c echo.Context) error {
 	form := formOf(c, "setup_token")
-	conn, err := a.Bank.Connect(c.Request().Context(), currentUser(c).FamilyID, c.FormValue("setup_token"))
+	u := currentUser(c)
+	conn, err := a.Bank.Connect(c.Request().Context(), u.FamilyID, banksync.MakerOf(u.ID, u.Role), c.FormValue("setup_token"))
 	if err != nil {
 		if status, ok := withError(form, err); ok {
 			return a.renderBanks(c, status, form)
@@ -101,7 +103,26 @@ func (a *app) bankView(c echo.Context) (*banksync.View, error) {
 	if err != nil {
 		return nil, apperr.New(apperr.NotFound, "Bank connection not found")
 	}
-	return a.Bank.Get(c.Request().Context(), currentUser(c).FamilyID, id)
+	return a.theirConnection(c, id)
+}
+
+// theirConnection is the family's connection id, if it is the signed-in person's: their own or
+// the family's. Another member's is not found, as another family's (banksync.Connection.Theirs).
+func (a *app) theirConnection(c echo.Context, id uuid.UUID) (*banksync.View, error) {
+	u := currentUser(c)
+	v, err := a.Bank.Get(c.Request().Context(), u.FamilyID, id)
+	if err != nil {
+		return nil, err
+	}
+	if !v.Theirs(u.ID) {
+		return nil, apperr.New(apperr.NotFound, "Bank connection not found")
+	}
+	return v, nil
+}
+
+// theirConnections keeps of list the connections that are u's (theirConnection).
+func theirConnections(list []banksync.View, u *models.User) []banksync.View {
+	return slices.DeleteFunc(list, func(v banksync.View) bool { return !v.Theirs(u.ID) })
 }
 
 // bankLinkPage is GET /settings/bank_connections/:id/link.
@@ -117,6 +138,9 @@ func (a *app) bankLinkPage(c echo.Context) error {
 	ctx := c.Request().Context()
 	accts, err := models.AccountsForFamily(ctx, a.DB, viewer)
 	if err != nil {
+		return err
+	}
+	if accts, err = a.seenAccounts(c, accts); err != nil {
 		return err
 	}
 	linked := map[uuid.UUID]bool{}
@@ -172,6 +196,9 @@ func (a *app) bankLink(c echo.Context) error {
 			id, err := uuid.Parse(arg)
 			if err != nil {
 				return apperr.New(apperr.Invalid, "Choose an account to link to.")
+			}
+			if err := a.visibleAccountOr404(c, id); err != nil {
+				return err
 			}
 			ch.Action, ch.AccountID = "existing", id
 		default:

@@ -86,9 +86,14 @@ func (a *app) bankAuthorization(c echo.Context) error {
 	if err != nil {
 		return apperr.New(apperr.NotFound, "Authorisation not found")
 	}
-	auth, err := a.Bank.GetAuthorization(c.Request().Context(), currentUser(c).FamilyID, id)
+	u := currentUser(c)
+	auth, err := a.Bank.GetAuthorization(c.Request().Context(), u.FamilyID, id)
 	if err != nil {
 		return err
+	}
+	if auth.UserID != nil && *auth.UserID != u.ID {
+		// Another member asking their bank: theirs, as the connection it makes will be.
+		return apperr.New(apperr.NotFound, "Authorisation not found")
 	}
 	if auth.Done() && auth.Error == nil {
 		return a.bankAuthorizationDone(c, auth)

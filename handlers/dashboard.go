@@ -63,7 +63,7 @@ func (a *app) dashboard(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	troubles, err := a.bankTroubles(ctx, u.FamilyID, nil)
+	troubles, err := a.bankTroubles(ctx, u, nil)
 	if err != nil {
 		return err
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/app/apptest"
+	"tally/banksync/fakesimplefin"
 	"tally/models"
 	"tally/testkit"
 	"tally/webhooks/webhookstest"
@@ -483,5 +485,65 @@ func TestExportHoldsOnlyWhatTheReaderCanSee(t *testing.T) {
 		if page.Find(`[data-testid="export-partial"]`).Length() == 1 == tc.secret {
 			t.Errorf("%s's export page says whether private accounts are left out: %v", tc.who, !tc.secret)
 		}
+	}
+}
+
+// A member's own bank connection is theirs: Ana's connection (as a member's is: made by her,
+// while an admin's is the family's) links its account as new; the account is private to her,
+// and Ben, a family admin, neither lists the connection nor reaches any of its routes (404 as
+// another family's). A connection of the family's is Ben's to see.
+func TestAMembersBankConnectionIsTheirs(t *testing.T) {
+	t.Parallel()
+	fake := fakesimplefin.NewTest(t)
+	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "First Bank", OrgID: "first", OrgName: "First Bank"})
+	fake.AddAccount(fakesimplefin.Account{ID: "ACT-1", ConnID: "CON-1", Name: "Ana's Checking", Currency: "USD", Balance: "500.00", BalanceDate: time.Now()})
+	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T1", Posted: time.Now().Add(-48 * time.Hour), Amount: "-19.99", Description: "Bookshop"})
+	h := newPrivateHousehold(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true"}})
+	h.anaC.Get("/settings/bank_connections")
+	r := h.anaC.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("connect: %d %s", r.Status, r.Body)
+	}
+	if got := testkitStrings(t, h.srv, "SELECT coalesce(user_id::text, 'the family') FROM bank_connections"); !slices.Equal(got, []string{"the family"}) {
+		t.Fatalf("an admin's connection is %v's, want the family's", got)
+	}
+	// The bank pages are the family admins' for now; a member's connection is made as this
+	// one is, with its maker (banksync.MakerOf).
+	h.exec(t, "UPDATE bank_connections SET user_id = ?", h.ana.ID)
+	linkEveryAccount(t, h.anaC, r.Location())
+	waitForEntries(t, h.srv, 1)
+	waitForSyncsToFinish(t, h.srv)
+	conn := testkitStrings(t, h.srv, "SELECT id::text FROM bank_connections")[0]
+	if got := testkitStrings(t, h.srv, "SELECT name || ' private:' || private || ' ' || (owner_id = ?)::text FROM accounts WHERE source = 'simplefin'", h.ana.ID); !slices.Equal(got, []string{"Ana's Checking private:true true"}) {
+		t.Errorf("the account Ana's connection brought: %v, want private to her", got)
+	}
+
+	listed := func(c *testkit.Client, key string) (page bool, api int) {
+		t.Helper()
+		var b struct{ Data []struct{ ID string } }
+		c.API(http.MethodGet, "/api/v1/bank_connections", key, nil).JSON(t, &b)
+		return strings.Contains(string(c.Get("/settings/bank_connections").Body), conn), len(b.Data)
+	}
+	if page, api := listed(h.benC, h.benKey); page || api != 0 {
+		t.Errorf("Ben lists Ana's connection: on the page %v, %d through the API", page, api)
+	}
+	if page, api := listed(h.anaC, h.anaKey); !page || api != 1 {
+		t.Errorf("Ana lists her connection: on the page %v, %d through the API", page, api)
+	}
+	base := "/settings/bank_connections/" + conn
+	notFound(t, h.benC, http.MethodGet, base+"/link", base+"/status")
+	notFound(t, h.benC, http.MethodPost, base+"/link", base+"/sync", base+"/settings", base+"/reconnect", base+"/renew", base+"/delete")
+	api := "/api/v1/bank_connections/" + conn
+	apiNotFound(t, h.benC, h.benKey, http.MethodGet, api)
+	apiNotFound(t, h.benC, h.benKey, http.MethodPost, api+"/sync", api+"/renew")
+	apiNotFound(t, h.benC, h.benKey, http.MethodDelete, api)
+	if r := h.anaC.API(http.MethodGet, api, h.anaKey, nil); r.Status != http.StatusOK {
+		t.Errorf("Ana's connection through the API: %d", r.Status)
+	}
+
+	// A connection of the family's is every admin's.
+	h.exec(t, "UPDATE bank_connections SET user_id = NULL")
+	if r := h.benC.API(http.MethodGet, api, h.benKey, nil); r.Status != http.StatusOK {
+		t.Errorf("Ben and the family's connection: %d", r.Status)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/google/uuid"
+
 	"tally/app"
 	"tally/banksync"
 	"tally/banksync/fakesimplefin"
@@ -47,7 +49,7 @@ func TestKilledWorkerMidSyncSyncsOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	u := testkit.MustCreateUser(t, d, testkit.UserOpts{})
-	conn, err := svc.Connect(ctx, u.FamilyID, fake.NewSetupToken())
+	conn, err := svc.Connect(ctx, u.FamilyID, uuid.Nil, fake.NewSetupToken())
 	if err != nil {
 		t.Fatal(err)
 	}
