@@ -164,6 +164,15 @@ func TestChangesRecordWhoMadeThem(t *testing.T) {
 	if !found {
 		t.Errorf("the budget has no line for the category: %+v", budget)
 	}
+
+	// Ben leaves Tally: what he changed says a member did, no longer naming him.
+	if _, err := e.srv.DB.NewRaw("DELETE FROM users WHERE id = ?", e.ben.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.api(t, http.MethodGet, "/api/v1/transactions/"+bread.ID, nil, http.StatusOK, &bread)
+	if c := bread.ChangedBy; c == nil || c.Via != models.ViaMember || c.UserID != nil || c.Name != nil {
+		t.Errorf("after Ben left, changed_by is %s, want a member without id or name", bread.by())
+	}
 }
 
 // The list filters the transactions a member changed last, from the page and the API; another
