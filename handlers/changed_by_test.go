@@ -127,8 +127,11 @@ func TestChangesRecordWhoMadeThem(t *testing.T) {
 	if _, err := e.srv.DB.NewRaw("UPDATE users SET date_format = '%d.%m.%Y' WHERE id = ?", e.ben.ID).Exec(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	today := time.Now().UTC().Format("02.01.2006")
-	if got, want := e.c.Get("/transactions/"+bread.ID).TestID(t, "tx-changed-by"), "Changed by Ben Novak, "+today; got != want {
+	var changed time.Time
+	if err := e.srv.DB.NewRaw("SELECT updated_at FROM entries WHERE id = ?", bread.ID).Scan(context.Background(), &changed); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := e.c.Get("/transactions/"+bread.ID).TestID(t, "tx-changed-by"), "Changed by Ben Novak, "+changed.UTC().Format("02.01.2006"); got != want {
 		t.Errorf("the edit panel says %q, want %q", got, want)
 	}
 
@@ -160,6 +163,15 @@ func TestChangesRecordWhoMadeThem(t *testing.T) {
 	}
 	if !found {
 		t.Errorf("the budget has no line for the category: %+v", budget)
+	}
+
+	// Ben leaves Tally: what he changed says a member did, no longer naming him.
+	if _, err := e.srv.DB.NewRaw("DELETE FROM users WHERE id = ?", e.ben.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	e.api(t, http.MethodGet, "/api/v1/transactions/"+bread.ID, nil, http.StatusOK, &bread)
+	if c := bread.ChangedBy; c == nil || c.Via != models.ViaMember || c.UserID != nil || c.Name != nil {
+		t.Errorf("after Ben left, changed_by is %s, want a member without id or name", bread.by())
 	}
 }
 

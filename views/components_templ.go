@@ -255,7 +255,7 @@ func Page(title string, actions ...templ.Component) templ.Component {
 			templ_7745c5c3_Var10 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		if u := StateOf(ctx).User; u != nil && u.Role.ReadOnly() {
+		if !CanWrite(ctx) {
 			actions = nil
 		}
 		templ_7745c5c3_Var11 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {

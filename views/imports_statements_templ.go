@@ -619,7 +619,7 @@ func statementMapping(v ImportView, st imports.StatementSummary) templ.Component
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		if deletable(v.Detail) && v.Detail.Import.AccountID == nil {
+		if deletable(v.Detail) && v.Detail.Import.AccountID == nil && CanWrite(ctx) {
 			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 41, "<form method=\"post\" action=\"")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
