@@ -22,10 +22,7 @@ import (
 // (views/<page>.templ) and its handler's messages are in the catalogues.
 var pendingGerman = map[string]string{
 	"/accounts/{quiet}":          "views/accounts.templ, views/forecast.templ",
-	"/accounts":                  "views/accounts.templ",
 	"/accounts/{acct}":           "views/accounts.templ, views/forecast.templ, views/reconciliation.templ",
-	"/accounts/{acct}/edit":      "views/accounts.templ",
-	"/accounts/new":              "views/accounts.templ",
 	"/imports":                   "views/imports*.templ",
 	"/transfers":                 "views/accounts.templ (transfers)",
 	"/settings/rules":            "views/settings_rules.templ",

@@ -987,13 +987,13 @@ func AccountsPage(groups []AccountGroup) templ.Component {
 							}()
 						}
 						ctx = templ.InitializeContext(ctx)
-						templ_7745c5c3_Err = LinkButton(Primary, "Add your first account", "/accounts/new", nil).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = LinkButton(Primary, i18n.T(ctx, "account.add_first"), "/accounts/new", nil).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						return nil
 					})
-					templ_7745c5c3_Err = EmptyState("accounts-empty", "No accounts yet. An account is anywhere you keep or owe money: a bank account, a card, a loan, a house.").Render(templ.WithChildren(ctx, templ_7745c5c3_Var44), templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = EmptyState("accounts-empty", i18n.T(ctx, "account.empty")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var44), templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -1011,7 +1011,7 @@ func AccountsPage(groups []AccountGroup) templ.Component {
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page("Accounts", LinkButton(Primary, "New account", "/accounts/new", templ.Attributes{"data-testid": "new-account"})).Render(templ.WithChildren(ctx, templ_7745c5c3_Var42), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(i18n.T(ctx, "nav.accounts"), LinkButton(Primary, i18n.T(ctx, "account.new"), "/accounts/new", templ.Attributes{"data-testid": "new-account"})).Render(templ.WithChildren(ctx, templ_7745c5c3_Var42), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1062,18 +1062,18 @@ func AccountPage(a *models.Account, history BalanceHistory, rec ReconciliationVi
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var47 string
-			templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(a.Type().Label)
+			templ_7745c5c3_Var47, templ_7745c5c3_Err = templ.JoinStringErrs(typeLabel(ctx, a.Type()))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 248, Col: 54}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 248, Col: 64}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var47))
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var48 string
-			templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(subtypeLabel(a.Subtype))
+			templ_7745c5c3_Var48, templ_7745c5c3_Err = templ.JoinStringErrs(subtypeLabel(ctx, a.Subtype))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 248, Col: 81}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 248, Col: 96}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var48))
 			if templ_7745c5c3_Err != nil {
@@ -1441,23 +1441,23 @@ func TransactionFormPage(a *models.Account, form *Form, categories []SelectOptio
 	})
 }
 
-func subtypeLabel(s string) string {
+func subtypeLabel(ctx context.Context, s string) string {
 	if s == "" {
 		return ""
 	}
-	return " · " + models.SubtypeLabel(s)
+	return " · " + userSubtype(ctx, s)
 }
 
 // subtypeGroups are the subtypes of each account type that has some.
-func subtypeGroups() []SelectGroup {
+func subtypeGroups(ctx context.Context) []SelectGroup {
 	var groups []SelectGroup
 	for _, t := range models.AccountTypes {
 		if len(t.Subtypes) == 0 {
 			continue
 		}
-		g := SelectGroup{Key: t.Name, Label: t.Label}
+		g := SelectGroup{Key: t.Name, Label: typeLabel(ctx, t)}
 		for _, st := range t.Subtypes {
-			g.Options = append(g.Options, SelectOption{Value: st, Label: models.SubtypeLabel(st)})
+			g.Options = append(g.Options, SelectOption{Value: st, Label: userSubtype(ctx, st)})
 		}
 		groups = append(groups, g)
 	}
@@ -1542,7 +1542,7 @@ func AccountFormPage(p AccountForm) templ.Component {
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Page("New account").Render(templ.WithChildren(ctx, templ_7745c5c3_Var61), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Page(i18n.T(ctx, "account.new")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var61), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1610,50 +1610,33 @@ func AccountFormPage(p AccountForm) templ.Component {
 						return templ_7745c5c3_Err
 					}
 					if p.Account.Status == models.AccountDisabled {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 101, "<p>This account is closed. Reopen it to count it in your net worth again.</p><form method=\"post\" action=\"")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 101, "<p>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						var templ_7745c5c3_Var66 templ.SafeURL
-						templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/accounts/" + p.Account.ID.String() + "/reopen"))
+						var templ_7745c5c3_Var66 string
+						templ_7745c5c3_Var66, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "account.closed_note"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 388, Col: 98}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 387, Col: 45}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var66))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 102, "\">")
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-						templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-						templ_7745c5c3_Err = Button(Secondary, "Reopen account", templ.Attributes{"data-testid": "reopen-account"}).Render(ctx, templ_7745c5c3_Buffer)
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 103, "</form>")
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-					} else {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "<p>A closed account keeps its history but no longer counts in your net worth.</p><form method=\"post\" action=\"")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 102, "</p><form method=\"post\" action=\"")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var67 templ.SafeURL
-						templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/accounts/" + p.Account.ID.String() + "/close"))
+						templ_7745c5c3_Var67, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/accounts/" + p.Account.ID.String() + "/reopen"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 394, Col: 97}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 388, Col: 98}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var67))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 105, "\">")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 103, "\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
@@ -1661,30 +1644,73 @@ func AccountFormPage(p AccountForm) templ.Component {
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = Button(Danger, "Close account", templ.Attributes{"data-testid": "close-account"}).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Button(Secondary, i18n.T(ctx, "account.reopen"), templ.Attributes{"data-testid": "reopen-account"}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 106, "</form>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 104, "</form>")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+					} else {
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 105, "<p>")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						var templ_7745c5c3_Var68 string
+						templ_7745c5c3_Var68, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "account.close_note"))
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 393, Col: 44}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var68))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 106, "</p><form method=\"post\" action=\"")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						var templ_7745c5c3_Var69 templ.SafeURL
+						templ_7745c5c3_Var69, templ_7745c5c3_Err = templ.JoinURLErrs(templ.SafeURL("/accounts/" + p.Account.ID.String() + "/close"))
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 394, Col: 97}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var69))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 107, "\">")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = CSRFField().Render(ctx, templ_7745c5c3_Buffer)
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = Button(Danger, i18n.T(ctx, "account.close"), templ.Attributes{"data-testid": "close-account"}).Render(ctx, templ_7745c5c3_Buffer)
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 108, "</form>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 107, "</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 109, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					return nil
 				})
-				templ_7745c5c3_Err = Card("Close account").Render(templ.WithChildren(ctx, templ_7745c5c3_Var65), templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Card(i18n.T(ctx, "account.close")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var65), templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 108, " ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 110, " ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Var68 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+				templ_7745c5c3_Var70 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 					templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 					templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
 					if !templ_7745c5c3_IsBuffer {
@@ -1696,12 +1722,25 @@ func AccountFormPage(p AccountForm) templ.Component {
 						}()
 					}
 					ctx = templ.InitializeContext(ctx)
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 109, "<div class=\"space-y-4 p-5 text-sm text-slate-600\" data-testid=\"delete-account-section\"><p>Deleting the account deletes all of its transactions, valuations, trades and holdings, and takes its transfers apart. It cannot be undone; to keep the history, close the account instead.</p>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 111, "<div class=\"space-y-4 p-5 text-sm text-slate-600\" data-testid=\"delete-account-section\"><p>")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var71 string
+					templ_7745c5c3_Var71, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "account.delete_note"))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 403, Col: 44}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var71))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 112, "</p>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					if p.MayDelete {
-						templ_7745c5c3_Var69 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+						templ_7745c5c3_Var72 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 							templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 							templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
 							if !templ_7745c5c3_IsBuffer {
@@ -1713,43 +1752,56 @@ func AccountFormPage(p AccountForm) templ.Component {
 								}()
 							}
 							ctx = templ.InitializeContext(ctx)
-							templ_7745c5c3_Err = Field(p.Delete, FieldOpts{Name: "confirm", Label: "Type the account's name, “" + p.Account.Name + "”, to confirm", Autocomplete: "off", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
+							templ_7745c5c3_Err = Field(p.Delete, FieldOpts{Name: "confirm", Label: i18n.T(ctx, "account.delete_confirm", "Name", p.Account.Name), Autocomplete: "off", Required: true}).Render(ctx, templ_7745c5c3_Buffer)
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
 							}
-							templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 110, " ")
+							templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 113, " ")
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
 							}
-							templ_7745c5c3_Err = Button(Danger, "Delete account", templ.Attributes{"data-testid": "delete-account"}).Render(ctx, templ_7745c5c3_Buffer)
+							templ_7745c5c3_Err = Button(Danger, i18n.T(ctx, "account.delete"), templ.Attributes{"data-testid": "delete-account"}).Render(ctx, templ_7745c5c3_Buffer)
 							if templ_7745c5c3_Err != nil {
 								return templ_7745c5c3_Err
 							}
 							return nil
 						})
-						templ_7745c5c3_Err = FormTag("/accounts/"+p.Account.ID.String()+"/delete", p.Delete, templ.Attributes{"data-testid": "delete-account-form", "class": "max-w-xl space-y-4"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var69), templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = FormTag("/accounts/"+p.Account.ID.String()+"/delete", p.Delete, templ.Attributes{"data-testid": "delete-account-form", "class": "max-w-xl space-y-4"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var72), templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					} else {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 111, "<p data-testid=\"delete-account-admins\">Only an admin of your family can delete an account, as only an admin can export its data.</p>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 114, "<p data-testid=\"delete-account-admins\">")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						var templ_7745c5c3_Var73 string
+						templ_7745c5c3_Var73, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "account.delete_admins"))
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/accounts.templ`, Line: 410, Col: 83}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var73))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 115, "</p>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 112, "</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 116, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					return nil
 				})
-				templ_7745c5c3_Err = Card("Delete account").Render(templ.WithChildren(ctx, templ_7745c5c3_Var68), templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Card(i18n.T(ctx, "account.delete")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var70), templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Page("Edit "+p.Account.Name).Render(templ.WithChildren(ctx, templ_7745c5c3_Var63), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Page(i18n.T(ctx, "account.edit_named", "Name", p.Account.Name)).Render(templ.WithChildren(ctx, templ_7745c5c3_Var63), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
@@ -1774,16 +1826,16 @@ func accountFields(p AccountForm, action string) templ.Component {
 			}()
 		}
 		ctx = templ.InitializeContext(ctx)
-		templ_7745c5c3_Var70 := templ.GetChildren(ctx)
-		if templ_7745c5c3_Var70 == nil {
-			templ_7745c5c3_Var70 = templ.NopComponent
+		templ_7745c5c3_Var74 := templ.GetChildren(ctx)
+		if templ_7745c5c3_Var74 == nil {
+			templ_7745c5c3_Var74 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
 		name, typ, subtype := "", "Depository", ""
 		if p.Account != nil {
 			name, typ, subtype = p.Account.Name, p.Account.AccountableType, p.Account.Subtype
 		}
-		templ_7745c5c3_Var71 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+		templ_7745c5c3_Var75 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 			templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 			templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
 			if !templ_7745c5c3_IsBuffer {
@@ -1795,70 +1847,70 @@ func accountFields(p AccountForm, action string) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "name", Label: "Name", Value: name, Placeholder: "Everyday checking", Required: true, Autofocus: true}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "name", Label: i18n.T(ctx, "column.name"), Value: name, Placeholder: i18n.T(ctx, "account.name_example"), Required: true, Autofocus: true}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 113, " ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 117, " ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Select(p.Form, "accountable_type", "Type", typ, accountTypeOptions()).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Select(p.Form, "accountable_type", i18n.T(ctx, "account.type"), typ, accountTypeOptions(ctx)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 114, " ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 118, " ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = GroupedSelect(p.Form, "subtype", "Subtype (optional)", "— none", subtype, "accountable_type", subtypeGroups()).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = GroupedSelect(p.Form, "subtype", i18n.T(ctx, "account.subtype"), i18n.T(ctx, "tx.none"), subtype, "accountable_type", subtypeGroups(ctx)).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 115, " ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 119, " ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			if p.Account == nil {
-				templ_7745c5c3_Err = Select(p.Form, "currency", "Currency", StateOf(ctx).familyCurrency(), currencyOptions()).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Select(p.Form, "currency", i18n.T(ctx, "account.currency"), StateOf(ctx).familyCurrency(), currencyOptions()).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 116, " ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 120, " ")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: "Current balance", Type: "text", Placeholder: "Not known",
-					Help: "What the account holds (or owes) right now. Its history is worked out backwards from it as you import older transactions. Leave it blank if you don't know it: the history then starts from zero."}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: i18n.T(ctx, "account.current_balance"), Type: "text", Placeholder: i18n.T(ctx, "account.not_known"),
+					Help: i18n.T(ctx, "account.balance_help_new")}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			} else if p.Account.Source == nil {
-				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: "Current balance", Type: "text", Value: InputAmount(ctx, p.Account.Balance, p.Account.Currency),
-					Help: balanceEditHelp(p.Account)}).Render(ctx, templ_7745c5c3_Buffer)
+				templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "balance", Label: i18n.T(ctx, "account.current_balance"), Type: "text", Value: InputAmount(ctx, p.Account.Balance, p.Account.Currency),
+					Help: balanceEditHelp(ctx, p.Account)}).Render(ctx, templ_7745c5c3_Buffer)
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 117, " <div class=\"flex gap-2\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 121, " <div class=\"flex gap-2\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = Button(Primary, "Save account", templ.Attributes{"data-testid": "save-account"}).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Button(Primary, i18n.T(ctx, "account.save"), templ.Attributes{"data-testid": "save-account"}).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = LinkButton(Secondary, "Cancel", cancelURL(p.Account), nil).Render(ctx, templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = LinkButton(Secondary, i18n.T(ctx, "common.cancel"), cancelURL(p.Account), nil).Render(ctx, templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 118, "</div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 122, "</div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = FormTag(action, p.Form, templ.Attributes{"data-testid": "account-form", "class": "max-w-xl space-y-5"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var71), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = FormTag(action, p.Form, templ.Attributes{"data-testid": "account-form", "class": "max-w-xl space-y-5"}).Render(templ.WithChildren(ctx, templ_7745c5c3_Var75), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -1867,11 +1919,11 @@ func accountFields(p AccountForm, action string) templ.Component {
 }
 
 // balanceEditHelp says what typing a new balance does to the account.
-func balanceEditHelp(a *models.Account) string {
+func balanceEditHelp(ctx context.Context, a *models.Account) string {
 	if a.Type().Valued {
-		return "Its value from today on. Earlier values stay in its history."
+		return i18n.T(ctx, "account.balance_help_valued")
 	}
-	return "What the account holds (or owes) right now. A new figure becomes the balance its history is worked out from; the old one stays as a checkpoint to compare against."
+	return i18n.T(ctx, "account.balance_help_edit")
 }
 
 func cancelURL(a *models.Account) string {
@@ -1881,10 +1933,10 @@ func cancelURL(a *models.Account) string {
 	return "/accounts/" + a.ID.String()
 }
 
-func accountTypeOptions() []SelectOption {
+func accountTypeOptions(ctx context.Context) []SelectOption {
 	opts := make([]SelectOption, len(models.AccountTypes))
 	for i, t := range models.AccountTypes {
-		opts[i] = SelectOption{Value: t.Name, Label: t.Label}
+		opts[i] = SelectOption{Value: t.Name, Label: typeLabel(ctx, t)}
 	}
 	return opts
 }
