@@ -21,11 +21,6 @@ import (
 // that it leaves this list: the list only shrinks. A page is taken off when its own template
 // (views/<page>.templ) and its handler's messages are in the catalogues.
 var pendingGerman = map[string]string{
-	"/accounts/{quiet}":          "views/accounts.templ, views/forecast.templ",
-	"/accounts":                  "views/accounts.templ",
-	"/accounts/{acct}":           "views/accounts.templ, views/forecast.templ, views/reconciliation.templ",
-	"/accounts/{acct}/edit":      "views/accounts.templ",
-	"/accounts/new":              "views/accounts.templ",
 	"/imports":                   "views/imports*.templ",
 	"/transfers":                 "views/accounts.templ (transfers)",
 	"/settings/rules":            "views/settings_rules.templ",

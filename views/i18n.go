@@ -37,3 +37,25 @@ var monthMessages = [12]string{"month.january", "month.february", "month.march",
 func userMonth(ctx context.Context, day time.Time) string {
 	return i18n.T(ctx, "month.with_year", "Month", i18n.T(ctx, monthMessages[day.Month()-1]), "Year", day.Year())
 }
+
+// subtypeMessages are the message ids of the account subtypes' names, by subtype.
+var subtypeMessages = map[string]string{
+	"checking": "subtype.checking", "savings": "subtype.savings", "hsa": "subtype.hsa", "cd": "subtype.cd",
+	"money_market": "subtype.money_market", "brokerage": "subtype.brokerage", "pension": "subtype.pension",
+	"retirement": "subtype.retirement", "401k": "subtype.401k", "roth_401k": "subtype.roth_401k", "403b": "subtype.403b",
+	"tsp": "subtype.tsp", "529_plan": "subtype.529_plan", "mutual_fund": "subtype.mutual_fund", "ira": "subtype.ira",
+	"roth_ira": "subtype.roth_ira", "angel": "subtype.angel", "single_family_home": "subtype.single_family_home",
+	"multi_family_home": "subtype.multi_family_home", "condominium": "subtype.condominium", "townhouse": "subtype.townhouse",
+	"investment_property": "subtype.investment_property", "second_home": "subtype.second_home",
+	"credit_card": "subtype.credit_card", "mortgage": "subtype.mortgage", "student": "subtype.student",
+	"auto": "subtype.auto", "other": "subtype.other_loan",
+}
+
+// userSubtype is subtype's name in the language of ctx (models.SubtypeLabel for one the
+// catalogues do not name).
+func userSubtype(ctx context.Context, subtype string) string {
+	if id, ok := subtypeMessages[subtype]; ok {
+		return i18n.T(ctx, id)
+	}
+	return models.SubtypeLabel(subtype)
+}
