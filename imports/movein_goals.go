@@ -13,16 +13,6 @@ import (
 	"tally/imports/movein"
 )
 
-// noteFamily adds the notices that depend on what the family holds already, for the dry run
-// and the import page: an account of a name the family has that the budget's does not carry
-// on, and a goal on a category the family has a goal for, which stays the family's.
-func (s *Service) noteFamily(ctx context.Context, familyID uuid.UUID, m *moveIn) error {
-	if err := s.noteAccountsBeside(ctx, familyID, m); err != nil {
-		return err
-	}
-	return s.noteGoalsHeld(ctx, familyID, m)
-}
-
 // noteGoalsHeld names the goals on categories the family has a goal for already.
 func (s *Service) noteGoalsHeld(ctx context.Context, familyID uuid.UUID, m *moveIn) error {
 	if len(m.goalList) == 0 {

@@ -148,23 +148,17 @@ func (s *Service) createMoveIn(ctx context.Context, req Request) (*Detail, error
 	readCtx, stop := s.readingMoveIn(ctx)
 	defer stop()
 	im := newNativeImport(req, typ)
-	b, err := s.readMoveIn(readCtx, typ, req.Upload)
+	b, err := s.readMoveIn(readCtx, typ, takeUpload(&req))
 	if err != nil {
 		return nil, s.moveInTooSlow(readCtx, err)
 	}
-	// The export is read: let it go (its caller hands it over too) before
-	// its records are made beside the budget.
-	req.Upload.Content = nil
 	err = s.DB.InTx(readCtx, func(ctx context.Context, tx db.Tx) error {
 		if _, err := tx.NewInsert().Model(im).ExcludeColumn("content").Exec(ctx); err != nil {
 			return fmt.Errorf("insert import: %w", err)
 		}
 		st := &moveInStore{tx: tx, id: im.ID, known: native.NewKnown(), all: &native.File{Counts: map[string]int{}}}
-		m, err := convertMoveIn(b, func(seq int, piece []byte) error { return st.store(ctx, seq, piece) })
+		m, err := s.convertForFamily(ctx, req.FamilyID, b, func(seq int, piece []byte) error { return st.store(ctx, seq, piece) })
 		if err != nil {
-			return err
-		}
-		if err := s.noteFamily(ctx, req.FamilyID, m); err != nil {
 			return err
 		}
 		f := st.all
@@ -178,6 +172,32 @@ func (s *Service) createMoveIn(ctx context.Context, req Request) (*Detail, error
 		return nil, s.moveInTooSlow(readCtx, err)
 	}
 	return s.stored(ctx, req, im.ID)
+}
+
+// takeUpload hands a move-in's upload to its reader and keeps none of its file in req, so that
+// the export can be let go as soon as the reader has what it needs of it (an Actual export's
+// database is unzipped to a file at the start), not held beside the budget it is read into.
+func takeUpload(req *Request) Upload {
+	up := req.Upload
+	req.Upload.Content = nil
+	return up
+}
+
+// convertForFamily converts a budget (convertMoveIn) with the notices that depend on what
+// the family holds already: an account of a name the family has that the budget's does not
+// carry on (read first, as the conversion lets the budget's transactions go), and a goal on a
+// category the family has a goal for, which stays the family's.
+func (s *Service) convertForFamily(ctx context.Context, familyID uuid.UUID, b *movein.Budget, store func(seq int, piece []byte) error) (*moveIn, error) {
+	beside, err := s.accountsBeside(ctx, familyID, b)
+	if err != nil {
+		return nil, err
+	}
+	m, err := convertMoveIn(b, store)
+	if err != nil {
+		return nil, err
+	}
+	m.notices = append(m.notices, beside...)
+	return m, s.noteGoalsHeld(ctx, familyID, m)
 }
 
 // dryRun is what the import keeps of a move-in's conversion: its counts and notices, and what
@@ -197,20 +217,17 @@ func (s *Service) preflightMoveIn(ctx context.Context, req Request, res *Preflig
 	res.Filename, res.ContentType, res.ByteSize = req.Upload.Filename, req.Upload.ContentType, len(req.Upload.Content)
 	ctx, stop := s.readingMoveIn(ctx)
 	defer stop()
-	b, err := s.readMoveIn(ctx, res.Type, req.Upload)
+	b, err := s.readMoveIn(ctx, res.Type, takeUpload(&req))
 	var m *moveIn
 	if err == nil {
 		// The records are made for their counts and notices only, and let go a piece at a time.
-		m, err = convertMoveIn(b, func(int, []byte) error { return ctx.Err() })
+		m, err = s.convertForFamily(ctx, req.FamilyID, b, func(int, []byte) error { return ctx.Err() })
 	}
 	if err = s.moveInTooSlow(ctx, err); err != nil {
 		if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
 			res.Errors = append(res.Errors, Problem{Code: e.Slug, Message: e.Message})
 			return res, nil
 		}
-		return nil, err
-	}
-	if err := s.noteFamily(ctx, req.FamilyID, m); err != nil {
 		return nil, err
 	}
 	for _, n := range m.notices {

@@ -188,41 +188,52 @@ func nameBeside(name, source string, taken func(string) bool) string {
 	return out
 }
 
-// noteAccountsBeside names, for the dry run, the budget's accounts of a name the family has
+// accountsBeside names, for the dry run, the budget's accounts of a name the family has
 // whose balance does not carry on the family's: each is made anew beside it, under the name
-// the publish gives it.
-func (s *Service) noteAccountsBeside(ctx context.Context, familyID uuid.UUID, m *moveIn) error {
+// the publish gives it. It reads the budget's transactions, so it runs before their
+// conversion lets them go.
+func (s *Service) accountsBeside(ctx context.Context, familyID uuid.UUID, b *movein.Budget) ([]movein.Notice, error) {
 	theirs, err := familyAccounts(ctx, s.DB, familyID)
 	if err != nil {
-		return err
+		return nil, err
 	}
+	// Only the accounts of a name the family has are compared: their transactions, not the
+	// whole ledger's, are gathered.
 	flows, names := map[string][]datedAmount{}, map[string]bool{}
-	for _, t := range m.b.Transactions {
-		flows[t.AccountID] = append(flows[t.AccountID], datedAmount{t.Date, t.Amount})
-	}
-	for _, a := range m.b.Accounts {
+	for _, a := range b.Accounts {
 		names[a.Name] = true
+		if _, ok := theirs[a.Name]; ok {
+			flows[a.ID] = []datedAmount{}
+		}
 	}
-	for _, a := range m.b.Accounts {
+	if len(flows) > 0 {
+		for _, t := range b.Transactions {
+			if f, ok := flows[t.AccountID]; ok {
+				flows[t.AccountID] = append(f, datedAmount{t.Date, t.Amount.Decimal()})
+			}
+		}
+	}
+	var notices []movein.Notice
+	for _, a := range b.Accounts {
 		have, ok := theirs[a.Name]
 		if !ok {
 			continue
 		}
 		c, err := accountContinuity(ctx, s.DB, familyID, have, flows[a.ID])
 		if err != nil {
-			return err
+			return nil, err
 		}
 		if c.Continues {
 			continue
 		}
-		name := nameBeside(a.Name, m.b.Source, func(n string) bool { _, t := theirs[n]; return t || names[n] })
+		name := nameBeside(a.Name, b.Source, func(n string) bool { _, t := theirs[n]; return t || names[n] })
 		places := int32(models.CurrencyDecimals(have.Currency))
 		names[name] = true
-		m.note(movein.Renamed, movein.EntityAccount, a.ID, a.Name,
-			"your account %q has a balance of %s on %s, and %s's %s: its balance does not carry on yours, so it is kept apart as %q rather than merged",
-			a.Name, c.Family.StringFixed(places), c.Day.Format(time.DateOnly), sourceName(m.b.Source), c.Source.StringFixed(places), name)
+		notices = append(notices, movein.Notice{What: movein.Renamed, Entity: movein.EntityAccount, ID: a.ID, Name: a.Name,
+			Reason: fmt.Sprintf("your account %q has a balance of %s on %s, and %s's %s: its balance does not carry on yours, so it is kept apart as %q rather than merged",
+				a.Name, c.Family.StringFixed(places), c.Day.Format(time.DateOnly), sourceName(b.Source), c.Source.StringFixed(places), name)})
 	}
-	return nil
+	return notices, nil
 }
 
 // mergeAccount maps an Account record to the family's account of its name, if it has one and

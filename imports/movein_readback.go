@@ -43,22 +43,8 @@ type MoveInReadback struct {
 // expect records what the source's accounts and months hold.
 func (m *moveIn) expect() *MoveInExpected {
 	e := &MoveInExpected{}
-	at := map[string]int{}
 	for _, a := range m.b.Accounts {
-		at[a.ID] = len(e.Accounts)
-		e.Accounts = append(e.Accounts, ExpectedAccount{ID: a.ID, Name: a.Name})
-	}
-	for _, t := range m.b.Transactions {
-		a := &e.Accounts[at[t.AccountID]]
-		a.Transactions++
-		a.Sum = a.Sum.Add(t.Amount)
-	}
-	for i := range e.Accounts {
-		a := &e.Accounts[i]
-		a.Balance = a.Sum.Neg()
-		if m.accountTypes[a.ID].Liability {
-			a.Balance = a.Sum
-		}
+		e.Accounts = append(e.Accounts, *m.ledger[a.ID])
 	}
 	for _, mo := range m.b.Months {
 		x := ExpectedMonth{Month: mo.Month.Format("2006-01"), Lines: len(mo.Lines)}

@@ -37,13 +37,28 @@ type moveIn struct {
 	// tallyNames are the names the categories are kept under, by source id.
 	tallyNames map[string]string
 	goalList   []MoveInGoal
+	// What the records need of the whole ledger, gathered before its transactions are
+	// written and let go: each account's transactions (their count and sum, by source id) and
+	// each schedule's (how many and the latest date).
+	ledger    map[string]*ExpectedAccount
+	scheduled map[string]scheduled
+}
+
+// scheduled is what a schedule's transactions say of it.
+type scheduled struct {
+	count int
+	last  time.Time
 }
 
 // moveInRecords turns a read and settled budget into the native import's records, written to
-// out a piece at a time; out's error is the first its store returned.
+// out a piece at a time; out's error is the first its store returned. It lets each of the
+// budget's transactions go once its record is written, and leaves the budget with none: a
+// large budget's transactions are most of what it holds, and they would otherwise be held
+// beside all of their records.
 func moveInRecords(b *movein.Budget, out *pieceWriter) *moveIn {
 	m := &moveIn{out: out, counts: map[string]int{}, b: b, accountTypes: map[string]models.AccountType{},
-		payees: map[string]movein.Payee{}, categories: map[string]movein.Category{}, tallyNames: map[string]string{}}
+		payees: map[string]movein.Payee{}, categories: map[string]movein.Category{}, tallyNames: map[string]string{},
+		ledger: map[string]*ExpectedAccount{}, scheduled: map[string]scheduled{}}
 	for _, k := range MoveInKinds {
 		m.counts[k] = 0
 	}
@@ -53,6 +68,7 @@ func moveInRecords(b *movein.Budget, out *pieceWriter) *moveIn {
 	for _, c := range b.Categories {
 		m.categories[c.ID] = c
 	}
+	m.tallyLedger()
 	m.accounts()
 	m.taxonomy()
 	m.series()
@@ -84,11 +100,30 @@ func isoDate(t time.Time) string { return t.Format(time.DateOnly) }
 // group's id may be a category's too.
 func groupID(id string) string { return "group:" + id }
 
-func (m *moveIn) accounts() {
-	flows := map[string]decimal.Decimal{}
-	for _, t := range m.b.Transactions {
-		flows[t.AccountID] = flows[t.AccountID].Add(t.Amount)
+// tallyLedger gathers what the records need of the whole ledger.
+func (m *moveIn) tallyLedger() {
+	for _, a := range m.b.Accounts {
+		m.ledger[a.ID] = &ExpectedAccount{ID: a.ID, Name: a.Name}
 	}
+	for _, t := range m.b.Transactions {
+		a := m.ledger[t.AccountID]
+		if a == nil {
+			continue // none in a budget that passes Check
+		}
+		a.Transactions++
+		a.Sum = a.Sum.Add(t.Amount.Decimal())
+		if t.ScheduleID != "" {
+			s := m.scheduled[t.ScheduleID]
+			s.count++
+			if t.Date.After(s.last) {
+				s.last = t.Date
+			}
+			m.scheduled[t.ScheduleID] = s
+		}
+	}
+}
+
+func (m *moveIn) accounts() {
 	for _, a := range m.b.Accounts {
 		typ, ok := models.AccountTypeByName(a.Kind)
 		if !ok {
@@ -97,10 +132,12 @@ func (m *moveIn) accounts() {
 		m.accountTypes[a.ID] = typ
 		// The balance is what the transactions make it (money out is positive in the ledger,
 		// and raises what a liability owes); the opening balance is one of them.
-		balance := flows[a.ID].Neg()
+		sum := m.ledger[a.ID].Sum
+		balance := sum.Neg()
 		if typ.Liability {
-			balance = flows[a.ID]
+			balance = sum
 		}
+		m.ledger[a.ID].Balance = balance
 		status := "active"
 		if a.Closed {
 			status = "disabled"
@@ -257,10 +294,16 @@ func (m *moveIn) kind(categoryID string) string {
 	return models.KindStandard
 }
 
+// transactions writes each transaction, then lets it go (but for the sides of its transfers,
+// written after them).
 func (m *moveIn) transactions() {
 	cleared := 0
-	for _, t := range m.b.Transactions {
-		data := map[string]any{"id": t.ID, "account_id": t.AccountID, "date": isoDate(t.Date), "amount": number(t.Amount),
+	var sides []transferSide
+	for i := range m.b.Transactions {
+		t := m.b.Transactions[i]
+		m.b.Transactions[i] = movein.Transaction{}
+		sides = appendSides(sides, t)
+		data := map[string]any{"id": t.ID, "account_id": t.AccountID, "date": isoDate(t.Date), "amount": number(t.Amount.Decimal()),
 			"name": m.name(t), "notes": t.Notes, "source": m.b.Source, "external_id": t.ID, "kind": m.kind(t.CategoryID)}
 		if t.CategoryID != "" {
 			data["category_id"] = t.CategoryID
@@ -276,7 +319,7 @@ func (m *moveIn) transactions() {
 		}
 		lines := make([]map[string]any, 0, len(t.Splits))
 		for _, s := range t.Splits {
-			line := map[string]any{"id": s.ID, "amount": number(s.Amount), "notes": s.Notes, "kind": m.kind(s.CategoryID),
+			line := map[string]any{"id": s.ID, "amount": number(s.Amount.Decimal()), "notes": s.Notes, "kind": m.kind(s.CategoryID),
 				"name": orDefault(m.payees[orDefault(s.PayeeID, t.PayeeID)].Name, data["name"].(string))}
 			if s.CategoryID != "" {
 				line["category_id"] = s.CategoryID
@@ -293,31 +336,36 @@ func (m *moveIn) transactions() {
 		m.add("Transaction", data)
 		m.counts["transactions"]++
 	}
-	m.transfers()
+	m.b.Transactions = nil
+	m.transfers(sides)
 	if cleared > 0 {
 		m.note(movein.NotKept, movein.EntityTransaction, "", "", "%d transactions are marked cleared or reconciled in %s; Tally has no such mark, so it is not kept",
 			cleared, m.b.Source)
 	}
 }
 
+// transferSide is a transaction or split part that is a side of a transfer.
+type transferSide struct {
+	id, other string
+	amount    movein.Amount
+}
+
+// appendSides appends the sides of transfers that t and its split parts are.
+func appendSides(sides []transferSide, t movein.Transaction) []transferSide {
+	if t.TransferID != "" {
+		sides = append(sides, transferSide{t.ID, t.TransferID, t.Amount})
+	}
+	for _, s := range t.Splits {
+		if s.TransferID != "" {
+			sides = append(sides, transferSide{s.ID, s.TransferID, s.Amount})
+		}
+	}
+	return sides
+}
+
 // transfers writes one Transfer for each pair of sides (transactions or split parts) that
 // name each other: the side whose money goes out is the outflow.
-func (m *moveIn) transfers() {
-	type side struct {
-		id, other string
-		amount    decimal.Decimal
-	}
-	var sides []side
-	for _, t := range m.b.Transactions {
-		if t.TransferID != "" {
-			sides = append(sides, side{t.ID, t.TransferID, t.Amount})
-		}
-		for _, s := range t.Splits {
-			if s.TransferID != "" {
-				sides = append(sides, side{s.ID, s.TransferID, s.Amount})
-			}
-		}
-	}
+func (m *moveIn) transfers(sides []transferSide) {
 	for _, s := range sides {
 		// Settle kept only the pairs that mirror each other, so each is written from one side.
 		if s.amount.IsPositive() || (s.amount.IsZero() && s.id < s.other) {

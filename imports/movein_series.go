@@ -39,16 +39,6 @@ func interval(r movein.Repeat) (string, string) {
 // series writes each schedule Tally's intervals can state as a confirmed recurring series;
 // the others are listed with why.
 func (m *moveIn) series() {
-	last := map[string]time.Time{} // a schedule's latest transaction
-	count := map[string]int{}
-	for _, t := range m.b.Transactions {
-		if t.ScheduleID != "" {
-			count[t.ScheduleID]++
-			if t.Date.After(last[t.ScheduleID]) {
-				last[t.ScheduleID] = t.Date
-			}
-		}
-	}
 	for _, s := range m.b.Schedules {
 		name := orDefault(s.Name, m.payees[s.PayeeID].Name)
 		iv, why := interval(s.Repeat)
@@ -60,7 +50,8 @@ func (m *moveIn) series() {
 			continue
 		}
 		// The last time it came: its latest transaction, else the date before its next.
-		lastDate, ok := last[s.ID]
+		came, ok := m.scheduled[s.ID]
+		lastDate := came.last
 		if !ok {
 			lastDate = s.Start
 			if !lastDate.Before(s.Next) {
@@ -69,7 +60,7 @@ func (m *moveIn) series() {
 		}
 		data := map[string]any{"id": s.ID, "name": orDefault(name, "Scheduled transaction"), "amount": number(s.Amount),
 			"expected_day_of_month": s.Next.Day(), "last_occurrence_date": isoDate(lastDate), "next_expected_date": isoDate(s.Next),
-			"interval": iv, "tally_status": models.RecurringConfirmed, "manual": true, "occurrence_count": count[s.ID]}
+			"interval": iv, "tally_status": models.RecurringConfirmed, "manual": true, "occurrence_count": came.count}
 		if s.AccountID != "" {
 			data["account_id"] = s.AccountID
 		}

@@ -97,8 +97,10 @@ func (s *Service) createNative(ctx context.Context, req Request) (*Detail, error
 func newNativeImport(req Request, typ Type) *Import {
 	im := &Import{ID: uuid.Must(uuid.NewV7()), FamilyID: req.FamilyID, Type: typ, Status: StatusPending,
 		ByteSize: len(req.Upload.Content), Summary: Summary{}}
-	if req.UserID != uuid.Nil {
-		im.UserID = &req.UserID
+	if id := req.UserID; id != uuid.Nil {
+		// A pointer to a copy of the id: one into req would keep the whole of req, its file
+		// among it, for as long as the import is (a move-in's export beside its records).
+		im.UserID = &id
 	}
 	im.Filename = strPtr(defaultString(req.Upload.Filename, "import.ndjson"))
 	im.ContentType = strPtr(defaultString(req.Upload.ContentType, "application/x-ndjson"))

@@ -41,23 +41,33 @@ func Read(ctx context.Context, content []byte) (*movein.Budget, error) {
 		return nil, err
 	}
 	defer os.Remove(name)
+	b := &movein.Budget{Source: movein.SourceActual, Name: strings.TrimSpace(meta.BudgetName), Style: movein.Envelope}
+	if err := readDatabase(ctx, name, b); err != nil {
+		return nil, err
+	}
+	b.Settle()
+	return b, nil
+}
+
+// readDatabase reads the export's database into b, and closes it before b is settled, so
+// that SQLite's memory is given back as soon as it has been read.
+func readDatabase(ctx context.Context, name string, b *movein.Budget) error {
 	d, err := openDB(ctx, name)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer d.close()
 	if err := d.require(requiredTables...); err != nil {
-		return nil, err
+		return err
 	}
-	r := &reader{db: d, b: &movein.Budget{Source: movein.SourceActual, Name: strings.TrimSpace(meta.BudgetName), Style: movein.Envelope}}
+	r := &reader{db: d, b: b}
 	for _, step := range []func() error{r.preferences, r.notes, r.accounts, r.payees, r.groups, r.categories,
 		r.schedules, r.transactions, r.months, r.rules} {
 		if err := step(); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	r.b.Settle()
-	return r.b, nil
+	return nil
 }
 
 // reader holds what one export's steps share.
@@ -200,9 +210,16 @@ func (r *reader) payees() error {
 }
 
 // payee resolves a payee id as Actual's views do: through payee_mapping to a payee that is
-// not deleted, else none.
+// not deleted, else none. payeeOf resolves a column's id read in place.
 func (r *reader) payee(id string) string {
 	if t := r.payeeTarget[id]; r.payeeByID[t] != nil {
+		return t
+	}
+	return ""
+}
+
+func (r *reader) payeeOf(id []byte) string {
+	if t := r.payeeTarget[string(id)]; r.payeeByID[t] != nil {
 		return t
 	}
 	return ""
@@ -253,9 +270,16 @@ func (r *reader) categories() error {
 }
 
 // category resolves a category id as Actual's views do: through category_mapping to a
-// category that is not deleted, else none.
+// category that is not deleted, else none. categoryOf resolves a column's id read in place.
 func (r *reader) category(id string) string {
 	if t := r.categoryTarget[id]; r.categoryByID[t] != nil {
+		return t
+	}
+	return ""
+}
+
+func (r *reader) categoryOf(id []byte) string {
+	if t := r.categoryTarget[string(id)]; r.categoryByID[t] != nil {
 		return t
 	}
 	return ""

@@ -119,7 +119,7 @@ func TestHouseholdReadsAsActualShowsIt(t *testing.T) {
 	}
 	balances := map[string]decimal.Decimal{}
 	for _, tx := range b.Transactions {
-		balances[tx.AccountID] = balances[tx.AccountID].Add(tx.Amount)
+		balances[tx.AccountID] = balances[tx.AccountID].Add(tx.Amount.Decimal())
 		if strings.Contains(tx.Notes, "entered twice") {
 			t.Errorf("the deleted transaction %s was read", tx.ID)
 		}
@@ -187,9 +187,9 @@ func budgetFigures(b *movein.Budget) map[string]monthFigures {
 			continue
 		}
 		month := tx.Date.Format("2006-01")
-		add(month, tx.CategoryID, tx.Amount)
+		add(month, tx.CategoryID, tx.Amount.Decimal())
 		for _, s := range tx.Splits {
-			add(month, s.CategoryID, s.Amount)
+			add(month, s.CategoryID, s.Amount.Decimal())
 		}
 	}
 	out := map[string]monthFigures{}
@@ -460,6 +460,15 @@ func TestRefusalsNameWhatIsAtFault(t *testing.T) {
 		{"a transaction of no date", func(t *testing.T) []byte {
 			return altered(t, "", "UPDATE transactions SET id = 'tx-odd', date = 20261345 WHERE notes = 'Salary 2026-09'")
 		}, movein.EntityTransaction, `transaction "tx-odd" has date 20261345, which is no date`},
+		{"an amount whose negation is no int64", func(t *testing.T) []byte {
+			return altered(t, "", "UPDATE transactions SET id = 'tx-huge', amount = -9223372036854775808 WHERE notes = 'Salary 2026-09'")
+		}, movein.EntityTransaction, `transaction "tx-huge" has amount -9223372036854775808, which is no amount of money`},
+		{"too many transactions", func(t *testing.T) []byte {
+			old := movein.MaxTransactions
+			movein.MaxTransactions = 5
+			t.Cleanup(func() { movein.MaxTransactions = old })
+			return household(t)
+		}, movein.EntityTransaction, "the budget holds more than 5 transactions and split parts; Tally moves in at most 5"},
 		{"two databases", func(t *testing.T) []byte {
 			return zipOf(t, "", map[string][]byte{"a/db.sqlite": {}, "b/db.sqlite": {}})
 		}, "file", "the zip holds two files named db.sqlite"},

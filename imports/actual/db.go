@@ -113,6 +113,16 @@ func (d *db) each(table string, cols []string, tail string, fn func(r row) error
 	return nil
 }
 
+// count counts the rows of table that the condition where keeps.
+func (d *db) count(table, where string) (int, error) {
+	n := 0
+	err := d.query("SELECT count(*) FROM "+quote(table)+" WHERE "+where, func(r row) error {
+		n = int(r.s.ColumnInt64(0))
+		return nil
+	})
+	return n, d.fail(table, err)
+}
+
 // query runs sql, calling fn on each row.
 func (d *db) query(sql string, fn func(r row) error) error {
 	stmt, _, err := d.conn.Prepare(sql)
@@ -152,7 +162,12 @@ type row struct {
 func (r row) text(col string) string { return r.s.ColumnText(r.idx[col]) }
 func (r row) int(col string) int64   { return r.s.ColumnInt64(r.idx[col]) }
 
+// key is a column's text in place, valid until the next row: for an id that is only looked
+// up (m[string(key)] copies nothing), not kept.
+func (r row) key(col string) []byte { return r.s.ColumnRawText(r.idx[col]) }
+
 // bool reads Actual's flags, which are 0 and 1 (and "true" and "false" in a few old rows).
+// flag is the same test in SQL.
 func (r row) bool(col string) bool {
 	if r.s.ColumnType(r.idx[col]) == sqlite3.TEXT {
 		return strings.EqualFold(r.text(col), "true") || r.text(col) == "1"
@@ -160,3 +175,10 @@ func (r row) bool(col string) bool {
 	return r.s.ColumnInt64(r.idx[col]) != 0
 }
 func (r row) null(col string) bool { return r.s.ColumnType(r.idx[col]) == sqlite3.NULL }
+
+// flag is the SQL condition that row.bool reads col as true, so that a query may keep to the
+// rows of a flag, or leave them out, as the reader would.
+func flag(col string) string {
+	c := quote(col)
+	return "(CASE WHEN typeof(" + c + ") = 'text' THEN lower(" + c + ") IN ('true', '1') ELSE IFNULL(CAST(" + c + " AS INTEGER), 0) != 0 END)"
+}

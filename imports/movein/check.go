@@ -70,11 +70,11 @@ func (b *Budget) Check() error {
 		}
 		sum := decimal.Zero
 		for _, s := range t.Splits {
-			sum = sum.Add(s.Amount)
+			sum = sum.Add(s.Amount.Decimal())
 			errs = append(errs, ref("split part", s.ID, "payee", EntityPayee, s.PayeeID),
 				ref("split part", s.ID, "category", EntityCategory, s.CategoryID))
 		}
-		if !sum.Equal(t.Amount) {
+		if !t.Amount.Equal(sum) {
 			errs = append(errs, fmt.Errorf("transaction %q is %s but its split parts add up to %s", t.ID, t.Amount, sum))
 		}
 	}

@@ -13,6 +13,8 @@
 // positive. Actual keeps hundredths and YNAB thousandths of a unit, and neither always says
 // which currency (so which minor unit) a budget is in: a decimal holds both exactly, with no
 // scale to choose and no overflow to guard, and it is what the native import's numbers become.
+// The one exception is a transaction's and a split part's amount, an Amount: there are
+// hundreds of thousands of them in a large budget.
 package movein
 
 import (
@@ -101,10 +103,10 @@ type Category struct {
 type Transaction struct {
 	ID            string
 	AccountID     string
-	Date          time.Time       // a date, at midnight UTC
-	Amount        decimal.Decimal // ledger sign: money out of the account is positive
-	PayeeID       string          // "" when it has none
-	CategoryID    string          // "" when it has none
+	Date          time.Time // a date, at midnight UTC
+	Amount        Amount    // ledger sign: money out of the account is positive
+	PayeeID       string    // "" when it has none
+	CategoryID    string    // "" when it has none
 	Notes         string
 	ImportedID    string // the bank's id of it, when it came from a bank
 	ImportedPayee string // the bank's text for the payee, as imported
@@ -118,11 +120,40 @@ type Transaction struct {
 	Splits     []Split // the parts, whose amounts add up to Amount
 }
 
+// Amount is the amount of a transaction or a split part: Units of 10^Exp (Actual's
+// hundredths are Exp -2, YNAB's thousandths -3). A decimal.Decimal points at a big.Int of its
+// own, 40 bytes more for each of a large budget's 300,000 transactions and parts (17 MB of a
+// 50 MB export's); an Amount holds its digits in place. Sums and comparisons go through
+// Decimal, which cannot overflow.
+type Amount struct {
+	Units int64
+	Exp   int32
+}
+
+// AmountOf is d as an Amount; ok is false when d's digits do not fit an int64.
+func AmountOf(d decimal.Decimal) (a Amount, ok bool) {
+	if !d.Coefficient().IsInt64() {
+		return Amount{}, false
+	}
+	return Amount{Units: d.CoefficientInt64(), Exp: d.Exponent()}, true
+}
+
+// Decimal is a as a decimal.Decimal.
+func (a Amount) Decimal() decimal.Decimal { return decimal.New(a.Units, a.Exp) }
+
+// Equal reports whether a is d.
+func (a Amount) Equal(d decimal.Decimal) bool { return a.Decimal().Equal(d) }
+
+// IsZero, IsPositive and String are a's, as its Decimal's.
+func (a Amount) IsZero() bool     { return a.Units == 0 }
+func (a Amount) IsPositive() bool { return a.Units > 0 }
+func (a Amount) String() string   { return a.Decimal().String() }
+
 // Split is one part of a split transaction.
 type Split struct {
 	ID         string
-	Amount     decimal.Decimal // ledger sign, as the transaction's
-	PayeeID    string          // "" for the transaction's payee
+	Amount     Amount // ledger sign, as the transaction's
+	PayeeID    string // "" for the transaction's payee
 	CategoryID string
 	Notes      string
 	TransferID string // the other side, when this part is a transfer

@@ -90,9 +90,9 @@ func TestCheck(t *testing.T) {
 			Categories: []Category{{ID: "c1", GroupID: "g1", Name: "Food"}},
 			Payees:     []Payee{{ID: "p1", Name: "Shop"}, {ID: "p2", TransferAccount: "a2", Name: "Savings"}},
 			Transactions: []Transaction{
-				{ID: "t1", AccountID: "a1", Amount: d("10"), PayeeID: "p1", Splits: []Split{
-					{ID: "s1", Amount: d("7.5"), CategoryID: "c1"}, {ID: "s2", Amount: d("2.5"), TransferID: "t2"}}},
-				{ID: "t2", AccountID: "a2", Amount: d("-2.5"), TransferID: "s2"},
+				{ID: "t1", AccountID: "a1", Amount: amount("10"), PayeeID: "p1", Splits: []Split{
+					{ID: "s1", Amount: amount("7.5"), CategoryID: "c1"}, {ID: "s2", Amount: amount("2.5"), TransferID: "t2"}}},
+				{ID: "t2", AccountID: "a2", Amount: amount("-2.5"), TransferID: "s2"},
 			},
 			Months: []Month{{Month: day("2026-08-01"), Lines: []Line{{CategoryID: "c1", Budgeted: d("100"), Rollover: RolloverBoth}}}},
 		}
@@ -106,10 +106,10 @@ func TestCheck(t *testing.T) {
 		want  string
 	}{
 		{"an unknown account", func(b *Budget) { b.Transactions[1].AccountID = "a9" }, `transaction "t2" has account "a9"`},
-		{"split parts that do not add up", func(b *Budget) { b.Transactions[0].Splits[0].Amount = d("7.49") },
+		{"split parts that do not add up", func(b *Budget) { b.Transactions[0].Splits[0].Amount = amount("7.49") },
 			`transaction "t1" is 10 but its split parts add up to 9.99`},
 		{"a transfer not named back", func(b *Budget) { b.Transactions[1].TransferID = "t1" }, `transaction "s2": the other side of its transfer, "t2", does not name it back`},
-		{"a transfer of unequal sides", func(b *Budget) { b.Transactions[1].Amount = d("-2.6") }, `"s2": the other side of its transfer, "t2", is of -2.6, not -2.5`},
+		{"a transfer of unequal sides", func(b *Budget) { b.Transactions[1].Amount = amount("-2.6") }, `"s2": the other side of its transfer, "t2", is of -2.6, not -2.5`},
 		{"an id used twice", func(b *Budget) { b.Transactions[1].ID = "s1" }, `transaction id "s1" is used twice`},
 		{"a rollover of no kind", func(b *Budget) { b.Months[0].Lines[0].Rollover = "sometimes" }, `rollover "sometimes"`},
 		{"a group and a category of one name", func(b *Budget) { b.Groups[0].Name = "Food" }, `are both called "Food"`},
@@ -128,15 +128,14 @@ func TestCheck(t *testing.T) {
 // PairTransfers unlinks the sides of a transfer that do not hold together, saying so, and
 // leaves a budget that Check passes.
 func TestPairTransfers(t *testing.T) {
-	d := decimal.RequireFromString
 	b := &Budget{
 		Accounts: []Account{{ID: "a1"}, {ID: "a2"}},
 		Transactions: []Transaction{
-			{ID: "t1", AccountID: "a1", Amount: d("5"), TransferID: "t2"},
-			{ID: "t2", AccountID: "a2", Amount: d("-5"), TransferID: "t1"},
-			{ID: "t3", AccountID: "a1", Amount: d("7"), TransferID: "t4"},
-			{ID: "t4", AccountID: "a2", Amount: d("-6"), TransferID: "t3"},
-			{ID: "t5", AccountID: "a1", Amount: d("1"), TransferID: "gone"},
+			{ID: "t1", AccountID: "a1", Amount: amount("5"), TransferID: "t2"},
+			{ID: "t2", AccountID: "a2", Amount: amount("-5"), TransferID: "t1"},
+			{ID: "t3", AccountID: "a1", Amount: amount("7"), TransferID: "t4"},
+			{ID: "t4", AccountID: "a2", Amount: amount("-6"), TransferID: "t3"},
+			{ID: "t5", AccountID: "a1", Amount: amount("1"), TransferID: "gone"},
 		},
 	}
 	b.PairTransfers()
@@ -191,9 +190,9 @@ func TestSettle(t *testing.T) {
 	b := &Budget{
 		Accounts: []Account{{ID: "a1", Name: "Checking"}, {ID: "a1", Name: "Checking again"}, {Name: "No id"}},
 		Transactions: []Transaction{
-			{ID: "t1/rest", AccountID: "a1", Amount: d("1")},
-			{ID: "t1", AccountID: "a1", Amount: d("10"), Splits: []Split{{ID: "s1", Amount: d("4")}, {ID: "t1/rest", Amount: d("5")}}},
-			{ID: "s1", AccountID: "a1", Amount: d("2")},
+			{ID: "t1/rest", AccountID: "a1", Amount: amount("1")},
+			{ID: "t1", AccountID: "a1", Amount: amount("10"), Splits: []Split{{ID: "s1", Amount: amount("4")}, {ID: "t1/rest", Amount: amount("5")}}},
+			{ID: "s1", AccountID: "a1", Amount: amount("2")},
 		},
 	}
 	b.Settle()
@@ -221,4 +220,13 @@ func TestSettle(t *testing.T) {
 	if !slices.Equal(reasons, want) {
 		t.Errorf("notices:\n%s\nwant:\n%s", strings.Join(reasons, "\n"), strings.Join(want, "\n"))
 	}
+}
+
+// amount is s as a transaction's or split part's Amount.
+func amount(s string) Amount {
+	a, ok := AmountOf(decimal.RequireFromString(s))
+	if !ok {
+		panic(s)
+	}
+	return a
 }

@@ -70,13 +70,7 @@ func (b *Budget) fresh(ids map[string]bool, entity, id, name string) bool {
 // error and keeps them; a part may be lost) a part without a category for the difference,
 // so that the money stays whole and the native import's check of split sums holds.
 func (b *Budget) balanceSplits() {
-	ids := map[string]bool{}
-	for _, t := range b.Transactions {
-		ids[t.ID] = true
-		for _, s := range t.Splits {
-			ids[s.ID] = true
-		}
-	}
+	var ids map[string]bool // every id, gathered when a split first needs a part of its own
 	for i := range b.Transactions {
 		tx := &b.Transactions[i]
 		if len(tx.Splits) == 0 {
@@ -84,11 +78,20 @@ func (b *Budget) balanceSplits() {
 		}
 		sum := decimal.Zero
 		for _, s := range tx.Splits {
-			sum = sum.Add(s.Amount)
+			sum = sum.Add(s.Amount.Decimal())
 		}
-		rest := tx.Amount.Sub(sum)
-		if rest.IsZero() {
+		diff := tx.Amount.Decimal().Sub(sum)
+		if diff.IsZero() {
 			continue
+		}
+		rest, ok := AmountOf(diff)
+		if !ok {
+			tx.Splits = nil
+			b.Note(KeptAs, EntityTransaction, tx.ID, "", "its split parts add up to %s, beyond any amount, of its %s: it is kept without its parts", sum, tx.Amount)
+			continue
+		}
+		if ids == nil {
+			ids = b.ids()
 		}
 		id := tx.ID + "/rest"
 		for n := 2; ids[id]; n++ {
@@ -98,4 +101,16 @@ func (b *Budget) balanceSplits() {
 		tx.Splits = append(tx.Splits, Split{ID: id, Amount: rest, Notes: "The part of the split left unassigned"})
 		b.Note(KeptAs, EntityTransaction, tx.ID, "", "its split parts add up to %s of its %s: the difference is kept as a part without a category", sum, tx.Amount)
 	}
+}
+
+// ids are the ids of the transactions and split parts.
+func (b *Budget) ids() map[string]bool {
+	ids := map[string]bool{}
+	for _, t := range b.Transactions {
+		ids[t.ID] = true
+		for _, s := range t.Splits {
+			ids[s.ID] = true
+		}
+	}
+	return ids
 }

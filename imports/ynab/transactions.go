@@ -31,7 +31,11 @@ func (a *assembler) transactions() error {
 		if !ok {
 			return movein.Errorf(movein.EntityTransaction, r.ID, "transaction %q has date %q, which is no date", r.ID, r.Date)
 		}
-		tx := movein.Transaction{ID: r.ID, AccountID: r.AccountID, Date: d, Amount: amount(r.Amount), PayeeID: a.payee(r.PayeeID),
+		amt, ok := entry(r.Amount)
+		if !ok {
+			return movein.Errorf(movein.EntityTransaction, r.ID, "transaction %q has amount %d, which is no amount of money", r.ID, r.Amount)
+		}
+		tx := movein.Transaction{ID: r.ID, AccountID: r.AccountID, Date: d, Amount: amt, PayeeID: a.payee(r.PayeeID),
 			CategoryID: a.category(r.CategoryID), Notes: r.Memo, ImportedID: r.ImportID, ImportedPayee: r.ImportPayeeName,
 			Cleared: r.Cleared == "cleared" || r.Cleared == "reconciled", Reconciled: r.Cleared == "reconciled",
 			Opening: a.startingPayees[r.PayeeID], TransferID: r.TransferTransaction}
@@ -39,7 +43,11 @@ func (a *assembler) transactions() error {
 			if s.Deleted {
 				continue
 			}
-			part := movein.Split{ID: s.ID, Amount: amount(s.Amount), CategoryID: a.category(s.CategoryID), Notes: s.Memo,
+			amt, ok := entry(s.Amount)
+			if !ok {
+				return movein.Errorf(movein.EntityTransaction, s.ID, "split part %q has amount %d, which is no amount of money", s.ID, s.Amount)
+			}
+			part := movein.Split{ID: s.ID, Amount: amt, CategoryID: a.category(s.CategoryID), Notes: s.Memo,
 				TransferID: s.TransferTransaction}
 			if p := a.payee(s.PayeeID); p != tx.PayeeID {
 				part.PayeeID = p
@@ -83,7 +91,7 @@ func (a *assembler) pairSplitTransfers(pending []splitTransfer) {
 		tx := &a.b.Transactions[p.tx]
 		part := &tx.Splits[p.part]
 		found := -1
-		for _, i := range candidates[key{p.account, tx.Date.Format("2006-01-02"), part.Amount.Neg().String()}] {
+		for _, i := range candidates[key{p.account, tx.Date.Format("2006-01-02"), part.Amount.Decimal().Neg().String()}] {
 			other := &a.b.Transactions[i]
 			if taken[i] || (other.TransferID != "" && other.TransferID != tx.ID && other.TransferID != part.ID) {
 				continue

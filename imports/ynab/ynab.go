@@ -12,6 +12,7 @@ package ynab
 import (
 	"encoding/json"
 	"io"
+	"math"
 	"strings"
 	"time"
 
@@ -60,8 +61,14 @@ type assembler struct {
 	categoryByID    map[string]*movein.Category
 }
 
-// amount is milliunits in the ledger's sign (YNAB's money in is positive).
+// amount is milliunits in the ledger's sign (YNAB's money in is positive); entry is the
+// same as a transaction's or split part's Amount, and false for the one int64 whose negation
+// is none.
 func amount(milli int64) decimal.Decimal { return decimal.New(milli, -3).Neg() }
+
+func entry(milli int64) (movein.Amount, bool) {
+	return movein.Amount{Units: -milli, Exp: -3}, milli != math.MinInt64
+}
 
 // currency is an ISO 4217 code, or "" for anything else.
 func currency(s string) string {

@@ -87,7 +87,7 @@ func TestHousehold(t *testing.T) {
 
 	balances := map[string]decimal.Decimal{}
 	for _, tx := range b.Transactions {
-		balances[n[tx.AccountID]] = balances[n[tx.AccountID]].Sub(tx.Amount) // the ledger's money out is positive
+		balances[n[tx.AccountID]] = balances[n[tx.AccountID]].Sub(tx.Amount.Decimal()) // the ledger's money out is positive
 	}
 	for account, want := range map[string]string{"Checking": "5564.57", "Savings": "5050", "Visa": "255", "Brokerage": "12000"} {
 		if !balances[account].Equal(d(want)) {
@@ -295,6 +295,10 @@ func TestRefusalsNameWhatIsAtFault(t *testing.T) {
 			movein.EntityTransaction, `transaction "t9" names account "gone", which is not in the file`},
 		{"a transaction of no date", `{"accounts": [{"id": "a"}], "transactions": [{"id": "t9", "date": "2026-13-01", "account_id": "a"}]}`,
 			movein.EntityTransaction, `transaction "t9" has date "2026-13-01", which is no date`},
+		{"an amount whose negation is no int64", `{"accounts": [{"id": "a"}], "transactions": [{"id": "t9", "date": "2026-01-01", "account_id": "a", "amount": -9223372036854775808}]}`,
+			movein.EntityTransaction, `transaction "t9" has amount -9223372036854775808, which is no amount of money`},
+		{"a split part whose negation is no int64", `{"accounts": [{"id": "a"}], "transactions": [{"id": "t9", "date": "2026-01-01", "account_id": "a", "subtransactions": [{"id": "s9", "amount": -9223372036854775808}]}]}`,
+			movein.EntityTransaction, `split part "s9" has amount -9223372036854775808, which is no amount of money`},
 		{"a month of no first day", `{"months": [{"month": "2026-08-15"}]}`, movein.EntityMonth, `months[0] is for "2026-08-15", which is no month's first day`},
 		{"more after the budget", `{"name": "x"} {"name": "y"}`, "file", "the file goes on after the budget's JSON"},
 	}
