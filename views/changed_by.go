@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"tally/internal/i18n"
 	"tally/models"
 )
 
@@ -15,24 +16,22 @@ func CanWrite(ctx context.Context) bool {
 	return u != nil && !u.Role.ReadOnly()
 }
 
-// ChangedByText says who made a record's last change, and on which day, in the person's date
-// style: "Changed by Jana, 03.12.2026". It is "" when nothing is known of it.
+// ChangedByText says who made a record's last change, and on which day, in the person's
+// language and date style: "Changed by Jana, 03.12.2026". It is "" when nothing is known of it.
 func ChangedByText(ctx context.Context, c models.ChangedBy, at time.Time) string {
-	var who string
+	day := UserDay(ctx, at)
 	switch c.Via {
 	case models.ViaMember:
-		who = "Changed by " + c.Name
 		if c.Name == "" {
-			who = "Changed by a former member"
+			return i18n.T(ctx, "changed.by_former_member", "Day", day)
 		}
+		return i18n.T(ctx, "changed.by_member", "Name", c.Name, "Day", day)
 	case models.ViaRule:
-		who = "Changed by a rule"
+		return i18n.T(ctx, "changed.by_rule", "Day", day)
 	case models.ViaImport:
-		who = "From an import"
+		return i18n.T(ctx, "changed.by_import", "Day", day)
 	case models.ViaBankSync:
-		who = "From a bank sync"
-	default:
-		return ""
+		return i18n.T(ctx, "changed.by_bank_sync", "Day", day)
 	}
-	return who + ", " + UserDay(ctx, at)
+	return ""
 }
