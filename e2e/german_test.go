@@ -45,14 +45,11 @@ var pendingGerman = map[string]string{
 	"/settings/bank_connections": "views/bank_connections.templ, views/bank_troubles.templ",
 	"/settings/bank_connections/europe?country=DE":                            "views/bank_europe.templ",
 	"/bank_connections/enable_banking/callback?state=e2e-state&code=e2e-code": "views/bank_europe.templ",
-	"/settings/export":         "views/settings_export.templ",
-	"/settings/family":         "views/settings_family.templ",
-	"/settings/family/members": "views/settings_members.templ",
-	"/settings/exchange_rates": "views/exchange_rates.templ, views/converted.templ",
-	"/admin/sso_providers":     "views/admin_providers.templ",
-	"/admin/users":             "views/admin_users.templ",
-	"/admin/sso_audit_logs":    "views/admin_audit.templ",
-	"/oauth/applications":      "views/oauth_apps.templ",
+	"/settings/exchange_rates":                                                "views/exchange_rates.templ, views/converted.templ",
+	"/admin/sso_providers":                                                    "views/admin_providers.templ",
+	"/admin/users":                                                            "views/admin_users.templ",
+	"/admin/sso_audit_logs":                                                   "views/admin_audit.templ",
+	"/oauth/applications":                                                     "views/oauth_apps.templ",
 }
 
 // englishStopWords are words of English that are no German words: a text with one of them

@@ -5,7 +5,6 @@ package members
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
 	"net/url"
 	"time"
@@ -16,6 +15,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/internal/mail"
 	"tally/internal/password"
 	"tally/internal/sessions"
@@ -427,14 +427,14 @@ func (s *Service) mail(ctx context.Context, admin *models.User, sent *Sent) {
 	if !s.SendMail {
 		return
 	}
-	family := admin.Family.Name
+	// Written in the family's language, which the invitee joins.
+	lang := i18n.WithLanguage(ctx, admin.Family.Language)
+	who := []any{"Name", admin.DisplayName(), "Family", admin.Family.Name}
 	err := s.Mailer.Send(ctx, mail.Message{
 		To:      sent.Invitation.Email,
-		Subject: admin.DisplayName() + " invites you to " + family + " on Tally",
-		Body: fmt.Sprintf("%s invites you to join %s on Tally, as %s.\n\n"+
-			"To accept, open this link within 7 days:\n\n%s\n\n"+
-			"If you did not expect this, ignore this message.\n", admin.DisplayName(), family, sent.Invitation.Role.Label(), sent.Link),
-		Link: sent.Link,
+		Subject: i18n.T(lang, "invitation.mail_subject", who...),
+		Body:    i18n.T(lang, "invitation.mail_body", append(who, "Role", sent.Invitation.Role.LabelIn(lang), "Link", sent.Link)...),
+		Link:    sent.Link,
 	})
 	if err != nil {
 		sent.MailFailed = true

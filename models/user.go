@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 )
 
 // Role is a user's permission level.
@@ -53,6 +54,19 @@ func (r Role) Label() string {
 		return "Viewer"
 	}
 	return "Member"
+}
+
+// LabelIn is r's name in the language of ctx, as pages and mails say it.
+func (r Role) LabelIn(ctx context.Context) string {
+	switch r {
+	case RoleSuperAdmin:
+		return i18n.T(ctx, "role.super_admin")
+	case RoleAdmin:
+		return i18n.T(ctx, "role.admin")
+	case RoleViewer:
+		return i18n.T(ctx, "role.viewer")
+	}
+	return i18n.T(ctx, "role.member")
 }
 
 // FamilyRoles are the roles a family admin gives: to an invitation, or to a member.
