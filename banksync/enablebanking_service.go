@@ -20,6 +20,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/internal/mail"
 	"tally/models"
 )
@@ -533,6 +534,8 @@ type consentNotice struct {
 	ExpiresAt    time.Time `bun:"consent_expires_at"`
 	Email        string    `bun:"email"`
 	Days         int       `bun:"days"`
+	// Language is the admin's, else their family's: the mail's.
+	Language string `bun:"language"`
 }
 
 // SendConsentNotices mails the family's admins of every European connection whose consent
@@ -542,10 +545,11 @@ func (s *Service) SendConsentNotices(ctx context.Context) (int, error) {
 	now := s.now()
 	var notices []consentNotice
 	err := s.DB.NewRaw(`
-		SELECT c.id, c.name, c.consent_expires_at, u.email, d.days
+		SELECT c.id, c.name, c.consent_expires_at, u.email, d.days, coalesce(u.language, f.language) AS language
 		FROM bank_connections c
 		CROSS JOIN LATERAL (SELECT CASE WHEN c.consent_expires_at <= ?::timestamptz + interval '1 day' THEN 1 ELSE 7 END AS days) d
 		JOIN users u ON u.family_id = c.family_id AND u.role IN (?, ?) AND u.status = ?
+		JOIN families f ON f.id = c.family_id
 		WHERE c.provider = ? AND c.status IN (?, ?) AND c.consent_expires_at > ? AND c.consent_expires_at <= ?::timestamptz + interval '7 days'
 			AND (c.consent_notice_days IS NULL OR c.consent_notice_days > d.days)
 		ORDER BY c.id, u.email`, now, models.RoleAdmin, models.RoleSuperAdmin, models.UserActive, ProviderEnableBanking, StatusGood, StatusFailing, now, now).
@@ -557,15 +561,13 @@ func (s *Service) SendConsentNotices(ctx context.Context) (int, error) {
 	done := map[uuid.UUID]int{}
 	for _, n := range notices {
 		link := strings.TrimSuffix(s.AppURL, "/") + "/settings/bank_connections"
-		when := "in 7 days"
+		lang := i18n.WithLanguage(ctx, n.Language)
+		subject := i18n.T(lang, "bank.consent_mail_subject_week")
 		if n.Days == 1 {
-			when = "tomorrow"
+			subject = i18n.T(lang, "bank.consent_mail_subject_tomorrow")
 		}
-		m := mail.Message{To: n.Email, Subject: "Your bank's consent for Tally ends " + when, Link: link,
-			Body: fmt.Sprintf("Tally reads %s through a consent you gave your bank. It ends on %s (UTC).\n\n"+
-				"To keep syncing, renew it before then at Settings › Bank connections:\n\n%s\n\n"+
-				"Renewing keeps every linked account and its history. If you let it end, Tally stops syncing until you renew it.\n",
-				n.Name, n.ExpiresAt.UTC().Format("2006-01-02 15:04"), link)}
+		m := mail.Message{To: n.Email, Subject: subject, Link: link,
+			Body: i18n.T(lang, "bank.consent_mail_body", "Name", n.Name, "Ends", n.ExpiresAt.UTC().Format("2006-01-02 15:04"), "Link", link)}
 		if s.Mailer == nil {
 			continue
 		}
