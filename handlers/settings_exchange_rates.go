@@ -8,8 +8,8 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/fx"
-	"tally/models"
 	"tally/internal/i18n"
+	"tally/models"
 	"tally/views"
 )
 
