@@ -427,3 +427,42 @@ func TestEnableBankingRefusesAWrongKeyAndBadChoices(t *testing.T) {
 		t.Fatalf("an unknown bank: %v", err)
 	}
 }
+
+// The consent notice is written in its admin's language: their own, else their family's.
+func TestConsentNoticeIsInTheAdminsLanguage(t *testing.T) {
+	t.Parallel()
+	e := newEBEnv(t)
+	e.fake.AddAccount("Testbank", fakeenablebanking.Account{Key: "giro", IBAN: "DE89370400440532013000", Name: "Giro", Currency: "EUR",
+		Balances: map[string]string{"CLBD": "10.00"}})
+	id := e.connect("Testbank", false)
+	ctx := context.Background()
+	if _, err := e.db.NewRaw("UPDATE families SET language = 'de' WHERE id = ?", e.family).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.db.NewRaw("UPDATE bank_connections SET consent_expires_at = ? WHERE id = ?", e.now.Add(6*24*time.Hour), id).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SendConsentNotices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.outbox.messages) != 1 {
+		t.Fatalf("%d notices", len(e.outbox.messages))
+	}
+	m := e.outbox.messages[0]
+	if m.Subject != "Deine Zustimmung bei der Bank für Tally endet in 7 Tagen" ||
+		!strings.Contains(m.Body, "erneuere sie vorher unter Einstellungen › Bankverbindungen:\n\nhttp://tally.test/settings/bank_connections\n") {
+		t.Errorf("a German family's notice:\n%s\n\n%s", m.Subject, m.Body)
+	}
+
+	// An admin who chose English on their profile reads the next one in English.
+	if _, err := e.db.NewRaw("UPDATE users SET language = 'en' WHERE id = ?", e.user).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	e.now = e.now.Add(5*24*time.Hour + time.Hour)
+	if _, err := e.svc.SendConsentNotices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(e.outbox.messages) != 2 || e.outbox.messages[1].Subject != "Your bank's consent for Tally ends tomorrow" {
+		t.Fatalf("the English admin's notices: %+v", e.outbox.messages)
+	}
+}

@@ -62,7 +62,7 @@ func TestTurnOnTwoFactorAndSignIn(t *testing.T) {
 		}
 		shot(t, ctx, "recovery-codes")
 		click(t, ctx, "recovery-done")
-		wantText(t, ctx, "mfa-status", "On since "+time.Now().Format("2 January 2006")+", with an authenticator app. 10 recovery codes are left.")
+		wantText(t, ctx, "mfa-status", "On since "+time.Now().UTC().Format("2006-01-02")+", with an authenticator app. 10 recovery codes are left.")
 	})
 	step(t, "signing in asks for a code after the password", func(t *testing.T) {
 		click(t, ctx, "sign-out")

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -50,6 +51,6 @@ func (a *app) apiKeyRevoke(c echo.Context) error {
 	if err := models.RevokeAPIKey(c.Request().Context(), a.DB, currentUser(c).ID, id); err != nil {
 		return err
 	}
-	a.flash(c, "success", "API key has been revoked.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "api_keys.revoked_flash"))
 	return redirect(c, "/settings/api_keys")
 }

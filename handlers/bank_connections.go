@@ -13,6 +13,7 @@ import (
 
 	"tally/banksync"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -84,7 +85,7 @@ func (a *app) bankConnect(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Connected. Choose what each of your bank's accounts becomes in Tally.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "bank.connected_flash"))
 	return redirect(c, "/settings/bank_connections/"+conn.ID.String()+"/link")
 }
 
@@ -195,7 +196,7 @@ func (a *app) bankLink(c echo.Context) error {
 		case "existing":
 			id, err := uuid.Parse(arg)
 			if err != nil {
-				return apperr.New(apperr.Invalid, "Choose an account to link to.")
+				return apperr.New(apperr.Invalid, i18n.T(inLanguage(c), "bank.choose_account"))
 			}
 			if err := a.visibleAccountOr404(c, id); err != nil {
 				return err
@@ -213,7 +214,7 @@ func (a *app) bankLink(c echo.Context) error {
 	if _, err := a.BankQueue.EnqueueSync(ctx, v.ID); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Linked. The first sync is running: transactions appear in a moment.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "bank.linked_flash"))
 	return redirect(c, "/settings/bank_connections")
 }
 
@@ -233,7 +234,7 @@ func (a *app) bankSyncNow(c echo.Context) error {
 		return err
 	}
 	if v.RequestsLeft(time.Now()) == 0 {
-		a.flash(c, "error", overBudgetMessage(&v.Connection))
+		a.flash(c, "error", views.BankMessage(inLanguage(c), overBudgetMessage(&v.Connection)))
 		return redirect(c, "/settings/bank_connections")
 	}
 	queued, err := a.BankQueue.EnqueueSync(c.Request().Context(), v.ID)
@@ -241,9 +242,9 @@ func (a *app) bankSyncNow(c echo.Context) error {
 		return err
 	}
 	if queued {
-		a.flash(c, "success", "Sync started.")
+		a.flash(c, "success", i18n.T(inLanguage(c), "bank.sync_started"))
 	} else {
-		a.flash(c, "success", "A sync of this connection is already running.")
+		a.flash(c, "success", i18n.T(inLanguage(c), "bank.sync_running"))
 	}
 	return redirect(c, "/settings/bank_connections")
 }
@@ -267,7 +268,7 @@ func (a *app) bankSettings(c echo.Context) error {
 	if err := a.Bank.UpdateSettings(c.Request().Context(), v.FamilyID, v.ID, set); err != nil {
 		return a.refuseTo(c, "/settings/bank_connections", err)
 	}
-	a.flash(c, "success", "Sync settings saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "bank.settings_saved"))
 	return redirect(c, "/settings/bank_connections")
 }
 
@@ -285,7 +286,7 @@ func (a *app) bankReconnect(c echo.Context) error {
 	if _, err := a.BankQueue.EnqueueSync(ctx, v.ID); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Reconnected: syncing again.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "bank.reconnected"))
 	return redirect(c, "/settings/bank_connections")
 }
 
@@ -298,6 +299,6 @@ func (a *app) bankDelete(c echo.Context) error {
 	if err := a.Bank.Delete(c.Request().Context(), v.FamilyID, v.ID); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Disconnected. The linked accounts stay as manual accounts.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "bank.disconnected"))
 	return redirect(c, "/settings/bank_connections")
 }

@@ -9,11 +9,9 @@ import (
 
 	"tally/banksync"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/views"
 )
-
-// msgEuropeOff is the page's sentence when the operator has not set Enable Banking up.
-const msgEuropeOff = "European bank sync is not set up on this Tally: its operator registers an Enable Banking application and sets ENABLE_BANKING_APP_ID and its private key (see the README)."
 
 // bankEurope is GET /settings/bank_connections/europe: the country, then its banks.
 func (a *app) bankEurope(c echo.Context) error {
@@ -23,7 +21,7 @@ func (a *app) bankEurope(c echo.Context) error {
 func (a *app) renderEurope(c echo.Context, status int, country string, form *views.Form) error {
 	p := views.BankEurope{Country: country, Form: form}
 	if !a.Bank.EnableBankingOn() {
-		p.Country, p.Off = "", msgEuropeOff
+		p.Country, p.Off = "", i18n.T(inLanguage(c), "bank.europe_off")
 		return a.render(c, status, views.BankEuropePage(p))
 	}
 	if country != "" {
@@ -163,19 +161,19 @@ func (a *app) bankCallbackFailed(c echo.Context, auth *banksync.Authorization, e
 		return err
 	}
 	if u := currentUser(c); u != nil && u.IsAdmin() && (auth == nil || auth.FamilyID == u.FamilyID) {
-		a.flash(c, "error", e.Message)
+		a.flash(c, "error", views.BankMessage(inLanguage(c), e.Message))
 		return redirect(c, "/settings/bank_connections")
 	}
-	return a.render(c, statusOf(e.Code), views.BankCallbackPage(auth, e.Message))
+	return a.render(c, statusOf(e.Code), views.BankCallbackPage(auth, views.BankMessage(inLanguage(c), e.Message)))
 }
 
 // bankAuthorizationDone sends a finished authorisation's browser on: to link the accounts,
 // or back to the connections after a renewal.
 func (a *app) bankAuthorizationDone(c echo.Context, auth *banksync.Authorization) error {
 	if auth.Renewal {
-		a.flash(c, "success", "Renewed: syncing again.")
+		a.flash(c, "success", i18n.T(inLanguage(c), "bank.renewed"))
 		return redirect(c, "/settings/bank_connections")
 	}
-	a.flash(c, "success", "Connected. Choose what each of your bank's accounts becomes in Tally.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "bank.connected_flash"))
 	return redirect(c, "/settings/bank_connections/"+auth.ConnectionID.String()+"/link")
 }

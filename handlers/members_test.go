@@ -716,3 +716,28 @@ func TestViewerChangesNothing(t *testing.T) {
 		t.Fatalf("a viewer's read key: %d", r.Status)
 	}
 }
+
+// A German family's invitation is mailed in German, the family's language, which the invitee
+// joins, and its page says so in German.
+func TestAGermanFamilysInvitationIsMailedInGerman(t *testing.T) {
+	t.Parallel()
+	e := newMembersEnv(t, apptest.ServerOptions{NoWorker: true, Env: map[string]string{"SMTP_URL": "smtp://mail.invalid:25"}})
+	if _, err := e.srv.DB.ExecContext(t.Context(), `UPDATE families SET language = 'de' WHERE id = ?`, e.admin.FamilyID); err != nil {
+		t.Fatal(err)
+	}
+	r := e.c.PostForm("/settings/family/invitations", url.Values{"email": {"jana@example.com"}, "role": {"member"}})
+	wantPage(t, r, http.StatusCreated)
+	if got := r.TestID(t, "invitation-mailed"); got != "Die Einladung wurde an jana@example.com gesendet. Der Link darin funktioniert einmal, 7 Tage lang." {
+		t.Errorf("the page says %q", got)
+	}
+	m, ok := e.srv.Outbox.Last()
+	if !ok {
+		t.Fatal("no mail")
+	}
+	if want := e.admin.DisplayName() + " lädt dich zu " + e.admin.Family.Name + " bei Tally ein"; m.Subject != want {
+		t.Errorf("subject %q, want %q", m.Subject, want)
+	}
+	if !strings.Contains(m.Body, "mit der Rolle Mitglied.") || !strings.Contains(m.Body, "innerhalb von 7 Tagen diesen Link:\n\n"+m.Link+"\n\n") {
+		t.Errorf("body:\n%s", m.Body)
+	}
+}

@@ -5,7 +5,6 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -16,6 +15,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/internal/password"
 	"tally/internal/ratelimit"
 	"tally/mfa"
@@ -181,7 +181,7 @@ func (a *app) requireEnrolment(next echo.HandlerFunc) echo.HandlerFunc {
 		if strings.HasPrefix(p, "/settings/mfa/") || p == "/sign_out" {
 			return next(c)
 		}
-		a.flash(c, "error", "Your administrator requires two-factor sign-in: set up an authenticator app to go on.")
+		a.flash(c, "error", i18n.T(inLanguage(c), "mfa.required"))
 		return redirect(c, "/settings/mfa/totp/new")
 	}
 }
@@ -234,7 +234,7 @@ func (a *app) pendingMFA(c echo.Context) (id uuid.UUID, ok bool) {
 		for _, k := range pendingSignInKeys {
 			a.Sessions.Remove(ctx, k)
 		}
-		a.flash(c, "error", "The sign-in waited more than 5 minutes for its code. Enter your password again.")
+		a.flash(c, "error", i18n.T(inLanguage(c), "mfa.code_waited"))
 		return uuid.Nil, false
 	}
 	return id, true
@@ -308,7 +308,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 			Data: map[string]any{"left": st.RecoveryCodes}}); err != nil {
 			return err
 		}
-		a.flash(c, "error", recoveryLeft(st.RecoveryCodes))
+		a.flash(c, "error", recoveryLeft(inLanguage(c), st.RecoveryCodes))
 	}
 	return redirect(c, a.returnTo(c))
 }
@@ -345,14 +345,11 @@ func (a *app) finishPendingSignIn(c echo.Context, id uuid.UUID, method string) (
 	return u, nil
 }
 
-func recoveryLeft(n int) string {
-	switch n {
-	case 0:
-		return "You signed in with your last recovery code. Make new ones on Settings › Security now."
-	case 1:
-		return "You signed in with a recovery code; 1 is left. Make new ones on Settings › Security."
+func recoveryLeft(ctx context.Context, n int) string {
+	if n == 0 {
+		return i18n.T(ctx, "mfa.recovery_last")
 	}
-	return "You signed in with a recovery code; " + strconv.Itoa(n) + " are left."
+	return i18n.N(ctx, "mfa.recovery_used", n)
 }
 
 // totpNew is the enrolment page: the QR code, the secret and its URI as text, and the form
@@ -459,7 +456,7 @@ func (a *app) totpDisable(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Two-factor sign-in is off: your password alone signs you in again.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "mfa.off"))
 	return redirect(c, "/settings/security")
 }
 

@@ -12,6 +12,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/mfa"
 	"tally/views"
 )
@@ -100,7 +101,7 @@ func (a *app) passkeyRegister(c echo.Context) error {
 		Data: map[string]any{"method": mfa.MethodPasskey, "name": p.Name}}); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Passkey “"+p.Name+"” added: it signs you in with one touch.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "passkeys.added_flash", "Name", p.Name))
 	return c.JSON(http.StatusOK, map[string]string{"redirect": "/settings/passkeys"})
 }
 
@@ -121,35 +122,32 @@ func (a *app) passkeysPage(c echo.Context) error {
 	p := views.PasskeysPage{Enabled: a.MFA.PasskeysEnabled(), ConfirmFirst: confirmFirst}
 	for _, k := range list {
 		p.Passkeys = append(p.Passkeys, views.PasskeyRow{ID: k.ID.String(), Name: k.Name, CreatedAt: k.CreatedAt, LastUsedAt: k.LastUsedAt,
-			Synced: k.Synced, Remaining: a.remainingAfter(u.PasswordHash != nil, st, len(list)-1)})
+			Synced: k.Synced, Remaining: remainingAfter(inLanguage(c), u.PasswordHash != nil, st, len(list)-1)})
 	}
 	return a.render(c, http.StatusOK, views.Passkeys(p))
 }
 
-// remainingAfter names what still signs the user in once a passkey is removed, leaving
-// passkeys others.
-func (a *app) remainingAfter(password bool, st mfa.Status, passkeys int) string {
+// remainingAfter names, in the language of ctx, what still signs the user in once a passkey
+// is removed, leaving passkeys others.
+func remainingAfter(ctx context.Context, password bool, st mfa.Status, passkeys int) string {
 	var ways []string
 	if password {
-		w := "your password"
-		if st.TOTP {
-			w += " with your authenticator app"
-		} else if passkeys == 0 {
-			w += " alone, with no second factor"
+		switch {
+		case st.TOTP:
+			ways = append(ways, i18n.T(ctx, "passkeys.way_password_app"))
+		case passkeys == 0:
+			ways = append(ways, i18n.T(ctx, "passkeys.way_password_alone"))
+		default:
+			ways = append(ways, i18n.T(ctx, "passkeys.way_password"))
 		}
-		ways = append(ways, w)
 	}
-	switch passkeys {
-	case 0:
-	case 1:
-		ways = append(ways, "your other passkey")
-	default:
-		ways = append(ways, "your other passkeys")
+	if passkeys > 0 {
+		ways = append(ways, i18n.N(ctx, "passkeys.way_passkeys", passkeys))
 	}
 	if len(ways) == 0 {
-		return "After this, only single sign-on signs you in."
+		return i18n.T(ctx, "passkeys.remaining_sso")
 	}
-	return "After this, you sign in with " + strings.Join(ways, ", or ") + "."
+	return i18n.T(ctx, "passkeys.remaining", "Ways", strings.Join(ways, i18n.T(ctx, "passkeys.ways_or")))
 }
 
 // passkeyDelete is POST /settings/passkeys/:id/delete.
@@ -170,7 +168,7 @@ func (a *app) passkeyDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Passkey “"+name+"” removed.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "passkeys.removed", "Name", name))
 	return redirect(c, "/settings/passkeys")
 }
 

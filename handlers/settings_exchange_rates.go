@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/fx"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -79,7 +80,7 @@ func (a *app) exchangeRateCreate(c echo.Context) error {
 		return a.renderExchangeRates(c, status, form)
 	}
 	styled := inPersonsStyle(c)
-	a.flash(c, "success", "Saved: on "+views.UserDate(styled, r.Date)+", 1 "+r.Base+" buys "+views.UserRate(styled, r.Rate)+" "+r.Quote+".")
+	a.flash(c, "success", i18n.T(inLanguage(c), "rates.saved", "Date", views.UserDate(styled, r.Date), "Base", r.Base, "Rate", views.UserRate(styled, r.Rate), "Quote", r.Quote))
 	return redirect(c, "/settings/exchange_rates")
 }
 
@@ -91,6 +92,6 @@ func (a *app) exchangeRateDelete(c echo.Context) error {
 	if err := fx.DeleteRate(c.Request().Context(), a.DB, currentUser(c), id); err != nil {
 		return err
 	}
-	a.flash(c, "success", "The rate is deleted.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "rates.deleted"))
 	return redirect(c, "/settings/exchange_rates")
 }

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -36,6 +37,6 @@ func (a *app) familyUpdate(c echo.Context) error {
 		}
 		return a.render(c, status, views.FamilySettingsPage(views.FamilySettings{Family: u.Family, Form: form}))
 	}
-	a.flash(c, "success", "The family's settings are saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "family.saved"))
 	return redirect(c, "/settings/family")
 }

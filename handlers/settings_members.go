@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/internal/ratelimit"
 	"tally/members"
 	"tally/models"
@@ -110,7 +111,7 @@ func (a *app) invitationRevoke(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "The invitation of "+inv.Email+" is revoked: its link no longer works.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "members.revoked", "Email", inv.Email))
 	return redirect(c, "/settings/family/members")
 }
 
@@ -121,7 +122,8 @@ func (a *app) memberRole(c echo.Context) error {
 		if err != nil {
 			return "", err
 		}
-		return m.DisplayName() + " is now " + m.Role.Label() + ".", nil
+		ctx := inLanguage(c)
+		return i18n.T(ctx, "members.role_changed", "Name", m.DisplayName(), "Role", i18n.T(ctx, m.Role.MessageID())), nil
 	})
 }
 
@@ -132,7 +134,7 @@ func (a *app) memberRemove(c echo.Context) error {
 		if err != nil {
 			return "", err
 		}
-		return m.DisplayName() + " was removed from the family and signed out everywhere.", nil
+		return i18n.T(inLanguage(c), "members.removed", "Name", m.DisplayName()), nil
 	})
 }
 

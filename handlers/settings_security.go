@@ -10,6 +10,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/internal/sessions"
 	"tally/models"
 	"tally/sso"
@@ -111,7 +112,7 @@ func (a *app) identityDisconnect(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Your "+views.ProviderTitle(labelOf(all, gone.Provider))+" account has been disconnected.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "security.disconnected", "Provider", views.ProviderTitle(labelOf(all, gone.Provider))))
 	return redirect(c, "/settings/security")
 }
 
@@ -123,9 +124,9 @@ func (a *app) sessionsSignOutOthers(c echo.Context) error {
 		return err
 	}
 	if n == 0 {
-		a.flash(c, "success", "No other session was signed in.")
+		a.flash(c, "success", i18n.T(inLanguage(c), "security.no_other_session"))
 	} else {
-		a.flash(c, "success", "Signed out of "+views.Plural(int(n), "other session", "other sessions")+".")
+		a.flash(c, "success", i18n.N(inLanguage(c), "security.signed_out_others", int(n)))
 	}
 	return redirect(c, "/settings/security")
 }
@@ -141,7 +142,7 @@ func (a *app) browserForget(c echo.Context) error {
 	if err := a.Auth.Browsers.Forget(c.Request().Context(), currentUser(c).ID, id); err != nil {
 		return err
 	}
-	a.flash(c, "success", "That browser is forgotten. Tally remembers it again the next time you sign in with it.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "security.browser_forgotten"))
 	return redirect(c, "/settings/security")
 }
 
@@ -169,7 +170,7 @@ func (a *app) appRevoke(c echo.Context) error {
 		Data: map[string]any{"client_id": id, "by": "user"}}); err != nil {
 		return err
 	}
-	a.flash(c, "success", client.Name+" no longer has access to your account.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "security.app_revoked", "App", client.Name))
 	return redirect(c, "/settings/security")
 }
 

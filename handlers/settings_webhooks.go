@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tally/internal/i18n"
 	"tally/views"
 	"tally/webhooks"
 )
@@ -78,11 +79,11 @@ func (a *app) renderWebhook(c echo.Context, status int, secret string) error {
 }
 
 func (a *app) webhookPause(c echo.Context) error {
-	return a.webhookSetActive(c, false, "Paused. Tally sends this endpoint nothing until you resume it.")
+	return a.webhookSetActive(c, false, i18n.T(inLanguage(c), "webhooks.paused_flash"))
 }
 
 func (a *app) webhookResume(c echo.Context) error {
-	return a.webhookSetActive(c, true, "Resumed. New events are sent to this endpoint again.")
+	return a.webhookSetActive(c, true, i18n.T(inLanguage(c), "webhooks.resumed_flash"))
 }
 
 func (a *app) webhookSetActive(c echo.Context, active bool, done string) error {
@@ -119,7 +120,7 @@ func (a *app) webhookDelete(c echo.Context) error {
 	if err := a.Webhooks.Delete(c.Request().Context(), currentUser(c).FamilyID, id, a.webhookActor(c)); err != nil {
 		return err
 	}
-	a.flash(c, "success", "The webhook is deleted.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "webhooks.deleted_flash"))
 	return redirect(c, "/settings/webhooks")
 }
 
@@ -136,6 +137,6 @@ func (a *app) webhookRedeliver(c echo.Context) error {
 	if _, err := a.Webhooks.Redeliver(c.Request().Context(), currentUser(c).FamilyID, id, deliveryID); err != nil {
 		return a.refuseTo(c, to, err)
 	}
-	a.flash(c, "success", "Sent again: the new delivery is listed at the top, with the same event id.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "webhooks.redelivered_flash"))
 	return redirect(c, to)
 }

@@ -8,7 +8,12 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "tally/banksync"
+import (
+	"context"
+
+	"tally/banksync"
+	"tally/internal/i18n"
+)
 
 // BankTroubles tells the family, outside Settings, of each bank connection that needs
 // someone (banksync.Service.Troubles): what is wrong and what to do, the action itself for an
@@ -42,7 +47,7 @@ func BankTroubles(conns []banksync.Connection) templ.Component {
 			var templ_7745c5c3_Var2 string
 			templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(c.ID.String())
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 10, Col: 163}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 15, Col: 163}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 			if templ_7745c5c3_Err != nil {
@@ -53,9 +58,9 @@ func BankTroubles(conns []banksync.Connection) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var3 string
-			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(bankTroubleTitle(c))
+			templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(bankTroubleTitle(ctx, c))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 11, Col: 47}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 16, Col: 52}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 			if templ_7745c5c3_Err != nil {
@@ -71,9 +76,9 @@ func BankTroubles(conns []banksync.Connection) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var4 string
-				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(*c.LastError)
+				templ_7745c5c3_Var4, templ_7745c5c3_Err = templ.JoinStringErrs(BankMessage(ctx, *c.LastError))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 13, Col: 65}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 18, Col: 83}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var4))
 				if templ_7745c5c3_Err != nil {
@@ -89,20 +94,20 @@ func BankTroubles(conns []banksync.Connection) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			if StateOf(ctx).User == nil || !StateOf(ctx).User.IsAdmin() {
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p>Ask an admin of your family to ")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var5 string
-				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(bankTroubleAction(c))
+				templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(bankTroubleAsk(ctx, c))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 17, Col: 61}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 22, Col: 32}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, " under Settings → Bank connections.</p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
@@ -119,7 +124,7 @@ func BankTroubles(conns []banksync.Connection) templ.Component {
 						}()
 					}
 					ctx = templ.InitializeContext(ctx)
-					templ_7745c5c3_Err = Button(Primary, "Renew at "+c.ASPSPName, templ.Attributes{"data-testid": "bank-trouble-action"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Button(Primary, i18n.T(ctx, "bank.renew_at", "Bank", c.ASPSPName), templ.Attributes{"data-testid": "bank-trouble-action"}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -135,9 +140,9 @@ func BankTroubles(conns []banksync.Connection) templ.Component {
 					return templ_7745c5c3_Err
 				}
 				var templ_7745c5c3_Var7 string
-				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(bankTroubleLink(c))
+				templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(bankTroubleLink(ctx, c))
 				if templ_7745c5c3_Err != nil {
-					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 23, Col: 126}
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/bank_troubles.templ`, Line: 28, Col: 131}
 				}
 				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 				if templ_7745c5c3_Err != nil {
@@ -158,33 +163,33 @@ func BankTroubles(conns []banksync.Connection) templ.Component {
 }
 
 // bankTroubleTitle names the connection and what is wrong with it.
-func bankTroubleTitle(c banksync.Connection) string {
+func bankTroubleTitle(ctx context.Context, c banksync.Connection) string {
 	switch c.Status {
 	case banksync.StatusNeedsRenewal:
-		return "The bank connection “" + c.Name + "” needs renewal: its accounts are not syncing."
+		return i18n.T(ctx, "bank.trouble_renewal", "Name", c.Name)
 	case banksync.StatusNeedsToken:
-		return "The bank connection “" + c.Name + "” needs a new setup token: its accounts are not syncing."
+		return i18n.T(ctx, "bank.trouble_token", "Name", c.Name)
 	}
-	return "The bank connection “" + c.Name + "” has not synced for more than a day."
+	return i18n.T(ctx, "bank.trouble_stale", "Name", c.Name)
 }
 
-// bankTroubleAction is what the connection needs, for a sentence.
-func bankTroubleAction(c banksync.Connection) string {
+// bankTroubleAsk asks someone who is no admin to have an admin do what the connection needs.
+func bankTroubleAsk(ctx context.Context, c banksync.Connection) string {
 	switch c.Status {
 	case banksync.StatusNeedsRenewal:
-		return "renew it"
+		return i18n.T(ctx, "bank.ask_renew")
 	case banksync.StatusNeedsToken:
-		return "reconnect it with a new setup token"
+		return i18n.T(ctx, "bank.ask_token")
 	}
-	return "look at why it fails"
+	return i18n.T(ctx, "bank.ask_look")
 }
 
 // bankTroubleLink is the link to Settings that does it.
-func bankTroubleLink(c banksync.Connection) string {
+func bankTroubleLink(ctx context.Context, c banksync.Connection) string {
 	if c.Status == banksync.StatusNeedsToken {
-		return "Reconnect with a new setup token"
+		return i18n.T(ctx, "bank.reconnect_token")
 	}
-	return "See why"
+	return i18n.T(ctx, "bank.see_why")
 }
 
 var _ = templruntime.GeneratedTemplate

@@ -9,7 +9,10 @@ import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
 import (
+	"context"
 	"slices"
+
+	"tally/internal/i18n"
 	"tally/models"
 )
 
@@ -58,12 +61,25 @@ func currencyChoices() []string {
 	return out
 }
 
-func weekStartChoices() []SelectOption {
+// weekStartChoices are the days a week may start on, named in the language of ctx.
+func weekStartChoices(ctx context.Context) []SelectOption {
 	out := make([]SelectOption, len(models.WeekStarts))
 	for i, w := range models.WeekStarts {
-		out[i] = SelectOption{Value: w.Value, Label: w.Label}
+		out[i] = SelectOption{Value: w.Value, Label: weekStartLabel(ctx, w.Value, w.Label)}
 	}
 	return out
+}
+
+// weekStartLabel is the day value names in the language of ctx (label, English, for a day
+// the catalogue lacks).
+func weekStartLabel(ctx context.Context, value, label string) string {
+	switch value {
+	case "monday":
+		return i18n.T(ctx, "family.monday")
+	case "sunday":
+		return i18n.T(ctx, "family.sunday")
+	}
+	return label
 }
 
 // FamilySettingsPage changes the family's name, default currency, number style, date format,
@@ -133,7 +149,7 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "name", Label: "Family name", Required: true, Value: p.Family.Name}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "name", Label: i18n.T(ctx, "family.name"), Required: true, Value: p.Family.Name}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -141,8 +157,8 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "currency", Label: "Default currency", Required: true, Value: p.Family.Currency, List: "currency-codes",
-						Help: "An ISO code such as EUR. New accounts start in it and the family's totals are shown in it; existing accounts keep theirs."}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "currency", Label: i18n.T(ctx, "family.currency"), Required: true, Value: p.Family.Currency, List: "currency-codes",
+						Help: i18n.T(ctx, "family.currency_help")}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -158,7 +174,7 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 						var templ_7745c5c3_Var5 string
 						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(code)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_family.templ`, Line: 75, Col: 27}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_family.templ`, Line: 91, Col: 27}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
 						if templ_7745c5c3_Err != nil {
@@ -173,8 +189,8 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "timezone", Label: "Time zone", Required: true, Value: p.Family.Timezone, List: "time-zones",
-						Help: "A name such as Europe/Berlin. It decides when a day starts, and bank connections sync at their daily time in it."}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(p.Form, FieldOpts{Name: "timezone", Label: i18n.T(ctx, "family.timezone"), Required: true, Value: p.Family.Timezone, List: "time-zones",
+						Help: i18n.T(ctx, "family.timezone_help")}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -190,7 +206,7 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 						var templ_7745c5c3_Var6 string
 						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(zone)
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_family.templ`, Line: 82, Col: 27}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_family.templ`, Line: 98, Col: 27}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 						if templ_7745c5c3_Err != nil {
@@ -205,7 +221,7 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(p.Form, "locale", "Numbers look like", p.Family.Locale, localeChoices()).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Form, "locale", i18n.T(ctx, "field.locale"), p.Family.Locale, localeChoices()).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -213,7 +229,7 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(p.Form, "date_format", "Dates look like", p.Family.DateFormat, dateFormatChoices()).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Form, "date_format", i18n.T(ctx, "field.date_format"), p.Family.DateFormat, dateFormatChoices()).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -221,19 +237,32 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(p.Form, "week_start", "Weeks start on", p.Family.WeekStart, weekStartChoices()).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(p.Form, "week_start", i18n.T(ctx, "family.week_start"), p.Family.WeekStart, weekStartChoices(ctx)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, " <p class=\"text-sm text-slate-500 sm:col-span-2\">Members who have not chosen a number style or date format on their profile see the family's.</p><div class=\"sm:col-span-2\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, " <p class=\"text-sm text-slate-500 sm:col-span-2\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Button(Primary, "Save", templ.Attributes{"data-testid": "family-save"}).Render(ctx, templ_7745c5c3_Buffer)
+					var templ_7745c5c3_Var7 string
+					templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "family.members_see"))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_family.templ`, Line: 105, Col: 41}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "</p><div class=\"sm:col-span-2\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = Button(Primary, i18n.T(ctx, "common.save"), templ.Attributes{"data-testid": "family-save"}).Render(ctx, templ_7745c5c3_Buffer)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -243,21 +272,21 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Card("Your family").Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Card(i18n.T(ctx, "family.card")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, " ")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, " ")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Var7 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+			templ_7745c5c3_Var8 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 				templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 				templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
 				if !templ_7745c5c3_IsBuffer {
@@ -269,19 +298,45 @@ func FamilySettingsPage(p FamilySettings) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "<p class=\"max-w-2xl p-5 text-sm text-slate-600\">Amounts in other currencies convert into the family's with the European Central Bank's daily reference rates, or with rates of your own, which win. <a href=\"/settings/exchange_rates\" class=\"font-medium text-emerald-800 hover:underline\" data-testid=\"family-exchange-rates\">Exchange rates</a></p>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "<p class=\"max-w-2xl p-5 text-sm text-slate-600\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var9 string
+				templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "family.exchange_rates_intro"))
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_family.templ`, Line: 115, Col: 48}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, " <a href=\"/settings/exchange_rates\" class=\"font-medium text-emerald-800 hover:underline\" data-testid=\"family-exchange-rates\">")
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				var templ_7745c5c3_Var10 string
+				templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "family.exchange_rates"))
+				if templ_7745c5c3_Err != nil {
+					return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_family.templ`, Line: 116, Col: 166}
+				}
+				_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
+				if templ_7745c5c3_Err != nil {
+					return templ_7745c5c3_Err
+				}
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</a></p>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Card("Exchange rates").Render(templ.WithChildren(ctx, templ_7745c5c3_Var7), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Card(i18n.T(ctx, "family.exchange_rates")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var8), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page("Family settings").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(i18n.T(ctx, "family.title")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
