@@ -14,15 +14,21 @@ import (
 // healthz is the liveness probe (probes.Liveness).
 func (a *app) healthz(c echo.Context) error {
 	code, body := probes.Liveness(c.Request().Context(), a.DB)
-	return c.JSON(code, body)
+	return probeAnswer(c, code, body)
 }
 
 // readyz is the readiness probe (probes.Readiness), with the job client of a process that
 // works jobs.
 func (a *app) readyz(c echo.Context) error {
 	code, body := probes.Readiness(c.Request().Context(), a.DB, a.Jobs)
+	return probeAnswer(c, code, body)
+}
+
+// probeAnswer answers a probe as the metrics listener's do (probes.Handler): a failing one
+// says when to ask again.
+func probeAnswer(c echo.Context, code int, body any) error {
 	if code != http.StatusOK {
-		c.Response().Header().Set("Retry-After", "5")
+		c.Response().Header().Set("Retry-After", retryAfterSeconds)
 	}
 	return c.JSON(code, body)
 }

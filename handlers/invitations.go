@@ -43,6 +43,10 @@ func (a *app) renderInvitation(c echo.Context, status int, inv *models.Invitatio
 		if p.Me == nil {
 			// After signing in, the person comes back here to confirm.
 			a.Sessions.Put(ctx, sessReturnTo, c.Request().URL.RequestURI())
+		} else if p.Me.Email == inv.Email {
+			if p.Old, err = members.LeavesFamilyEmpty(ctx, a.DB, p.Me); err != nil {
+				return err
+			}
 		}
 	case !apperr.Is(err, apperr.NotFound):
 		return err
@@ -62,12 +66,7 @@ func (a *app) invitationAccept(c echo.Context) error {
 	u, err := a.Members.AcceptWithPassword(ctx, token, members.NewMember{FirstName: form.Value("first_name"),
 		LastName: form.Value("last_name"), Password: c.FormValue("password")}, a.meta(c))
 	if e := apperr.As(err); e != nil && len(e.Fields) > 0 {
-		inv, openErr := a.Members.Open(ctx, token)
-		if openErr != nil {
-			return a.invitationRefused(c, openErr)
-		}
-		status, _ := withError(form, err)
-		return a.renderInvitation(c, status, inv, token, form)
+		return a.invitationFormRefused(c, token, form, err)
 	}
 	if err != nil {
 		return a.invitationRefused(c, err)
@@ -80,11 +79,28 @@ func (a *app) invitationAccept(c echo.Context) error {
 // into the inviting family.
 func (a *app) invitationJoin(c echo.Context) error {
 	ctx := c.Request().Context()
-	if err := a.Members.Join(ctx, c.FormValue("token"), currentUser(c), a.meta(c)); err != nil {
+	token := c.FormValue("token")
+	form := formOf(c, "delete_family")
+	err := a.Members.Join(ctx, token, currentUser(c), form.Value("delete_family") != "", a.meta(c))
+	if e := apperr.As(err); e != nil && len(e.Fields) > 0 {
+		return a.invitationFormRefused(c, token, form, err)
+	}
+	if err != nil {
 		return a.invitationRefused(c, err)
 	}
 	a.flash(c, "success", "You joined the family.")
 	return redirect(c, "/")
+}
+
+// invitationFormRefused shows the invitation's page again, with the problems err names on
+// its form.
+func (a *app) invitationFormRefused(c echo.Context, token string, form *views.Form, err error) error {
+	inv, openErr := a.Members.Open(c.Request().Context(), token)
+	if openErr != nil {
+		return a.invitationRefused(c, openErr)
+	}
+	status, _ := withError(form, err)
+	return a.renderInvitation(c, status, inv, token, form)
 }
 
 // invitationRefused answers a dead link, or a refusal, with its reason on the sign-in page.

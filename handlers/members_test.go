@@ -333,11 +333,12 @@ func TestInvitationsAPI(t *testing.T) {
 }
 
 // An address that has a user already: the link asks them to sign in, then to confirm, and
-// says that only the membership moves.
+// says that only the membership moves. Bob's family has another member, who keeps it.
 func TestInvitationOfAnExistingUserMovesOnlyTheMembership(t *testing.T) {
 	t.Parallel()
 	e := newMembersEnv(t, apptest.ServerOptions{NoWorker: true})
 	bob := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{Email: "bob@example.com"})
+	testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{FamilyID: bob.FamilyID, Role: models.RoleAdmin})
 	acct := testkit.MustCreateAccount(t, e.srv.DB, bob.FamilyID, "Bob's savings", "Depository", "100")
 	link := e.invite("bob@example.com", "admin")
 
@@ -361,6 +362,69 @@ func TestInvitationOfAnExistingUserMovesOnlyTheMembership(t *testing.T) {
 	}
 	if got := testkitStrings(t, e.srv, "SELECT family_id::text FROM accounts WHERE id = ?", acct.ID); got[0] != bob.FamilyID.String() {
 		t.Fatalf("bob's account moved to %s", got[0])
+	}
+	if page.Has(t, "invitation-delete-note") {
+		t.Errorf("a family with another member is said to be deleted: %s", page.TestID(t, "invitation-delete-note"))
+	}
+}
+
+// The only member of a family who joins another leaves it to no one: it is deleted, and when
+// it holds accounts only once they tick that they want it deleted. Nothing is deleted before.
+func TestJoiningFromAFamilyOfOneDeletesItWhenConfirmed(t *testing.T) {
+	t.Parallel()
+	e := newMembersEnv(t, apptest.ServerOptions{NoWorker: true})
+	familyOf := func(email string) string {
+		return testkitStrings(t, e.srv, "SELECT coalesce((SELECT family_id::text FROM users WHERE email = ?), '')", email)[0]
+	}
+	familyExists := func(id string) bool {
+		return testkitStrings(t, e.srv, "SELECT EXISTS (SELECT 1 FROM families WHERE id = ?)::text", id)[0] == "true"
+	}
+	join := func(link, email string, confirm bool) (*testkit.Response, *testkit.Response) {
+		c := apptest.NewClient(t, e.srv)
+		c.PostForm("/sessions", url.Values{"email": {email}, "password": {testkit.Password}})
+		page := c.Get(e.path(link))
+		wantPage(t, page, http.StatusOK)
+		token, _ := url.Parse(link)
+		form := url.Values{"token": {token.Query().Get("token")}}
+		if confirm {
+			form.Set("delete_family", "1")
+		}
+		return page, c.PostForm("/invitations/join", form)
+	}
+
+	// An empty family of one goes without asking.
+	empty := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{Email: "empty@example.com"})
+	page, r := join(e.invite("empty@example.com", "member"), "empty@example.com", false)
+	if note := page.TestID(t, "invitation-delete-note"); !strings.Contains(note, "holds no accounts: joining deletes it") || page.Has(t, "field-delete_family") {
+		t.Errorf("an empty family's note %q, or it asks to confirm", note)
+	}
+	wantRedirect(t, r, "/")
+	if familyOf("empty@example.com") != e.admin.FamilyID.String() || familyExists(empty.FamilyID.String()) {
+		t.Errorf("after joining from an empty family: in %s, old family kept %v", familyOf("empty@example.com"), familyExists(empty.FamilyID.String()))
+	}
+
+	// A family with an account is deleted only when the person ticks it.
+	cara := testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{Email: "cara@example.com"})
+	testkit.MustCreateAccount(t, e.srv.DB, cara.FamilyID, "Cara's savings", "Depository", "100")
+	link := e.invite("cara@example.com", "member")
+	page, r = join(link, "cara@example.com", false)
+	if note := page.TestID(t, "invitation-delete-note"); !strings.Contains(note, "joining deletes it with its accounts and transactions") || !page.Has(t, "field-delete_family") {
+		t.Errorf("a family with data: note %q, and a box to tick: %v", note, page.Has(t, "field-delete_family"))
+	}
+	wantPage(t, r, http.StatusUnprocessableEntity)
+	if msg := r.Doc(t).Find("[role=alert]#error-delete_family").Text(); !strings.Contains(msg, "Confirm that") {
+		t.Errorf("refused without the tick, the page says %q", msg)
+	}
+	if familyOf("cara@example.com") != cara.FamilyID.String() || !familyExists(cara.FamilyID.String()) {
+		t.Fatal("refused, yet cara moved or her family went")
+	}
+	_, r = join(link, "cara@example.com", true)
+	wantRedirect(t, r, "/")
+	if familyOf("cara@example.com") != e.admin.FamilyID.String() || familyExists(cara.FamilyID.String()) {
+		t.Errorf("after confirming: cara in %s, old family kept %v", familyOf("cara@example.com"), familyExists(cara.FamilyID.String()))
+	}
+	if n := testkitStrings(t, e.srv, "SELECT count(*)::text FROM accounts WHERE name = 'Cara''s savings'")[0]; n != "0" {
+		t.Errorf("%s of cara's accounts remain", n)
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"github.com/uptrace/bun"
 
 	"tally/auditlog"
 	"tally/internal/apperr"
@@ -248,7 +249,10 @@ func AcceptWithSSO(ctx context.Context, tx db.Tx, email string, now time.Time, m
 // Join moves the signed-in user u, whose address the invitation is for, into the inviting
 // family with its role. Only the membership moves: what u entered stays with their old family.
 // The last admin of a family with other members must hand it over first.
-func (s *Service) Join(ctx context.Context, token string, u *models.User, meta auditlog.Meta) error {
+//
+// A family that u is the only member of would be left to no one: it is deleted. When it holds
+// accounts or imports, u must say so (deleteOld), or Join refuses, naming delete_family.
+func (s *Service) Join(ctx context.Context, token string, u *models.User, deleteOld bool, meta auditlog.Meta) error {
 	return s.inTxKeepingExpiry(ctx, func(ctx context.Context, tx db.Tx) error {
 		inv, err := s.live(ctx, tx, token)
 		if err != nil {
@@ -263,11 +267,46 @@ func (s *Service) Join(ctx context.Context, token string, u *models.User, meta a
 		if err := s.refuseLastAdminLeaving(ctx, tx, u); err != nil {
 			return err
 		}
+		alone, err := LeavesFamilyEmpty(ctx, tx, u)
+		if err != nil {
+			return err
+		}
+		if alone.Holds && !deleteOld {
+			msg := "Confirm that " + alone.Name + " is deleted with its accounts and transactions, or export them first."
+			return apperr.New(apperr.Invalid, msg).WithFields(map[string][]string{"delete_family": {msg}})
+		}
 		if err := models.MoveToFamily(ctx, tx, u.ID, inv.FamilyID, inv.Role); err != nil {
 			return err
 		}
+		if alone.Alone {
+			if err := models.DeleteFamily(ctx, tx, u.FamilyID); err != nil {
+				return err
+			}
+		}
 		return accepted(ctx, tx, inv, u, meta, "existing_user")
 	})
+}
+
+// OldFamily is what joining another family leaves behind: whether u is its only member
+// (Alone), and then whether it holds accounts or imports that go with it (Holds).
+type OldFamily struct {
+	Name         string
+	Alone, Holds bool
+}
+
+// LeavesFamilyEmpty says what u leaving their family leaves behind.
+func LeavesFamilyEmpty(ctx context.Context, db bun.IDB, u *models.User) (OldFamily, error) {
+	old := OldFamily{Name: "your family"}
+	if u.Family != nil {
+		old.Name = u.Family.Name
+	}
+	alone, err := models.LastOfFamily(ctx, db, u)
+	if err != nil || !alone {
+		return old, err
+	}
+	old.Alone = true
+	old.Holds, err = models.FamilyHoldsData(ctx, db, u.FamilyID)
+	return old, err
 }
 
 // refuseLastAdminLeaving stops the only admin of a family others still use from leaving it

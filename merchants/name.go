@@ -51,10 +51,15 @@ func Name(text string) string {
 	return strings.Join(words, " ")
 }
 
+// maxPaymentKinds bounds stripPaymentKind's rounds: the longest run banks write is three
+// ("SEPA-Lastschrift Kartenzahlung girocard"), and a bound keeps a text made of nothing but
+// such words from costing more than a few matches.
+const maxPaymentKinds = 5
+
 // stripPaymentKind drops from the start of s the words that say how a payment was made, as
 // often as they come: "Kartenzahlung girocard", "BEA, Apple Pay", "ADEUDO RECIBO".
 func stripPaymentKind(s string) string {
-	for range 5 {
+	for range maxPaymentKinds {
 		loc := paymentKind.FindStringIndex(s)
 		if loc == nil || loc[1] == 0 {
 			break

@@ -157,11 +157,10 @@ func LastOfFamily(ctx context.Context, db bun.IDB, u *User) (bool, error) {
 
 // DeleteUser deletes the user, with their family and all its data when withFamily.
 func DeleteUser(ctx context.Context, db bun.IDB, u *User, withFamily bool) error {
-	q, arg := "DELETE FROM users WHERE id = ?", u.ID
 	if withFamily {
-		q, arg = "DELETE FROM families WHERE id = ?", u.FamilyID
+		return DeleteFamily(ctx, db, u.FamilyID)
 	}
-	_, err := db.NewRaw(q, arg).Exec(ctx)
+	_, err := db.NewRaw("DELETE FROM users WHERE id = ?", u.ID).Exec(ctx)
 	return err
 }
 

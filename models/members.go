@@ -67,3 +67,18 @@ func MoveToFamily(ctx context.Context, db bun.IDB, userID, familyID uuid.UUID, r
 		familyID, role, userID).Exec(ctx)
 	return err
 }
+
+// FamilyHoldsData says whether the family has accounts or imports: what is lost when the
+// family is deleted.
+func FamilyHoldsData(ctx context.Context, db bun.IDB, familyID uuid.UUID) (bool, error) {
+	var holds bool
+	err := db.NewRaw(`SELECT EXISTS (SELECT 1 FROM accounts WHERE family_id = ?0)
+		OR EXISTS (SELECT 1 FROM imports WHERE family_id = ?0)`, familyID).Scan(ctx, &holds)
+	return holds, err
+}
+
+// DeleteFamily deletes the family and everything in it.
+func DeleteFamily(ctx context.Context, db bun.IDB, familyID uuid.UUID) error {
+	_, err := db.NewRaw("DELETE FROM families WHERE id = ?", familyID).Exec(ctx)
+	return err
+}

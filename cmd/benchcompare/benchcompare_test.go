@@ -26,22 +26,6 @@ func TestRoundOrderAlternates(t *testing.T) {
 	}
 }
 
-func TestMedian(t *testing.T) {
-	for _, c := range []struct {
-		in   []time.Duration
-		want time.Duration
-	}{
-		{[]time.Duration{3, 1, 2}, 2},
-		{[]time.Duration{4, 1, 3, 2}, 2}, // (2+3)/2 in whole nanoseconds
-		{[]time.Duration{10 * time.Second, 12 * time.Second}, 11 * time.Second},
-		{nil, 0},
-	} {
-		if got := median(c.in); got != c.want {
-			t.Errorf("median(%v) = %v, want %v", c.in, got, c.want)
-		}
-	}
-}
-
 func TestTableShowsRoundsMedianAndRatioOverTheFirstBuild(t *testing.T) {
 	tm := newTimings([]build{{name: "3aaf5c6"}, {name: "working tree"}})
 	for _, s := range []float64{12, 13, 11, 12.5} {

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"tally/internal/benchstat"
 )
 
 // roundOrder is the order the builds run in round: reversed every other round, so that
@@ -46,7 +48,7 @@ func (t *timings) table(what string) string {
 		fmt.Fprintf(&b, " %8s", fmt.Sprintf("round %d", r+1))
 	}
 	fmt.Fprintf(&b, " %8s %6s\n", "median", "ratio")
-	base := median(t.times[t.names[0]])
+	base := benchstat.Median(t.times[t.names[0]])
 	for _, name := range t.names {
 		ds := t.times[name]
 		fmt.Fprintf(&b, "%-26s", name)
@@ -57,23 +59,10 @@ func (t *timings) table(what string) string {
 			}
 			fmt.Fprintf(&b, " %8s", cell)
 		}
-		m := median(ds)
+		m := benchstat.Median(ds)
 		fmt.Fprintf(&b, " %8s %5.2fx\n", seconds(m), m.Seconds()/base.Seconds())
 	}
 	return b.String()
-}
-
-// median is the middle of ds, the mean of the two middle ones for an even count.
-func median(ds []time.Duration) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	if len(s)%2 == 1 {
-		return s[len(s)/2]
-	}
-	return (s[len(s)/2-1] + s[len(s)/2]) / 2
 }
 
 // seconds is d as seconds to the hundredth.
@@ -81,7 +70,7 @@ func seconds(d time.Duration) string { return fmt.Sprintf("%.2fs", d.Seconds()) 
 
 // ratio is the last build's median over the first's.
 func (t *timings) ratio() float64 {
-	return median(t.times[t.names[len(t.names)-1]]).Seconds() / median(t.times[t.names[0]]).Seconds()
+	return benchstat.Median(t.times[t.names[len(t.names)-1]]).Seconds() / benchstat.Median(t.times[t.names[0]]).Seconds()
 }
 
 // maxCopyRatio is the most a bare COPY into the working tree's entries may take over one into

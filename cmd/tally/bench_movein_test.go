@@ -11,6 +11,7 @@ import (
 	"github.com/shopspring/decimal"
 
 	"tally/imports/actual/actualtest"
+	"tally/internal/benchstat"
 	"tally/models"
 	"tally/testkit"
 )
@@ -73,7 +74,7 @@ func BenchmarkMoveIn(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	m, n := median(moveIns), median(natives)
+	m, n := benchstat.Median(moveIns), benchstat.Median(natives)
 	ratio, bound := m.Seconds()/n.Seconds(), moveInOverNative
 	peak := peakRSS(b, srv.process.Process.Pid)
 	b.ReportMetric(ratio, "x-native")

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"tally/internal/benchstat"
 	"tally/internal/db"
 	"tally/testkit"
 )
@@ -64,7 +65,7 @@ func BenchmarkReviewUpload(b *testing.B) {
 		}
 	}
 	b.StopTimer()
-	rev, pub, cp := median(reviews), median(publishes), median(copies)
+	rev, pub, cp := benchstat.Median(reviews), benchstat.Median(publishes), benchstat.Median(copies)
 	ratio := rev.Seconds() / pub.Seconds()
 	b.ReportMetric(rev.Seconds()/cp.Seconds(), "x-copy")
 	b.ReportMetric(ratio, "x-publish")

@@ -11,7 +11,6 @@ import (
 	"net/url"
 	"os"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -19,6 +18,7 @@ import (
 
 	"github.com/google/uuid"
 
+	"tally/internal/benchstat"
 	"tally/internal/db"
 	"tally/testkit"
 )
@@ -359,7 +359,7 @@ func (r *scaleRun) measureFloors(shape csvShape) {
 		r.round(one.csv(), one)
 	}
 	for path, ds := range r.times {
-		r.floors[path] = median(ds)
+		r.floors[path] = benchstat.Median(ds)
 	}
 	r.times, r.phases = times, phases
 }
@@ -435,7 +435,7 @@ func (r *scaleRun) report(n int, used bool) {
 	b := r.b
 	state := map[bool]string{false: "fresh", true: "used"}[used]
 	check := scaleCheck(b)
-	floor := median(r.times["floor"])
+	floor := benchstat.Median(r.times["floor"])
 	var entries int
 	if err := r.srv.d.NewRaw("SELECT count(*) FROM entries").Scan(context.Background(), &entries); err != nil {
 		b.Fatal(err)
@@ -448,8 +448,8 @@ func (r *scaleRun) report(n int, used bool) {
 		if !ok {
 			continue
 		}
-		m, one := median(ds), r.floors[path]
-		ratio := medianOf(r.ratios(path))
+		m, one := benchstat.Median(ds), r.floors[path]
+		ratio := benchstat.Median(r.ratios(path))
 		floored := max(m-one, 0).Seconds() / oldCopy.Seconds()
 		bound, bounded := scaleBounds[path]
 		if check {
@@ -473,7 +473,7 @@ func (r *scaleRun) report(n int, used bool) {
 		}
 	}
 	if ds, ok := r.times["handback"]; ok {
-		first := median(r.times["publish+"])
+		first := benchstat.Median(r.times["publish+"])
 		ratio, bound := ds[0].Seconds()/first.Seconds(), scaleBounds["handback"]
 		fmt.Printf("  %-15s %8s, %.2fx the first publish of a reviewed import (%s; bound %.1fx)\n", "handback", ds[0].Round(time.Millisecond), ratio, first.Round(time.Millisecond), bound)
 		b.ReportMetric(ratio, "handback-x-first")
@@ -482,9 +482,9 @@ func (r *scaleRun) report(n int, used bool) {
 		}
 	}
 	r.reportCosts()
-	publish := median(r.times["publish"])
+	publish := benchstat.Median(r.times["publish"])
 	for _, path := range []string{"review", "browser review"} {
-		review := median(r.times[path])
+		review := benchstat.Median(r.times[path])
 		if ratio := review.Seconds() / publish.Seconds(); ratio > reviewOverPublish {
 			b.Errorf("%d rows: the %s took %s, %.2fx the publish of the same file (%s); the bound is %.1fx",
 				n, path, review.Round(time.Millisecond), ratio, publish.Round(time.Millisecond), reviewOverPublish)
@@ -523,13 +523,6 @@ func (r *scaleRun) reportCosts() {
 	fmt.Printf("    and the INSERT … SELECT over the COPY %s; other %s (the wait for the job, its lock, commit and notices, the client's polling);\n",
 		share(r.phases["entries"]-floor.Seconds()*float64(len(r.times["publish"]))), share(total-accounted))
 	fmt.Printf("    after complete, which the client does not wait for: the statistics of entries %s\n", share(r.phases["entry statistics"]))
-}
-
-// medianOf is the middle of xs (of an even count, the mean of the two middle ones).
-func medianOf(xs []float64) float64 {
-	s := slices.Clone(xs)
-	slices.Sort(s)
-	return (s[(len(s)-1)/2] + s[len(s)/2]) / 2
 }
 
 // roundedRatios lists xs to three decimals.

@@ -22,6 +22,7 @@ import (
 	"github.com/jackc/pgx/v5/pgtype"
 	"github.com/shopspring/decimal"
 
+	"tally/internal/benchstat"
 	"tally/internal/db"
 	"tally/internal/scalefile"
 	"tally/merchants"
@@ -243,7 +244,7 @@ func benchPublish(b *testing.B, bin string, shape csvShape) {
 		}
 	}
 	b.StopTimer()
-	per, copyTime := median(publishes), median(copies)
+	per, copyTime := benchstat.Median(publishes), benchstat.Median(copies)
 	peak := peakRSS(b, srv.process.Process.Pid)
 	b.ReportMetric(float64(shape.rows)/per.Seconds(), "rows/s")
 	b.ReportMetric(per.Seconds()/copyTime.Seconds(), "x-copy")
@@ -445,13 +446,6 @@ func (c *bareCopy) runWithout(b *testing.B, without entriesParts) time.Duration 
 
 func (c *bareCopy) close() { c.conn.Close(context.Background()) }
 
-// median is the middle of ds (the upper middle of an even count).
-func median(ds []time.Duration) time.Duration {
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[len(s)/2]
-}
-
 // rounded lists ds to the millisecond.
 func rounded(ds []time.Duration) string {
 	out := make([]string, len(ds))
@@ -553,8 +547,8 @@ func BenchmarkPublishWithRules(b *testing.B) {
 	if categorised == 0 {
 		b.Fatal("the rules categorised nothing")
 	}
-	ratio := median(ruled).Seconds() / median(plain).Seconds()
+	ratio := benchstat.Median(ruled).Seconds() / benchstat.Median(plain).Seconds()
 	b.ReportMetric(ratio, "x-no-rules")
 	fmt.Printf("publish with 200 rules (245k): %s against %s without; ratio %.2fx (target <= 1.3x; medians of %d rounds, with %s, without %s); %d of %d rows categorised by the rules\n",
-		median(ruled).Round(time.Millisecond), median(plain).Round(time.Millisecond), ratio, len(ruled), rounded(ruled), rounded(plain), categorised, shape.rows)
+		benchstat.Median(ruled).Round(time.Millisecond), benchstat.Median(plain).Round(time.Millisecond), ratio, len(ruled), rounded(ruled), rounded(plain), categorised, shape.rows)
 }

@@ -191,8 +191,11 @@ func TestServerRidesOutADatabaseRestart(t *testing.T) {
 			t.Errorf("page while the database is down: %d %.300s", status, page)
 		}
 	}
-	if status, header, answer := get("/readyz"); status != http.StatusServiceUnavailable || header.Get("Retry-After") == "" || !strings.Contains(answer, `"database":"unreachable"`) {
-		t.Errorf("/readyz while the database is down: %d %s", status, answer)
+	if status, header, answer := get("/readyz"); status != http.StatusServiceUnavailable || header.Get("Retry-After") != "5" || !strings.Contains(answer, `"database":"unreachable"`) {
+		t.Errorf("/readyz while the database is down: %d, Retry-After %q, %s", status, header.Get("Retry-After"), answer)
+	}
+	if status, header, answer := get("/healthz"); status != http.StatusServiceUnavailable || header.Get("Retry-After") != "5" {
+		t.Errorf("/healthz while the database is down: %d, Retry-After %q, %s", status, header.Get("Retry-After"), answer)
 	}
 	time.Sleep(2 * time.Second)
 	if err := cluster.Up(ctx); err != nil {
