@@ -29,7 +29,6 @@ var pendingGerman = map[string]string{
 	"/accounts/new":              "views/accounts.templ",
 	"/transactions":              "views/transactions (in views/accounts.templ and the list's filters)",
 	"/transactions?q=grocery":    "views/transactions (in views/accounts.templ and the list's filters)",
-	"/imports":                   "views/imports*.templ",
 	"/transfers":                 "views/accounts.templ (transfers)",
 	"/settings/rules":            "views/settings_rules.templ",
 	"/settings/rules/new":        "views/settings_rules.templ",
