@@ -30,8 +30,6 @@ var pendingGerman = map[string]string{
 	"/transactions":              "views/transactions (in views/accounts.templ and the list's filters)",
 	"/transactions?q=grocery":    "views/transactions (in views/accounts.templ and the list's filters)",
 	"/transfers":                 "views/accounts.templ (transfers)",
-	"/settings/rules":            "views/settings_rules.templ",
-	"/settings/rules/new":        "views/settings_rules.templ",
 	"/categories":                "views/categories.templ",
 	"/tags":                      "views/taxonomy.templ",
 	"/merchants":                 "views/taxonomy.templ",
