@@ -125,8 +125,9 @@ func (a *app) familyNames(ctx context.Context, familyID uuid.UUID) (*familyNames
 
 // refTables are the condition types whose value names a record; the form takes its name.
 var (
-	refTables  = map[string]string{"transaction_account": "accounts", "transaction_category": "categories", "transaction_merchant": "merchants"}
-	recordNoun = map[string]string{"accounts": "account", "categories": "category", "merchants": "merchant"}
+	refTables = map[string]string{"transaction_account": "accounts", "transaction_category": "categories", "transaction_merchant": "merchants"}
+	// recordNoun names a record of a table in a sentence, by message id.
+	recordNoun = map[string]string{"accounts": "rule_words.kind_accounts", "categories": "rule_words.kind_categories", "merchants": "rule_words.kind_merchants"}
 )
 
 // appliedShown is how many of the rules applied to the history, the latest, the rules page
@@ -259,7 +260,7 @@ func (a *app) ruleFormPage(ctx context.Context, familyID uuid.UUID, id string, f
 			rows = i + 2
 		}
 	}
-	none := []views.SelectOption{{Value: "", Label: "— leave as it is"}}
+	none := []views.SelectOption{{Value: "", Label: i18n.T(ctx, "rule_words.leave")}}
 	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: translatedOptions(ctx, ruleFields), Operators: translatedOptions(ctx, ruleOperators),
 		Categories: append(none, names.lists["categories"]...), Merchants: append(none, names.lists["merchants"]...),
 		Accounts: append([]views.SelectOption{{Value: "", Label: "— not a transfer"}}, names.lists["accounts"]...),
@@ -401,6 +402,7 @@ func (a *app) ruleEdit(c echo.Context) error {
 func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input, []int, error) {
 	form := formOf(c, "name", "match", "continue", "active", "effective_date", "action_category", "action_merchant", "action_name", "action_exclude", "action_transfer", "grouped", "apply")
 	form.Values["_submitted"] = "1"
+	lang := inLanguage(c)
 	params, _ := c.FormParams()
 	form.Values["action_tags"] = strings.Join(params["action_tags"], ",")
 	var v apperr.Validation
@@ -421,12 +423,15 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 		cd := rules.Condition{Type: field, Operator: op}
 		switch {
 		case op == "is_null":
+		case (field == "transaction_name" || field == "transaction_notes") && value == "":
+			// Said on the row, in the person's language (the engine's words are the API's).
+			v.Add(fmt.Sprintf("cond_%d", i), i18n.T(lang, "rule_words.text_empty"))
 		case op == "between":
 			cd.Value = []any{value, form.Values[prefix+"value2"]}
 		case refTables[field] != "":
 			id, ok := names.byName[refTables[field]][strings.ToLower(value)]
 			if !ok {
-				v.Add(fmt.Sprintf("cond_%d", i), fmt.Sprintf("There is no %s called “%s”.", recordNoun[refTables[field]], value))
+				v.Add(fmt.Sprintf("cond_%d", i), i18n.T(lang, "rule_words.no_such", "Kind", i18n.T(lang, recordNoun[refTables[field]]), "Name", value))
 			}
 			cd.Value = id
 		case field == "transaction_type":
@@ -436,7 +441,7 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 			case "out", "money out", "outflow", "expense":
 				cd.Value = "outflow"
 			default:
-				v.Add(fmt.Sprintf("cond_%d", i), "Write “in” for money in or “out” for money out.")
+				v.Add(fmt.Sprintf("cond_%d", i), i18n.T(lang, "rule_words.in_or_out"))
 			}
 		default:
 			cd.Value = value
