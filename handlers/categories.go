@@ -7,6 +7,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -97,7 +98,7 @@ func (a *app) categoriesStarter(c echo.Context) error {
 	if err := models.CreateStarterCategories(c.Request().Context(), a.DB, u.FamilyID, locale); err != nil {
 		return err
 	}
-	a.flash(c, "success", "The common categories are yours now: rename, recolour or delete any of them.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "category_flash.starter"))
 	return redirect(c, "/categories")
 }
 
@@ -114,7 +115,7 @@ func (a *app) categoryCreate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Category “"+cat.Name+"” created.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "category_flash.created", "Name", cat.Name))
 	return redirect(c, "/categories")
 }
 
@@ -152,7 +153,7 @@ func (a *app) categoryUpdate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Category “"+updated.Name+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "category_flash.saved", "Name", updated.Name))
 	return redirect(c, "/categories")
 }
 
@@ -175,7 +176,7 @@ func (a *app) categoryDelete(c echo.Context) error {
 	}
 	form := formOf(c, "replacement_id")
 	var v apperr.Validation
-	replacement := formID(&v, form, "replacement_id", "Choose the replacement from the list.")
+	replacement := formID(&v, form, "replacement_id", i18n.T(inLanguage(c), "category_flash.choose_replacement"))
 	moved := 0
 	if err = v.Err(); err == nil {
 		moved, err = models.DeleteCategory(c.Request().Context(), a.DB, cat.FamilyID, cat.ID, replacement)
@@ -187,13 +188,13 @@ func (a *app) categoryDelete(c echo.Context) error {
 		}
 		if form.Value("replacement_id") == "" && form.Error("replacement_id") != "" {
 			// The model's words are the API's ("pass replacement_id"); the page has a select.
-			form.Errors["replacement_id"] = []string{"“" + cat.Name + "” is in use: choose the category that takes over its transactions and rules."}
+			form.Errors["replacement_id"] = []string{i18n.T(inLanguage(c), "category_flash.in_use", "Name", cat.Name)}
 		}
 		return a.render(c, status, views.CategoryDeletePage(views.CategoryDelete{Category: cat, All: all, Form: form}))
 	}
-	msg := "Category “" + cat.Name + "” deleted."
+	msg := i18n.T(inLanguage(c), "category_flash.deleted", "Name", cat.Name)
 	if replacement != nil {
-		msg = "Category “" + cat.Name + "” deleted; " + views.Plural(moved, "transaction", "transactions") + " moved to “" + categoryName(all, *replacement) + "”."
+		msg = i18n.N(inLanguage(c), "category_flash.deleted_moved", moved, "Name", cat.Name, "Replacement", categoryName(all, *replacement))
 	}
 	a.flash(c, "success", msg)
 	return redirect(c, "/categories")

@@ -13,6 +13,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -165,12 +166,13 @@ func (a *app) importKeep(c echo.Context) error {
 		return err
 	}
 	var k imports.KeepChoice
-	msg := "Publishing will skip the likely duplicates you do not keep."
+	ctx := inLanguage(c)
+	msg := i18n.T(ctx, "import_flash.skip_unkept")
 	if all := c.FormValue("all"); all != "" {
 		keep := all == "1"
 		k.All = &keep
 		if keep {
-			msg = "Publishing will keep every likely duplicate."
+			msg = i18n.T(ctx, "import_flash.keep_all")
 		}
 	}
 	if raw := c.FormValue("row"); raw != "" {
@@ -179,9 +181,9 @@ func (a *app) importKeep(c echo.Context) error {
 			n = 0 // refused by the service, which names the row
 		}
 		k.Rows = map[int]bool{n: c.FormValue("keep") == "1"}
-		msg = "Publishing will skip row " + strconv.Itoa(n) + "."
+		msg = i18n.T(ctx, "import_flash.skip_row", "Row", n)
 		if k.Rows[n] {
-			msg = "Publishing will keep row " + strconv.Itoa(n) + "."
+			msg = i18n.T(ctx, "import_flash.keep_row", "Row", n)
 		}
 	}
 	page, _ := strconv.Atoi(c.FormValue("page"))
@@ -212,7 +214,7 @@ func (a *app) importProgress(c echo.Context) error {
 
 // importPublish is POST /imports/:id/publish.
 func (a *app) importPublish(c echo.Context) error {
-	return a.importAction(c, a.Imports.Publish, "Publishing started.", false)
+	return a.importAction(c, a.Imports.Publish, i18n.T(inLanguage(c), "import_flash.publishing"), false)
 }
 
 // importMapping is POST /imports/:id/mappings: the statement file's account with key goes
@@ -235,7 +237,7 @@ func (a *app) importMapping(c echo.Context) error {
 		choice.NewType = target // refused by the service with the list of types
 	}
 	err = a.Imports.SetAccountMapping(c.Request().Context(), im.FamilyID, im.ID, c.FormValue("key"), choice)
-	return a.backToImport(c, im, err, "Account mapping saved.")
+	return a.backToImport(c, im, err, i18n.T(inLanguage(c), "import_flash.mapping_saved"))
 }
 
 // backToImport ends a form on the import's page: back to it, with success said, or with the
@@ -290,7 +292,7 @@ func (a *app) importConfigure(c echo.Context) error {
 			req.Preset = &none
 		}
 		_, err = a.Imports.Reconfigure(c.Request().Context(), im.FamilyID, im.ID, req)
-		return a.backToImport(c, im, err, "The file was read again.")
+		return a.backToImport(c, im, err, i18n.T(inLanguage(c), "import_flash.read_again"))
 	}
 	for _, key := range []string{"date", "amount", "debit", "credit", "fee", "balance", "name", "notes", "category", "tags", "currency"} {
 		if l := field(key + "_col_label"); l != nil {
@@ -310,7 +312,7 @@ func (a *app) importConfigure(c echo.Context) error {
 		req.RowsToSkip = &n
 	}
 	_, err = a.Imports.Reconfigure(c.Request().Context(), im.FamilyID, im.ID, req)
-	return a.backToImport(c, im, err, "The file was read again.")
+	return a.backToImport(c, im, err, i18n.T(inLanguage(c), "import_flash.read_again"))
 }
 
 // importSaveProfile is POST /imports/:id/profile: the import's mapping kept for its account.
@@ -332,18 +334,18 @@ func (a *app) importSaveProfile(c echo.Context) error {
 		a.flash(c, "error", msg)
 		return redirect(c, "/imports/"+im.ID.String())
 	}
-	a.flash(c, "success", "Saved as “"+p.Name+"”: the next file with these columns into this account is read this way.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "import_flash.profile_saved", "Name", p.Name))
 	return redirect(c, "/imports/"+im.ID.String())
 }
 
 // importRevert is POST /imports/:id/revert.
 func (a *app) importRevert(c echo.Context) error {
-	return a.importAction(c, a.Imports.Revert, "Revert started.", false)
+	return a.importAction(c, a.Imports.Revert, i18n.T(inLanguage(c), "import_flash.reverting"), false)
 }
 
 // importDelete is POST /imports/:id/delete.
 func (a *app) importDelete(c echo.Context) error {
-	return a.importAction(c, a.Imports.Delete, "Import deleted.", true)
+	return a.importAction(c, a.Imports.Delete, i18n.T(inLanguage(c), "import_flash.deleted"), true)
 }
 
 // importAction runs one of the service's actions on the family's import and goes back to its
@@ -439,7 +441,7 @@ func (a *app) importCreate(c echo.Context) error {
 		}
 		var d *imports.Detail
 		if d, err = a.Imports.Create(c.Request().Context(), handover(&req)); err == nil {
-			a.flash(c, "success", "File uploaded. Check what was found, then publish it.")
+			a.flash(c, "success", i18n.T(inLanguage(c), "import_flash.uploaded"))
 			return redirect(c, "/imports/"+d.ID.String())
 		}
 	}
@@ -463,7 +465,7 @@ func (a *app) importCreate(c echo.Context) error {
 	if len(e.Fields) == 0 || len(other) > 0 {
 		form.Message = strings.TrimSpace(e.Message + " " + strings.Join(other, " "))
 	}
-	if msg := fileProblem(e); msg != "" {
+	if msg := fileProblem(inLanguage(c), e); msg != "" {
 		form.Errors["file"] = []string{msg}
 		form.Message = ""
 	}
@@ -472,19 +474,16 @@ func (a *app) importCreate(c echo.Context) error {
 
 // fileProblem says to a person what is wrong with the file they chose, where the API's
 // message tells a client which parameter to send; "" for the other problems.
-func fileProblem(e *apperr.Error) string {
+func fileProblem(ctx context.Context, e *apperr.Error) string {
 	switch e.Slug {
 	case "missing_content":
-		return "Choose the file to upload."
+		return i18n.T(ctx, "import_flash.choose_file")
 	case "unrecognized_format":
-		return "Tally could not tell what kind of file this is. It reads bank statements (OFX, QFX, QBO, camt, MT940, PDF), " +
-			"QIF files, Tally exports and CSV files: if the file is one of these, choose which under “What the file is”."
+		return i18n.T(ctx, "import_flash.unrecognized")
 	case "invalid_file_type":
 		if d, ok := e.Details.(map[string]any); ok {
 			if t, ok := d["detected_type"].(imports.Type); ok {
-				label := views.ImportTypeLabel(t)
-				return "This file is not what “What the file is” says: it looks like " + label + ". Choose “" + label +
-					"” or “Detect from the file” there."
+				return i18n.T(ctx, "import_flash.wrong_type", "Type", views.ImportTypeLabel(ctx, t))
 			}
 		}
 	}

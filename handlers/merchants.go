@@ -34,9 +34,6 @@ var merchantPages = taxonomyPages[models.Merchant, models.MerchantInput]{kind: v
 			form.Values["has_color"] = "1"
 		}
 		return form
-	},
-	deleted: func(m *models.Merchant) string {
-		return "Merchant “" + m.Name + "” deleted; " + views.Plural(m.TransactionsCount, "transaction now has", "transactions now have") + " no merchant."
 	}}
 
 // merchantsIndex is GET /merchants: a page of the family's merchants and the form for a new

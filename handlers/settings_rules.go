@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -14,6 +15,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/dates"
+	"tally/internal/i18n"
 	"tally/ledger"
 	"tally/models"
 	"tally/rules"
@@ -38,24 +40,61 @@ func (a *app) rulesRoutes(g *echo.Group) {
 
 // Condition fields and tests as the form names them, in the order it lists them.
 var (
-	ruleFields = []views.SelectOption{{Value: "", Label: "—"}, {Value: "transaction_name", Label: "Name"},
-		{Value: "transaction_notes", Label: "Notes"}, {Value: "transaction_amount", Label: "Amount"},
-		{Value: "transaction_type", Label: "Is money in/out"}, {Value: "transaction_account", Label: "Account"},
-		{Value: "transaction_date", Label: "Date"}, {Value: "transaction_currency", Label: "Currency"},
-		{Value: "transaction_merchant", Label: "Merchant"}, {Value: "transaction_category", Label: "Category"}}
-	ruleOperators = []views.SelectOption{{Value: "like", Label: "contains"}, {Value: "starts_with", Label: "starts with"},
-		{Value: "=", Label: "is"}, {Value: "matches", Label: "matches (regular expression)"}, {Value: ">", Label: "is more than"},
-		{Value: ">=", Label: "is at least"}, {Value: "<", Label: "is less than"}, {Value: "<=", Label: "is at most"},
-		{Value: "between", Label: "is between"}, {Value: "is_null", Label: "is empty"}}
+	// Their labels are message ids; ruleFieldNames are the fields' names inside a sentence.
+	ruleFields = []views.SelectOption{{Value: "", Label: "—"},
+		{Value: "transaction_name", Label: "rule_words.field_name"},
+		{Value: "transaction_notes", Label: "rule_words.field_notes"},
+		{Value: "transaction_amount", Label: "rule_words.field_amount"},
+		{Value: "transaction_type", Label: "rule_words.field_type"},
+		{Value: "transaction_account", Label: "rule_words.field_account"},
+		{Value: "transaction_date", Label: "rule_words.field_date"},
+		{Value: "transaction_currency", Label: "rule_words.field_currency"},
+		{Value: "transaction_merchant", Label: "rule_words.field_merchant"},
+		{Value: "transaction_category", Label: "rule_words.field_category"},
+	}
+	ruleFieldNames = map[string]string{
+		"transaction_name":     "rule_words.of_name",
+		"transaction_notes":    "rule_words.of_notes",
+		"transaction_amount":   "rule_words.of_amount",
+		"transaction_type":     "rule_words.of_type",
+		"transaction_account":  "rule_words.of_account",
+		"transaction_date":     "rule_words.of_date",
+		"transaction_currency": "rule_words.of_currency",
+		"transaction_merchant": "rule_words.of_merchant",
+		"transaction_category": "rule_words.of_category",
+	}
+	ruleOperators = []views.SelectOption{
+		{Value: "like", Label: "rule_words.op_contains"},
+		{Value: "starts_with", Label: "rule_words.op_starts_with"},
+		{Value: "=", Label: "rule_words.op_is"},
+		{Value: "matches", Label: "rule_words.op_matches"},
+		{Value: ">", Label: "rule_words.op_more"},
+		{Value: ">=", Label: "rule_words.op_at_least"},
+		{Value: "<", Label: "rule_words.op_less"},
+		{Value: "<=", Label: "rule_words.op_at_most"},
+		{Value: "between", Label: "rule_words.op_between"},
+		{Value: "is_null", Label: "rule_words.op_empty"},
+	}
 )
 
-func optionLabel(opts []views.SelectOption, value string) string {
+// optionLabel is the label of value among opts in the language of ctx, the value itself when
+// none has it.
+func optionLabel(ctx context.Context, opts []views.SelectOption, value string) string {
 	for _, o := range opts {
 		if o.Value == value {
-			return o.Label
+			return i18n.T(ctx, o.Label)
 		}
 	}
 	return value
+}
+
+// translatedOptions are opts with their labels (message ids) in the language of ctx.
+func translatedOptions(ctx context.Context, opts []views.SelectOption) []views.SelectOption {
+	out := make([]views.SelectOption, len(opts))
+	for i, o := range opts {
+		out[i] = views.SelectOption{Value: o.Value, Label: i18n.T(ctx, o.Label)}
+	}
+	return out
 }
 
 // familyNames are a family's categories, merchants, tags and accounts by id and by name.
@@ -98,8 +137,9 @@ func (a *app) familyNames(c echo.Context) (*familyNames, error) {
 
 // refTables are the condition types whose value names a record; the form takes its name.
 var (
-	refTables  = map[string]string{"transaction_account": "accounts", "transaction_category": "categories", "transaction_merchant": "merchants"}
-	recordNoun = map[string]string{"accounts": "account", "categories": "category", "merchants": "merchant"}
+	refTables = map[string]string{"transaction_account": "accounts", "transaction_category": "categories", "transaction_merchant": "merchants"}
+	// recordNoun names a record of a table in a sentence, by message id.
+	recordNoun = map[string]string{"accounts": "rule_words.kind_accounts", "categories": "rule_words.kind_categories", "merchants": "rule_words.kind_merchants"}
 )
 
 // appliedShown is how many of the rules applied to the history, the latest, the rules page
@@ -116,9 +156,9 @@ func (a *app) rulesPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	page := views.RulesPage{}
+	page, lang := views.RulesPage{}, inLanguage(c)
 	for _, r := range list {
-		page.Rules = append(page.Rules, views.RuleItem{Rule: r, Conditions: conditionsText(r.Rule, names), Actions: actionsText(r.Actions, names)})
+		page.Rules = append(page.Rules, views.RuleItem{Rule: r, Conditions: conditionsText(lang, r.Rule, names), Actions: actionsText(lang, r.Actions, names)})
 	}
 	if page.Applied, err = rules.OpenApplications(ctx, a.DB, u.FamilyID, appliedShown); err != nil {
 		return err
@@ -127,37 +167,40 @@ func (a *app) rulesPage(c echo.Context) error {
 }
 
 // conditionsText says a rule's conditions in words.
-func conditionsText(r rules.Rule, names *familyNames) string {
+func conditionsText(ctx context.Context, r rules.Rule, names *familyNames) string {
 	if len(r.Conditions) == 0 {
-		return "Every transaction"
+		return i18n.T(ctx, "rule_words.every")
 	}
 	var parts []string
 	for _, cd := range r.Conditions {
-		parts = append(parts, conditionText(cd, names))
+		parts = append(parts, conditionText(ctx, cd, names))
 	}
-	join := " and "
+	join := i18n.T(ctx, "rule_words.and")
 	if r.Match == "any" {
-		join = " or "
+		join = i18n.T(ctx, "rule_words.or")
 	}
-	return "When " + strings.Join(parts, join)
+	return i18n.T(ctx, "rule_words.when", "Conditions", strings.Join(parts, join))
 }
 
-func conditionText(cd rules.Condition, names *familyNames) string {
+func conditionText(ctx context.Context, cd rules.Condition, names *familyNames) string {
 	if cd.Type == "compound" {
 		var subs []string
 		for _, s := range cd.Sub {
-			subs = append(subs, conditionText(s, names))
+			subs = append(subs, conditionText(ctx, s, names))
 		}
 		return "(" + strings.Join(subs, " "+cd.Operator+" ") + ")"
 	}
-	field := strings.ToLower(optionLabel(ruleFields, cd.Type))
-	if cd.Operator == "is_null" {
-		return field + " is empty"
+	field := cd.Type
+	if id, ok := ruleFieldNames[cd.Type]; ok {
+		field = i18n.T(ctx, id)
 	}
-	return field + " " + optionLabel(ruleOperators, cd.Operator) + " " + valueText(cd, names)
+	if cd.Operator == "is_null" {
+		return i18n.T(ctx, "rule_words.is_empty", "Field", field)
+	}
+	return field + " " + optionLabel(ctx, ruleOperators, cd.Operator) + " " + valueText(ctx, cd, names)
 }
 
-func valueText(cd rules.Condition, names *familyNames) string {
+func valueText(ctx context.Context, cd rules.Condition, names *familyNames) string {
 	if table, ok := refTables[cd.Type]; ok {
 		s, _ := cd.Value.(string)
 		if n, ok := names.byID[table][s]; ok {
@@ -167,7 +210,7 @@ func valueText(cd rules.Condition, names *familyNames) string {
 	switch v := cd.Value.(type) {
 	case []any:
 		if len(v) == 2 {
-			return fmt.Sprintf("%v and %v", v[0], v[1])
+			return i18n.T(ctx, "rule_words.between_values", "From", fmt.Sprint(v[0]), "To", fmt.Sprint(v[1]))
 		}
 	case string:
 		return "“" + v + "”"
@@ -176,15 +219,15 @@ func valueText(cd rules.Condition, names *familyNames) string {
 }
 
 // actionsText says a rule's actions in words.
-func actionsText(actions []rules.Action, names *familyNames) string {
+func actionsText(ctx context.Context, actions []rules.Action, names *familyNames) string {
 	var parts []string
 	for _, ac := range actions {
 		s, _ := ac.Value.(string)
 		switch ac.Type {
 		case "set_transaction_category":
-			parts = append(parts, "category "+nameOr(names.byID["categories"], s))
+			parts = append(parts, i18n.T(ctx, "rule_words.a_category", "Name", nameOr(names.byID["categories"], s)))
 		case "set_transaction_merchant":
-			parts = append(parts, "merchant "+nameOr(names.byID["merchants"], s))
+			parts = append(parts, i18n.T(ctx, "rule_words.a_merchant", "Name", nameOr(names.byID["merchants"], s)))
 		case "set_transaction_tags":
 			var tags []string
 			switch v := ac.Value.(type) {
@@ -196,18 +239,18 @@ func actionsText(actions []rules.Action, names *familyNames) string {
 					tags = append(tags, nameOr(names.byID["tags"], id))
 				}
 			}
-			parts = append(parts, "add tags "+strings.Join(tags, ", "))
+			parts = append(parts, i18n.T(ctx, "rule_words.a_tags", "Tags", strings.Join(tags, ", ")))
 		case "set_transaction_name":
-			parts = append(parts, "rename to “"+s+"”")
+			parts = append(parts, i18n.T(ctx, "rule_words.a_rename", "Name", s))
 		case "exclude_transaction":
-			parts = append(parts, "exclude it")
+			parts = append(parts, i18n.T(ctx, "rule_words.a_exclude"))
 		case "mark_as_transfer":
-			parts = append(parts, "a transfer with "+nameOr(names.byID["accounts"], s))
+			parts = append(parts, i18n.T(ctx, "rule_words.a_transfer", "Account", nameOr(names.byID["accounts"], s)))
 		default:
-			parts = append(parts, ac.Type+" (not run by Tally)")
+			parts = append(parts, i18n.T(ctx, "rule_words.a_unknown", "Type", ac.Type))
 		}
 	}
-	return "Then " + strings.Join(parts, ", ")
+	return i18n.T(ctx, "rule_words.then", "Actions", strings.Join(parts, ", "))
 }
 
 func nameOr(m map[string]string, id string) string {
@@ -218,6 +261,7 @@ func nameOr(m map[string]string, id string) string {
 }
 
 func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.RuleFormPage, error) {
+	ctx := inLanguage(c)
 	names, err := a.familyNames(c)
 	if err != nil {
 		return views.RuleFormPage{}, err
@@ -229,8 +273,8 @@ func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.R
 			rows = i + 2
 		}
 	}
-	none := []views.SelectOption{{Value: "", Label: "— leave as it is"}}
-	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: ruleFields, Operators: ruleOperators,
+	none := []views.SelectOption{{Value: "", Label: i18n.T(ctx, "rule_words.leave")}}
+	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: translatedOptions(ctx, ruleFields), Operators: translatedOptions(ctx, ruleOperators),
 		Categories: append(none, names.lists["categories"]...), Merchants: append(none, names.lists["merchants"]...),
 		Accounts: append([]views.SelectOption{{Value: "", Label: "— not a transfer"}}, names.lists["accounts"]...),
 		Tags:     names.lists["tags"], TagsChosen: map[string]bool{}}
@@ -242,7 +286,7 @@ func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.R
 		_ = json.Unmarshal([]byte(g), &cs)
 		var parts []string
 		for _, cd := range cs {
-			parts = append(parts, conditionText(cd, names))
+			parts = append(parts, conditionText(ctx, cd, names))
 		}
 		p.Grouped = strings.Join(parts, "; ")
 	}
@@ -374,6 +418,7 @@ func (a *app) ruleEdit(c echo.Context) error {
 func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input, []int, error) {
 	form := formOf(c, "name", "match", "continue", "active", "effective_date", "action_category", "action_merchant", "action_name", "action_exclude", "action_transfer", "grouped", "apply")
 	form.Values["_submitted"] = "1"
+	lang := inLanguage(c)
 	params, _ := c.FormParams()
 	form.Values["action_tags"] = strings.Join(params["action_tags"], ",")
 	var v apperr.Validation
@@ -394,12 +439,15 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 		cd := rules.Condition{Type: field, Operator: op}
 		switch {
 		case op == "is_null":
+		case (field == "transaction_name" || field == "transaction_notes") && value == "":
+			// Said on the row, in the person's language (the engine's words are the API's).
+			v.Add(fmt.Sprintf("cond_%d", i), i18n.T(lang, "rule_words.text_empty"))
 		case op == "between":
 			cd.Value = []any{value, form.Values[prefix+"value2"]}
 		case refTables[field] != "":
 			id, ok := names.byName[refTables[field]][strings.ToLower(value)]
 			if !ok {
-				v.Add(fmt.Sprintf("cond_%d", i), fmt.Sprintf("There is no %s called “%s”.", recordNoun[refTables[field]], value))
+				v.Add(fmt.Sprintf("cond_%d", i), i18n.T(lang, "rule_words.no_such", "Kind", i18n.T(lang, recordNoun[refTables[field]]), "Name", value))
 			}
 			cd.Value = id
 		case field == "transaction_type":
@@ -409,7 +457,7 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 			case "out", "money out", "outflow", "expense":
 				cd.Value = "outflow"
 			default:
-				v.Add(fmt.Sprintf("cond_%d", i), "Write “in” for money in or “out” for money out.")
+				v.Add(fmt.Sprintf("cond_%d", i), i18n.T(lang, "rule_words.in_or_out"))
 			}
 		default:
 			cd.Value = value
@@ -518,9 +566,9 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 		}
 		return a.render(c, status, views.SettingsRuleFormPage(p))
 	}
-	msg := "The rule is saved. It runs on every new transaction."
+	msg := i18n.T(inLanguage(c), "rule_words.saved")
 	if !*in.Active {
-		msg = "The rule is saved. It is off: turn it on to run it on new transactions."
+		msg = i18n.T(inLanguage(c), "rule_words.saved_off")
 	}
 	if form.Value("apply") != "" {
 		return a.applyRule(c, saved.ID, msg+" ")
@@ -534,16 +582,16 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 func (a *app) applyRule(c echo.Context, id uuid.UUID, said string) error {
 	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
 	if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
-		a.flash(c, "error", said+"It cannot run as it is: "+e.Message)
+		a.flash(c, "error", said+i18n.T(inLanguage(c), "rule_words.cannot_run", "Problem", e.Message))
 		return redirect(c, "/settings/rules/"+id.String()+"/edit")
 	} else if err != nil {
 		return err
 	}
 	if app.Changed == 0 {
-		a.flash(c, "success", said+"No existing transaction needed what it sets.")
+		a.flash(c, "success", said+i18n.T(inLanguage(c), "rule_words.nothing_needed"))
 	} else {
-		a.flash(c, "success", fmt.Sprintf("%s“%s” changed %s; you can undo that below for %d days.", said, app.RuleName,
-			views.Plural(app.Changed, "existing transaction", "existing transactions"), int(models.UndoWindow.Hours()/24)))
+		a.flash(c, "success", said+i18n.N(inLanguage(c), "rule_words.applied", app.Changed,
+			"Name", app.RuleName, "Days", int(models.UndoWindow.Hours()/24)))
 	}
 	return redirect(c, "/settings/rules")
 }
@@ -577,7 +625,7 @@ func (a *app) rulePreview(c echo.Context) error {
 			r.Actions = []rules.Action{{Type: "exclude_transaction"}}
 		}
 		if len(r.Conditions) == 0 {
-			p.Error = "Add a condition to see which transactions it matches."
+			p.Error = i18n.T(inLanguage(c), "rule_words.add_condition")
 		} else if p.Count, p.Rows, err = rules.Preview(ctx, a.DB, u.FamilyID, r, 20); err != nil {
 			if e, ok := err.(*rules.Error); ok {
 				p.Error = e.Msg
@@ -613,7 +661,7 @@ func (a *app) ruleToggle(c echo.Context) error {
 	active := !r.Active
 	if _, err := rules.Update(ctx, a.DB, u.FamilyID, r.ID, rules.Input{Active: &active}); err != nil {
 		if _, ok := withError(&views.Form{}, err); ok {
-			a.flash(c, "error", "This rule cannot run as it is: edit it first. "+apperr.As(err).Message)
+			a.flash(c, "error", i18n.T(inLanguage(c), "rule_words.edit_first", "Problem", apperr.As(err).Message))
 			return redirect(c, "/settings/rules")
 		}
 		return err
@@ -629,7 +677,7 @@ func (a *app) ruleDeletePage(c echo.Context) error {
 	if err := rules.Delete(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
 		return err
 	}
-	a.flash(c, "success", "The rule is deleted; what it set on transactions stays.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "rule_words.deleted"))
 	return redirect(c, "/settings/rules")
 }
 

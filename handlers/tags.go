@@ -26,9 +26,6 @@ var tagPages = taxonomyPages[models.Tag, models.TagInput]{kind: views.TagTaxonom
 	item: tagItem, input: tagInput,
 	values: func(t *models.Tag) *views.Form {
 		return &views.Form{Values: map[string]string{"name": t.Name, "color": t.Color}}
-	},
-	deleted: func(t *models.Tag) string {
-		return "Tag “" + t.Name + "” deleted; it came off " + views.Plural(t.TransactionsCount, "transaction", "transactions") + "."
 	}}
 
 // tagsIndex is GET /tags: a page of the family's tags and the form for a new one.

@@ -11,6 +11,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/views"
 )
@@ -72,13 +73,6 @@ type taxonomyPages[M, In any] struct {
 	// input reads the form; values fills it with a record, for its edit page.
 	input  func(echo.Context) (*views.Form, In)
 	values func(*M) *views.Form
-	// deleted is the flash after a record is deleted.
-	deleted func(*M) string
-}
-
-// title is the kind's noun as a sentence starts it: "Tag".
-func (p taxonomyPages[M, In]) title() string {
-	return strings.ToUpper(p.kind.Noun[:1]) + p.kind.Noun[1:]
 }
 
 // index is GET /<kind>: a page of the family's records and the form for a new one, shown
@@ -110,7 +104,7 @@ func (p taxonomyPages[M, In]) add(a *app, c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", p.title()+" “"+p.item(m).Name+"” created.")
+	a.flash(c, "success", i18n.T(inLanguage(c), p.kind.Created, "Name", p.item(m).Name))
 	return redirect(c, p.kind.Path)
 }
 
@@ -155,7 +149,7 @@ func (p taxonomyPages[M, In]) change(a *app, c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", p.title()+" “"+p.item(updated).Name+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), p.kind.Saved, "Name", p.item(updated).Name))
 	return redirect(c, p.kind.Path)
 }
 
@@ -166,5 +160,6 @@ func (p taxonomyPages[M, In]) delete(a *app, c echo.Context) error {
 		return err
 	}
 	err = p.remove(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
-	return a.taxonomyDeleted(c, p.kind, err, p.deleted(m))
+	it := p.item(m)
+	return a.taxonomyDeleted(c, p.kind, err, i18n.N(inLanguage(c), p.kind.Deleted, it.Count, "Name", it.Name))
 }

@@ -8,7 +8,12 @@ package views
 import "github.com/a-h/templ"
 import templruntime "github.com/a-h/templ/runtime"
 
-import "tally/imports"
+import (
+	"context"
+
+	"tally/imports"
+	"tally/internal/i18n"
+)
 
 // NewImport is the upload form's state.
 type NewImport struct {
@@ -23,75 +28,82 @@ type NewImport struct {
 }
 
 // chosenText says where the file of a refused upload is.
-func chosenText(n NewImport) string {
+func chosenText(ctx context.Context, n NewImport) string {
 	if n.FileKept {
-		return "Still chosen: " + n.Chosen + "."
+		return i18n.T(ctx, "import_new.still_chosen", "File", n.Chosen)
 	}
-	return "Choose " + n.Chosen + " again: a browser does not keep a chosen file when the form comes back. Everything else you entered is kept."
+	return i18n.T(ctx, "import_new.choose_again", "File", n.Chosen)
 }
 
-// importTypeHelp says what each type reads, for the upload form.
+// importTypeHelp says what each type reads, for the upload form: each help is a message id.
 var importTypeHelp = []struct {
 	Type imports.Type
 	Help string
 }{
-	{imports.OfxImport, "An OFX, QFX (Quicken) or QBO (QuickBooks) download from a US bank or card issuer: every account in it, matched by the bank's own transaction ids, with its ledger balance."},
-	{imports.CamtImport, "An ISO 20022 camt.053 statement, camt.052 intraday report or camt.054 notification (or a ZIP of them), as European banks export: reconciled from opening to closing balance."},
-	{imports.Mt940Import, "A SWIFT MT940 statement or MT942 intraday report, including German and Dutch banks' variants: reconciled from opening to closing balance."},
-	{imports.TransactionImport, "A CSV of transactions from your bank: date and amount, and optionally name, category, tags, notes, account and currency columns."},
-	{imports.TradeImport, "A CSV of trades: date, ticker, quantity and price."},
-	{imports.AccountImport, "A CSV of accounts: name, type and balance."},
-	{imports.ExternalAppAImport, "Mint's transaction export, read as Mint writes it."},
-	{imports.ExternalAppBImport, "Actual Budget's transaction export."},
-	{imports.ExternalAppCImport, "YNAB's register export, with its Outflow and Inflow columns."},
-	{imports.QifImport, "A Quicken Interchange Format file; choose the account it belongs to."},
-	{imports.PdfImport, "A bank or credit-card statement PDF; choose its account. Its lines are checked against the statement's opening and closing balances."},
-	{imports.CategoryImport, "A CSV of categories: name, and optionally colour, parent and icon."},
-	{imports.MerchantImport, "A CSV of merchants: name, and optionally colour and website."},
-	{imports.RuleImport, "A CSV of rules, with conditions and actions as JSON."},
-	{imports.ActualImport, "A whole Actual Budget, from its export (Settings › Export, a zip): accounts, payees, categories, transactions, budgets, schedules and rules. You see what comes across before anything is written."},
-	{imports.YnabImport, "A whole YNAB budget, from its API's JSON (GET /v1/budgets/{id}): accounts, payees, categories, transactions, budgets and scheduled transactions. You see what comes across before anything is written."},
-	{imports.NativeImport, "A Tally (or Sure) family export in NDJSON: accounts, transactions, trades, budgets, rules and more, merged into this family."},
+	{imports.OfxImport, "import_new.help_ofx"},
+	{imports.CamtImport, "import_new.help_camt"},
+	{imports.Mt940Import, "import_new.help_mt940"},
+	{imports.TransactionImport, "import_new.help_csv"},
+	{imports.TradeImport, "import_new.help_trades"},
+	{imports.AccountImport, "import_new.help_accounts"},
+	{imports.ExternalAppAImport, "import_new.help_mint"},
+	{imports.ExternalAppBImport, "import_new.help_actual_export"},
+	{imports.ExternalAppCImport, "import_new.help_ynab_export"},
+	{imports.QifImport, "import_new.help_qif"},
+	{imports.PdfImport, "import_new.help_pdf"},
+	{imports.CategoryImport, "import_new.help_categories"},
+	{imports.MerchantImport, "import_new.help_merchants"},
+	{imports.RuleImport, "import_new.help_rules"},
+	{imports.ActualImport, "import_new.help_actual"},
+	{imports.YnabImport, "import_new.help_ynab"},
+	{imports.NativeImport, "import_new.help_native"},
 }
 
-func importTypeChoices() []SelectOption {
+func importTypeChoices(ctx context.Context) []SelectOption {
 	opts := make([]SelectOption, 0, len(importTypeHelp)+1)
-	opts = append(opts, SelectOption{Value: imports.AutoType, Label: "Detect from the file"})
+	opts = append(opts, SelectOption{Value: imports.AutoType, Label: i18n.T(ctx, "import_new.detect")})
 	for _, t := range importTypeHelp {
-		opts = append(opts, SelectOption{Value: string(t.Type), Label: ImportTypeLabel(t.Type)})
+		opts = append(opts, SelectOption{Value: string(t.Type), Label: ImportTypeLabel(ctx, t.Type)})
 	}
 	return opts
 }
 
-var numberFormatChoices = []SelectOption{
-	{Value: "", Label: "Read it off the file"},
-	{Value: "1,234.56", Label: "1,234.56"}, {Value: "1.234,56", Label: "1.234,56"},
-	{Value: "1 234,56", Label: "1 234,56"}, {Value: "1,234", Label: "1,234 (no decimals)"},
-	{Value: "1'234.56", Label: "1'234.56"},
+func numberFormatChoices(ctx context.Context) []SelectOption {
+	return []SelectOption{
+		{Value: "", Label: i18n.T(ctx, "import_new.read_off")},
+		{Value: "1,234.56", Label: "1,234.56"}, {Value: "1.234,56", Label: "1.234,56"},
+		{Value: "1 234,56", Label: "1 234,56"}, {Value: "1,234", Label: i18n.T(ctx, "import_new.no_decimals")},
+		{Value: "1'234.56", Label: "1'234.56"},
+	}
 }
 
 // presetChoices are the bank exports a CSV can be read as.
-var presetChoices = func() []SelectOption {
-	out := []SelectOption{{Value: "", Label: "Recognise it from the file"}}
+func presetChoices(ctx context.Context) []SelectOption {
+	out := []SelectOption{{Value: "", Label: i18n.T(ctx, "import_new.recognise")}}
 	for _, p := range imports.BankPresets {
 		out = append(out, SelectOption{Value: p.ID, Label: p.Name})
 	}
 	return out
-}()
-
-var signageChoices = []SelectOption{
-	{Value: imports.InflowsPositive, Label: "Money in is positive"},
-	{Value: imports.InflowsNegative, Label: "Money in is negative"},
 }
 
-var separatorChoices = []SelectOption{{Value: "", Label: "Read it off the file"}, {Value: "comma", Label: "Comma (,)"},
-	{Value: "semicolon", Label: "Semicolon (;)"}, {Value: "tab", Label: "Tab"}, {Value: "pipe", Label: "Pipe (|)"}}
+func signageChoices(ctx context.Context) []SelectOption {
+	return []SelectOption{
+		{Value: imports.InflowsPositive, Label: i18n.T(ctx, "imports.money_in_positive")},
+		{Value: imports.InflowsNegative, Label: i18n.T(ctx, "imports.money_in_negative")},
+	}
+}
 
-// importLabelFields are the column labels the form offers, in the order a CSV usually has them.
+func separatorChoices(ctx context.Context) []SelectOption {
+	return []SelectOption{{Value: "", Label: i18n.T(ctx, "import_new.read_off")}, {Value: "comma", Label: i18n.T(ctx, "import_new.comma")},
+		{Value: "semicolon", Label: i18n.T(ctx, "import_new.semicolon")}, {Value: "tab", Label: i18n.T(ctx, "imports.tab")}, {Value: "pipe", Label: i18n.T(ctx, "imports.pipe")}}
+}
+
+// importLabelFields are the column labels the form offers, in the order a CSV usually has
+// them, each with the message id of its label.
 var importLabelFields = []struct{ Key, Label string }{
-	{"date", "Date column"}, {"amount", "Amount column"}, {"name", "Name column"}, {"category", "Category column"},
-	{"tags", "Tags column"}, {"notes", "Notes column"}, {"account", "Account column"}, {"currency", "Currency column"},
-	{"ticker", "Ticker column"}, {"qty", "Quantity column"}, {"price", "Price column"},
+	{"date", "imports.col_date"}, {"amount", "imports.col_amount"}, {"name", "imports.col_name"}, {"category", "imports.col_category"},
+	{"tags", "imports.col_tags"}, {"notes", "imports.col_notes"}, {"account", "imports.col_account"}, {"currency", "imports.col_currency"},
+	{"ticker", "imports.col_ticker"}, {"qty", "imports.col_qty"}, {"price", "imports.col_price"},
 }
 
 // NewImportPage uploads a file as a new import. Nothing is published: the import's page shows
@@ -161,149 +173,201 @@ func NewImportPage(n NewImport) templ.Component {
 						}()
 					}
 					ctx = templ.InitializeContext(ctx)
-					templ_7745c5c3_Err = Select(n.Form, "type", "What the file is", imports.AutoType, importTypeChoices()).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "type", i18n.T(ctx, "import_new.what_the_file_is"), imports.AutoType, importTypeChoices(ctx)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, " <div><label for=\"field-file\" class=\"block text-sm font-medium text-slate-700\">File</label> <input id=\"field-file\" name=\"file\" type=\"file\" data-testid=\"field-file\" hx-preserve=\"true\"")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, " <div><label for=\"field-file\" class=\"block text-sm font-medium text-slate-700\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var5 string
+					templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "import_new.file"))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 112, Col: 112}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "</label> <input id=\"field-file\" name=\"file\" type=\"file\" data-testid=\"field-file\" hx-preserve=\"true\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					if n.Form.Error("file") != "" {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, " aria-invalid=\"true\" aria-describedby=\"error-file\"")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " aria-invalid=\"true\" aria-describedby=\"error-file\"")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, " class=\"mt-1 block w-full text-sm text-slate-700 file:mr-4 file:rounded-md file:border-0 file:bg-emerald-50 file:px-4 file:py-2 file:text-sm file:font-medium file:text-emerald-800 hover:file:bg-emerald-100\"> ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, " class=\"mt-1 block w-full text-sm text-slate-700 file:mr-4 file:rounded-md file:border-0 file:bg-emerald-50 file:px-4 file:py-2 file:text-sm file:font-medium file:text-emerald-800 hover:file:bg-emerald-100\"> ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					if n.Form.Error("file") != "" {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "<p id=\"error-file\" class=\"mt-1 text-sm text-red-700\" data-testid=\"error-file\">")
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-						var templ_7745c5c3_Var5 string
-						templ_7745c5c3_Var5, templ_7745c5c3_Err = templ.JoinStringErrs(n.Form.Error("file"))
-						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 114, Col: 108}
-						}
-						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var5))
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "</p>")
-						if templ_7745c5c3_Err != nil {
-							return templ_7745c5c3_Err
-						}
-					}
-					if n.Chosen != "" {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "<p class=\"mt-1 text-sm text-slate-700\" data-testid=\"file-chosen\">")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p id=\"error-file\" class=\"mt-1 text-sm text-red-700\" data-testid=\"error-file\">")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var6 string
-						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(chosenText(n))
+						templ_7745c5c3_Var6, templ_7745c5c3_Err = templ.JoinStringErrs(n.Form.Error("file"))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 117, Col: 88}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 126, Col: 108}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var6))
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "</p>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 8, "</p>")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+					}
+					if n.Chosen != "" {
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 9, "<p class=\"mt-1 text-sm text-slate-700\" data-testid=\"file-chosen\">")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						var templ_7745c5c3_Var7 string
+						templ_7745c5c3_Var7, templ_7745c5c3_Err = templ.JoinStringErrs(chosenText(ctx, n))
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 129, Col: 93}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var7))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "</p>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					} else if n.Form.Error("file") == "" {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 10, "<p class=\"mt-1 text-sm text-slate-500\">Up to 10 MB, or 50 MB for an Actual or YNAB export. A large Tally export can be sent in parts with the API's import sessions.</p>")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "<p class=\"mt-1 text-sm text-slate-500\">")
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						var templ_7745c5c3_Var8 string
+						templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "import_new.size_help"))
+						if templ_7745c5c3_Err != nil {
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 131, Col: 84}
+						}
+						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
+						if templ_7745c5c3_Err != nil {
+							return templ_7745c5c3_Err
+						}
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, "</p>")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 11, "</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(n.Form, "account_id", "Account", "", n.Accounts).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "account_id", i18n.T(ctx, "import_new.account"), "", n.Accounts).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 12, " ")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, " ")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					if n.LLM {
-						templ_7745c5c3_Err = Select(n.Form, "extractor", "How to read a PDF statement", imports.ExtractorBuiltin, []SelectOption{
-							{Value: imports.ExtractorBuiltin, Label: "Built in (no data leaves this server)"},
-							{Value: imports.ExtractorLLM, Label: "The configured AI model"},
+						templ_7745c5c3_Err = Select(n.Form, "extractor", i18n.T(ctx, "import_new.pdf_how"), imports.ExtractorBuiltin, []SelectOption{
+							{Value: imports.ExtractorBuiltin, Label: i18n.T(ctx, "import_new.builtin")},
+							{Value: imports.ExtractorLLM, Label: i18n.T(ctx, "import_new.llm")},
 						}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 13, " <details class=\"rounded-lg border border-slate-200 px-4 py-3\" data-testid=\"csv-options\"")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, " <details class=\"rounded-lg border border-slate-200 px-4 py-3\" data-testid=\"csv-options\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					if csvOptionsOpen(n.Form) {
-						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 14, " open")
+						templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, " open")
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 15, "><summary class=\"cursor-pointer text-sm font-medium text-slate-700\">CSV options</summary><div class=\"mt-4 grid gap-4 sm:grid-cols-2\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "><summary class=\"cursor-pointer text-sm font-medium text-slate-700\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(n.Form, "preset", "Bank export", "", presetChoices).Render(ctx, templ_7745c5c3_Buffer)
+					var templ_7745c5c3_Var9 string
+					templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "import_new.csv_options"))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 142, Col: 113}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "date_format", Label: "Date format", Placeholder: "read off the file", Help: "strftime, e.g. %Y-%m-%d or %d/%m/%Y"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</summary><div class=\"mt-4 grid gap-4 sm:grid-cols-2\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(n.Form, "number_format", "Number format", "", numberFormatChoices).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "preset", i18n.T(ctx, "import_new.bank_export"), "", presetChoices(ctx)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(n.Form, "signage_convention", "Amount signs", imports.InflowsPositive, signageChoices).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "date_format", Label: i18n.T(ctx, "import_new.date_format"), Placeholder: i18n.T(ctx, "import_new.read_off_placeholder"), Help: i18n.T(ctx, "import_new.date_format_help")}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Select(n.Form, "col_sep", "Column separator", "", separatorChoices).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "number_format", i18n.T(ctx, "import_new.number_format"), "", numberFormatChoices(ctx)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "rows_to_skip", Label: "Lines to skip before the header", Type: "number", Placeholder: "read off the file"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Select(n.Form, "signage_convention", i18n.T(ctx, "import_new.amount_signs"), imports.InflowsPositive, signageChoices(ctx)).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 16, "</div><p class=\"mt-4 text-sm text-slate-500\">Column labels: leave blank and Tally finds the columns by their headers and values. You can change every choice on the next page, with the rows in view, before anything is written.</p><div class=\"mt-2 grid gap-4 sm:grid-cols-2\">")
+					templ_7745c5c3_Err = Select(n.Form, "col_sep", i18n.T(ctx, "import_new.col_sep"), "", separatorChoices(ctx)).Render(ctx, templ_7745c5c3_Buffer)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: "rows_to_skip", Label: i18n.T(ctx, "import_new.rows_to_skip"), Type: "number", Placeholder: i18n.T(ctx, "import_new.read_off_placeholder")}).Render(ctx, templ_7745c5c3_Buffer)
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</div><p class=\"mt-4 text-sm text-slate-500\">")
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					var templ_7745c5c3_Var10 string
+					templ_7745c5c3_Var10, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "import_new.labels_help"))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 151, Col: 85}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var10))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "</p><div class=\"mt-2 grid gap-4 sm:grid-cols-2\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					for _, l := range importLabelFields {
-						templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: l.Key + "_col_label", Label: l.Label}).Render(ctx, templ_7745c5c3_Buffer)
+						templ_7745c5c3_Err = Field(n.Form, FieldOpts{Name: l.Key + "_col_label", Label: i18n.T(ctx, l.Label)}).Render(ctx, templ_7745c5c3_Buffer)
 						if templ_7745c5c3_Err != nil {
 							return templ_7745c5c3_Err
 						}
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 17, "</div></details><div class=\"flex gap-3\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "</div></details><div class=\"flex gap-3\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = Button(Primary, "Upload", templ.Attributes{"data-testid": "new-import-submit"}).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = Button(Primary, i18n.T(ctx, "import_new.upload"), templ.Attributes{"data-testid": "new-import-submit"}).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = LinkButton(Secondary, "Cancel", "/imports", nil).Render(ctx, templ_7745c5c3_Buffer)
+					templ_7745c5c3_Err = LinkButton(Secondary, i18n.T(ctx, "common.cancel"), "/imports", nil).Render(ctx, templ_7745c5c3_Buffer)
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 18, "</div>")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
@@ -314,17 +378,17 @@ func NewImportPage(n NewImport) templ.Component {
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 19, "</div>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</div>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Card("Upload a file").Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Card(i18n.T(ctx, "import_new.upload_card")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var3), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Var7 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
+			templ_7745c5c3_Var11 := templruntime.GeneratedTemplate(func(templ_7745c5c3_Input templruntime.GeneratedComponentInput) (templ_7745c5c3_Err error) {
 				templ_7745c5c3_W, ctx := templ_7745c5c3_Input.Writer, templ_7745c5c3_Input.Context
 				templ_7745c5c3_Buffer, templ_7745c5c3_IsBuffer := templruntime.GetBuffer(templ_7745c5c3_W)
 				if !templ_7745c5c3_IsBuffer {
@@ -336,59 +400,59 @@ func NewImportPage(n NewImport) templ.Component {
 					}()
 				}
 				ctx = templ.InitializeContext(ctx)
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 20, "<dl class=\"divide-y divide-slate-100 text-sm\" data-testid=\"import-type-help\">")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "<dl class=\"divide-y divide-slate-100 text-sm\" data-testid=\"import-type-help\">")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				for _, t := range importTypeHelp {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 21, "<div class=\"px-5 py-3\"><dt class=\"font-medium text-slate-800\">")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "<div class=\"px-5 py-3\"><dt class=\"font-medium text-slate-800\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					var templ_7745c5c3_Var8 string
-					templ_7745c5c3_Var8, templ_7745c5c3_Err = templ.JoinStringErrs(ImportTypeLabel(t.Type))
+					var templ_7745c5c3_Var12 string
+					templ_7745c5c3_Var12, templ_7745c5c3_Err = templ.JoinStringErrs(ImportTypeLabel(ctx, t.Type))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 157, Col: 71}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 169, Col: 76}
 					}
-					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var8))
-					if templ_7745c5c3_Err != nil {
-						return templ_7745c5c3_Err
-					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, "</dt><dd class=\"mt-0.5 text-slate-500\">")
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var12))
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					var templ_7745c5c3_Var9 string
-					templ_7745c5c3_Var9, templ_7745c5c3_Err = templ.JoinStringErrs(t.Help)
-					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 158, Col: 49}
-					}
-					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var9))
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "</dt><dd class=\"mt-0.5 text-slate-500\">")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 23, "</dd></div>")
+					var templ_7745c5c3_Var13 string
+					templ_7745c5c3_Var13, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, t.Help))
+					if templ_7745c5c3_Err != nil {
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/imports_new.templ`, Line: 170, Col: 62}
+					}
+					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var13))
+					if templ_7745c5c3_Err != nil {
+						return templ_7745c5c3_Err
+					}
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 27, "</dd></div>")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 				}
-				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 24, "</dl>")
+				templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 28, "</dl>")
 				if templ_7745c5c3_Err != nil {
 					return templ_7745c5c3_Err
 				}
 				return nil
 			})
-			templ_7745c5c3_Err = Card("What each type reads").Render(templ.WithChildren(ctx, templ_7745c5c3_Var7), templ_7745c5c3_Buffer)
+			templ_7745c5c3_Err = Card(i18n.T(ctx, "import_new.what_each_reads")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var11), templ_7745c5c3_Buffer)
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 25, "</div>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 29, "</div>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
 			return nil
 		})
-		templ_7745c5c3_Err = Page("New import").Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
+		templ_7745c5c3_Err = Page(i18n.T(ctx, "import_new.title")).Render(templ.WithChildren(ctx, templ_7745c5c3_Var2), templ_7745c5c3_Buffer)
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
