@@ -651,9 +651,6 @@ func (a *app) apiImportMapping(c echo.Context) error {
 			v.Add("account_id", "Account must belong to your family")
 		}
 		choice.AccountID = &parsed
-		if err := a.visibleAccountOr404(c, parsed); err != nil {
-			v.Add("account_id", "Account must belong to your family") // as another family's
-		}
 	} else if t := body.str(&v, "account_type"); t != nil {
 		choice.NewType = strings.TrimSpace(*t)
 	} else {
@@ -664,7 +661,11 @@ func (a *app) apiImportMapping(c echo.Context) error {
 		e.Message, e.Slug = "Mapping could not be changed", "validation_failed"
 		return e
 	}
-	if err := a.Imports.SetAccountMapping(c.Request().Context(), im.FamilyID, im.ID, strings.TrimSpace(*key), choice); err != nil {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if err := a.Imports.SetAccountMapping(c.Request().Context(), viewer, im.ID, strings.TrimSpace(*key), choice); err != nil {
 		return err
 	}
 	return a.importDetail(c, http.StatusOK, im.ID)

@@ -1,15 +1,12 @@
 package handlers
 
 import (
-	"context"
 	"encoding/json"
 	"net/http"
 	"strconv"
 	"time"
 
-	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
-	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
 	"tally/models"
@@ -79,72 +76,17 @@ func decodeRecurring(c echo.Context) (models.RecurringInput, error) {
 // them (a private account's series are not found by whom it is kept from); detection creates
 // them.
 var recurringAPI = apiResource[models.Recurring, RecurringJSON, models.RecurringInput]{
-	list: func(ctx context.Context, db bun.IDB, v models.Viewer, p models.Page) ([]models.Recurring, int, error) {
-		return models.RecurringSeries(ctx, db, v, p)
-	},
-	byID: func(ctx context.Context, db bun.IDB, v models.Viewer, id uuid.UUID) (*models.Recurring, error) {
-		return models.RecurringByID(ctx, db, v, id)
-	},
-	update: func(ctx context.Context, db bun.IDB, v models.Viewer, id uuid.UUID, in models.RecurringInput) (*models.Recurring, error) {
-		return recurring.Update(ctx, db, v, id, in)
-	},
+	list: models.RecurringSeries, byID: models.RecurringByID, update: recurring.Update,
 	decode: decodeRecurring, json: recurringJSON}
 
 // apiRecurring is GET /api/v1/recurring: a page of the family's series, proposed first.
-func (a *app) apiRecurring(c echo.Context) error {
-	v, err := a.viewer(c)
-	if err != nil {
-		return err
-	}
-	page, per := pageParams(c)
-	list, total, err := models.RecurringSeries(c.Request().Context(), a.DB, v, models.Page{Number: page, Size: per})
-	if err != nil {
-		return err
-	}
-	out := make([]RecurringJSON, len(list))
-	for i := range list {
-		out[i] = recurringJSON(&list[i])
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": out, "meta": pageMeta(page, per, total)})
-}
+func (a *app) apiRecurring(c echo.Context) error { return recurringAPI.index(a, c) }
 
 // apiRecurringShow is GET /api/v1/recurring/{id}.
-func (a *app) apiRecurringShow(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	v, err := a.viewer(c)
-	if err != nil {
-		return err
-	}
-	r, err := models.RecurringByID(c.Request().Context(), a.DB, v, id)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": recurringJSON(r)})
-}
+func (a *app) apiRecurringShow(c echo.Context) error { return recurringAPI.show(a, c) }
 
 // apiRecurringUpdate is PATCH /api/v1/recurring/{id}: confirm, ignore or edit a series.
-func (a *app) apiRecurringUpdate(c echo.Context) error {
-	id, err := pathID(c)
-	if err != nil {
-		return err
-	}
-	in, err := decodeRecurring(c)
-	if err != nil {
-		return err
-	}
-	v, err := a.viewer(c)
-	if err != nil {
-		return err
-	}
-	r, err := recurring.Update(c.Request().Context(), a.DB, v, id, in)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusOK, map[string]any{"data": recurringJSON(r)})
-}
+func (a *app) apiRecurringUpdate(c echo.Context) error { return recurringAPI.change(a, c) }
 
 // ForecastJSON is AccountForecast in the OpenAPI document.
 type ForecastJSON struct {

@@ -11,8 +11,8 @@ import (
 	"tally/models"
 )
 
-// apiResource is one of the family's named lists the API serves the same way (categories,
-// tags, merchants): a record M, its JSON J and its input In, through the models functions.
+// apiResource is one of the family's lists the API serves the same way (categories, tags,
+// merchants, recurring series): a record M, its JSON J and its input In, through the models functions.
 type apiResource[M, J, In any] struct {
 	list   func(context.Context, bun.IDB, models.Viewer, models.Page) ([]M, int, error)
 	byID   func(context.Context, bun.IDB, models.Viewer, uuid.UUID) (*M, error)

@@ -141,9 +141,6 @@ func (a *app) bankLinkPage(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if accts, err = a.seenAccounts(c, accts); err != nil {
-		return err
-	}
 	linked := map[uuid.UUID]bool{}
 	var choices []views.BankChoice
 	for _, ba := range v.Accounts {

@@ -14,6 +14,7 @@ import (
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/i18n"
+	"tally/internal/probes"
 	"tally/views"
 )
 
@@ -116,14 +117,11 @@ const msgTooLong = "This took too long and was stopped, so nothing was changed. 
 // msgDatabaseDown is the answer to every request while the database cannot be reached.
 const msgDatabaseDown = "Tally can't reach its database right now. Nothing was changed; please try again in a moment."
 
-// retryAfterSeconds is how long a client is asked to wait when the service is unavailable.
-const retryAfterSeconds = "5"
-
 // askToWait sets Retry-After on a 503, and on a 429 that has not said its own wait (a rate
 // limit's does; busy upload readers do not).
 func askToWait(c echo.Context, status int) {
 	if status == http.StatusServiceUnavailable || status == http.StatusTooManyRequests && c.Response().Header().Get("Retry-After") == "" {
-		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+		c.Response().Header().Set("Retry-After", probes.RetryAfter)
 	}
 }
 

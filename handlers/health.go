@@ -28,7 +28,7 @@ func (a *app) readyz(c echo.Context) error {
 // says when to ask again.
 func probeAnswer(c echo.Context, code int, body any) error {
 	if code != http.StatusOK {
-		c.Response().Header().Set("Retry-After", retryAfterSeconds)
+		c.Response().Header().Set("Retry-After", probes.RetryAfter)
 	}
 	return c.JSON(code, body)
 }

@@ -129,9 +129,6 @@ func (a *app) importShow(c echo.Context) error {
 		if v.Accounts, err = models.AccountsForFamily(ctx, a.DB, viewer); err != nil {
 			return err
 		}
-		if v.Accounts, err = a.seenAccounts(c, v.Accounts); err != nil {
-			return err
-		}
 		if v.Reconciliations, err = a.importReconciliations(c, im); err != nil {
 			return err
 		}
@@ -229,14 +226,15 @@ func (a *app) importMapping(c echo.Context) error {
 	if t, ok := strings.CutPrefix(target, "new:"); ok {
 		choice.NewType = t
 	} else if id, err := uuid.Parse(target); err == nil {
-		if a.visibleAccountOr404(c, id) != nil {
-			id = uuid.Nil // refused by the service as an account of another family is
-		}
 		choice.AccountID = &id
 	} else {
 		choice.NewType = target // refused by the service with the list of types
 	}
-	err = a.Imports.SetAccountMapping(c.Request().Context(), im.FamilyID, im.ID, c.FormValue("key"), choice)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	err = a.Imports.SetAccountMapping(c.Request().Context(), viewer, im.ID, c.FormValue("key"), choice)
 	return a.backToImport(c, im, err, i18n.T(inLanguage(c), "import_flash.mapping_saved"))
 }
 
@@ -411,9 +409,6 @@ func (a *app) renderNewImport(c echo.Context, status int, form *views.Form, chos
 	}
 	accts, err := models.AccountsForFamily(c.Request().Context(), a.DB, viewer)
 	if err != nil {
-		return err
-	}
-	if accts, err = a.seenAccounts(c, accts); err != nil {
 		return err
 	}
 	opts := []views.SelectOption{{Value: "", Label: "None: use the account names in the file"}}

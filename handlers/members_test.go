@@ -662,7 +662,9 @@ func TestViewerChangesNothing(t *testing.T) {
 	wantPage(t, c.Get("/accounts/"+acct.ID.String()), http.StatusOK)
 	// The pages offer a viewer none of their actions.
 	for _, page := range []struct{ path, action string }{{"/", "new-account"}, {"/accounts", "new-account"}, {"/imports", "new-import"}, {"/settings/rules", "rule-new"}} {
-		if c.Get(page.path).Has(t, page.action) {
+		r := c.Get(page.path)
+		wantPage(t, r, http.StatusOK)
+		if r.Has(t, page.action) {
 			t.Errorf("%s offers a viewer %s", page.path, page.action)
 		}
 	}

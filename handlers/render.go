@@ -37,11 +37,10 @@ func (a *app) render(c echo.Context, status int, comp templ.Component) error {
 // inLanguage is the request's context in the language of its pages: the signed-in person's
 // (their own, else their family's), else the one the browser asks for (Accept-Language).
 func inLanguage(c echo.Context) context.Context {
-	code := i18n.Match(c.Request().Header.Get("Accept-Language"))
 	if u := currentUser(c); u != nil {
-		code = u.Lang()
+		return i18n.WithLanguage(c.Request().Context(), u.Lang())
 	}
-	return i18n.WithLanguage(c.Request().Context(), code)
+	return i18n.WithLanguage(c.Request().Context(), i18n.Match(c.Request().Header.Get("Accept-Language")))
 }
 
 func navFor(path string) string {

@@ -123,7 +123,7 @@ func (a *app) memberRole(c echo.Context) error {
 			return "", err
 		}
 		ctx := inLanguage(c)
-		return i18n.T(ctx, "members.role_changed", "Name", m.DisplayName(), "Role", i18n.T(ctx, m.Role.MessageID())), nil
+		return i18n.T(ctx, "members.role_changed", "Name", m.DisplayName(), "Role", m.Role.In(ctx)), nil
 	})
 }
 

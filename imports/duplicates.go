@@ -259,7 +259,7 @@ func (s *Service) Keep(ctx context.Context, familyID, id uuid.UUID, k KeepChoice
 			return err
 		}
 		if im.FamilyID != familyID {
-			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+			return importNotFound()
 		}
 		if !im.Unpublished() {
 			return apperr.Errorf(apperr.Conflict, "An import that is %s keeps what it kept: revert it first.", im.Status).WithSlug("not_publishable")

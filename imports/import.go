@@ -8,7 +8,6 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/imports/parse"
-	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/models"
 )
@@ -221,7 +220,7 @@ func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Import, err
 	im := new(Import)
 	err := idb.NewSelect().Model(im).ExcludeColumn("content").Where("id = ? AND family_id = ?", id, familyID).Scan(ctx)
 	if db.IsNoRows(err) {
-		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+		return nil, importNotFound()
 	}
 	return im, err
 }
@@ -232,7 +231,7 @@ func Content(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) ([]byte, 
 	var content []byte
 	err := idb.NewRaw("SELECT content FROM imports WHERE id = ? AND family_id = ?", id, familyID).Scan(ctx, &content)
 	if db.IsNoRows(err) {
-		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+		return nil, importNotFound()
 	}
 	return content, err
 }
@@ -244,7 +243,7 @@ func lockForUpdate(ctx context.Context, idb bun.IDB, id uuid.UUID) (*Import, err
 	im := new(Import)
 	err := idb.NewSelect().Model(im).ExcludeColumn("content").Where("id = ?", id).For("NO KEY UPDATE").Scan(ctx)
 	if db.IsNoRows(err) {
-		return nil, apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+		return nil, importNotFound()
 	}
 	return im, err
 }

@@ -157,21 +157,22 @@ type AccountChoice struct {
 // SetAccountMapping points the import's account mapping with key at the family's account, or
 // at a new account of a type. Only an import that is not published (pending or failed) can
 // change; another family's account is refused as if it did not exist.
-func (s *Service) SetAccountMapping(ctx context.Context, familyID, importID uuid.UUID, key string, choice AccountChoice) error {
+func (s *Service) SetAccountMapping(ctx context.Context, viewer models.Viewer, importID uuid.UUID, key string, choice AccountChoice) error {
+	familyID := viewer.FamilyID
 	return s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		im, err := lockForUpdate(ctx, tx, importID)
 		if err != nil {
 			return err
 		}
 		if im.FamilyID != familyID {
-			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+			return importNotFound()
 		}
 		if im.Status != StatusPending && im.Status != StatusFailed {
 			return apperr.Errorf(apperr.Conflict, "The mappings of an import that is %s cannot change: revert it first.", im.Status).WithSlug("not_editable")
 		}
 		var v apperr.Validation
 		if choice.AccountID != nil {
-			if _, err := models.AccountByID(ctx, tx, models.FamilyViewer(familyID), *choice.AccountID); apperr.Is(err, apperr.NotFound) {
+			if _, err := models.AccountByID(ctx, tx, viewer, *choice.AccountID); apperr.Is(err, apperr.NotFound) {
 				v.Add("account_id", "Account must belong to your family")
 			} else if err != nil {
 				return err

@@ -87,7 +87,7 @@ func (s *Service) queue(ctx context.Context, familyID, id uuid.UUID, status, fai
 			return err
 		}
 		if im.FamilyID != familyID {
-			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+			return importNotFound()
 		}
 		if err := check(ctx, tx, im); err != nil {
 			return err

@@ -168,7 +168,7 @@ func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
 			return err
 		}
 		if im.FamilyID != familyID {
-			return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
+			return importNotFound()
 		}
 		switch im.Status {
 		case StatusPending, StatusFailed:

@@ -51,7 +51,8 @@ func GetFor(ctx context.Context, idb bun.IDB, v models.Viewer, id uuid.UUID) (*I
 	return im, nil
 }
 
-// importNotFound is what Get answers for an import of another family.
+// importNotFound is what every read of an import answers for one of another family, or one
+// its reader may not see.
 func importNotFound() error {
 	return apperr.New(apperr.NotFound, "Import not found").WithSlug("not_found")
 }

@@ -264,11 +264,14 @@ func (s *Service) Join(ctx context.Context, token string, u *models.User, delete
 		if inv.FamilyID == u.FamilyID {
 			return apperr.New(apperr.Conflict, "You are already a member of "+inv.Family.Name+".")
 		}
-		if err := s.refuseLastAdminLeaving(ctx, tx, u); err != nil {
+		if err := models.LockFamily(ctx, tx, u.FamilyID); err != nil {
 			return err
 		}
 		alone, err := LeavesFamilyEmpty(ctx, tx, u)
 		if err != nil {
+			return err
+		}
+		if err := refuseLastAdminLeaving(ctx, tx, u, alone); err != nil {
 			return err
 		}
 		if alone.Holds && !deleteOld {
@@ -309,18 +312,14 @@ func LeavesFamilyEmpty(ctx context.Context, db bun.IDB, u *models.User) (OldFami
 	return old, err
 }
 
-// refuseLastAdminLeaving stops the only admin of a family others still use from leaving it
-// without an admin.
-func (s *Service) refuseLastAdminLeaving(ctx context.Context, tx db.Tx, u *models.User) error {
-	if err := models.LockFamily(ctx, tx, u.FamilyID); err != nil {
-		return err
+// refuseLastAdminLeaving stops the only admin of a family others still use (old, read under
+// the family's lock) from leaving it without an admin.
+func refuseLastAdminLeaving(ctx context.Context, tx db.Tx, u *models.User, old OldFamily) error {
+	if old.Alone {
+		return nil
 	}
 	last, err := models.LastActiveAdmin(ctx, tx, u)
 	if err != nil || !last {
-		return err
-	}
-	alone, err := models.LastOfFamily(ctx, tx, u)
-	if err != nil || alone {
 		return err
 	}
 	return apperr.New(apperr.Conflict, "You are the only admin of your current family: make another member admin there first.")
@@ -434,7 +433,7 @@ func (s *Service) mail(ctx context.Context, admin *models.User, sent *Sent) {
 		To:      sent.Invitation.Email,
 		Subject: i18n.T(in, "mail.invitation.subject", "Inviter", inviter, "Family", family),
 		Body: i18n.T(in, "mail.invitation.body", "Inviter", inviter, "Family", family,
-			"Role", i18n.T(in, sent.Invitation.Role.MessageID()), "Link", sent.Link),
+			"Role", sent.Invitation.Role.In(in), "Link", sent.Link),
 		Link: sent.Link,
 	})
 	if err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/mail"
 	"strings"
+	"tally/internal/i18n"
 	"time"
 
 	"github.com/google/uuid"
@@ -55,8 +56,10 @@ func (r Role) Label() string {
 	return "Member"
 }
 
-// MessageID is the id of the role's name in the catalogues (internal/i18n): Label in the
-// reader's language.
+// In is the role's name in the language of ctx: Label, as pages and mails say it.
+func (r Role) In(ctx context.Context) string { return i18n.T(ctx, r.MessageID()) }
+
+// MessageID is the id of the role's name in the catalogues (internal/i18n).
 func (r Role) MessageID() string {
 	switch r {
 	case RoleSuperAdmin:

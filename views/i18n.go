@@ -8,11 +8,6 @@ import (
 	"tally/models"
 )
 
-// roleLabel is role's name in the language of ctx.
-func roleLabel(ctx context.Context, role models.Role) string {
-	return i18n.T(ctx, role.MessageID())
-}
-
 // accountTypeMessages are the message ids of the account types' names, by type.
 var accountTypeMessages = map[string]string{
 	"Depository": "account_type.depository", "Investment": "account_type.investment", "Crypto": "account_type.crypto",

@@ -35,7 +35,7 @@ type Members struct {
 func familyRoleChoices(ctx context.Context) []SelectOption {
 	out := make([]SelectOption, len(models.FamilyRoles))
 	for i, r := range models.FamilyRoles {
-		out[i] = SelectOption{Value: string(r), Label: roleLabel(ctx, r)}
+		out[i] = SelectOption{Value: string(r), Label: r.In(ctx)}
 	}
 	return out
 }
@@ -370,9 +370,9 @@ func MembersPage(p Members) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var20 string
-						templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(roleLabel(ctx, m.Role))
+						templ_7745c5c3_Var20, templ_7745c5c3_Err = templ.JoinStringErrs(m.Role.In(ctx))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_members.templ`, Line: 77, Col: 80}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_members.templ`, Line: 77, Col: 72}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var20))
 						if templ_7745c5c3_Err != nil {
@@ -595,9 +595,9 @@ func MembersPage(p Members) templ.Component {
 							return templ_7745c5c3_Err
 						}
 						var templ_7745c5c3_Var33 string
-						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(roleLabel(ctx, inv.Role))
+						templ_7745c5c3_Var33, templ_7745c5c3_Err = templ.JoinStringErrs(inv.Role.In(ctx))
 						if templ_7745c5c3_Err != nil {
-							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_members.templ`, Line: 105, Col: 56}
+							return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_members.templ`, Line: 105, Col: 48}
 						}
 						_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var33))
 						if templ_7745c5c3_Err != nil {
@@ -792,9 +792,9 @@ func InvitationAcceptPage(p InvitationAccept) templ.Component {
 				return templ_7745c5c3_Err
 			}
 			var templ_7745c5c3_Var43 string
-			templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "invitation.summary", "Family", p.Invitation.Family.Name, "Role", roleLabel(ctx, p.Invitation.Role), "Email", p.Invitation.Email))
+			templ_7745c5c3_Var43, templ_7745c5c3_Err = templ.JoinStringErrs(i18n.T(ctx, "invitation.summary", "Family", p.Invitation.Family.Name, "Role", p.Invitation.Role.In(ctx), "Email", p.Invitation.Email))
 			if templ_7745c5c3_Err != nil {
-				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_members.templ`, Line: 146, Col: 146}
+				return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/settings_members.templ`, Line: 146, Col: 138}
 			}
 			_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var43))
 			if templ_7745c5c3_Err != nil {

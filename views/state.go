@@ -84,3 +84,11 @@ func (f *Form) Error(field string) string {
 	}
 	return f.Errors[field][0]
 }
+
+// CanWrite reports whether the signed-in person may change the family's data: a viewer reads
+// only (handlers/viewer_rules.go refuses their changes), and their pages leave out the
+// buttons and forms that change something.
+func CanWrite(ctx context.Context) bool {
+	u := StateOf(ctx).User
+	return u != nil && !u.Role.ReadOnly()
+}

@@ -210,14 +210,10 @@ func (r *reader) payees() error {
 }
 
 // payee resolves a payee id as Actual's views do: through payee_mapping to a payee that is
-// not deleted, else none. payeeOf resolves a column's id read in place.
-func (r *reader) payee(id string) string {
-	if t := r.payeeTarget[id]; r.payeeByID[t] != nil {
-		return t
-	}
-	return ""
-}
+// not deleted, else none.
+func (r *reader) payee(id string) string { return r.payeeOf([]byte(id)) }
 
+// payeeOf is payee of a column's id read in place (row.key), which it does not copy.
 func (r *reader) payeeOf(id []byte) string {
 	if t := r.payeeTarget[string(id)]; r.payeeByID[t] != nil {
 		return t
@@ -270,14 +266,10 @@ func (r *reader) categories() error {
 }
 
 // category resolves a category id as Actual's views do: through category_mapping to a
-// category that is not deleted, else none. categoryOf resolves a column's id read in place.
-func (r *reader) category(id string) string {
-	if t := r.categoryTarget[id]; r.categoryByID[t] != nil {
-		return t
-	}
-	return ""
-}
+// category that is not deleted, else none.
+func (r *reader) category(id string) string { return r.categoryOf([]byte(id)) }
 
+// categoryOf is category of a column's id read in place (row.key), which it does not copy.
 func (r *reader) categoryOf(id []byte) string {
 	if t := r.categoryTarget[string(id)]; r.categoryByID[t] != nil {
 		return t

@@ -174,7 +174,6 @@ func (r row) bool(col string) bool {
 	}
 	return r.s.ColumnInt64(r.idx[col]) != 0
 }
-func (r row) null(col string) bool { return r.s.ColumnType(r.idx[col]) == sqlite3.NULL }
 
 // flag is the SQL condition that row.bool reads col as true, so that a query may keep to the
 // rows of a flag, or leave them out, as the reader would.

@@ -127,9 +127,18 @@ func Texts(code string) map[string]string {
 // Supported says whether code names a language Tally speaks.
 func Supported(code string) bool { return catalogues[code] != nil }
 
+// maxAcceptLanguage bounds the header Match reads: a browser's is a few dozen bytes, and
+// parsing one grows faster than its length (a 1 MB header took most of a second), so that
+// a longer one, which only a client bent on the cost sends, is read as none.
+const maxAcceptLanguage = 512
+
 // Match is the language Tally speaks that best fits a browser's Accept-Language header
-// ("de-AT,de;q=0.9,en;q=0.8" is "de"), or Default when none does.
+// ("de-AT,de;q=0.9,en;q=0.8" is "de"), or Default when none does, or when the header is
+// longer than any browser's (maxAcceptLanguage).
 func Match(acceptLanguage string) string {
+	if len(acceptLanguage) > maxAcceptLanguage {
+		return Default
+	}
 	tags, _, err := language.ParseAcceptLanguage(acceptLanguage)
 	if err != nil || len(tags) == 0 {
 		return Default

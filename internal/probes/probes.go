@@ -57,13 +57,17 @@ func Readiness(ctx context.Context, d *db.DB, jobs JobRunner) (int, map[string]a
 	return http.StatusOK, map[string]any{"status": "ready", "checks": checks}
 }
 
+// RetryAfter is how long, in seconds, a client is asked to wait while Tally is unavailable:
+// by the probes that fail, and by every request that meets the database away.
+const RetryAfter = "5"
+
 // Handler answers GET /healthz and /readyz outside the web server; jobs may be nil.
 func Handler(d *db.DB, jobs JobRunner) http.Handler {
 	mux := http.NewServeMux()
 	write := func(w http.ResponseWriter, code int, body any) {
 		w.Header().Set("Content-Type", "application/json")
 		if code != http.StatusOK {
-			w.Header().Set("Retry-After", "5")
+			w.Header().Set("Retry-After", RetryAfter)
 		}
 		w.WriteHeader(code)
 		_ = json.NewEncoder(w).Encode(body)
