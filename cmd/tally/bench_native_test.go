@@ -149,10 +149,23 @@ func BenchmarkNativeImport(b *testing.B) {
 	b.ReportMetric(records/per.Seconds(), "records/s")
 	b.ReportMetric(per.Seconds()/copyTime.Seconds(), "x-copy")
 	b.ReportMetric(float64(peak)/1024, "peak-rss-MB")
-	fmt.Printf("native import: %d records (%.1f MB, %d chunks) in %s, %.0f records/s; bare COPY %s; ratio %.2fx (target <= 4x); server peak RSS %d MB (target < 300 MB)\n",
+	fmt.Printf("native import: %d records (%.1f MB, %d chunks) in %s, %.0f records/s; bare COPY %s; ratio %.2fx (bound %gx); server peak RSS %d MB (bound %d MB)\n",
 		len(lines), float64(size)/1024/1024, len(parts), per.Round(time.Millisecond), records/per.Seconds(), copyTime.Round(time.Millisecond),
-		per.Seconds()/copyTime.Seconds(), peak/1024)
+		per.Seconds()/copyTime.Seconds(), nativeImportBound, peak/1024, nativeImportPeakMB)
+	if ratio := per.Seconds() / copyTime.Seconds(); ratio > nativeImportBound {
+		b.Errorf("the native import took %.2fx the bare COPY, over its bound of %gx", ratio, nativeImportBound)
+	}
+	if peak/1024 >= nativeImportPeakMB {
+		b.Errorf("the server peaked at %d MB RSS, over its bound of %d MB", peak/1024, nativeImportPeakMB)
+	}
 }
+
+// The native import's bounds, as its output prints them: its time over the bare COPY of the
+// same records, and the server's peak memory.
+const (
+	nativeImportBound  = 4.0
+	nativeImportPeakMB = 300
+)
 
 // publishSession sends the NDJSON parts as the chunks of an import session, publishes it, and
 // waits until it is complete, as a client of the native import does. It returns the import's id.
