@@ -289,14 +289,17 @@ func (a *app) accountUpdate(c echo.Context) error {
 	in, err := accountInput(form, acct.Currency, u.Family.Today())
 	var updated *models.Account
 	if err == nil {
-		updated, err = models.UpdateAccount(ctx, a.DB, v, id, in)
-	}
-	// A balance typed anew moves the anchor (or, for a valued account, is its value from today).
-	if err == nil && in.Balance != nil && acct.Source == nil && !in.Balance.Equal(acct.Balance) {
-		_, err = models.SetBalance(ctx, a.DB, u.FamilyID, id, *in.Balance, in.BalanceDate)
-	}
-	if s := formSharing(c, sharing); err == nil && s != nil {
-		updated, err = models.ShareAccount(ctx, a.DB, u, v, id, *s)
+		// One change, in one transaction: the name and type, a balance typed anew (which moves
+		// the anchor, or for a valued account is its value from today) and who sees it.
+		ch := models.AccountChanges{Name: &in.Name, AccountableType: &in.AccountableType, Subtype: &in.Subtype,
+			Today: in.BalanceDate, By: u}
+		if acct.Source == nil {
+			ch.Balance = in.Balance // a synced account's balance is the bank's
+		}
+		if s := formSharing(c, sharing); s != nil {
+			ch.Private, ch.SharedWith = &s.Private, &s.SharedWith
+		}
+		updated, err = models.ChangeAccount(ctx, a.DB, v, id, ch)
 	}
 	if err != nil {
 		if status, ok := withError(form, err); ok {

@@ -142,7 +142,7 @@ type AccountInput struct {
 	Currency        string
 	// Balance is what the account holds (or owes) when it is created, its anchor; nil when
 	// not known, and the history then starts from zero at the first entry. Editing the
-	// balance later is SetBalance.
+	// balance later is ChangeAccount's Balance.
 	Balance *decimal.Decimal
 	// BalanceDate is the day Balance is known for; today (UTC) when zero. A balance of today
 	// is the balance at this moment: the day's entries added later move it.
@@ -213,21 +213,6 @@ func CreateAccount(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Accou
 	return a, nil
 }
 
-// UpdateAccount changes the name, type and subtype of a family account the viewer sees.
-func UpdateAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in AccountInput) (*Account, error) {
-	if err := in.Validate(false); err != nil {
-		return nil, err
-	}
-	a := new(Account)
-	actor := ActorOf(ctx)
-	q := db.NewUpdate().Model(a).
-		Set("name = ?", in.Name).Set("accountable_type = ?", in.AccountableType).Set("subtype = ?", in.Subtype).
-		Set("updated_at = now()").Set(SetActorSQL, actor.UserID, actor.ViaOrNil()).
-		Where("a.id = ? AND a.family_id = ?", id, v.FamilyID)
-	v.VisibleAccounts(q.QueryBuilder(), "a.id")
-	return a, notFound(q.Returning("*").Scan(ctx), "account")
-}
-
 // SetAccountStatus closes (disabled) or reopens (active) a family account the viewer sees.
 func SetAccountStatus(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, status string) error {
 	actor := ActorOf(ctx)
@@ -247,9 +232,11 @@ func SetAccountStatus(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, s
 
 // AccountChanges are the fields of an account a client changes: nil leaves a field as it is.
 type AccountChanges struct {
-	Name    *string
-	Subtype *string
-	Status  *string // active or disabled (closed)
+	Name *string
+	// AccountableType changes the account's type (the account form offers it; the API does not).
+	AccountableType *string
+	Subtype         *string
+	Status          *string // active or disabled (closed)
 	// Balance is what the account holds (or owes) now, on Today: its new anchor (SetBalance).
 	Balance *decimal.Decimal
 	Today   time.Time
@@ -289,6 +276,9 @@ func ChangeAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, ch A
 		if ch.Name != nil {
 			in.Name = *ch.Name
 		}
+		if ch.AccountableType != nil {
+			in.AccountableType = *ch.AccountableType
+		}
 		if ch.Subtype != nil {
 			in.Subtype = strings.TrimSpace(*ch.Subtype)
 		}
@@ -308,7 +298,7 @@ func ChangeAccount(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, ch A
 			}
 		}
 		actor := ActorOf(ctx)
-		return tx.NewUpdate().Model(a).Set("name = ?", in.Name).Set("subtype = ?", in.Subtype).Set("status = ?", status).
+		return tx.NewUpdate().Model(a).Set("name = ?", in.Name).Set("accountable_type = ?", in.AccountableType).Set("subtype = ?", in.Subtype).Set("status = ?", status).
 			Set("updated_at = now()").Set(SetActorSQL, actor.UserID, actor.ViaOrNil()).WherePK().Returning("*").Scan(ctx)
 	})
 	if err != nil {

@@ -56,22 +56,6 @@ func AccountShares(ctx context.Context, db bun.IDB, ids []uuid.UUID) (map[uuid.U
 	return out, nil
 }
 
-// ShareAccount changes who sees the family's account id (one the viewer of by sees), as its
-// owner says (MayShare; anyone else is Forbidden), and returns the account as it now is.
-func ShareAccount(ctx context.Context, db bun.IDB, by *User, v Viewer, id uuid.UUID, s Sharing) (*Account, error) {
-	a := new(Account)
-	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		if err := lockVisibleAccount(ctx, tx, v, id, a); err != nil {
-			return err
-		}
-		return share(ctx, tx, by, a, s)
-	})
-	if err != nil {
-		return nil, err
-	}
-	return a, nil
-}
-
 // lockVisibleAccount reads the family's account id into a, if the viewer sees it, locked until
 // tx ends.
 func lockVisibleAccount(ctx context.Context, tx bun.Tx, v Viewer, id uuid.UUID, a *Account) error {
