@@ -1,7 +1,6 @@
 package handlers
 
 import (
-	"fmt"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,6 +11,7 @@ import (
 
 	"tally/imports"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/recurring"
 	"tally/reports"
@@ -123,11 +123,10 @@ func (a *app) checkpointFix(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	styled := inPersonsStyle(c)
-	msg := "A balance adjustment of " + views.UserMoney(styled, e.Amount.Abs(), e.Currency) + " was added on " + views.UserDate(styled, e.Date) +
-		", left out of spending. Undo it under “Fixes you made”."
+	styled, lang := inPersonsStyle(c), inLanguage(c)
+	msg := i18n.T(lang, "account_flash.adjusted", "Amount", views.UserMoney(styled, e.Amount.Abs(), e.Currency), "Date", views.UserDate(styled, e.Date))
 	if e.Kind == models.EntryValuation {
-		msg = "The bank's balance of " + views.UserDate(styled, e.Date) + " is now the one the history is walked from. Undo it under “Fixes you made”."
+		msg = i18n.T(lang, "account_flash.trusted", "Date", views.UserDate(styled, e.Date))
 	}
 	a.flash(c, "success", msg)
 	back := form.Value("return")
@@ -150,7 +149,7 @@ func (a *app) reconciliationFixUndo(c echo.Context) error {
 	if err := models.UndoReconciliationFix(c.Request().Context(), a.DB, acct.FamilyID, acct.ID, entry); err != nil {
 		return err
 	}
-	a.flash(c, "success", "The fix was undone.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "account_flash.fix_undone"))
 	return redirect(c, accountURL(acct.ID))
 }
 
@@ -167,7 +166,7 @@ func (a *app) importProfileDelete(c echo.Context) error {
 	if err := a.Imports.DeleteProfile(c.Request().Context(), p.FamilyID, p.ID); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Profile “"+p.Name+"” deleted: files are read off their columns again.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "account_flash.profile_deleted", "Name", p.Name))
 	return redirect(c, "/accounts/"+p.AccountID.String())
 }
 
@@ -213,7 +212,7 @@ func (a *app) accountCreate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Account “"+acct.Name+"” created.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "account_flash.created", "Name", acct.Name))
 	return redirect(c, "/accounts/"+acct.ID.String())
 }
 
@@ -307,19 +306,20 @@ func (a *app) accountUpdate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Account “"+updated.Name+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "account_flash.saved", "Name", updated.Name))
 	return redirect(c, "/accounts/"+id.String())
 }
 
 func (a *app) accountClose(c echo.Context) error {
-	return a.setAccountStatus(c, models.AccountDisabled, "Account closed. Its history is kept.")
+	return a.setAccountStatus(c, models.AccountDisabled, "account_flash.closed")
 }
 
 func (a *app) accountReopen(c echo.Context) error {
-	return a.setAccountStatus(c, models.AccountActive, "Account reopened.")
+	return a.setAccountStatus(c, models.AccountActive, "account_flash.reopened")
 }
 
-func (a *app) setAccountStatus(c echo.Context, status, msg string) error {
+// setAccountStatus sets the account's status and says so with the message msgID.
+func (a *app) setAccountStatus(c echo.Context, status, msgID string) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
@@ -331,7 +331,7 @@ func (a *app) setAccountStatus(c echo.Context, status, msg string) error {
 	if err := models.SetAccountStatus(c.Request().Context(), a.DB, v, id, status); err != nil {
 		return err
 	}
-	a.flash(c, "success", msg)
+	a.flash(c, "success", i18n.T(inLanguage(c), msgID))
 	return redirect(c, "/accounts/"+id.String())
 }
 
@@ -354,6 +354,6 @@ func (a *app) accountDelete(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", fmt.Sprintf("Account “%s” deleted, with its %s.", acct.Name, views.Plural(del.Transactions, "transaction", "transactions")))
+	a.flash(c, "success", i18n.N(inLanguage(c), "account_flash.deleted", del.Transactions, "Name", acct.Name))
 	return redirect(c, "/accounts")
 }

@@ -6,6 +6,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/members"
 	"tally/models"
 	"tally/views"
@@ -71,7 +72,7 @@ func (a *app) invitationAccept(c echo.Context) error {
 	if err != nil {
 		return a.invitationRefused(c, err)
 	}
-	a.flash(c, "success", "Your account is ready. Sign in with "+u.Email+" and your new password.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "sign_in_flash.invitation_ready", "Email", u.Email))
 	return redirect(c, "/sessions/new")
 }
 
@@ -88,7 +89,7 @@ func (a *app) invitationJoin(c echo.Context) error {
 	if err != nil {
 		return a.invitationRefused(c, err)
 	}
-	a.flash(c, "success", "You joined the family.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "sign_in_flash.joined"))
 	return redirect(c, "/")
 }
 

@@ -163,3 +163,35 @@ func TestMailsAreInTheReadersLanguage(t *testing.T) {
 		t.Errorf("an English reader's reset mail: %q\n%s", subject, body)
 	}
 }
+
+// TestAccountFlashesFollowTheLanguage: what the account pages say after a change is in the
+// member's language, with the account's name and the count put where the sentence has them.
+func TestAccountFlashesFollowTheLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	if _, err := srv.DB.NewUpdate().Model((*models.Family)(nil)).Set("language = 'de'").Where("id = ?", u.FamilyID).Exec(t.Context()); err != nil {
+		t.Fatal(err)
+	}
+	c := apptest.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	c.Get("/accounts/new")
+	form := url.Values{"name": {"Girokonto"}, "accountable_type": {"Depository"}, "currency": {"EUR"}, "balance": {"10"}, "_submitted": {"1"}}
+	r := c.PostForm("/accounts", form)
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("create: %d\n%s", r.Status, r.Body)
+	}
+	page := c.Get(r.Header.Get("Location"))
+	if got := page.TestID(t, "flash-success"); got != "Konto „Girokonto“ angelegt." {
+		t.Errorf("the flash after creating: %q", got)
+	}
+	id := strings.TrimPrefix(r.Header.Get("Location"), "/accounts/")
+	c.Get("/accounts/" + id + "/edit")
+	r = c.PostForm("/accounts/"+id+"/delete", url.Values{"confirm": {"Girokonto"}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("delete: %d\n%s", r.Status, r.Body)
+	}
+	if got := c.Get("/accounts").TestID(t, "flash-success"); got != "Konto „Girokonto“ gelöscht, mit seinen 0 Buchungen." {
+		t.Errorf("the flash after deleting: %q", got)
+	}
+}

@@ -7,6 +7,7 @@ import (
 
 	"tally/auth"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/views"
 )
 
@@ -75,6 +76,6 @@ func (a *app) passwordResetUpdate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Your password has been reset. Sign in with your new password.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "sign_in_flash.password_reset"))
 	return redirect(c, "/sessions/new")
 }

@@ -12,6 +12,7 @@ import (
 	"tally/auditlog"
 	"tally/auth"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/internal/metrics"
 	"tally/internal/sessions"
 	"tally/models"
@@ -215,7 +216,7 @@ func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpo
 		a.Sessions.Put(ctx, sessMFAVerifiedAt, a.Now().Unix())
 	}
 	if out.Created {
-		a.flash(c, "success", "Welcome! Your account has been created.")
+		a.flash(c, "success", i18n.T(i18n.WithLanguage(ctx, out.User.Lang()), "sign_in_flash.welcome"))
 	}
 	return redirect(c, a.returnTo(c))
 }
@@ -237,7 +238,7 @@ func (a *app) ssoFailed(c echo.Context, err error) error {
 		provider = p.Name
 	}
 	metrics.SSOSignIns.WithLabelValues(provider, "failed").Inc()
-	msg := "Single sign-on failed. Please try again."
+	msg := i18n.T(inLanguage(c), "sign_in_flash.sso_failed")
 	status := http.StatusForbidden
 	if f, ok := sso.AsFailure(err); ok {
 		msg = f.Message
@@ -251,7 +252,7 @@ func (a *app) ssoFailed(c echo.Context, err error) error {
 			a.Log.WarnContext(c.Request().Context(), "sign-in refused", "reason", f.Reason, "error", f.Err.Error())
 		}
 	} else if e := apperr.As(err); e != nil && e.Code == apperr.NotFound {
-		msg, status = "That sign-in provider is not available. Please choose another way to sign in.", http.StatusNotFound
+		msg, status = i18n.T(inLanguage(c), "sign_in_flash.provider_unavailable"), http.StatusNotFound
 	}
 	return a.render(c, status, views.SSOFailedPage(msg))
 }
@@ -341,7 +342,7 @@ func (a *app) ssoLinkConfirm(c echo.Context) error {
 	if pl.Identity.IDToken != "" {
 		a.Sessions.Put(ctx, sessSSOIDToken, pl.Identity.IDToken)
 	}
-	a.flash(c, "success", "Your "+p.Label+" account is now connected. Next time, sign in with it directly.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "sign_in_flash.sso_linked", "Provider", p.Label))
 	return redirect(c, a.returnTo(c))
 }
 
@@ -484,6 +485,6 @@ func (a *app) signOut(c echo.Context, idp bool) error {
 	if end != "" {
 		return c.Redirect(http.StatusSeeOther, end)
 	}
-	a.flash(c, "success", "You have signed out successfully.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "sign_in_flash.signed_out"))
 	return redirect(c, "/sessions/new")
 }
