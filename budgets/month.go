@@ -12,8 +12,6 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
-	"github.com/uptrace/bun"
-	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/models"
 	"tally/reports"
@@ -112,19 +110,19 @@ func (s *Service) read(ctx context.Context, fam *models.Family, v models.Viewer,
 		GROUP BY 1, 2`, fam.ID, from, end.Next().First()); err != nil {
 		return nil, fmt.Errorf("budget lines: %w", err)
 	}
+	// The totals are kept by account: those of the accounts v can see are added up.
 	if totals, err = s.amounts(ctx, `
 		SELECT category_id, currency, string_agg(
 			((extract(year FROM month) * 12 + extract(month FROM month) - 1)::int)::text || ':' ||
 			((outflow * 10000)::bigint)::text || ':' || ((inflow * 10000)::bigint)::text, ',') AS months
-		FROM category_month_totals WHERE family_id = ?0 AND month >= ?1 AND month <= ?2
-		GROUP BY 1, 2`, fam.ID, from, to); err != nil {
+		FROM (
+			SELECT category_id, currency, month, sum(outflow) AS outflow, sum(inflow) AS inflow
+			FROM category_month_totals WHERE family_id = ?0 AND month >= ?1 AND month <= ?2 AND ?3
+			GROUP BY 1, 2, 3
+		) t
+		GROUP BY 1, 2`, fam.ID, from, to, v.VisibleQuery("account_id")); err != nil {
 		return nil, fmt.Errorf("category totals: %w", err)
 	}
-	hidden, err := s.hiddenSpending(ctx, v, from, end.Next().First())
-	if err != nil {
-		return nil, fmt.Errorf("category totals of private accounts: %w", err)
-	}
-	totals = append(totals, hidden...)
 	var budget struct {
 		Income   *decimal.Decimal `bun:"expected_income"`
 		Currency string           `bun:"currency"`
@@ -194,31 +192,6 @@ func (s *Service) read(ctx context.Context, fam *models.Family, v models.Viewer,
 	slices.Sort(l.unconverted)
 	l.held = heldMonths(l.lines, l.spent)
 	return l, nil
-}
-
-// hiddenSpending is what the private accounts kept from v took and brought back in each
-// category and month from from to before to, as negative amounts: added to the family's
-// category_month_totals (which know no accounts), they leave the spending of the accounts v
-// can see. It reads those accounts' entries alone (entries_account_date_idx), and nothing when
-// v is kept from none, as in most households. The counting rule is category_month_totals'.
-func (s *Service) hiddenSpending(ctx context.Context, v models.Viewer, from, to time.Time) ([]amount, error) {
-	if !v.HidesAny() {
-		return nil, nil
-	}
-	return s.amounts(ctx, `
-		SELECT category_id, currency, string_agg(month::text || ':' || ((-outflow * 10000)::bigint)::text || ':' ||
-			((-inflow * 10000)::bigint)::text, ',') AS months
-		FROM (
-			SELECT coalesce(e.category_id, '00000000-0000-0000-0000-000000000000') AS category_id, e.currency,
-				(extract(year FROM e.date) * 12 + extract(month FROM e.date) - 1)::int AS month,
-				coalesce(sum(e.amount) FILTER (WHERE e.amount > 0), 0) AS outflow,
-				coalesce(sum(e.amount) FILTER (WHERE e.amount <= 0), 0) AS inflow
-			FROM entries e
-			WHERE e.account_id = ANY(?1::uuid[]) AND e.family_id = ?0 AND e.date >= ?2 AND e.date < ?3
-				AND e.kind = 'transaction' AND NOT e.split AND NOT e.excluded AND e.transaction_kind NOT IN (?4)
-			GROUP BY 1, 2, 3
-		) m
-		GROUP BY 1, 2`, v.FamilyID, pgdialect.Array(v.Hidden), from, to, bun.In(models.TransferKinds))
 }
 
 // heldMonths are the months that hold an amount in any of lists, oldest first.

@@ -71,24 +71,24 @@ func (h *household) reportByCategory(t *testing.T, m string) map[string]string {
 	return out
 }
 
-// totalsAreARecompute checks the family's category_month_totals against a sum of its
-// entries by the rule itself, written without the split mark: transactions with no parts and
+// totalsAreARecompute checks the family's category_month_totals, account by account, against
+// a sum of its entries by the rule itself, written without the split mark: transactions with no parts and
 // the parts, not excluded, not transfers.
 func (h *household) totalsAreARecompute(t *testing.T) {
 	t.Helper()
 	var kept, recomputed []string
-	if err := h.d.NewRaw(`SELECT concat_ws('|', category_id, currency, month, outflow, inflow) FROM category_month_totals
+	if err := h.d.NewRaw(`SELECT concat_ws('|', account_id, category_id, currency, month, outflow, inflow) FROM category_month_totals
 		WHERE family_id = ? AND (outflow <> 0 OR inflow <> 0) ORDER BY 1`, h.fam.ID).Scan(context.Background(), &kept); err != nil {
 		t.Fatal(err)
 	}
-	if err := h.d.NewRaw(`SELECT concat_ws('|', category_id, currency, month, outflow::numeric(19, 4), inflow::numeric(19, 4)) FROM (
-			SELECT coalesce(category_id, '00000000-0000-0000-0000-000000000000') AS category_id, currency,
+	if err := h.d.NewRaw(`SELECT concat_ws('|', account_id, category_id, currency, month, outflow::numeric(19, 4), inflow::numeric(19, 4)) FROM (
+			SELECT account_id, coalesce(category_id, '00000000-0000-0000-0000-000000000000') AS category_id, currency,
 				date_trunc('month', date)::date AS month, coalesce(sum(amount) FILTER (WHERE amount > 0), 0) AS outflow,
 				coalesce(sum(amount) FILTER (WHERE amount <= 0), 0) AS inflow
 			FROM entries e WHERE family_id = ? AND kind = 'transaction' AND NOT excluded
 				AND transaction_kind NOT IN ('funds_movement', 'cc_payment', 'loan_payment', 'investment_contribution')
 				AND NOT EXISTS (SELECT 1 FROM entries p WHERE p.parent_id = e.id)
-			GROUP BY 1, 2, 3) x
+			GROUP BY 1, 2, 3, 4) x
 		WHERE outflow <> 0 OR inflow <> 0
 		ORDER BY 1`, h.fam.ID).Scan(context.Background(), &recomputed); err != nil {
 		t.Fatal(err)
@@ -157,6 +157,13 @@ func TestSplitCountsUnderItsParts(t *testing.T) {
 			uuid.Must(uuid.NewV7()), h.fam.ID, h.acct.ID, h.cats["Rent"].ID, h.cats["Groceries"].ID, h.cats["Restaurants"].ID)
 		check(t, "Restaurants -30.00, Salary 100.00") // Groceries: 20 spent, 20 back
 		h.part(t, split, "100", "Rent")
+		check(t, "Rent 100.00, Restaurants -30.00")
+	})
+	t.Run("a transaction moved to another account", func(t *testing.T) {
+		savings := testkit.MustCreateAccount(t, d, h.fam.ID, "Savings", "Depository", "0")
+		h.exec(t, `UPDATE entries SET account_id = ? WHERE parent_id = ? OR id = ?`, savings.ID, split, split)
+		check(t, "Rent 100.00, Restaurants -30.00")
+		h.exec(t, `UPDATE entries SET account_id = ? WHERE parent_id = ? OR id = ?`, h.acct.ID, split, split)
 		check(t, "Rent 100.00, Restaurants -30.00")
 	})
 	t.Run("deleting split transactions takes their parts", func(t *testing.T) {
