@@ -440,3 +440,51 @@ func TestRulesShowHiddenAccountsAsRemoved(t *testing.T) {
 		t.Error("A's edit form of the rule on P does not hold P")
 	}
 }
+
+// The family's export, an admin's, holds its rules whole, but a rule naming P is exported to
+// another admin, from whom P is kept, as the same rule naming an account since deleted:
+// without P's id. A's export names P.
+func TestExportedRulesShowHiddenAccountsAsRemoved(t *testing.T) {
+	t.Parallel()
+	e := newRulesEnv(t)
+	byAccount := func(account string) map[string]any {
+		return map[string]any{"name": "By account " + account[len(account)-4:],
+			"conditions": []any{map[string]any{"condition_type": "compound", "operator": "or", "sub_conditions": []any{
+				map[string]any{"condition_type": "transaction_account", "operator": "=", "value": account}}}},
+			"actions": []any{map[string]any{"action_type": "mark_as_transfer", "value": account}}}
+	}
+	gone := testkit.MustCreateAccount(t, e.srv.DB, e.a.FamilyID, "Doomed", "Depository", "1")
+	e.rule(e.owner, byAccount(e.p.ID.String()))
+	e.rule(e.owner, byAccount(gone.ID.String()))
+	if r := e.owner.web.API(http.MethodDelete, "/api/v1/accounts/"+gone.ID.String()+"?confirm=Doomed", e.owner.key, nil); r.Status != http.StatusNoContent {
+		t.Fatalf("delete the account: %d %s", r.Status, r.Body)
+	}
+	// rules are the export's Rule lines, their conditions and actions.
+	rules := func(body string) []string {
+		var out []string
+		for line := range strings.SplitSeq(body, "\n") {
+			var rec struct {
+				Type string
+				Data struct {
+					Conditions, Actions json.RawMessage
+				}
+			}
+			if json.Unmarshal([]byte(line), &rec) == nil && rec.Type == "Rule" {
+				out = append(out, string(rec.Data.Conditions)+" "+string(rec.Data.Actions))
+			}
+		}
+		return out
+	}
+	admin := e.privacyEnv.member("A2", testkit.MustCreateUser(t, e.srv.DB, testkit.UserOpts{FamilyID: e.a.FamilyID}), models.ScopeRead)
+	for _, r := range []*testkit.Response{admin.web.API(http.MethodGet, "/api/v1/export", admin.key, nil), admin.web.Get("/settings/export/download")} {
+		if found := e.leaks(r.Body, ""); r.Status != http.StatusOK || len(found) > 0 {
+			t.Errorf("the export of another admin: %d, shows P's %q", r.Status, found)
+		}
+		if got := rules(r.Body); len(got) != 2 || got[0] != got[1] {
+			t.Errorf("the export of another admin holds the rules %q, want the two alike", got)
+		}
+	}
+	if r := e.owner.web.API(http.MethodGet, "/api/v1/export", e.owner.key, nil); strings.Count(strings.Join(rules(r.Body), ""), e.p.ID.String()) != 2 {
+		t.Errorf("A's export does not name P in the rule: %q", rules(r.Body))
+	}
+}

@@ -15,8 +15,8 @@ import (
 // exists is shown, and a rule they write may not name it, as it may not name another
 // family's.
 
-// namesAccount says whether the value of a condition or action of type typ is an account's id.
-func namesAccount(typ string) bool { return refTables[typ] == "accounts" }
+// NamesAccount says whether the value of a condition or action of type typ is an account's id.
+func NamesAccount(typ string) bool { return refTables[typ] == "accounts" }
 
 // showTo makes list what v sees of the rules (shownTo), reading which accounts v sees once,
 // and only when a rule names one.
@@ -48,7 +48,7 @@ func (r Rule) namesAccounts() bool {
 	var walk func([]Condition) bool
 	walk = func(cs []Condition) bool {
 		for _, c := range cs {
-			if namesAccount(c.Type) || walk(c.Sub) {
+			if NamesAccount(c.Type) || walk(c.Sub) {
 				return true
 			}
 		}
@@ -58,7 +58,7 @@ func (r Rule) namesAccounts() bool {
 		return true
 	}
 	for _, a := range r.Actions {
-		if namesAccount(a.Type) {
+		if NamesAccount(a.Type) {
 			return true
 		}
 	}
@@ -70,7 +70,7 @@ func (r Rule) namesAccounts() bool {
 // value (null).
 func (r Rule) shownTo(seen map[uuid.UUID]bool) Rule {
 	shown := func(typ string, value any) any {
-		if !namesAccount(typ) {
+		if !NamesAccount(typ) {
 			return value
 		}
 		s, _ := value.(string)
