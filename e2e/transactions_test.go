@@ -10,6 +10,7 @@ import (
 	"github.com/google/uuid"
 
 	"tally/app/apptest"
+	"tally/models"
 	"tally/rules"
 	"tally/testkit"
 )
@@ -38,7 +39,7 @@ func TestAddATransactionByHand(t *testing.T) {
 	name, match := "Grocers", "all"
 	conds := []rules.Condition{{Type: "transaction_name", Operator: "like", Value: "grocer"}}
 	acts := []rules.Action{{Type: "set_transaction_category", Value: groceries.String()}}
-	if _, err := rules.Create(bg, srv.DB, u.FamilyID, rules.Input{Name: &name, Match: &match, Conditions: &conds, Actions: &acts}); err != nil {
+	if _, err := rules.Create(bg, srv.DB, models.FamilyViewer(u.FamilyID), rules.Input{Name: &name, Match: &match, Conditions: &conds, Actions: &acts}); err != nil {
 		t.Fatal(err)
 	}
 	today := time.Now().Format(time.DateOnly)

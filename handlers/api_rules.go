@@ -94,7 +94,11 @@ func decodeRule(c echo.Context) (rules.Input, error) {
 
 // apiRules is GET /api/v1/rules: the family's rules in the order they run.
 func (a *app) apiRules(c echo.Context) error {
-	list, err := rules.List(c.Request().Context(), a.DB, currentUser(c).FamilyID)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	list, err := rules.List(c.Request().Context(), a.DB, v)
 	if err != nil {
 		return err
 	}
@@ -118,13 +122,18 @@ func (a *app) apiRuleShow(c echo.Context) error {
 	return a.ruleAnswer(c, http.StatusOK, r)
 }
 
-// pathRule is the current family's rule named by the path's id; another family's is a 404.
+// pathRule is the current family's rule named by the path's id, as the viewer sees it; another
+// family's is a 404.
 func (a *app) pathRule(c echo.Context) (*rules.Stored, error) {
 	id, err := pathID(c)
 	if err != nil {
 		return nil, err
 	}
-	return rules.Get(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return nil, err
+	}
+	return rules.Get(c.Request().Context(), a.DB, v, id)
 }
 
 // apiRuleCreate is POST /api/v1/rules.
@@ -133,7 +142,11 @@ func (a *app) apiRuleCreate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := rules.Create(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := rules.Create(c.Request().Context(), a.DB, v, in)
 	if err != nil {
 		return err
 	}
@@ -150,7 +163,11 @@ func (a *app) apiRuleUpdate(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	r, err := rules.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, in)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	r, err := rules.Update(c.Request().Context(), a.DB, v, id, in)
 	if err != nil {
 		return err
 	}
@@ -177,13 +194,18 @@ type RuleApplicationJSON struct {
 	UndoUntil *apiTime `json:"undo_until"`
 }
 
-// apiRuleApply is POST /api/v1/rules/{id}/apply: the rule over the family's history.
+// apiRuleApply is POST /api/v1/rules/{id}/apply: the rule over the family's history, of the
+// accounts the key's user sees.
 func (a *app) apiRuleApply(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, v, id)
 	if err != nil {
 		return err
 	}
@@ -196,13 +218,18 @@ func (a *app) apiRuleApply(c echo.Context) error {
 }
 
 // apiChangeUndo is POST /api/v1/transaction_changes/{id}/undo, and its first name
-// /api/v1/rule_applications/{id}/undo: a rule's application or a batch change taken back.
+// /api/v1/rule_applications/{id}/undo: a rule's application or a batch change taken back. One
+// that touched an account the key's user may not see is a 404, as another family's.
 func (a *app) apiChangeUndo(c echo.Context) error {
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if _, err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if _, err := models.UndoChange(c.Request().Context(), a.DB, v, id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -147,8 +147,12 @@ var (
 const appliedShown = 10
 
 func (a *app) rulesPage(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
-	list, err := rules.List(ctx, a.DB, u.FamilyID)
+	ctx := c.Request().Context()
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	list, err := rules.List(ctx, a.DB, v)
 	if err != nil {
 		return err
 	}
@@ -160,7 +164,7 @@ func (a *app) rulesPage(c echo.Context) error {
 	for _, r := range list {
 		page.Rules = append(page.Rules, views.RuleItem{Rule: r, Conditions: conditionsText(lang, r.Rule, names), Actions: actionsText(lang, r.Actions, names)})
 	}
-	if page.Applied, err = rules.OpenApplications(ctx, a.DB, u.FamilyID, appliedShown); err != nil {
+	if page.Applied, err = rules.OpenApplications(ctx, a.DB, v, appliedShown); err != nil {
 		return err
 	}
 	return a.render(c, http.StatusOK, views.SettingsRulesPage(page))
@@ -206,6 +210,8 @@ func valueText(ctx context.Context, cd rules.Condition, names *familyNames) stri
 		if n, ok := names.byID[table][s]; ok {
 			return "“" + n + "”"
 		}
+		// Gone, or an account kept from the reader: the two alike, never by its id.
+		return nameOr(ctx, nil, s)
 	}
 	switch v := cd.Value.(type) {
 	case []any:
@@ -225,18 +231,18 @@ func actionsText(ctx context.Context, actions []rules.Action, names *familyNames
 		s, _ := ac.Value.(string)
 		switch ac.Type {
 		case "set_transaction_category":
-			parts = append(parts, i18n.T(ctx, "rule_words.a_category", "Name", nameOr(names.byID["categories"], s)))
+			parts = append(parts, i18n.T(ctx, "rule_words.a_category", "Name", nameOr(ctx, names.byID["categories"], s)))
 		case "set_transaction_merchant":
-			parts = append(parts, i18n.T(ctx, "rule_words.a_merchant", "Name", nameOr(names.byID["merchants"], s)))
+			parts = append(parts, i18n.T(ctx, "rule_words.a_merchant", "Name", nameOr(ctx, names.byID["merchants"], s)))
 		case "set_transaction_tags":
 			var tags []string
 			switch v := ac.Value.(type) {
 			case string:
-				tags = append(tags, nameOr(names.byID["tags"], v))
+				tags = append(tags, nameOr(ctx, names.byID["tags"], v))
 			case []any:
 				for _, x := range v {
 					id, _ := x.(string)
-					tags = append(tags, nameOr(names.byID["tags"], id))
+					tags = append(tags, nameOr(ctx, names.byID["tags"], id))
 				}
 			}
 			parts = append(parts, i18n.T(ctx, "rule_words.a_tags", "Tags", strings.Join(tags, ", ")))
@@ -245,7 +251,7 @@ func actionsText(ctx context.Context, actions []rules.Action, names *familyNames
 		case "exclude_transaction":
 			parts = append(parts, i18n.T(ctx, "rule_words.a_exclude"))
 		case "mark_as_transfer":
-			parts = append(parts, i18n.T(ctx, "rule_words.a_transfer", "Account", nameOr(names.byID["accounts"], s)))
+			parts = append(parts, i18n.T(ctx, "rule_words.a_transfer", "Account", nameOr(ctx, names.byID["accounts"], s)))
 		default:
 			parts = append(parts, i18n.T(ctx, "rule_words.a_unknown", "Type", ac.Type))
 		}
@@ -253,11 +259,13 @@ func actionsText(ctx context.Context, actions []rules.Action, names *familyNames
 	return i18n.T(ctx, "rule_words.then", "Actions", strings.Join(parts, ", "))
 }
 
-func nameOr(m map[string]string, id string) string {
+// nameOr is the name in m of the record id, or says that it is removed: a record gone, or an
+// account kept from the reader, alike.
+func nameOr(ctx context.Context, m map[string]string, id string) string {
 	if n, ok := m[id]; ok {
 		return n
 	}
-	return "(removed)"
+	return i18n.T(ctx, "rule_words.removed")
 }
 
 func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.RuleFormPage, error) {
@@ -362,16 +370,21 @@ func (a *app) ruleEdit(c echo.Context) error {
 		}
 		prefix := fmt.Sprintf("cond_%d_", row)
 		form.Values[prefix+"field"], form.Values[prefix+"op"] = cd.Type, cd.Operator
+		table, isRef := refTables[cd.Type]
 		switch v := cd.Value.(type) {
 		case []any:
 			if len(v) == 2 {
 				form.Values[prefix+"value"], form.Values[prefix+"value2"] = fmt.Sprint(v[0]), fmt.Sprint(v[1])
 			}
 		case nil:
+			if isRef && cd.Operator != "is_null" {
+				// An account gone or kept from the reader (rules.Get leaves it no value).
+				form.Values[prefix+"value"] = nameOr(inLanguage(c), nil, "")
+			}
 		default:
 			s := fmt.Sprint(v)
-			if table, ok := refTables[cd.Type]; ok {
-				s = nameOr(names.byID[table], s)
+			if isRef {
+				s = nameOr(inLanguage(c), names.byID[table], s)
 			}
 			form.Values[prefix+"value"] = s
 		}
@@ -537,7 +550,11 @@ func ruleProblems(form *views.Form, err error, rowOf []int) (int, bool) {
 }
 
 func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
-	ctx, u := c.Request().Context(), currentUser(c)
+	ctx := c.Request().Context()
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	names, err := a.familyNames(c)
 	if err != nil {
 		return err
@@ -546,9 +563,9 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 	var saved *rules.Stored
 	if err == nil {
 		if id == nil {
-			saved, err = rules.Create(ctx, a.DB, u.FamilyID, in)
+			saved, err = rules.Create(ctx, a.DB, v, in)
 		} else {
-			saved, err = rules.Update(ctx, a.DB, u.FamilyID, *id, in)
+			saved, err = rules.Update(ctx, a.DB, v, *id, in)
 		}
 	}
 	if err != nil {
@@ -577,10 +594,14 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 	return redirect(c, "/settings/rules")
 }
 
-// applyRule runs the family's rule id over its existing transactions and says what it
-// changed, after said, on the rules page, which offers the undo.
+// applyRule runs the family's rule id over the existing transactions the person sees and
+// says what it changed, after said, on the rules page, which offers the undo.
 func (a *app) applyRule(c echo.Context, id uuid.UUID, said string) error {
-	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	app, err := rules.ApplyToHistory(c.Request().Context(), a.DB, v, id)
 	if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
 		a.flash(c, "error", said+i18n.T(inLanguage(c), "rule_words.cannot_run", "Problem", e.Message))
 		return redirect(c, "/settings/rules/"+id.String()+"/edit")
@@ -606,10 +627,14 @@ func (a *app) ruleUpdate(c echo.Context) error {
 	return a.ruleSave(c, &id)
 }
 
-// rulePreview answers the form's live preview: how many existing transactions the rule as
-// typed matches, and the first 20.
+// rulePreview answers the form's live preview: how many of the existing transactions the
+// person sees the rule as typed matches, and the first 20.
 func (a *app) rulePreview(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
+	ctx := c.Request().Context()
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	names, err := a.familyNames(c)
 	if err != nil {
 		return err
@@ -626,7 +651,7 @@ func (a *app) rulePreview(c echo.Context) error {
 		}
 		if len(r.Conditions) == 0 {
 			p.Error = i18n.T(inLanguage(c), "rule_words.add_condition")
-		} else if p.Count, p.Rows, err = rules.Preview(ctx, a.DB, u.FamilyID, r, 20); err != nil {
+		} else if p.Count, p.Rows, err = rules.Preview(ctx, a.DB, v, r, 20); err != nil {
 			if e, ok := err.(*rules.Error); ok {
 				p.Error = e.Msg
 			} else {
@@ -646,20 +671,28 @@ func (a *app) ruleMove(c echo.Context) error {
 	if err != nil || to < 1 {
 		return apperr.New(apperr.BadRequest, "The new place is not a number.")
 	}
-	if _, err := rules.Update(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, rules.Input{Position: &to}); err != nil {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if _, err := rules.Update(c.Request().Context(), a.DB, v, id, rules.Input{Position: &to}); err != nil {
 		return err
 	}
 	return redirect(c, "/settings/rules")
 }
 
 func (a *app) ruleToggle(c echo.Context) error {
-	ctx, u := c.Request().Context(), currentUser(c)
+	ctx := c.Request().Context()
 	r, err := a.pathRule(c)
 	if err != nil {
 		return err
 	}
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	active := !r.Active
-	if _, err := rules.Update(ctx, a.DB, u.FamilyID, r.ID, rules.Input{Active: &active}); err != nil {
+	if _, err := rules.Update(ctx, a.DB, v, r.ID, rules.Input{Active: &active}); err != nil {
 		if _, ok := withError(&views.Form{}, err); ok {
 			a.flash(c, "error", i18n.T(inLanguage(c), "rule_words.edit_first", "Problem", apperr.As(err).Message))
 			return redirect(c, "/settings/rules")

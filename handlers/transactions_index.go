@@ -31,7 +31,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	ctx, u := c.Request().Context(), currentUser(c)
+	ctx := c.Request().Context()
 	query := url.Values{}
 	form := &views.Form{Values: map[string]string{}}
 	blanks := false
@@ -55,7 +55,7 @@ func (a *app) transactionsIndex(c echo.Context) error {
 	l := views.TransactionsList{Filter: form, Query: query, Here: views.TransactionsURL(query),
 		Bulk: &views.Form{Prefix: "bulk-", Values: map[string]string{}}}
 	if id, err := uuid.Parse(c.QueryParam("changed")); err == nil {
-		change, err := models.OpenChange(ctx, a.DB, u.FamilyID, id)
+		change, err := models.OpenChange(ctx, a.DB, viewer, id)
 		if err != nil {
 			return err
 		}
@@ -489,7 +489,11 @@ func (a *app) undoChange(c echo.Context, back string) error {
 	if err != nil {
 		return err
 	}
-	done, err := models.UndoChange(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	done, err := models.UndoChange(c.Request().Context(), a.DB, v, id)
 	if e := apperr.As(err); e != nil && e.Code == apperr.Conflict {
 		a.flash(c, "error", e.Message)
 		return redirect(c, back)

@@ -8,10 +8,10 @@ import (
 	"io"
 	"strings"
 
-	"github.com/google/uuid"
 	"github.com/uptrace/bun"
 
 	"tally/models"
+	"tally/rules"
 )
 
 // exportQueries build the NDJSON lines of a family export, one query per record type, in the
@@ -143,7 +143,7 @@ var exportQueries = []struct{ typ, sql, account string }{
 // models.FamilyViewer.
 func Export(ctx context.Context, idb bun.IDB, v models.Viewer, w io.Writer) (map[string]int, error) {
 	familyID := v.FamilyID
-	names, err := operandNames(ctx, idb, familyID)
+	names, err := operandNames(ctx, idb, v)
 	if err != nil {
 		return nil, err
 	}
@@ -188,8 +188,8 @@ func Export(ctx context.Context, idb bun.IDB, v models.Viewer, w io.Writer) (map
 }
 
 // operandNames maps the ids of the family's categories, merchants and tags to their type and
-// name, for rule operands.
-func operandNames(ctx context.Context, idb bun.IDB, familyID uuid.UUID) (map[string][2]string, error) {
+// name, for rule operands, and those of the accounts v sees to "Account".
+func operandNames(ctx context.Context, idb bun.IDB, v models.Viewer) (map[string][2]string, error) {
 	var rows []struct {
 		ID   string `bun:"id"`
 		Type string `bun:"type"`
@@ -198,7 +198,8 @@ func operandNames(ctx context.Context, idb bun.IDB, familyID uuid.UUID) (map[str
 	err := idb.NewRaw(`
 		SELECT id::text, 'Category' AS type, name FROM categories WHERE family_id = ?0
 		UNION ALL SELECT id::text, 'Merchant', name FROM merchants WHERE family_id = ?0
-		UNION ALL SELECT id::text, 'Tag', name FROM tags WHERE family_id = ?0`, familyID).Scan(ctx, &rows)
+		UNION ALL SELECT id::text, 'Tag', name FROM tags WHERE family_id = ?0
+		UNION ALL SELECT id::text, 'Account', '' FROM accounts WHERE family_id = ?0 AND ?1`, v.FamilyID, v.VisibleQuery("id")).Scan(ctx, &rows)
 	out := make(map[string][2]string, len(rows))
 	for _, r := range rows {
 		out[r.ID] = [2]string{r.Type, r.Name}
@@ -208,7 +209,9 @@ func operandNames(ctx context.Context, idb bun.IDB, familyID uuid.UUID) (map[str
 
 // nameRuleOperands rewrites a Rule line so that an operand naming a category, merchant or tag
 // carries its name as the value, with value_ref {type, id, name}: a file imported into another
-// family then finds, or creates, the record by name.
+// family then finds, or creates, the record by name. An operand naming an account that is not
+// among names, one deleted or one kept from the reader alike, is null (rules.Get does the
+// same).
 func nameRuleOperands(line string, names map[string][2]string) (string, error) {
 	var rec struct {
 		Type    string         `json:"type"`
@@ -238,6 +241,12 @@ func nameOperands(v any, names map[string][2]string) {
 		kind, _ := obj["condition_type"].(string)
 		if kind == "" {
 			kind, _ = obj["action_type"].(string)
+		}
+		if rules.NamesAccount(kind) {
+			if id, _ := obj["value"].(string); names[id][0] != "Account" {
+				obj["value"] = nil
+			}
+			continue
 		}
 		if _, ok := ruleOperandTables[kind]; !ok {
 			continue

@@ -33,7 +33,7 @@ func TestPublishDerivesMerchants(t *testing.T) {
 	}
 	merchant("REWE")
 	music := merchant("Music")
-	if _, err := rules.Create(ctx, im.d, im.user.FamilyID, rules.Input{Name: new("Music"),
+	if _, err := rules.Create(ctx, im.d, models.FamilyViewer(im.user.FamilyID), rules.Input{Name: new("Music"),
 		Conditions: &[]rules.Condition{{Type: "transaction_name", Operator: "like", Value: "spotify"}},
 		Actions:    &[]rules.Action{{Type: "set_transaction_merchant", Value: music.String()}}}); err != nil {
 		t.Fatal(err)

@@ -421,14 +421,14 @@ func TestPublishLooksUpEachRowsMerchantRuleAndTransfer(t *testing.T) {
 	im := newImporter(t)
 	im.account("Checking")
 	savings := im.account("Savings")
-	if _, err := rules.Create(ctx, im.d, im.user.FamilyID, rules.Input{Name: new("Rent share"),
+	if _, err := rules.Create(ctx, im.d, models.FamilyViewer(im.user.FamilyID), rules.Input{Name: new("Rent share"),
 		Conditions: &[]rules.Condition{{Type: "transaction_name", Operator: "like", Value: "rent share"}},
 		Actions:    &[]rules.Action{{Type: "mark_as_transfer", Value: savings.String()}}}); err != nil {
 		t.Fatal(err)
 	}
 	// 6,000 rows, the last batch 1,000 of them: shops of as many names, a category each of 20, a
 	// rule that renames every shop, and in every ten rows a transfer between the two accounts.
-	if _, err := rules.Create(ctx, im.d, im.user.FamilyID, rules.Input{Name: new("Shops"),
+	if _, err := rules.Create(ctx, im.d, models.FamilyViewer(im.user.FamilyID), rules.Input{Name: new("Shops"),
 		Conditions: &[]rules.Condition{{Type: "transaction_name", Operator: "like", Value: "shop"}},
 		Actions:    &[]rules.Action{{Type: "set_transaction_name", Value: "A shop"}}}); err != nil {
 		t.Fatal(err)

@@ -48,7 +48,7 @@ func TestPublishProposesTheTransfersMatchWould(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := rules.Create(ctx, im.d, fam, rules.Input{Name: new("Rent share"),
+	if _, err := rules.Create(ctx, im.d, models.FamilyViewer(fam), rules.Input{Name: new("Rent share"),
 		Conditions: &[]rules.Condition{{Type: "transaction_name", Operator: "like", Value: "rent share"}},
 		Actions:    &[]rules.Action{{Type: "mark_as_transfer", Value: savings.String()}}}); err != nil {
 		t.Fatal(err)

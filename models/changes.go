@@ -9,6 +9,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
 
 	"tally/internal/apperr"
 )
@@ -21,6 +22,10 @@ const UndoWindow = 30 * 24 * time.Hour
 
 // Change is a change of many of a family's transactions, kept until UndoUntil so that it can
 // be taken back. RuleID is the rule that made it, nil for a person's edit.
+//
+// A change tells of the accounts it touched (transaction_changes.account_ids): one that
+// touched an account kept from a viewer is not theirs to list or undo, and is not found for
+// them, as another family's change is.
 type Change struct {
 	ID        uuid.UUID  `bun:"id"`
 	RuleID    *uuid.UUID `bun:"rule_id"`
@@ -31,13 +36,14 @@ type Change struct {
 
 // RecordChange keeps, in tx, the transactions that from selects as they are now, before the
 // caller changes them: from is the rest of a query after "SELECT … FROM", naming the entries
-// e (with its arguments). It returns the change, or nil when from selects nothing.
+// e (with its arguments), and their accounts. It returns the change, or nil when from selects
+// nothing.
 func RecordChange(ctx context.Context, tx bun.IDB, familyID uuid.UUID, ruleID *uuid.UUID, from string, args ...any) (*Change, error) {
 	c := &Change{ID: uuid.Must(uuid.NewV7()), RuleID: ruleID}
 	head := []any{c.ID, familyID, ruleID}
 	tail := []any{fmt.Sprintf("%d milliseconds", UndoWindow.Milliseconds())}
-	err := tx.NewRaw(`INSERT INTO transaction_changes (id, family_id, rule_id, changed, previous, undo_until)
-		SELECT ?, ?, ?, count(*), jsonb_agg(jsonb_build_object('id', e.id, 'name', e.name, 'original_name', e.original_name,
+	err := tx.NewRaw(`INSERT INTO transaction_changes (id, family_id, rule_id, changed, account_ids, previous, undo_until)
+		SELECT ?, ?, ?, count(*), array_agg(DISTINCT e.account_id), jsonb_agg(jsonb_build_object('id', e.id, 'name', e.name, 'original_name', e.original_name,
 			'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids, 'excluded', e.excluded,
 			'transaction_kind', e.transaction_kind, 'locked_fields', e.locked_fields)),
 			now() + ?::interval
@@ -61,17 +67,19 @@ type Undone struct {
 
 // UndoChange puts the family's change id back while it is open (Conflict after UndoWindow, or
 // a second time): each transaction as it was before, unless something changed it since, which
-// stays (a transaction's updated_at is the change's own time until then).
-func UndoChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (Undone, error) {
+// stays (a transaction's updated_at is the change's own time until then). A change that
+// touched an account kept from v is not found.
+func UndoChange(ctx context.Context, idb bun.IDB, v Viewer, id uuid.UUID) (Undone, error) {
 	var done Undone
+	familyID := v.FamilyID
 	err := idb.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		var c struct {
 			Open    bool       `bun:"open"`
 			Undone  *time.Time `bun:"undone_at"`
 			Changed int        `bun:"changed"`
 		}
-		err := tx.NewRaw("SELECT undo_until > now() AS open, undone_at, changed FROM transaction_changes WHERE family_id = ? AND id = ? FOR UPDATE",
-			familyID, id).Scan(ctx, &c)
+		err := visibleChanges(tx.NewSelect().TableExpr("transaction_changes").ColumnExpr("undo_until > now() AS open, undone_at, changed").
+			Where("family_id = ? AND id = ?", familyID, id), v).For("UPDATE").Scan(ctx, &c)
 		if errors.Is(err, sql.ErrNoRows) {
 			return apperr.New(apperr.NotFound, "Change not found")
 		}
@@ -108,28 +116,38 @@ func UndoChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (Undon
 	return done, err
 }
 
-// OpenChange is the family's change id while it can still be undone; nil otherwise.
-func OpenChange(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Change, error) {
+// OpenChange is the family's change id while it can still be undone, if v may see it; nil
+// otherwise.
+func OpenChange(ctx context.Context, idb bun.IDB, v Viewer, id uuid.UUID) (*Change, error) {
 	c := new(Change)
-	err := openChanges(idb, familyID).Where("id = ?", id).Scan(ctx, c)
+	err := openChanges(idb, v).Where("id = ?", id).Scan(ctx, c)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	return c, err
 }
 
-// OpenRuleChanges are the family's changes that rules applied to the history made and that
-// can still be undone, the newest first, at most limit of them.
-func OpenRuleChanges(ctx context.Context, idb bun.IDB, familyID uuid.UUID, limit int) ([]Change, error) {
+// OpenRuleChanges are the family's changes that rules applied to the history made, that can
+// still be undone and that v may see, the newest first, at most limit of them.
+func OpenRuleChanges(ctx context.Context, idb bun.IDB, v Viewer, limit int) ([]Change, error) {
 	list := []Change{}
-	err := openChanges(idb, familyID).Where("rule_id IS NOT NULL").OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Scan(ctx, &list)
+	err := openChanges(idb, v).Where("rule_id IS NOT NULL").OrderExpr("created_at DESC, id DESC").Limit(int64(limit)).Scan(ctx, &list)
 	return list, err
 }
 
-// openChanges selects the family's changes that can still be undone.
-func openChanges(idb bun.IDB, familyID uuid.UUID) *bun.SelectQuery {
-	return idb.NewSelect().TableExpr("transaction_changes").Column("id", "rule_id", "changed", "created_at", "undo_until").
-		Where("family_id = ? AND undone_at IS NULL AND undo_until > now()", familyID)
+// openChanges selects the family's changes that can still be undone and that v may see.
+func openChanges(idb bun.IDB, v Viewer) *bun.SelectQuery {
+	return visibleChanges(idb.NewSelect().TableExpr("transaction_changes").Column("id", "rule_id", "changed", "created_at", "undo_until").
+		Where("family_id = ? AND undone_at IS NULL AND undo_until > now()", v.FamilyID), v)
+}
+
+// visibleChanges adds to q the condition that the change touched no account kept from v: a
+// test of the few accounts the change's own row names, nothing when v is kept from none.
+func visibleChanges(q *bun.SelectQuery, v Viewer) *bun.SelectQuery {
+	if !v.HidesAny() {
+		return q
+	}
+	return q.Where("NOT (account_ids && ?::uuid[])", pgdialect.Array(v.Hidden))
 }
 
 // PruneChanges deletes the changes that can no longer be undone, a day after.

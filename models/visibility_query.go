@@ -1,6 +1,8 @@
 package models
 
 import (
+	"fmt"
+
 	"github.com/uptrace/bun"
 	"github.com/uptrace/bun/schema"
 )
@@ -11,4 +13,14 @@ import (
 func (v Viewer) VisibleQuery(column string) schema.QueryWithArgs {
 	cond, args := v.VisibleSQL(column)
 	return bun.SafeQuery(cond, args...)
+}
+
+// VisibleNumbered is VisibleSQL for a query sent to pgx as written, whose placeholders are
+// $1, $2…: the condition's one argument, when it has one, is $n. "TRUE" and no argument when
+// nothing is hidden.
+func (v Viewer) VisibleNumbered(column string, n int) (string, []any) {
+	if !v.HidesAny() {
+		return "TRUE", nil
+	}
+	return fmt.Sprintf("%s <> ALL($%d::uuid[])", column, n), []any{v.Hidden}
 }

@@ -254,13 +254,13 @@ func TestUndoOfAnApplicationStaysAndKeepsLaterEdits(t *testing.T) {
 	ctx := context.Background()
 	f.publish("date,amount,name\n2026-03-01,-10,Coffee Corner\n2026-03-02,-12,Coffee Corner\n2026-03-03,-4,Coffee Corner\n")
 	drinks, treats := f.named("categories", "Drinks"), f.named("categories", "Treats")
-	st, err := rules.Create(ctx, f.d, f.u.FamilyID, rules.Input{Name: ptr("Coffee"),
+	st, err := rules.Create(ctx, f.d, models.FamilyViewer(f.u.FamilyID), rules.Input{Name: ptr("Coffee"),
 		Conditions: &[]rules.Condition{{Type: "transaction_name", Operator: "like", Value: "coffee"}},
 		Actions:    &[]rules.Action{{Type: "set_transaction_category", Value: drinks.String()}}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	app, err := rules.ApplyToHistory(ctx, f.d, f.u.FamilyID, st.ID)
+	app, err := rules.ApplyToHistory(ctx, f.d, models.FamilyViewer(f.u.FamilyID), st.ID)
 	if err != nil || app.Changed != 3 || app.RuleName != "Coffee" {
 		t.Fatalf("apply: %+v, %v", app, err)
 	}
@@ -276,11 +276,11 @@ func TestUndoOfAnApplicationStaysAndKeepsLaterEdits(t *testing.T) {
 	if _, err := ledger.Update(ctx, f.d, models.FamilyViewer(f.u.FamilyID), edited, ledger.Patch{Category: &ledger.Ref{ID: &treats}}); err != nil {
 		t.Fatal(err)
 	}
-	open, err := rules.OpenApplications(ctx, f.d, f.u.FamilyID, 10)
+	open, err := rules.OpenApplications(ctx, f.d, models.FamilyViewer(f.u.FamilyID), 10)
 	if err != nil || len(open) != 1 || open[0].ID != app.ID || open[0].Changed != 3 {
 		t.Fatalf("the applications still offered: %+v, %v", open, err)
 	}
-	done, err := models.UndoChange(ctx, f.d, f.u.FamilyID, app.ID)
+	done, err := models.UndoChange(ctx, f.d, models.FamilyViewer(f.u.FamilyID), app.ID)
 	if err != nil || done != (models.Undone{Restored: 2, Kept: 1}) {
 		t.Fatalf("undo: %+v, %v", done, err)
 	}
@@ -292,19 +292,19 @@ func TestUndoOfAnApplicationStaysAndKeepsLaterEdits(t *testing.T) {
 	if strings.Join(categories, ",") != ",Treats," {
 		t.Errorf("categories after the undo: %q, want none but the hand-set Treats", categories)
 	}
-	if open, err := rules.OpenApplications(ctx, f.d, f.u.FamilyID, 10); err != nil || len(open) != 0 {
+	if open, err := rules.OpenApplications(ctx, f.d, models.FamilyViewer(f.u.FamilyID), 10); err != nil || len(open) != 0 {
 		t.Errorf("an undone application is still offered: %+v, %v", open, err)
 	}
 
 	// Past the window, an application can no longer be undone.
-	again, err := rules.ApplyToHistory(ctx, f.d, f.u.FamilyID, st.ID)
+	again, err := rules.ApplyToHistory(ctx, f.d, models.FamilyViewer(f.u.FamilyID), st.ID)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if _, err := f.d.NewRaw("UPDATE transaction_changes SET undo_until = now() - interval '1 second' WHERE id = ?", again.ID).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := models.UndoChange(ctx, f.d, f.u.FamilyID, again.ID); !apperr.Is(err, apperr.Conflict) {
+	if _, err := models.UndoChange(ctx, f.d, models.FamilyViewer(f.u.FamilyID), again.ID); !apperr.Is(err, apperr.Conflict) {
 		t.Errorf("an undo past the window: %v, want a conflict", err)
 	}
 }

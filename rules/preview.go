@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/db"
+	"tally/models"
 )
 
 // PreviewRow is a transaction a rule matches, as a preview lists it.
@@ -21,9 +22,9 @@ type PreviewRow struct {
 	Account  string          `bun:"account"`
 }
 
-// Preview counts the family's transactions rule r matches, newest first, and lists the first
-// limit of them. It reads as Stage does and writes nothing.
-func Preview(ctx context.Context, d *db.DB, familyID uuid.UUID, r Rule, limit int) (int, []PreviewRow, error) {
+// Preview counts the family's transactions rule r matches in the accounts v may see, newest
+// first, and lists the first limit of them. It reads as Stage does and writes nothing.
+func Preview(ctx context.Context, d *db.DB, v models.Viewer, r Rule, limit int) (int, []PreviewRow, error) {
 	r.Active = true
 	set, err := Compile([]Rule{r})
 	if err != nil {
@@ -33,8 +34,9 @@ func Preview(ctx context.Context, d *db.DB, familyID uuid.UUID, r Rule, limit in
 	count := 0
 	var first []uuid.UUID
 	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		rows, err := tx.Pgx.Query(ctx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction'
-			ORDER BY date DESC, id DESC`, familyID)
+		visible, args := v.VisibleNumbered("account_id", 2)
+		rows, err := tx.Pgx.Query(ctx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction' AND `+visible+`
+			ORDER BY date DESC, id DESC`, append([]any{v.FamilyID}, args...)...)
 		if err != nil {
 			return err
 		}
@@ -60,6 +62,6 @@ func Preview(ctx context.Context, d *db.DB, familyID uuid.UUID, r Rule, limit in
 	var out []PreviewRow
 	err = d.NewRaw(`SELECT e.id, e.date, e.name, e.amount, e.currency, a.name AS account FROM entries e
 		JOIN accounts a ON a.id = e.account_id WHERE e.family_id = ? AND e.id IN (?) ORDER BY e.date DESC, e.id DESC`,
-		familyID, bun.In(first)).Scan(ctx, &out)
+		v.FamilyID, bun.In(first)).Scan(ctx, &out)
 	return count, out, err
 }

@@ -81,21 +81,34 @@ func (r row) stored() Stored {
 	return s
 }
 
-// List is the family's rules in their order.
-func List(ctx context.Context, idb bun.IDB, familyID uuid.UUID) ([]Stored, error) {
+// List is the family's rules in their order, as v sees them (shownTo).
+func List(ctx context.Context, idb bun.IDB, v models.Viewer) ([]Stored, error) {
 	var rows []row
-	if err := idb.NewRaw("SELECT "+rowColumns+" FROM rules WHERE family_id = ? ORDER BY position, created_at, id", familyID).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
+	if err := idb.NewRaw("SELECT "+rowColumns+" FROM rules WHERE family_id = ? ORDER BY position, created_at, id", v.FamilyID).Scan(ctx, &rows); err != nil && !db.IsNoRows(err) {
 		return nil, err
 	}
 	out := make([]Stored, len(rows))
 	for i, r := range rows {
 		out[i] = r.stored()
 	}
-	return out, nil
+	return out, showTo(ctx, idb, v, out)
 }
 
-// Get is one of the family's rules; another family's is not found.
-func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Stored, error) {
+// Get is one of the family's rules as v sees it (shownTo); another family's is not found.
+func Get(ctx context.Context, idb bun.IDB, v models.Viewer, id uuid.UUID) (*Stored, error) {
+	s, err := get(ctx, idb, v.FamilyID, id)
+	if err != nil {
+		return nil, err
+	}
+	one := []Stored{*s}
+	if err := showTo(ctx, idb, v, one); err != nil {
+		return nil, err
+	}
+	return &one[0], nil
+}
+
+// get is one of the family's rules as stored; another family's is not found.
+func get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Stored, error) {
 	var r row
 	err := idb.NewRaw("SELECT "+rowColumns+" FROM rules WHERE family_id = ? AND id = ?", familyID, id).Scan(ctx, &r)
 	if db.IsNoRows(err) {
@@ -108,12 +121,14 @@ func Get(ctx context.Context, idb bun.IDB, familyID, id uuid.UUID) (*Stored, err
 	return &s, nil
 }
 
-// Create stores a new rule, last in the order unless in says where. A rule that cannot run,
-// or that names another family's records, is refused with the field at fault.
-func Create(ctx context.Context, d *db.DB, familyID uuid.UUID, in Input) (*Stored, error) {
+// Create stores a new rule for v, last in the order unless in says where, and returns it as v
+// sees it. A rule that cannot run, or that names records that are not the family's or an
+// account kept from v, is refused with the field at fault.
+func Create(ctx context.Context, d *db.DB, v models.Viewer, in Input) (*Stored, error) {
+	familyID := v.FamilyID
 	r := Rule{Active: true, Match: "all"}
 	apply(&r, in)
-	if err := check(ctx, d, familyID, r); err != nil {
+	if err := check(ctx, d, v, r, in); err != nil {
 		return nil, err
 	}
 	id := uuid.Must(uuid.NewV7())
@@ -136,18 +151,21 @@ func Create(ctx context.Context, d *db.DB, familyID uuid.UUID, in Input) (*Store
 	if err != nil {
 		return nil, err
 	}
-	return Get(ctx, d, familyID, id)
+	return Get(ctx, d, v, id)
 }
 
-// Update changes what in sets of the family's rule id.
-func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, in Input) (*Stored, error) {
-	cur, err := Get(ctx, d, familyID, id)
+// Update changes what in sets of the family's rule id, for v, and returns it as v sees it. The
+// records in the conditions or actions that in sets are checked as Create checks them; those
+// it leaves as they are stay, even an account kept from v or gone since.
+func Update(ctx context.Context, d *db.DB, v models.Viewer, id uuid.UUID, in Input) (*Stored, error) {
+	familyID := v.FamilyID
+	cur, err := get(ctx, d, familyID, id)
 	if err != nil {
 		return nil, err
 	}
 	r := cur.Rule
 	apply(&r, in)
-	if err := check(ctx, d, familyID, r); err != nil {
+	if err := check(ctx, d, v, r, in); err != nil {
 		return nil, err
 	}
 	actor := models.ActorOf(ctx)
@@ -170,7 +188,7 @@ func Update(ctx context.Context, d *db.DB, familyID, id uuid.UUID, in Input) (*S
 	if err != nil {
 		return nil, err
 	}
-	return Get(ctx, d, familyID, id)
+	return Get(ctx, d, v, id)
 }
 
 // Delete removes the family's rule id.
@@ -209,12 +227,19 @@ func apply(r *Rule, in Input) {
 	}
 }
 
-// check refuses a rule that cannot run or that points at records that are not the family's,
-// naming the field at fault.
-func check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, r Rule) error {
-	var v apperr.Validation
-	checkText(&v, r)
-	if err := v.Err(); err != nil {
+// refTables are the condition and action types whose value names a record, and its table.
+var refTables = map[string]string{"transaction_category": "categories", "set_transaction_category": "categories",
+	"transaction_merchant": "merchants", "set_transaction_merchant": "merchants", "set_transaction_tags": "tags",
+	"transaction_account": "accounts", "mark_as_transfer": "accounts"}
+
+// check refuses a rule r that cannot run, or whose conditions or actions that in sets point at
+// records that are not the family's or at an account kept from v (alike: the same field, the
+// same words), naming the field at fault.
+func check(ctx context.Context, idb bun.IDB, v models.Viewer, r Rule, in Input) error {
+	familyID := v.FamilyID
+	var problems apperr.Validation
+	checkText(&problems, r)
+	if err := problems.Err(); err != nil {
 		return err
 	}
 	if err := Validate(r); err != nil {
@@ -223,28 +248,31 @@ func check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, r Rule) error {
 			field = e.Where
 			err = fmt.Errorf("%s", e.Msg)
 		}
-		v.Add(field, err.Error())
-		return v.Err()
+		problems.Add(field, err.Error())
+		return problems.Err()
 	}
-	tables := map[string]string{"transaction_category": "categories", "set_transaction_category": "categories",
-		"transaction_merchant": "merchants", "set_transaction_merchant": "merchants", "set_transaction_tags": "tags",
-		"transaction_account": "accounts", "mark_as_transfer": "accounts"}
 	var walk func(where string, cs []Condition)
 	refs := map[string][2]string{} // field → table, id
 	walk = func(where string, cs []Condition) {
 		for i, c := range cs {
 			at := fmt.Sprintf("%s[%d]", where, i)
-			if t, ok := tables[c.Type]; ok && c.Operator != "is_null" {
+			if t, ok := refTables[c.Type]; ok && c.Operator != "is_null" {
 				s, _ := c.Value.(string)
 				refs[at] = [2]string{t, s}
 			}
 			walk(at+".sub_conditions", c.Sub)
 		}
 	}
-	walk("conditions", r.Conditions)
-	for i, a := range r.Actions {
+	if in.Conditions != nil {
+		walk("conditions", *in.Conditions)
+	}
+	var actions []Action
+	if in.Actions != nil {
+		actions = *in.Actions
+	}
+	for i, a := range actions {
 		at := fmt.Sprintf("actions[%d]", i)
-		if t, ok := tables[a.Type]; ok {
+		if t, ok := refTables[a.Type]; ok {
 			ids, _ := idValues(a.Value)
 			for j, id := range ids {
 				key := at
@@ -256,15 +284,20 @@ func check(ctx context.Context, idb bun.IDB, familyID uuid.UUID, r Rule) error {
 		}
 	}
 	for field, ref := range refs {
+		visible, args := "TRUE", []any(nil)
+		if ref[0] == "accounts" {
+			visible, args = v.VisibleSQL("id")
+		}
 		var ok bool
-		if err := idb.NewRaw("SELECT EXISTS (SELECT 1 FROM ? WHERE id = ? AND family_id = ?)", bun.Ident(ref[0]), ref[1], familyID).Scan(ctx, &ok); err != nil {
+		if err := idb.NewRaw("SELECT EXISTS (SELECT 1 FROM ? WHERE id = ? AND family_id = ? AND "+visible+")",
+			append([]any{bun.Ident(ref[0]), ref[1], familyID}, args...)...).Scan(ctx, &ok); err != nil {
 			return err
 		}
 		if !ok {
-			v.Add(field, fmt.Sprintf("%s is not one of this family's %s", ref[1], ref[0]))
+			problems.Add(field, fmt.Sprintf("%s is not one of this family's %s", ref[1], ref[0]))
 		}
 	}
-	return v.Err()
+	return problems.Err()
 }
 
 func toJSON(v any) string {
@@ -279,11 +312,13 @@ type Application struct {
 	RuleName string
 }
 
-// ApplyToHistory runs the family's rule id (active or not) over all of the family's
-// transactions in one database transaction, leaving fields set by hand alone, and keeps what
-// it changed for models.UndoWindow.
-func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*Application, error) {
-	st, err := Get(ctx, d, familyID, id)
+// ApplyToHistory runs the family's rule id (active or not), for v, over all of the family's
+// transactions in the accounts v may see, in one database transaction, leaving fields set by
+// hand alone, and keeps what it changed for models.UndoWindow. A person applies a rule to
+// what they see; the rules that run on new transactions (Runner) run over the whole family.
+func ApplyToHistory(ctx context.Context, d *db.DB, v models.Viewer, id uuid.UUID) (*Application, error) {
+	familyID := v.FamilyID
+	st, err := get(ctx, d, familyID, id)
 	if err != nil {
 		return nil, err
 	}
@@ -291,16 +326,18 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 	rule.Active, rule.Continue = true, false
 	set, err := Compile([]Rule{rule})
 	if err != nil {
-		var v apperr.Validation
-		v.Add("rule", err.Error())
-		return nil, v.Err()
+		var problems apperr.Validation
+		problems.Add("rule", err.Error())
+		return nil, problems.Err()
 	}
 	if set.accountTypes, err = accountTypes(ctx, d, familyID); err != nil {
 		return nil, err
 	}
 	app := &Application{Change: models.Change{RuleID: &id}}
 	err = d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
-		n, err := set.Stage(ctx, tx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction'`, familyID)
+		visible, args := v.VisibleNumbered("account_id", 2)
+		n, err := set.Stage(ctx, tx, `SELECT `+Columns+` FROM entries WHERE family_id = $1 AND kind = 'transaction' AND `+visible,
+			append([]any{familyID}, args...)...)
 		if err != nil || n == 0 {
 			return err
 		}
@@ -319,10 +356,11 @@ func ApplyToHistory(ctx context.Context, d *db.DB, familyID, id uuid.UUID) (*App
 	return app, nil
 }
 
-// OpenApplications are the family's rules applied to its history that can still be undone,
-// the newest first, at most limit of them.
-func OpenApplications(ctx context.Context, idb bun.IDB, familyID uuid.UUID, limit int) ([]Application, error) {
-	changes, err := models.OpenRuleChanges(ctx, idb, familyID, limit)
+// OpenApplications are the family's rules applied to its history that can still be undone and
+// that v may see (models.OpenRuleChanges), the newest first, at most limit of them.
+func OpenApplications(ctx context.Context, idb bun.IDB, v models.Viewer, limit int) ([]Application, error) {
+	familyID := v.FamilyID
+	changes, err := models.OpenRuleChanges(ctx, idb, v, limit)
 	if err != nil || len(changes) == 0 {
 		return nil, err
 	}

@@ -1,0 +1,1 @@
+ALTER TABLE transaction_changes DROP COLUMN account_ids;
