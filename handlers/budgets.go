@@ -11,6 +11,7 @@ import (
 	"tally/budgets"
 	"tally/fx"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/reports"
 	"tally/views"
@@ -227,7 +228,8 @@ func (a *app) budgetCopy(c echo.Context) error {
 	if err := a.Budgets.Fill(c.Request().Context(), u.Family, v, next, budgets.Fill{Strategy: budgets.FillLastBudget}, u.Family.Today()); err != nil {
 		return err
 	}
-	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, "Copied "+month.First().Format("January 2006")+" to "+next.First().Format("January 2006")+".")
+	in := inLanguage(c)
+	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, i18n.T(in, "budget_page.copied", "From", views.MonthName(in, month), "To", views.MonthName(in, next)))
 	return c.Redirect(http.StatusSeeOther, views.BudgetURL(next))
 }
 
