@@ -1,7 +1,10 @@
 package handlers
 
 import (
+	"context"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/google/uuid"
@@ -11,6 +14,7 @@ import (
 	"tally/budgets"
 	"tally/fx"
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/reports"
 	"tally/views"
@@ -81,7 +85,7 @@ func (a *app) budgetChanged(c echo.Context, month reports.Month, changeErr error
 	}
 	problem := ""
 	if e != nil {
-		problem = e.Message
+		problem = budgetProblem(inLanguage(c), e, month)
 	}
 	if !isHTMX(c) {
 		if problem != "" {
@@ -97,6 +101,48 @@ func (a *app) budgetChanged(c echo.Context, month reports.Month, changeErr error
 	return a.render(c, http.StatusOK, views.BudgetSection(b))
 }
 
+// budgetProblems are the message ids of what the budget page says of a problem with each
+// field of a change it refused (the API's field names, and the page's own for the amounts it
+// reads). Their English repeats the budget's own words, the API's too ({{.Problem}}); another
+// language says what to do in its own.
+var budgetProblems = map[string]string{
+	"expected_income": "budget_problem.expected_income", "budgeted": "budget_problem.budgeted",
+	"goal.amount": "budget_problem.goal_amount", "goal_amount": "budget_problem.goal_amount",
+	"goal.by": "budget_problem.goal_by", "goal.kind": "budget_problem.goal_kind", "rollover": "budget_problem.rollover",
+	"strategy": "budget_problem.strategy", "category_id": "budget_problem.category_id", "target": "budget_problem.target",
+	"by": "budget_problem.by", "from_category_id": "budget_problem.categories", "to_category_id": "budget_problem.categories",
+	"amount": "budget_problem.amount", "reason": "budget_problem.reason",
+}
+
+// budgetProblem is what the budget page says of e, a change of month it refused, in the
+// language of ctx: one sentence a field, in the order of e's message; the budget's own words
+// for a problem with a field it does not know.
+func budgetProblem(ctx context.Context, e *apperr.Error, month reports.Month) string {
+	if len(e.Fields) == 0 {
+		if e.Code == apperr.Conflict { // only an undo of a move is refused for the state it finds
+			return i18n.T(ctx, "budget_problem.undo", "Problem", e.Message)
+		}
+		return e.Message
+	}
+	fields := slices.Collect(maps.Keys(e.Fields))
+	for _, f := range fields {
+		if budgetProblems[f] == "" {
+			return e.Message
+		}
+	}
+	slices.SortFunc(fields, func(a, b string) int {
+		return strings.Index(e.Message, e.Fields[a][0]) - strings.Index(e.Message, e.Fields[b][0])
+	})
+	var said []string
+	for _, f := range fields {
+		s := i18n.T(ctx, budgetProblems[f], "Problem", strings.Join(e.Fields[f], "; "), "Month", views.MonthName(ctx, month))
+		if !slices.Contains(said, s) { // from and to say the same
+			said = append(said, s)
+		}
+	}
+	return strings.Join(said, i18n.T(ctx, "budget_problem.separator"))
+}
+
 // formAmount reads an amount a person typed into field, in the family's currency: nil when
 // left blank.
 func formAmount(c echo.Context, field, currency string) (*decimal.Decimal, error) {
@@ -105,6 +151,9 @@ func formAmount(c echo.Context, field, currency string) (*decimal.Decimal, error
 		return nil, nil
 	}
 	d, err := models.ParseAmount(s, currency)
+	if e := apperr.As(err); e != nil && len(e.Fields) == 0 {
+		return nil, e.WithFields(map[string][]string{field: {e.Message}}) // the page says which field
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +276,8 @@ func (a *app) budgetCopy(c echo.Context) error {
 	if err := a.Budgets.Fill(c.Request().Context(), u.Family, v, next, budgets.Fill{Strategy: budgets.FillLastBudget}, u.Family.Today()); err != nil {
 		return err
 	}
-	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, "Copied "+month.First().Format("January 2006")+" to "+next.First().Format("January 2006")+".")
+	in := inLanguage(c)
+	a.Sessions.Put(c.Request().Context(), sessFlashSuccess, i18n.T(in, "budget_page.copied", "From", views.MonthName(in, month), "To", views.MonthName(in, next)))
 	return c.Redirect(http.StatusSeeOther, views.BudgetURL(next))
 }
 

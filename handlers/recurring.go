@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/recurring"
 	"tally/views"
@@ -84,14 +85,22 @@ func (a *app) recurringList(c echo.Context, status string) (views.RecurringList,
 // recurringDetect is POST /recurring/detect: look through the whole history, in a job.
 func (a *app) recurringDetect(c echo.Context) error {
 	if a.RecurringQueue == nil {
-		a.flash(c, "error", "This server does not run background jobs: Tally looks for recurring payments after your next import.")
+		a.flash(c, "error", i18n.T(inLanguage(c), "recurring_page.no_jobs"))
 		return redirect(c, "/recurring")
 	}
 	if err := a.RecurringQueue.EnqueueDetection(c.Request().Context(), currentUser(c).FamilyID); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Tally is looking through your history; new series appear here in a few seconds. Reload the page to see them.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "recurring_page.detecting"))
 	return redirect(c, "/recurring")
+}
+
+// recurringStatusFlashes are the message ids of what a plain (not htmx) change of a series'
+// status says, by the status it now has.
+var recurringStatusFlashes = map[string]string{
+	models.RecurringProposed:  "recurring_page.now_proposed",
+	models.RecurringConfirmed: "recurring_page.now_confirmed",
+	models.RecurringIgnored:   "recurring_page.now_ignored",
 }
 
 // recurringStatus is POST /recurring/:id/status: confirm or ignore a series. htmx swaps its
@@ -113,7 +122,7 @@ func (a *app) recurringStatus(c echo.Context) error {
 	if c.Request().Header.Get("HX-Request") == "true" {
 		return a.render(c, http.StatusOK, views.RecurringRow(*r))
 	}
-	a.flash(c, "success", "“"+r.Name+"” is "+r.Status+".")
+	a.flash(c, "success", i18n.T(inLanguage(c), recurringStatusFlashes[r.Status], "Name", r.Name))
 	return redirect(c, "/recurring")
 }
 
@@ -146,7 +155,7 @@ func (a *app) recurringForm(c echo.Context, status int, form *views.Form) error 
 	if err != nil {
 		return err
 	}
-	categories := append([]views.SelectOption{{Value: "", Label: "— none"}}, names.lists["categories"]...)
+	categories := append([]views.SelectOption{{Value: "", Label: i18n.T(inLanguage(c), "recurring_page.no_category")}}, names.lists["categories"]...)
 	return a.render(c, status, views.RecurringEditPage(r, form, categories))
 }
 
@@ -175,6 +184,6 @@ func (a *app) recurringUpdate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "“"+r.Name+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "recurring_page.saved", "Name", r.Name))
 	return redirect(c, "/recurring")
 }

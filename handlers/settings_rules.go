@@ -284,7 +284,7 @@ func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.R
 	none := []views.SelectOption{{Value: "", Label: i18n.T(ctx, "rule_words.leave")}}
 	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: translatedOptions(ctx, ruleFields), Operators: translatedOptions(ctx, ruleOperators),
 		Categories: append(none, names.lists["categories"]...), Merchants: append(none, names.lists["merchants"]...),
-		Accounts: append([]views.SelectOption{{Value: "", Label: "— not a transfer"}}, names.lists["accounts"]...),
+		Accounts: append([]views.SelectOption{{Value: "", Label: i18n.T(ctx, "rule_words.not_transfer")}}, names.lists["accounts"]...),
 		Tags:     names.lists["tags"], TagsChosen: map[string]bool{}}
 	for _, t := range strings.Split(form.Values["action_tags"], ",") {
 		p.TagsChosen[t] = true

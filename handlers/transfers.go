@@ -9,6 +9,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/transfers"
 	"tally/views"
@@ -65,7 +66,7 @@ func (a *app) transferLink(c echo.Context) error {
 	from, err1 := uuid.Parse(c.FormValue("from_transaction_id"))
 	to, err2 := uuid.Parse(c.FormValue("to_transaction_id"))
 	if err1 != nil || err2 != nil {
-		return apperr.New(apperr.BadRequest, "Choose the two transactions to link.")
+		return apperr.New(apperr.BadRequest, i18n.T(inLanguage(c), "transfers_page.choose_two"))
 	}
 	t, err := transfers.Link(c.Request().Context(), a.DB, viewer, from, to, "")
 	if err != nil {
@@ -75,7 +76,7 @@ func (a *app) transferLink(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Linked: "+t.Outflow.AccountName+" to "+t.Inflow.AccountName+" is a transfer.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "transfers_page.linked", "From", t.Outflow.AccountName, "To", t.Inflow.AccountName))
 	return redirect(c, "/accounts/"+t.Outflow.AccountID.String())
 }
 
@@ -91,7 +92,7 @@ func (a *app) transferConfirm(c echo.Context) error {
 	if _, err := transfers.Confirm(c.Request().Context(), a.DB, viewer, id); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Transfer confirmed.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "transfers_page.confirmed_flash"))
 	return redirect(c, back(c, "/transfers"))
 }
 
@@ -107,7 +108,7 @@ func (a *app) transferUnlink(c echo.Context) error {
 	if err := transfers.Unlink(c.Request().Context(), a.DB, viewer, id); err != nil {
 		return err
 	}
-	a.flash(c, "success", "Unlinked: the two transactions count as spending and income again, and Tally will not pair them again.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "transfers_page.unlinked"))
 	return redirect(c, back(c, "/transfers"))
 }
 
