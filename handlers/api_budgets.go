@@ -18,19 +18,21 @@ import (
 
 // BudgetJSON is BudgetMonth in the OpenAPI document.
 type BudgetJSON struct {
-	Month          string               `json:"month"`
-	Currency       string               `json:"currency"`
-	ExpectedIncome *string              `json:"expected_income"`
-	Income         string               `json:"income"`
-	Budgeted       string               `json:"budgeted"`
-	Carried        string               `json:"carried"`
-	LeftToBudget   string               `json:"left_to_budget"`
-	Spent          string               `json:"spent"`
-	LeftToSpend    string               `json:"left_to_spend"`
-	Upcoming       string               `json:"upcoming"`
-	IncomeToCome   string               `json:"income_to_come"`
-	Unconverted    []string             `json:"unconverted_currencies"`
-	Categories     []BudgetCategoryJSON `json:"categories"`
+	Month          string   `json:"month"`
+	Currency       string   `json:"currency"`
+	ExpectedIncome *string  `json:"expected_income"`
+	Income         string   `json:"income"`
+	Budgeted       string   `json:"budgeted"`
+	Carried        string   `json:"carried"`
+	LeftToBudget   string   `json:"left_to_budget"`
+	Spent          string   `json:"spent"`
+	LeftToSpend    string   `json:"left_to_spend"`
+	Upcoming       string   `json:"upcoming"`
+	IncomeToCome   string   `json:"income_to_come"`
+	Unconverted    []string `json:"unconverted_currencies"`
+	// SomeAccountsPrivate says the figures leave out accounts kept from the caller.
+	SomeAccountsPrivate bool                 `json:"some_accounts_private"`
+	Categories          []BudgetCategoryJSON `json:"categories"`
 }
 
 // BudgetCategoryJSON is BudgetCategory in the OpenAPI document.
@@ -80,7 +82,8 @@ func budgetJSON(m *budgets.Month, lines map[uuid.UUID]models.Actor, names map[uu
 	money := func(d decimal.Decimal) string { return amountString(d, m.Currency) }
 	out := BudgetJSON{Month: m.Month.String(), Currency: m.Currency, Income: money(m.Income), Budgeted: money(m.Budgeted),
 		Carried: money(m.Carried), LeftToBudget: money(m.LeftToBudget), Spent: money(m.Spent), LeftToSpend: money(m.LeftToSpend),
-		Upcoming: money(m.Bills), IncomeToCome: money(m.IncomeToCome), Unconverted: append([]string{}, m.Unconverted...), Categories: []BudgetCategoryJSON{}}
+		Upcoming: money(m.Bills), IncomeToCome: money(m.IncomeToCome), Unconverted: append([]string{}, m.Unconverted...), SomeAccountsPrivate: m.Partial,
+		Categories: []BudgetCategoryJSON{}}
 	if m.ExpectedIncome != nil {
 		s := money(*m.ExpectedIncome)
 		out.ExpectedIncome = &s

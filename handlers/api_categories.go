@@ -77,7 +77,11 @@ func (a *app) apiCategoryDelete(c echo.Context) error {
 	if err := v.Err(); err != nil {
 		return err
 	}
-	if _, err := models.DeleteCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, id, replacement); err != nil {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if _, err := models.DeleteCategory(c.Request().Context(), a.DB, viewer, id, replacement); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

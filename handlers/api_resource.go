@@ -92,12 +92,16 @@ func (r apiResource[M, J, In]) change(a *app, c echo.Context) error {
 }
 
 // remove deletes the record of :id.
-func (r apiResource[M, J, In]) remove(a *app, c echo.Context, del func(context.Context, bun.IDB, uuid.UUID, uuid.UUID) error) error {
+func (r apiResource[M, J, In]) remove(a *app, c echo.Context, del func(context.Context, bun.IDB, models.Viewer, uuid.UUID) error) error {
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	id, err := pathID(c)
 	if err != nil {
 		return err
 	}
-	if err := del(c.Request().Context(), a.DB, currentUser(c).FamilyID, id); err != nil {
+	if err := del(c.Request().Context(), a.DB, viewer, id); err != nil {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)

@@ -177,7 +177,11 @@ func (a *app) apiWebhookDeliveries(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	_, list, err := a.Webhooks.Deliveries(c.Request().Context(), currentUser(c).FamilyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	_, list, err := a.Webhooks.Deliveries(c.Request().Context(), v, id)
 	if err != nil {
 		return err
 	}
@@ -199,7 +203,11 @@ func (a *app) apiWebhookRedeliver(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	d, err := a.Webhooks.Redeliver(c.Request().Context(), currentUser(c).FamilyID, id, deliveryID)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	d, err := a.Webhooks.Redeliver(c.Request().Context(), v, id, deliveryID)
 	if err != nil {
 		return err
 	}

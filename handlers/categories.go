@@ -177,9 +177,13 @@ func (a *app) categoryDelete(c echo.Context) error {
 	form := formOf(c, "replacement_id")
 	var v apperr.Validation
 	replacement := formID(&v, form, "replacement_id", i18n.T(inLanguage(c), "category_flash.choose_replacement"))
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
 	moved := 0
 	if err = v.Err(); err == nil {
-		moved, err = models.DeleteCategory(c.Request().Context(), a.DB, cat.FamilyID, cat.ID, replacement)
+		moved, err = models.DeleteCategory(c.Request().Context(), a.DB, viewer, cat.ID, replacement)
 	}
 	if err != nil {
 		status, ok := withError(form, err)

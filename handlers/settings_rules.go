@@ -117,8 +117,9 @@ func (a *app) familyNames(c echo.Context) (*familyNames, error) {
 			Name string `bun:"name"`
 		}
 		// Of the accounts, only those the viewer may see: a rule's condition on another is
-		// shown as removed, never by its name.
-		visible, args := "TRUE", []any(nil)
+		// shown as removed, never by its name. Nor is a merchant or tag listed that only
+		// the accounts kept from the viewer use.
+		visible, args := v.VisibleNamedSQL(table, table+".id")
 		if table == "accounts" {
 			visible, args = v.VisibleSQL("id")
 		}

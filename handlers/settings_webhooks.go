@@ -70,8 +70,11 @@ func (a *app) renderWebhook(c echo.Context, status int, secret string) error {
 	if err != nil {
 		return err
 	}
-	ctx, familyID := c.Request().Context(), currentUser(c).FamilyID
-	ep, list, err := a.Webhooks.Deliveries(ctx, familyID, id)
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	ep, list, err := a.Webhooks.Deliveries(c.Request().Context(), v, id)
 	if err != nil {
 		return err
 	}
@@ -134,7 +137,11 @@ func (a *app) webhookRedeliver(c echo.Context) error {
 		return err
 	}
 	to := "/settings/webhooks/" + id.String()
-	if _, err := a.Webhooks.Redeliver(c.Request().Context(), currentUser(c).FamilyID, id, deliveryID); err != nil {
+	v, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	if _, err := a.Webhooks.Redeliver(c.Request().Context(), v, id, deliveryID); err != nil {
 		return a.refuseTo(c, to, err)
 	}
 	a.flash(c, "success", i18n.T(inLanguage(c), "webhooks.redelivered_flash"))

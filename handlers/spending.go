@@ -35,7 +35,7 @@ func (a *app) spendingReport(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	p := views.Spending{Month: month, Current: current, Reports: list, Parts: parts}
+	p := views.Spending{Month: month, Current: current, Reports: list, Parts: parts, SomePrivate: v.HidesAny()}
 	// A currency left out of the total may be the rates feed's doing.
 	if slices.ContainsFunc(list, func(s reports.Spending) bool { return s.Currency != u.Family.Currency }) {
 		if p.Feed, err = fx.FeedStatus(c.Request().Context(), a.DB); err != nil {

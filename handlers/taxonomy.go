@@ -68,7 +68,7 @@ type taxonomyPages[M, In any] struct {
 	byID   func(context.Context, bun.IDB, models.Viewer, uuid.UUID) (*M, error)
 	create func(context.Context, bun.IDB, uuid.UUID, In) (*M, error)
 	update func(context.Context, bun.IDB, models.Viewer, uuid.UUID, In) (*M, error)
-	remove func(context.Context, bun.IDB, uuid.UUID, uuid.UUID) error
+	remove func(context.Context, bun.IDB, models.Viewer, uuid.UUID) error
 	item   func(*M) views.TaxonomyItem
 	// input reads the form; values fills it with a record, for its edit page.
 	input  func(echo.Context) (*views.Form, In)
@@ -159,7 +159,11 @@ func (p taxonomyPages[M, In]) delete(a *app, c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	err = p.remove(c.Request().Context(), a.DB, currentUser(c).FamilyID, id)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	err = p.remove(c.Request().Context(), a.DB, viewer, id)
 	it := p.item(m)
 	return a.taxonomyDeleted(c, p.kind, err, i18n.N(inLanguage(c), p.kind.Deleted, it.Count, "Name", it.Name))
 }

@@ -208,8 +208,14 @@ func (c *Category) apply(ctx context.Context, tx bun.IDB, in CategoryInput, exis
 // replacement, a category of the family that takes them over (the rules then name it), and is
 // refused without one, saying how many use it. Its subcategories become top-level categories
 // and its budget lines go. It returns how many transactions moved.
-func DeleteCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, replacementID *uuid.UUID) (int, error) {
-	moved := 0
+//
+// The category is the family's, so the replacement takes over every transaction of it; but the
+// counts are of those the viewer sees, as the category's own count is: a private account's
+// transactions are neither counted nor do they make the category "in use" for someone kept from
+// it, whose deletion without a replacement leaves them without a category (the foreign key's
+// SET NULL).
+func DeleteCategory(ctx context.Context, db bun.IDB, viewer Viewer, id uuid.UUID, replacementID *uuid.UUID) (int, error) {
+	familyID, moved := viewer.FamilyID, 0
 	err := db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
 		c := new(Category)
 		if err := tx.NewSelect().Model(c).Where("id = ? AND family_id = ?", id, familyID).For("UPDATE").Scan(ctx); err != nil {
@@ -231,8 +237,10 @@ func DeleteCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, rep
 				return err
 			}
 		}
+		visible, args := viewer.VisibleSQL("account_id")
 		var used int
-		if err := tx.NewRaw("SELECT count(*) FROM entries WHERE family_id = ? AND category_id = ?", familyID, id).Scan(ctx, &used); err != nil {
+		if err := tx.NewRaw("SELECT count(*) FROM entries WHERE family_id = ? AND category_id = ? AND "+visible,
+			append([]any{familyID, id}, args...)...).Scan(ctx, &used); err != nil {
 			return err
 		}
 		rules, err := rulesReferringTo(ctx, tx, familyID, id)
@@ -245,13 +253,11 @@ func DeleteCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, rep
 				return v.Err()
 			}
 		} else {
-			res, err := tx.NewRaw("UPDATE entries SET category_id = ?, updated_at = now() WHERE family_id = ? AND category_id = ?",
-				*replacementID, familyID, id).Exec(ctx)
-			if err != nil {
+			if err := tx.NewRaw(`WITH moved AS (UPDATE entries SET category_id = ?, updated_at = now()
+				WHERE family_id = ? AND category_id = ? RETURNING account_id) SELECT count(*) FROM moved WHERE `+visible,
+				append([]any{*replacementID, familyID, id}, args...)...).Scan(ctx, &moved); err != nil {
 				return err
 			}
-			n, _ := res.RowsAffected()
-			moved = int(n)
 			if len(rules) > 0 {
 				ids := make([]uuid.UUID, len(rules))
 				for i, r := range rules {

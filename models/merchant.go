@@ -54,7 +54,8 @@ func (in *MerchantInput) Validate(creating bool) error {
 const merchantCounts = `SELECT e.merchant_id AS id, count(*) AS count FROM merchants m JOIN entries e ON e.merchant_id = m.id
 	WHERE m.family_id = ? AND %s GROUP BY e.merchant_id`
 
-var merchantList = taxon[Merchant]{noun: "merchant", alias: "m", counts: merchantCounts, accountColumn: "e.account_id"}
+var merchantList = taxon[Merchant]{noun: "merchant", alias: "m", counts: merchantCounts, accountColumn: "e.account_id",
+	use: taxonUses["merchants"]}
 
 // Merchants returns one page of the family's merchants by name, with the counts of the
 // viewer's transactions, and how many there are.
@@ -84,8 +85,11 @@ func CreateMerchant(ctx context.Context, db bun.IDB, familyID uuid.UUID, in Merc
 }
 
 // UpdateMerchant changes the fields of in on the family's merchant, and returns it as the
-// viewer v reads it.
+// viewer v reads it; one kept from v is not found.
 func UpdateMerchant(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in MerchantInput) (*Merchant, error) {
+	if err := merchantList.seen(ctx, db, v, id); err != nil {
+		return nil, err
+	}
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
@@ -99,9 +103,12 @@ func UpdateMerchant(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in 
 
 // DeleteMerchant deletes the family's merchant; its transactions and recurring transactions
 // keep no merchant (the foreign keys set it NULL). A merchant that a rule names is refused
-// (Conflict): setting it would fail every later import.
-func DeleteMerchant(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) error {
+// (Conflict): setting it would fail every later import. One kept from v is not found.
+func DeleteMerchant(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) error {
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
-		return deleteUnreferenced(ctx, tx, "merchants", "merchant", familyID, id)
+		if err := merchantList.seen(ctx, tx, v, id); err != nil {
+			return err
+		}
+		return deleteUnreferenced(ctx, tx, "merchants", "merchant", v.FamilyID, id)
 	})
 }

@@ -46,7 +46,7 @@ func (in *TagInput) Validate(creating bool) error {
 const tagCounts = `SELECT u.id, count(*) AS count FROM entries, unnest(tag_ids) AS u(id)
 	WHERE family_id = ? AND tag_ids <> '{}' AND %s GROUP BY u.id`
 
-var tagList = taxon[Tag]{noun: "tag", alias: "t", counts: tagCounts, accountColumn: "account_id"}
+var tagList = taxon[Tag]{noun: "tag", alias: "t", counts: tagCounts, accountColumn: "account_id", use: taxonUses["tags"]}
 
 // Tags returns one page of the family's tags by name, with the counts of the viewer's
 // transactions, and how many there are.
@@ -73,8 +73,11 @@ func CreateTag(ctx context.Context, db bun.IDB, familyID uuid.UUID, in TagInput)
 }
 
 // UpdateTag changes the fields of in on the family's tag, and returns it as the viewer v
-// reads it.
+// reads it; one kept from v is not found.
 func UpdateTag(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in TagInput) (*Tag, error) {
+	if err := tagList.seen(ctx, db, v, id); err != nil {
+		return nil, err
+	}
 	if err := in.Validate(false); err != nil {
 		return nil, err
 	}
@@ -87,9 +90,14 @@ func UpdateTag(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID, in TagIn
 
 // DeleteTag deletes one of the family's tags and takes it off every entry that carries it.
 // Entries hold their tags in an array, which no foreign key can clean up. A tag that a rule
-// adds is refused (Conflict): the rule would go on adding the deleted id.
-func DeleteTag(ctx context.Context, db bun.IDB, familyID, id uuid.UUID) error {
+// adds is refused (Conflict): the rule would go on adding the deleted id. One kept from v is
+// not found.
+func DeleteTag(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) error {
+	familyID := v.FamilyID
 	return db.RunInTx(ctx, nil, func(ctx context.Context, tx bun.Tx) error {
+		if err := tagList.seen(ctx, tx, v, id); err != nil {
+			return err
+		}
 		if err := deleteUnreferenced(ctx, tx, "tags", "tag", familyID, id); err != nil {
 			return err
 		}

@@ -29,10 +29,10 @@ func TestDeleteTagTakesItOffEntries(t *testing.T) {
 		VALUES (gen_random_uuid(), ?, ?, 'transaction', '2024-01-01', 1, 'USD', ARRAY[?::uuid, ?::uuid])`, u.FamilyID, acct.ID, keep, drop).Exec(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := models.DeleteTag(ctx, d, other.FamilyID, drop); err == nil {
+	if err := models.DeleteTag(ctx, d, models.FamilyViewer(other.FamilyID), drop); err == nil {
 		t.Fatal("another family deleted the tag")
 	}
-	if err := models.DeleteTag(ctx, d, u.FamilyID, drop); err != nil {
+	if err := models.DeleteTag(ctx, d, models.FamilyViewer(u.FamilyID), drop); err != nil {
 		t.Fatal(err)
 	}
 	var tags []string

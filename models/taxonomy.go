@@ -9,6 +9,8 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/uptrace/bun"
+	"github.com/uptrace/bun/dialect/pgdialect"
+	"github.com/uptrace/bun/schema"
 
 	"tally/internal/apperr"
 )
@@ -104,19 +106,33 @@ func validURL(v *apperr.Validation, field, what string, u *string) {
 // table's alias and a grouped query over the family's entries yielding (id, count), which is
 // joined once rather than run per record to give each its transactions_count. counts takes the
 // family's id, and has a %s where the condition that the entry's account (accountColumn) is one
-// the viewer sees goes: a count says nothing of the accounts kept from them.
+// the viewer sees goes: a count says nothing of the accounts kept from them. use, when set, says
+// how entries use a record: a merchant or a tag that only the accounts kept from the viewer use
+// is kept from them too (taxonUses).
 type taxon[T any] struct {
 	noun, alias, counts, accountColumn string
+	use                                *taxonUse
 }
 
-// query selects the family's records into model with their counts of the viewer's entries.
+// query selects the family's records the viewer may see into model with their counts of the
+// viewer's entries.
 func (x taxon[T]) query(db bun.IDB, model any, v Viewer) *bun.SelectQuery {
 	a := x.alias
 	visible, args := v.VisibleSQL(x.accountColumn)
-	return db.NewSelect().Model(model).ColumnExpr(a+".*").
+	q := db.NewSelect().Model(model).ColumnExpr(a+".*").
 		ColumnExpr("coalesce(n.count, 0) AS transactions_count").
 		Join("LEFT JOIN ("+fmt.Sprintf(x.counts, visible)+") AS n ON n.id = "+a+".id", append([]any{v.FamilyID}, args...)...).
 		Where(a+".family_id = ?", v.FamilyID)
+	return x.visible(q, v, a+".id")
+}
+
+// visible adds to q the condition that the record with the id in column is one v may see.
+func (x taxon[T]) visible(q *bun.SelectQuery, v Viewer, column string) *bun.SelectQuery {
+	if x.use == nil || !v.HidesAny() {
+		return q
+	}
+	cond, args := x.use.visibleSQL(v, column)
+	return q.Where(cond, args...)
 }
 
 // byName selects the family's records by name, case aside.
@@ -131,15 +147,73 @@ func (x taxon[T]) page(ctx context.Context, db bun.IDB, v Viewer, p Page) ([]T, 
 	if err := x.byName(db, &list, v).Offset(int64(p.Offset())).Limit(int64(p.Size)).Scan(ctx); err != nil {
 		return nil, 0, err
 	}
-	total, err := db.NewSelect().Model((*T)(nil)).Where("family_id = ?", v.FamilyID).Count(ctx)
+	q := db.NewSelect().Model((*T)(nil)).Where(x.alias+".family_id = ?", v.FamilyID)
+	total, err := x.visible(q, v, x.alias+".id").Count(ctx)
 	return list, int(total), err
 }
 
-// byID returns the family's record with id, or NotFound naming the noun.
+// byID returns the family's record with id, or NotFound naming the noun: also when the viewer
+// may not see it, as for another family's.
 func (x taxon[T]) byID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*T, error) {
 	r := new(T)
 	err := x.query(db, r, v).Where(x.alias+".id = ?", id).Scan(ctx)
 	return r, notFound(err, x.noun)
+}
+
+// seen is byID's NotFound when the family's record id is kept from v, so that changing it
+// answers as changing another family's does; nil otherwise.
+func (x taxon[T]) seen(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) error {
+	if x.use == nil || !v.HidesAny() {
+		return nil
+	}
+	_, err := x.byID(ctx, db, v, id)
+	return err
+}
+
+// taxonUse is how the family's entries use its merchants or its tags, for the rule that a
+// merchant or a tag used only by transactions of accounts kept from a viewer is kept from them
+// too (its name would tell of those transactions), while one nobody uses yet, made by hand,
+// is everyone's. onlyBy selects those ids, each once, of the accounts in its arguments (the
+// same array twice): the ids the hidden accounts' entries use, read through their account
+// index, bounded by what those accounts hold; then of these few, those no entry of another
+// account uses, each looked up in the index on the record's column.
+type taxonUse struct{ onlyBy string }
+
+// visibleSQL is the condition that the record with the id in column is one v may see, and its
+// arguments: one subquery, run once per query.
+func (u *taxonUse) visibleSQL(v Viewer, column string) (string, []any) {
+	hidden := pgdialect.Array(v.Hidden)
+	return column + " <> ALL(ARRAY(" + u.onlyBy + "))", []any{hidden, hidden}
+}
+
+// taxonUses are the uses of the merchants and the tags, by table.
+var taxonUses = map[string]*taxonUse{
+	"merchants": {onlyBy: `SELECT h.id FROM (SELECT DISTINCT e.merchant_id AS id FROM entries e
+		WHERE e.account_id = ANY(?::uuid[]) AND e.merchant_id IS NOT NULL) AS h
+		WHERE NOT EXISTS (SELECT 1 FROM entries o WHERE o.merchant_id = h.id AND o.account_id <> ALL(?::uuid[]))`},
+	"tags": {onlyBy: `SELECT h.id FROM (SELECT DISTINCT u.id FROM entries e, unnest(e.tag_ids) AS u(id)
+		WHERE e.account_id = ANY(?::uuid[]) AND e.tag_ids <> '{}') AS h
+		WHERE NOT EXISTS (SELECT 1 FROM entries o WHERE o.tag_ids <> '{}' AND o.tag_ids @> ARRAY[h.id] AND o.account_id <> ALL(?::uuid[]))`},
+}
+
+// VisibleNamedSQL is the condition that the family's record of table ("categories", "merchants"
+// or "tags") whose id is in column is one v may see, as SQL text and its arguments, for queries
+// written by hand: a merchant or a tag that only transactions of accounts kept from v use is
+// kept from v as well. "TRUE" when nothing is hidden, and for the categories, which are the
+// family's whoever uses them.
+func (v Viewer) VisibleNamedSQL(table, column string) (string, []any) {
+	use := taxonUses[table]
+	if use == nil || !v.HidesAny() {
+		return "TRUE", nil
+	}
+	return use.visibleSQL(v, column)
+}
+
+// VisibleNamedQuery is VisibleNamedSQL as one argument of a query whose placeholders are
+// numbered, as VisibleQuery is VisibleSQL.
+func (v Viewer) VisibleNamedQuery(table, column string) schema.QueryWithArgs {
+	cond, args := v.VisibleNamedSQL(table, column)
+	return bun.SafeQuery(cond, args...)
 }
 
 // ruleRefersTo is the condition on rules r that their conditions or actions name the id given

@@ -64,3 +64,12 @@ func (v Viewer) VisibleSQL(column string) (string, []any) {
 	}
 	return "? <> ALL(?::uuid[])", []any{bun.Ident(column), pgdialect.Array(v.Hidden)}
 }
+
+// VisibleAllSQL is the condition that every account id in column, an array (uuid[]), is one
+// the viewer may see, as SQL text and its arguments: "TRUE" when nothing is hidden.
+func (v Viewer) VisibleAllSQL(column string) (string, []any) {
+	if !v.HidesAny() {
+		return "TRUE", nil
+	}
+	return "NOT (? && ?::uuid[])", []any{bun.Ident(column), pgdialect.Array(v.Hidden)}
+}

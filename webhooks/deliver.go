@@ -57,6 +57,9 @@ type target struct {
 	Type       string    `bun:"type"`
 	Data       string    `bun:"data"`
 	EventAt    time.Time `bun:"event_at"`
+	// Private says the event is about an account that is private now: made private after
+	// the event was recorded, as Emit records none about a private account.
+	Private bool `bun:"private"`
 }
 
 // outcome is what one attempt got.
@@ -77,7 +80,8 @@ type outcome struct {
 func (s *Service) Deliver(ctx context.Context, deliveryID uuid.UUID, attempt int, last bool) error {
 	var t target
 	err := s.DB.NewRaw(`SELECT d.id, d.endpoint_id, d.status, d.created_at, e.url, e.secret, e.active,
-			ev.id AS event_id, ev.type, ev.data::text AS data, ev.created_at AS event_at
+			ev.id AS event_id, ev.type, ev.data::text AS data, ev.created_at AS event_at,
+			EXISTS (SELECT 1 FROM accounts a WHERE a.id = ANY(ev.account_ids) AND a.private) AS private
 		FROM webhook_deliveries d JOIN webhook_endpoints e ON e.id = d.endpoint_id JOIN webhook_events ev ON ev.id = d.event_id
 		WHERE d.id = ?`, deliveryID).Scan(ctx, &t)
 	if db.IsNoRows(err) {
@@ -91,6 +95,11 @@ func (s *Service) Deliver(ctx context.Context, deliveryID uuid.UUID, attempt int
 	}
 	if !t.Active {
 		msg := "The endpoint was paused before this delivery was sent."
+		return s.record(ctx, &t, attempt, DeliveryFailed, outcome{err: &msg}, nil, false)
+	}
+	if t.Private {
+		// The endpoints are the family's, and a private account is its owner's (Emit).
+		msg := "Not sent: the event is about an account that was made private."
 		return s.record(ctx, &t, attempt, DeliveryFailed, outcome{err: &msg}, nil, false)
 	}
 	if msg := s.checkURL(t.URL); msg != "" {

@@ -36,8 +36,10 @@ func (s *Service) Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventT
 	if len(endpoints) == 0 {
 		return nil
 	}
+	accounts := []uuid.UUID{}
 	if about, ok := data.(models.AccountsEvent); ok {
-		if private, err := anyPrivate(ctx, tx, familyID, about.EventAccounts()); err != nil || private {
+		accounts = append(accounts, about.EventAccounts()...)
+		if private, err := anyPrivate(ctx, tx, familyID, accounts); err != nil || private {
 			return err
 		}
 	}
@@ -49,8 +51,8 @@ func (s *Service) Emit(ctx context.Context, tx db.Tx, familyID uuid.UUID, eventT
 		return fmt.Errorf("encode %s event: %w", eventType, err)
 	}
 	eventID, now := uuid.Must(uuid.NewV7()), s.now().UTC()
-	if _, err := tx.NewRaw("INSERT INTO webhook_events (id, family_id, type, data, created_at) VALUES (?, ?, ?, ?::jsonb, ?)",
-		eventID, familyID, eventType, string(raw), now).Exec(ctx); err != nil {
+	if _, err := tx.NewRaw("INSERT INTO webhook_events (id, family_id, type, data, account_ids, created_at) VALUES (?, ?, ?, ?::jsonb, ?, ?)",
+		eventID, familyID, eventType, string(raw), pgdialect.Array(accounts), now).Exec(ctx); err != nil {
 		return fmt.Errorf("record %s event: %w", eventType, err)
 	}
 	for _, ep := range endpoints {
@@ -85,14 +87,17 @@ func (s *Service) queue(ctx context.Context, tx db.Tx, familyID, endpointID, eve
 	return id, nil
 }
 
-// Deliveries returns the newest deliveries of the family's endpoint, at most KeptDeliveries.
-func (s *Service) Deliveries(ctx context.Context, familyID, endpointID uuid.UUID) (*Endpoint, []Delivery, error) {
-	ep, err := s.Get(ctx, familyID, endpointID)
+// Deliveries returns the newest deliveries of the family's endpoint, at most KeptDeliveries,
+// but those of an event about an account kept from the viewer v (models.Viewer): an admin who
+// may not see a private account learns nothing of it from the endpoint's history.
+func (s *Service) Deliveries(ctx context.Context, v models.Viewer, endpointID uuid.UUID) (*Endpoint, []Delivery, error) {
+	ep, err := s.Get(ctx, v.FamilyID, endpointID)
 	if err != nil {
 		return nil, nil, err
 	}
 	list := []Delivery{}
-	err = deliveries(s.DB).Where("wd.endpoint_id = ?", endpointID).
+	visible, args := v.VisibleAllSQL("ev.account_ids")
+	err = deliveries(s.DB).Where("wd.endpoint_id = ?", endpointID).Where(visible, args...).
 		OrderExpr("wd.created_at DESC, wd.id DESC").Limit(KeptDeliveries).Scan(ctx, &list)
 	return ep, list, err
 }
@@ -105,8 +110,10 @@ func deliveries(idb bun.IDB) *bun.SelectQuery {
 
 // Redeliver sends an event of one of the family endpoint's deliveries again, as a new
 // delivery with the same event id (receivers that have it already can tell), retried like
-// any other. A paused endpoint is sent nothing, so it must be resumed first.
-func (s *Service) Redeliver(ctx context.Context, familyID, endpointID, deliveryID uuid.UUID) (*Delivery, error) {
+// any other. A paused endpoint is sent nothing, so it must be resumed first. A delivery of an
+// event about an account kept from the viewer v is not found, as another family's.
+func (s *Service) Redeliver(ctx context.Context, v models.Viewer, endpointID, deliveryID uuid.UUID) (*Delivery, error) {
+	familyID := v.FamilyID
 	var out Delivery
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		ep := new(Endpoint)
@@ -118,7 +125,9 @@ func (s *Service) Redeliver(ctx context.Context, familyID, endpointID, deliveryI
 			return err
 		}
 		var eventID uuid.UUID
-		err = tx.NewRaw("SELECT event_id FROM webhook_deliveries WHERE id = ? AND endpoint_id = ?", deliveryID, endpointID).Scan(ctx, &eventID)
+		visible, args := v.VisibleAllSQL("ev.account_ids")
+		err = tx.NewRaw("SELECT wd.event_id FROM webhook_deliveries wd JOIN webhook_events ev ON ev.id = wd.event_id WHERE wd.id = ? AND wd.endpoint_id = ? AND "+visible,
+			append([]any{deliveryID, endpointID}, args...)...).Scan(ctx, &eventID)
 		if db.IsNoRows(err) {
 			return apperr.New(apperr.NotFound, "Delivery not found")
 		}

@@ -16,9 +16,11 @@ import (
 	"github.com/google/uuid"
 
 	"tally/imports"
+	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/secrets"
 	"tally/jobs"
+	"tally/models"
 	"tally/testkit"
 	"tally/webhooks"
 	"tally/webhooks/webhookstest"
@@ -196,7 +198,7 @@ func TestDeliveryRetriesWithinItsWindowThenMarksTheEndpointFailing(t *testing.T)
 	if err := e.svc.Deliver(ctx, id, 1, false); err == nil || errors.Is(err, webhooks.ErrGaveUp) {
 		t.Fatalf("first failure: %v, want an error to retry", err)
 	}
-	_, list, err := e.svc.Deliveries(ctx, e.familyID, ep.ID)
+	_, list, err := e.svc.Deliveries(ctx, models.FamilyViewer(e.familyID), ep.ID)
 	if err != nil || len(list) != 1 {
 		t.Fatalf("deliveries %v %v", list, err)
 	}
@@ -227,7 +229,7 @@ func TestDeliveryRetriesWithinItsWindowThenMarksTheEndpointFailing(t *testing.T)
 
 	// The endpoint is fixed: a redelivery of the same event succeeds, and clears failing.
 	r.AlwaysAnswer(http.StatusNoContent)
-	again, err := e.svc.Redeliver(ctx, e.familyID, ep.ID, id)
+	again, err := e.svc.Redeliver(ctx, models.FamilyViewer(e.familyID), ep.ID, id)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +275,7 @@ func TestDeliveriesKeepTheNewestFiftyAndNeverAPendingOne(t *testing.T) {
 	if left := e.pending(t); len(left) != 1 || left[0] != ids[0] {
 		t.Fatalf("pending %v", left)
 	}
-	_, list, _ := e.svc.Deliveries(ctx, e.familyID, ep.ID)
+	_, list, _ := e.svc.Deliveries(ctx, models.FamilyViewer(e.familyID), ep.ID)
 	if len(list) != webhooks.KeptDeliveries || list[0].ID != ids[54] {
 		t.Fatalf("listed %d, newest %s", len(list), list[0].ID)
 	}
@@ -317,5 +319,51 @@ func TestREADMEShowsTheReceiversSignatureCheck(t *testing.T) {
 	fn := s[strings.Index(s, "func verify("):]
 	if !strings.Contains(string(readme), "```go\n"+fn+"```") {
 		t.Fatalf("README.md does not show the check of webhookstest/receiver.go:\n%s", fn)
+	}
+}
+
+// An event recorded before its account was made private is the owner's to see in the
+// endpoint's deliveries, and nobody else's (another admin's Deliveries leave it out and their
+// Redeliver does not find it); and it is sent to no one, as Emit sends nothing about a private
+// account: its retry records why.
+func TestAnEventAboutAnAccountMadePrivateSinceIsKeptAndNotSent(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	e := newEnv(t)
+	r := webhookstest.New(t)
+	ep := e.endpoint(t, r, imports.EventCompleted)
+	acct := testkit.MustCreateAccount(t, e.d, e.familyID, "Savings", "Depository", "")
+	if err := e.d.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
+		return e.svc.Emit(ctx, tx, e.familyID, imports.EventCompleted, imports.EventData{ImportID: uuid.New(), AccountID: &acct.ID})
+	}); err != nil {
+		t.Fatal(err)
+	}
+	id := e.pending(t)[0]
+	if n := e.count(t, "SELECT count(*) FROM webhook_events WHERE account_ids = ARRAY[?::uuid]", acct.ID); n != 1 {
+		t.Fatalf("the event does not record its account")
+	}
+	owner, _ := e.svc.Get(ctx, e.familyID, ep.ID)
+	if _, err := e.d.NewRaw("UPDATE accounts SET private = true WHERE id = ?", acct.ID).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	other := models.Viewer{FamilyID: e.familyID, UserID: uuid.New(), Hidden: []uuid.UUID{acct.ID}}
+	if _, list, err := e.svc.Deliveries(ctx, other, ep.ID); err != nil || len(list) != 0 {
+		t.Errorf("another admin's deliveries: %+v %v", list, err)
+	}
+	if _, err := e.svc.Redeliver(ctx, other, ep.ID, id); apperr.CodeOf(err) != apperr.NotFound {
+		t.Errorf("another admin's redelivery: %v", err)
+	}
+	if _, list, err := e.svc.Deliveries(ctx, models.FamilyViewer(e.familyID), ep.ID); err != nil || len(list) != 1 || list[0].ID != id {
+		t.Errorf("the owner's deliveries: %+v %v", list, err)
+	}
+	if err := e.svc.Deliver(ctx, id, 1, false); err != nil || len(r.Deliveries()) != 0 {
+		t.Fatalf("the delivery: %v, %d sent", err, len(r.Deliveries()))
+	}
+	_, list, _ := e.svc.Deliveries(ctx, models.FamilyViewer(e.familyID), ep.ID)
+	if d := list[0]; d.Status != webhooks.DeliveryFailed || d.Error == nil || !strings.Contains(*d.Error, "private") {
+		t.Errorf("the delivery after its attempt: %+v", d)
+	}
+	if now, _ := e.svc.Get(ctx, e.familyID, ep.ID); now.Status() != owner.Status() {
+		t.Errorf("the endpoint is %s, was %s: nothing failed", now.Status(), owner.Status())
 	}
 }
