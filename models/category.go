@@ -245,8 +245,10 @@ func DeleteCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, rep
 				return v.Err()
 			}
 		} else {
-			res, err := tx.NewRaw("UPDATE entries SET category_id = ?, updated_at = now() WHERE family_id = ? AND category_id = ?",
-				*replacementID, familyID, id).Exec(ctx)
+			// The moved transactions and rules record who deleted the category.
+			actor := ActorOf(ctx)
+			res, err := tx.NewRaw("UPDATE entries SET category_id = ?, updated_at = now(), "+SetActorSQL+" WHERE family_id = ? AND category_id = ?",
+				*replacementID, actor.UserID, actor.ViaOrNil(), familyID, id).Exec(ctx)
 			if err != nil {
 				return err
 			}
@@ -258,8 +260,8 @@ func DeleteCategory(ctx context.Context, db bun.IDB, familyID, id uuid.UUID, rep
 					ids[i] = r.ID
 				}
 				if _, err := tx.NewRaw(`UPDATE rules SET conditions = replace(conditions::text, ?0, ?1)::jsonb,
-					actions = replace(actions::text, ?0, ?1)::jsonb, updated_at = now() WHERE id IN (?2)`,
-					id.String(), replacementID.String(), bun.In(ids)).Exec(ctx); err != nil {
+					actions = replace(actions::text, ?0, ?1)::jsonb, updated_at = now(), updated_by = ?3, updated_via = ?4 WHERE id IN (?2)`,
+					id.String(), replacementID.String(), bun.In(ids), actor.UserID, actor.ViaOrNil()).Exec(ctx); err != nil {
 					return err
 				}
 			}
