@@ -564,9 +564,10 @@ type consentNotice struct {
 	Language string `bun:"language"`
 }
 
-// SendConsentNotices mails the family's admins of every European connection whose consent
-// ends within 7 days, and again within a day; each notice goes once per consent. It returns
-// how many mails it sent.
+// SendConsentNotices mails whoever manages every European connection whose consent ends
+// within 7 days, and again within a day: the member whose own connection it is, or the
+// family's admins for the family's (Connection.Theirs). Each notice goes once per consent. It
+// returns how many mails it sent.
 func (s *Service) SendConsentNotices(ctx context.Context) (int, error) {
 	now := s.now()
 	var notices []consentNotice
@@ -574,11 +575,11 @@ func (s *Service) SendConsentNotices(ctx context.Context) (int, error) {
 		SELECT c.id, c.name, c.consent_expires_at, u.email, d.days, coalesce(u.language, f.language) AS language
 		FROM bank_connections c
 		CROSS JOIN LATERAL (SELECT CASE WHEN c.consent_expires_at <= ?::timestamptz + interval '1 day' THEN 1 ELSE 7 END AS days) d
-		JOIN users u ON u.family_id = c.family_id AND u.role IN (?, ?) AND u.status = ?
+		JOIN users u ON u.family_id = c.family_id AND u.status = ? AND (u.id = c.user_id OR c.user_id IS NULL AND u.role IN (?, ?))
 		JOIN families f ON f.id = c.family_id
 		WHERE c.provider = ? AND c.status IN (?, ?) AND c.consent_expires_at > ? AND c.consent_expires_at <= ?::timestamptz + interval '7 days'
 			AND (c.consent_notice_days IS NULL OR c.consent_notice_days > d.days)
-		ORDER BY c.id, u.email`, now, models.RoleAdmin, models.RoleSuperAdmin, models.UserActive, ProviderEnableBanking, StatusGood, StatusFailing, now, now).
+		ORDER BY c.id, u.email`, now, models.UserActive, models.RoleAdmin, models.RoleSuperAdmin, ProviderEnableBanking, StatusGood, StatusFailing, now, now).
 		Scan(ctx, &notices)
 	if err != nil && !db.IsNoRows(err) {
 		return 0, err

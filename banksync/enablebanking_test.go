@@ -23,6 +23,7 @@ import (
 	"tally/internal/db"
 	"tally/internal/mail"
 	"tally/internal/secrets"
+	"tally/models"
 	"tally/testkit"
 )
 
@@ -464,5 +465,30 @@ func TestConsentNoticeIsInTheAdminsLanguage(t *testing.T) {
 	}
 	if len(e.outbox.messages) != 2 || e.outbox.messages[1].Subject != "Your bank's consent for Tally ends tomorrow" {
 		t.Fatalf("the English admin's notices: %+v", e.outbox.messages)
+	}
+}
+
+// A member's own connection's consent notice goes to them alone: the family's admins do not
+// learn of it (it is their bank access, and its accounts are private to them).
+func TestConsentNoticeOfAMembersOwnConnectionGoesToThem(t *testing.T) {
+	t.Parallel()
+	e := newEBEnv(t)
+	e.fake.AddAccount("Testbank", fakeenablebanking.Account{Key: "giro", IBAN: "DE89370400440532013000", Name: "Giro", Currency: "EUR",
+		Balances: map[string]string{"CLBD": "10.00"}})
+	id := e.connect("Testbank", false)
+	member := testkit.MustCreateUser(t, e.db, testkit.UserOpts{FamilyID: e.family, Role: models.RoleMember})
+	ctx := context.Background()
+	if _, err := e.db.NewRaw("UPDATE bank_connections SET user_id = ?, consent_expires_at = ? WHERE id = ?", member.ID, e.now.Add(6*24*time.Hour), id).Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.svc.SendConsentNotices(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var to []string
+	for _, m := range e.outbox.messages {
+		to = append(to, m.To)
+	}
+	if len(to) != 1 || to[0] != member.Email {
+		t.Fatalf("the notice of %s's own connection went to %v", member.Email, to)
 	}
 }

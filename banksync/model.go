@@ -75,10 +75,16 @@ func MakerOf(userID uuid.UUID, role models.Role) uuid.UUID {
 	return userID
 }
 
-// Theirs reports whether the connection is the user's to see, renew and remove: their own,
-// or the family's. Another member's is not found, for admins too: it is their bank access,
-// and its accounts are private to them.
-func (c *Connection) Theirs(userID uuid.UUID) bool { return c.UserID == nil || *c.UserID == userID }
+// Theirs reports whether the connection is u's to see, sync, relink, renew and remove: their
+// own, whatever their role, or, for a family admin, the family's (which admins manage).
+// Another member's is not found, for admins too: it is their bank access, and its accounts
+// are private to them. A member or viewer sees only their own.
+func (c *Connection) Theirs(u *models.User) bool {
+	if c.UserID != nil {
+		return *c.UserID == u.ID
+	}
+	return u.IsAdmin()
+}
 
 // BankAccount is one of the provider's accounts under a connection.
 type BankAccount struct {

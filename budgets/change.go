@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/google/uuid"
 	"github.com/shopspring/decimal"
@@ -280,22 +281,29 @@ func syncTotal(ctx context.Context, tx bun.Tx, budgetID uuid.UUID) error {
 	return nil
 }
 
-// LineChanges is who made the last change of each line of the family's budget of month, by
-// category.
-func (s *Service) LineChanges(ctx context.Context, familyID uuid.UUID, month reports.Month) (map[uuid.UUID]models.Actor, error) {
+// LineChange is who made a budget line's last change (Actor), and when (At).
+type LineChange struct {
+	models.Actor
+	At time.Time
+}
+
+// LineChanges is who made the last change of each line of the family's budget of month, and
+// when, by category.
+func (s *Service) LineChanges(ctx context.Context, familyID uuid.UUID, month reports.Month) (map[uuid.UUID]LineChange, error) {
 	var rows []struct {
 		CategoryID uuid.UUID  `bun:"category_id"`
 		UpdatedBy  *uuid.UUID `bun:"updated_by"`
 		UpdatedVia *string    `bun:"updated_via"`
+		UpdatedAt  time.Time  `bun:"updated_at"`
 	}
-	err := s.DB.NewRaw(`SELECT bc.category_id, bc.updated_by, bc.updated_via FROM budgets b JOIN budget_categories bc ON bc.budget_id = b.id
+	err := s.DB.NewRaw(`SELECT bc.category_id, bc.updated_by, bc.updated_via, bc.updated_at FROM budgets b JOIN budget_categories bc ON bc.budget_id = b.id
 		WHERE b.family_id = ? AND bc.family_id = ? AND b.start_date = ?`, familyID, familyID, month.First()).Scan(ctx, &rows)
 	if err != nil && !errors.Is(err, sql.ErrNoRows) {
 		return nil, fmt.Errorf("budget lines of %s: %w", month, err)
 	}
-	out := make(map[uuid.UUID]models.Actor, len(rows))
+	out := make(map[uuid.UUID]LineChange, len(rows))
 	for _, r := range rows {
-		out[r.CategoryID] = models.RecordedActor(r.UpdatedBy, r.UpdatedVia)
+		out[r.CategoryID] = LineChange{Actor: models.RecordedActor(r.UpdatedBy, r.UpdatedVia), At: r.UpdatedAt}
 	}
 	return out, nil
 }

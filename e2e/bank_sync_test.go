@@ -11,6 +11,7 @@ import (
 	"tally/app"
 	"tally/app/apptest"
 	"tally/banksync/fakesimplefin"
+	"tally/models"
 	"tally/testkit"
 )
 
@@ -113,6 +114,65 @@ func TestConnectABankAndReconnectIt(t *testing.T) {
 		wantText(t, ctx, "bank-account-link", "Everyday Checking")
 		if s := status(); s != "good" {
 			t.Fatalf("connection status %q after reconnecting", s)
+		}
+	})
+}
+
+// TestAMemberConnectsTheirOwnBank is a member of a household, not an admin, connecting their
+// own bank through SimpleFIN from the browser: the account it brings is private to them (its
+// badge says so), and the family's admin sees neither the account nor the connection.
+func TestAMemberConnectsTheirOwnBank(t *testing.T) {
+	ctx := newTab(t)
+	fake := fakesimplefin.NewTest(t)
+	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "Mia's Bank", OrgID: "mia", OrgName: "Mia's Bank"})
+	fake.AddAccount(fakesimplefin.Account{ID: "ACT-1", ConnID: "CON-1", Name: "Mia's Checking", Currency: "USD",
+		Balance: "321.00", BalanceDate: time.Now()})
+	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T-1", Posted: time.Now().Add(-72 * time.Hour),
+		Amount: "-12.30", Payee: "Night Pharmacy", Description: "Night Pharmacy"})
+	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true"}})
+	admin := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{FamilyID: admin.FamilyID, Role: models.RoleMember})
+
+	step(t, "the member opens bank connections from the navigation", func(t *testing.T) {
+		signInAs(t, ctx, srv, member.Email)
+		clickNav(t, ctx, "banks")
+		wantPath(t, ctx, "/settings/bank_connections")
+		visible(t, ctx, "bank-own-note")
+		visible(t, ctx, "connect-form")
+	})
+	step(t, "the member pastes a setup token and links the account", func(t *testing.T) {
+		fill(t, ctx, "field-setup_token", fake.NewSetupToken())
+		click(t, ctx, "connect-submit")
+		visible(t, ctx, "link-form")
+		click(t, ctx, "link-submit")
+		visible(t, ctx, "bank-connection")
+		for deadline := time.Now().Add(30 * time.Second); !strings.HasPrefix(textNow(t, ctx, "bank-stats"), "1 new"); time.Sleep(200 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatalf("status %q: the first sync did not bring the transaction", textNow(t, ctx, "bank-stats"))
+			}
+		}
+		wantText(t, ctx, "bank-account-link", "Mia's Checking")
+	})
+	step(t, "the account is private to the member", func(t *testing.T) {
+		run(t, ctx, "open the linked account", chromedp.Click(`[data-testid="bank-account-link"] a`))
+		visible(t, ctx, "entry-row")
+		wantText(t, ctx, "badge", "Private")
+		if !pageContains(t, ctx, "Night Pharmacy") {
+			t.Fatal("the account page lacks the synced transaction")
+		}
+		shot(t, ctx, "bank-member-private-account")
+	})
+	step(t, "the family's admin sees neither the account nor the connection", func(t *testing.T) {
+		click(t, ctx, "sign-out")
+		visible(t, ctx, "sign-in-form")
+		signInAs(t, ctx, srv, admin.Email)
+		visit(t, ctx, srv.URL+"/accounts")
+		if pageContains(t, ctx, "Mia's Checking") {
+			t.Fatal("the admin's accounts list the member's private account")
+		}
+		clickNav(t, ctx, "banks")
+		if n := count(t, ctx, "bank-connection"); n != 0 || pageContains(t, ctx, "Mia's Bank") {
+			t.Fatalf("the admin's bank page lists %d connections", n)
 		}
 	})
 }

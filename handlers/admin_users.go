@@ -10,6 +10,7 @@ import (
 
 	"github.com/google/uuid"
 	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
 
 	"tally/auditlog"
 	"tally/internal/apperr"
@@ -114,8 +115,21 @@ func (a *app) userShow(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	private, err := privateAccountsLeft(ctx, a.DB, u)
+	if err != nil {
+		return err
+	}
 	return a.render(c, http.StatusOK, views.UserPage(views.UserView{User: u, Identities: ids, History: history, Me: currentUser(c).ID,
-		TOTP: st.TOTP, TOTPSince: st.TOTPSince, Passkeys: st.Passkeys}))
+		TOTP: st.TOTP, TOTPSince: st.TOTPSince, Passkeys: st.Passkeys, PrivateAccounts: private}))
+}
+
+// privateAccountsLeft counts the accounts u keeps private in a family that outlives their
+// deletion (none when they are its last member: it goes with them).
+func privateAccountsLeft(ctx context.Context, idb bun.IDB, u *models.User) (int, error) {
+	if last, err := models.LastOfFamily(ctx, idb, u); err != nil || last {
+		return 0, err
+	}
+	return models.PrivateAccountsOf(ctx, idb, u.FamilyID, u.ID)
 }
 
 // refuseSelf stops an admin from acting on their own account.
@@ -235,7 +249,8 @@ func (a *app) userReactivate(c echo.Context) error {
 
 // userDelete is POST /admin/users/:id/delete: the email must be typed to confirm. The user's
 // sessions, connected accounts and API keys go with them; a family they were the last member
-// of goes too, with all its data.
+// of goes too, with all its data, and otherwise the accounts they kept private become its
+// shared accounts (models.ShareWhenLeaving).
 func (a *app) userDelete(c echo.Context) error {
 	if c.FormValue("confirm") == "" {
 		// Without JavaScript the dialog never opened: ask on a page of its own.
@@ -243,7 +258,11 @@ func (a *app) userDelete(c echo.Context) error {
 		if err != nil {
 			return err
 		}
-		return a.render(c, http.StatusOK, views.UserDeletePage(u))
+		private, err := privateAccountsLeft(c.Request().Context(), a.DB, u)
+		if err != nil {
+			return err
+		}
+		return a.render(c, http.StatusOK, views.UserDeletePage(u, private))
 	}
 	return a.userAction(c, "delete", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
 		if err := refuseSelf(c, u, "delete"); err != nil {
@@ -259,7 +278,15 @@ func (a *app) userDelete(c echo.Context) error {
 		if err != nil {
 			return "", err
 		}
-		e := a.adminEvent(c, auditlog.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": last})
+		shared := 0
+		if !last {
+			// What they kept private becomes their family's, rather than nobody's.
+			if shared, err = models.ShareWhenLeaving(ctx, tx, u.FamilyID, u.ID); err != nil {
+				return "", err
+			}
+		}
+		e := a.adminEvent(c, auditlog.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": last,
+			"private_accounts_shared": shared})
 		e.UserID = nil // the row is about to go; the ids stay in the metadata
 		if err := auditlog.Record(ctx, tx, e); err != nil {
 			return "", err

@@ -65,11 +65,8 @@ func bankConnectionJSON(v *banksync.View) BankConnectionJSON {
 	return out
 }
 
-// requireAPIBankAdmin lets only the family's admins through: a bank connection reads the
-// family's bank. Anyone else gets a 403, as for webhooks.
-var requireAPIBankAdmin = adminsOnly(apperr.Forbidden, "Only an admin of the family can manage its bank connections")
-
-// apiBankView is the family's connection of :id; another family's is not found.
+// apiBankView is the connection of :id if it is the key's user's (theirConnection): another
+// member's, as another family's, is not found.
 func (a *app) apiBankView(c echo.Context) (*banksync.View, error) {
 	id, err := pathID(c)
 	if err != nil {
@@ -78,7 +75,8 @@ func (a *app) apiBankView(c echo.Context) (*banksync.View, error) {
 	return a.theirConnection(c, id)
 }
 
-// apiBankConnections is GET /api/v1/bank_connections: SimpleFIN's and Enable Banking's.
+// apiBankConnections is GET /api/v1/bank_connections: SimpleFIN's and Enable Banking's, those
+// that are the key's user's (theirConnections).
 func (a *app) apiBankConnections(c echo.Context) error {
 	list, err := a.Bank.List(c.Request().Context(), currentUser(c).FamilyID)
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 
 	"tally/budgets"
 	"tally/internal/apperr"
-	"tally/models"
 	"tally/reports"
 )
 
@@ -78,7 +77,7 @@ type BudgetMoveJSON struct {
 
 // budgetJSON is the month m as the API shows it, who set each line last from lines, named from
 // names (memberNames).
-func budgetJSON(m *budgets.Month, lines map[uuid.UUID]models.Actor, names map[uuid.UUID]string) BudgetJSON {
+func budgetJSON(m *budgets.Month, lines map[uuid.UUID]budgets.LineChange, names map[uuid.UUID]string) BudgetJSON {
 	money := func(d decimal.Decimal) string { return amountString(d, m.Currency) }
 	out := BudgetJSON{Month: m.Month.String(), Currency: m.Currency, Income: money(m.Income), Budgeted: money(m.Budgeted),
 		Carried: money(m.Carried), LeftToBudget: money(m.LeftToBudget), Spent: money(m.Spent), LeftToSpend: money(m.LeftToSpend),
@@ -91,7 +90,7 @@ func budgetJSON(m *budgets.Month, lines map[uuid.UUID]models.Actor, names map[uu
 	for _, c := range m.Categories {
 		cat := budgetCategoryJSON(c, m.Currency)
 		if c.ID != nil {
-			cat.ChangedBy = changedByJSON(lines[*c.ID], names)
+			cat.ChangedBy = changedByJSON(lines[*c.ID].Actor, names)
 		}
 		out.Categories = append(out.Categories, cat)
 	}

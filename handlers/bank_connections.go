@@ -18,12 +18,15 @@ import (
 	"tally/views"
 )
 
-// bankRoutes registers /settings/bank_connections: family admins only.
+// bankRoutes registers /settings/bank_connections: every member of the family makes and
+// manages their own connections there, and a family admin the family's too
+// (banksync.Connection.Theirs); a viewer reads their own and changes nothing
+// (readOnlyForViewers).
 func (a *app) bankRoutes(g *echo.Group) {
 	if a.Bank == nil {
 		return
 	}
-	b := g.Group("/settings/bank_connections", requireFamilyAdmin)
+	b := g.Group("/settings/bank_connections")
 	b.GET("", a.banksIndex)
 	b.POST("", a.bankConnect)
 	b.GET("/:id/link", a.bankLinkPage)
@@ -107,15 +110,16 @@ func (a *app) bankView(c echo.Context) (*banksync.View, error) {
 	return a.theirConnection(c, id)
 }
 
-// theirConnection is the family's connection id, if it is the signed-in person's: their own or
-// the family's. Another member's is not found, as another family's (banksync.Connection.Theirs).
+// theirConnection is the family's connection id, if it is the signed-in person's: their own,
+// or the family's for a family admin. Another member's is not found, as another family's
+// (banksync.Connection.Theirs).
 func (a *app) theirConnection(c echo.Context, id uuid.UUID) (*banksync.View, error) {
 	u := currentUser(c)
 	v, err := a.Bank.Get(c.Request().Context(), u.FamilyID, id)
 	if err != nil {
 		return nil, err
 	}
-	if !v.Theirs(u.ID) {
+	if !v.Theirs(u) {
 		return nil, apperr.New(apperr.NotFound, "Bank connection not found")
 	}
 	return v, nil
@@ -123,7 +127,7 @@ func (a *app) theirConnection(c echo.Context, id uuid.UUID) (*banksync.View, err
 
 // theirConnections keeps of list the connections that are u's (theirConnection).
 func theirConnections(list []banksync.View, u *models.User) []banksync.View {
-	return slices.DeleteFunc(list, func(v banksync.View) bool { return !v.Theirs(u.ID) })
+	return slices.DeleteFunc(list, func(v banksync.View) bool { return !v.Theirs(u) })
 }
 
 // bankLinkPage is GET /settings/bank_connections/:id/link.

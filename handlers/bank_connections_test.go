@@ -208,6 +208,8 @@ func TestConnectLinkSyncAndReconnectABank(t *testing.T) {
 	}
 }
 
+// The family's connection (an admin's) is its admins' to see: a member's bank page does not
+// list it, and another family reaches none of its routes.
 func TestBankConnectionsAreTheFamilyAdminsAndTheirFamilysOnly(t *testing.T) {
 	t.Parallel()
 	srv, c, fake, admin := bankEnv(t)
@@ -217,9 +219,10 @@ func TestBankConnectionsAreTheFamilyAdminsAndTheirFamilysOnly(t *testing.T) {
 	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: admin.FamilyID})
 	m := testkit.NewClient(t, srv.URL)
 	m.SignIn(member.Email, testkit.Password)
-	if r := m.Get("/settings/bank_connections"); r.Status != http.StatusNotFound {
-		t.Fatalf("a member sees bank connections: %d", r.Status)
+	if r := m.Get("/settings/bank_connections"); r.Status != http.StatusOK || r.Has(t, "bank-connection") {
+		t.Fatalf("a member sees the family's bank connections: %d", r.Status)
 	}
+	notFound(t, m, http.MethodGet, "/settings/bank_connections/"+id+"/status")
 	stranger := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
 	s := testkit.NewClient(t, srv.URL)
 	s.SignIn(stranger.Email, testkit.Password)

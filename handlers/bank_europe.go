@@ -128,8 +128,9 @@ func (a *app) bankCallback(c echo.Context) error {
 
 // bankCallbackConfirm is POST /bank_connections/enable_banking/callback: the person confirmed
 // the household the page named, so the session is opened at the bank and the connection made
-// (or renewed) in that household. A browser signed in to the household's admin goes on to
-// link the accounts; any other is told to go back where it started.
+// (or renewed) in that household. A browser signed in to the person whose connection it is
+// (its maker, or a family admin for the family's) goes on to link the accounts; any other is
+// told to go back where it started.
 func (a *app) bankCallbackConfirm(c echo.Context) error {
 	ctx := c.Request().Context()
 	auth, err := a.Bank.Complete(ctx, c.FormValue("state"), c.FormValue("code"), "", a.completer(c))
@@ -141,8 +142,13 @@ func (a *app) bankCallbackConfirm(c echo.Context) error {
 			return err
 		}
 	}
-	if u := currentUser(c); u == nil || !u.IsAdmin() || u.FamilyID != auth.FamilyID {
+	if u := currentUser(c); u == nil || u.FamilyID != auth.FamilyID {
 		return a.render(c, http.StatusOK, views.BankCallbackPage(auth, ""))
+	}
+	if _, err := a.theirConnection(c, *auth.ConnectionID); apperr.Is(err, apperr.NotFound) {
+		return a.render(c, http.StatusOK, views.BankCallbackPage(auth, ""))
+	} else if err != nil {
+		return err
 	}
 	return a.bankAuthorizationDone(c, auth)
 }
@@ -152,15 +158,16 @@ func (a *app) completer(c echo.Context) banksync.Completer {
 	return banksync.Completer{User: currentUser(c), Meta: a.meta(c)}
 }
 
-// bankCallbackFailed says why the callback did not complete: on the connections page of a
-// signed-in admin, unless the authorisation is another household's; else on a page of its
-// own, which names the household when the authorisation is known.
+// bankCallbackFailed says why the callback did not complete: on the connections page of the
+// signed-in person who started it (or, when that is not known, of a signed-in member of the
+// household); else on a page of its own, which names the household when the authorisation is
+// known.
 func (a *app) bankCallbackFailed(c echo.Context, auth *banksync.Authorization, err error) error {
 	e := apperr.As(err)
 	if e == nil || e.Code == apperr.Internal {
 		return err
 	}
-	if u := currentUser(c); u != nil && u.IsAdmin() && (auth == nil || auth.FamilyID == u.FamilyID) {
+	if u := currentUser(c); u != nil && (auth == nil || auth.FamilyID == u.FamilyID && (auth.UserID == nil || *auth.UserID == u.ID)) {
 		a.flash(c, "error", views.BankMessage(inLanguage(c), e.Message))
 		return redirect(c, "/settings/bank_connections")
 	}

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -523,8 +524,10 @@ func TestBankConnectionsAPI(t *testing.T) {
 	if r := c.API(http.MethodGet, path, testkit.MustCreateAPIKey(t, srv.DB, stranger.ID, models.ScopeReadWrite), nil); r.Status != http.StatusNotFound {
 		t.Fatalf("another family: %d", r.Status)
 	}
+	// A member's key does not reach the family's connection, which is its admins': 404 as
+	// another family's.
 	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: u.FamilyID})
-	if r := c.API(http.MethodGet, path, testkit.MustCreateAPIKey(t, srv.DB, member.ID, models.ScopeReadWrite), nil); r.Status != http.StatusForbidden {
+	if r := c.API(http.MethodGet, path, testkit.MustCreateAPIKey(t, srv.DB, member.ID, models.ScopeReadWrite), nil); r.Status != http.StatusNotFound {
 		t.Fatalf("a member: %d", r.Status)
 	}
 
@@ -701,5 +704,64 @@ func TestABankConnectionInTroubleShowsOutsideSettings(t *testing.T) {
 	if !strings.Contains(p.TestID(t, "bank-trouble"), "has not synced for more than a day") || p.TestID(t, "bank-trouble-why") != "The provider could not be reached: timeout." ||
 		p.TestID(t, "bank-trouble-action") != "See why" {
 		t.Fatalf("a day of failures on the account's page: %q", p.TestID(t, "bank-trouble"))
+	}
+}
+
+// A member connects their own European bank through the pages: the approval comes back to
+// them, they link its accounts (private to them) and renew the consent, while the family's
+// admin does not reach it. A viewer's bank page only reads: no way to connect is offered, and
+// every change answers 403, on the pages and through the API.
+func TestAMemberConnectsAEuropeanBankAndAViewerOnlyReads(t *testing.T) {
+	t.Parallel()
+	srv, admin, fake, u := europeEnv(t)
+	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleMember, FamilyID: u.FamilyID})
+	mc := apptest.NewClient(t, srv)
+	mc.SignIn(member.Email, testkit.Password)
+	if page := mc.Get("/settings/bank_connections/europe?country=DE"); page.Status != http.StatusOK {
+		t.Fatalf("a member's European banks: %d", page.Status)
+	}
+	r := mc.PostForm("/settings/bank_connections/europe", url.Values{"country": {"DE"}, "aspsp": {"Testbank"}})
+	if r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), fake.URL+"/fake/authorize/") {
+		t.Fatalf("a member starts: %d %s", r.Status, r.Location())
+	}
+	r = confirmAtCallback(t, mc, atTheBank(t, srv, mc, r.Location()))
+	if r.Status != http.StatusSeeOther || !strings.HasSuffix(r.Location(), "/link") {
+		t.Fatalf("the member's callback: %d %s", r.Status, r.Location())
+	}
+	linkEveryAccount(t, mc, r.Location())
+	waitForEBEntries(t, srv, 2)
+	waitForSyncsToFinish(t, srv)
+	conn := testkitStrings(t, srv, "SELECT id::text FROM bank_connections WHERE user_id = ?", member.ID)
+	if len(conn) != 1 {
+		t.Fatalf("the member's connection is not theirs: %v", testkitStrings(t, srv, "SELECT coalesce(user_id::text, 'family') FROM bank_connections"))
+	}
+	if got := testkitStrings(t, srv, "SELECT DISTINCT private::text || ':' || (owner_id = ?)::text FROM accounts WHERE source = 'enable_banking'", member.ID); !slices.Equal(got, []string{"true:true"}) {
+		t.Errorf("the accounts the member's bank brought: %v, want private to them", got)
+	}
+	base := "/settings/bank_connections/" + conn[0]
+	if r := mc.PostForm(base+"/renew", nil); r.Status != http.StatusSeeOther || !strings.HasPrefix(r.Location(), fake.URL+"/fake/authorize/") {
+		t.Errorf("the member renews: %d %s", r.Status, r.Location())
+	}
+	notFound(t, admin, http.MethodGet, base+"/status")
+	notFound(t, admin, http.MethodPost, base+"/renew")
+
+	viewer := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleViewer, FamilyID: u.FamilyID})
+	vc := apptest.NewClient(t, srv)
+	vc.SignIn(viewer.Email, testkit.Password)
+	page := vc.Get("/settings/bank_connections")
+	if page.Status != http.StatusOK || page.Has(t, "connect-form") || page.Has(t, "add-europe") || page.Has(t, "bank-connection") {
+		t.Fatalf("a viewer's bank page: %d", page.Status)
+	}
+	for _, path := range []string{"/settings/bank_connections", "/settings/bank_connections/europe", base + "/sync", base + "/delete"} {
+		if r := vc.PostForm(path, url.Values{"setup_token": {"x"}, "country": {"DE"}, "aspsp": {"Testbank"}}); r.Status != http.StatusForbidden {
+			t.Errorf("a viewer POST %s: %d", path, r.Status)
+		}
+	}
+	key := testkit.MustCreateAPIKey(t, srv.DB, viewer.ID, models.ScopeReadWrite)
+	if r := vc.API(http.MethodPost, "/api/v1/bank_connections", key, map[string]any{"provider": "enable_banking", "country": "DE", "aspsp": "Testbank"}); r.Status != http.StatusForbidden {
+		t.Errorf("a viewer's key connects: %d %s", r.Status, r.Body)
+	}
+	if r := vc.API(http.MethodGet, "/api/v1/bank_connections", key, nil); r.Status != http.StatusOK || strings.Contains(r.Body, conn[0]) {
+		t.Errorf("a viewer's key lists: %d %s", r.Status, r.Body)
 	}
 }

@@ -68,7 +68,18 @@ func (a *app) budgetView(c echo.Context, month reports.Month) (views.Budget, err
 	if err != nil {
 		return views.Budget{}, err
 	}
-	b := views.Budget{Month: m, Moves: moves}
+	b := views.Budget{Month: m, Moves: moves, Changes: map[uuid.UUID]views.LineChange{}}
+	lines, err := svc.LineChanges(c.Request().Context(), u.FamilyID, month)
+	if err != nil {
+		return views.Budget{}, err
+	}
+	names, err := a.memberNames(c)
+	if err != nil {
+		return views.Budget{}, err
+	}
+	for id, l := range lines {
+		b.Changes[id] = views.LineChange{ChangedBy: l.Named(names), At: l.At}
+	}
 	if len(m.Unconverted) > 0 {
 		b.Feed, err = fx.FeedStatus(c.Request().Context(), a.DB)
 	}

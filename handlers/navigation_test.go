@@ -47,9 +47,9 @@ func TestNavigationGroups(t *testing.T) {
 		household, settings []string
 		admin               []string
 	}{
-		{"a member sees the household, the family's exchange rates and their own settings", member,
+		{"a member sees the household, the family's exchange rates, their own bank connections and their own settings", member,
 			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "recurring", "imports", "categories", "tags", "merchants", "rules", "transfers"},
-			[]string{"exchange_rates", "profile", "security", "api_keys"}, nil},
+			[]string{"exchange_rates", "banks", "profile", "security", "api_keys"}, nil},
 		{"a family admin also sees the family's settings", admin,
 			[]string{"dashboard", "accounts", "transactions", "spending", "budgets", "recurring", "imports", "categories", "tags", "merchants", "rules", "transfers"},
 			[]string{"family", "members", "exchange_rates", "banks", "webhooks", "export", "profile", "security", "api_keys"}, nil},

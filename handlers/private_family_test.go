@@ -488,10 +488,10 @@ func TestExportHoldsOnlyWhatTheReaderCanSee(t *testing.T) {
 	}
 }
 
-// A member's own bank connection is theirs: Ana's connection (as a member's is: made by her,
-// while an admin's is the family's) links its account as new; the account is private to her,
-// and Ben, a family admin, neither lists the connection nor reaches any of its routes (404 as
-// another family's). A connection of the family's is Ben's to see.
+// A member's own bank connection is theirs, made through the router: Ana, a member, opens the
+// bank pages and connects her bank; the account it brings is private to her. Ben, a family
+// admin, neither lists her connection nor reaches any of its routes (404 as another family's),
+// and Ana neither lists nor reaches the family's connection Ben made, which is the admins'.
 func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 	t.Parallel()
 	fake := fakesimplefin.NewTest(t)
@@ -499,17 +499,21 @@ func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 	fake.AddAccount(fakesimplefin.Account{ID: "ACT-1", ConnID: "CON-1", Name: "Ana's Checking", Currency: "USD", Balance: "500.00", BalanceDate: time.Now()})
 	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T1", Posted: time.Now().Add(-48 * time.Hour), Amount: "-19.99", Description: "Bookshop"})
 	h := newPrivateHousehold(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true"}})
-	h.anaC.Get("/settings/bank_connections")
+	h.exec(t, "UPDATE users SET role = 'member' WHERE id = ?", h.ana.ID)
+	page := h.anaC.Get("/settings/bank_connections")
+	if page.Status != http.StatusOK || !page.Has(t, "connect-form") || !page.Has(t, "bank-own-note") {
+		t.Fatalf("a member's bank page: %d", page.Status)
+	}
+	if nav := h.anaC.Get("/").Doc(t).Find(`nav a[href="/settings/bank_connections"]`).Length(); nav != 1 {
+		t.Errorf("a member's navigation links the bank page %d times", nav)
+	}
 	r := h.anaC.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}})
 	if r.Status != http.StatusSeeOther {
 		t.Fatalf("connect: %d %s", r.Status, r.Body)
 	}
-	if got := testkitStrings(t, h.srv, "SELECT coalesce(user_id::text, 'the family') FROM bank_connections"); !slices.Equal(got, []string{"the family"}) {
-		t.Fatalf("an admin's connection is %v's, want the family's", got)
+	if got := testkitStrings(t, h.srv, "SELECT coalesce(user_id::text, 'the family') FROM bank_connections"); !slices.Equal(got, []string{h.ana.ID.String()}) {
+		t.Fatalf("a member's connection is %v's, want Ana's own", got)
 	}
-	// The bank pages are the family admins' for now; a member's connection is made as this
-	// one is, with its maker (banksync.MakerOf).
-	h.exec(t, "UPDATE bank_connections SET user_id = ?", h.ana.ID)
 	linkEveryAccount(t, h.anaC, r.Location())
 	waitForEntries(t, h.srv, 1)
 	waitForSyncsToFinish(t, h.srv)
@@ -517,33 +521,65 @@ func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 	if got := testkitStrings(t, h.srv, "SELECT name || ' private:' || private || ' ' || (owner_id = ?)::text FROM accounts WHERE source = 'simplefin'", h.ana.ID); !slices.Equal(got, []string{"Ana's Checking private:true true"}) {
 		t.Errorf("the account Ana's connection brought: %v, want private to her", got)
 	}
+	// Ana syncs, changes and renews hers; her key does the same.
+	base := "/settings/bank_connections/" + conn
+	for _, path := range []string{base + "/sync", base + "/settings"} {
+		if r := h.anaC.PostForm(path, url.Values{"history_days": {"30"}, "sync_time": {"07:00"}}); r.Status != http.StatusSeeOther {
+			t.Errorf("Ana POST %s: %d", path, r.Status)
+		}
+	}
+	api := "/api/v1/bank_connections/" + conn
+	if r := h.anaC.API(http.MethodGet, api, h.anaKey, nil); r.Status != http.StatusOK {
+		t.Errorf("Ana's connection through the API: %d %s", r.Status, r.Body)
+	}
 
-	listed := func(c *testkit.Client, key string) (page bool, api int) {
+	// Ben, a family admin, makes the family's connection.
+	h.benC.Get("/settings/bank_connections")
+	if r := h.benC.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("Ben connects: %d", r.Status)
+	}
+	family := testkitStrings(t, h.srv, "SELECT id::text FROM bank_connections WHERE user_id IS NULL")
+	if len(family) != 1 {
+		t.Fatalf("an admin's connection is the family's: %v", family)
+	}
+
+	listed := func(c *testkit.Client, key, id string) (page bool, api bool) {
 		t.Helper()
 		var b struct{ Data []struct{ ID string } }
 		c.API(http.MethodGet, "/api/v1/bank_connections", key, nil).JSON(t, &b)
-		return strings.Contains(string(c.Get("/settings/bank_connections").Body), conn), len(b.Data)
+		return strings.Contains(string(c.Get("/settings/bank_connections").Body), id), slices.ContainsFunc(b.Data, func(d struct{ ID string }) bool { return d.ID == id })
 	}
-	if page, api := listed(h.benC, h.benKey); page || api != 0 {
-		t.Errorf("Ben lists Ana's connection: on the page %v, %d through the API", page, api)
+	for _, tc := range []struct {
+		who     string
+		c       *testkit.Client
+		key, id string
+		theirs  bool
+	}{{"Ben", h.benC, h.benKey, conn, false}, {"Ana", h.anaC, h.anaKey, conn, true}, {"Ben", h.benC, h.benKey, family[0], true}, {"Ana", h.anaC, h.anaKey, family[0], false}} {
+		if page, api := listed(tc.c, tc.key, tc.id); page != tc.theirs || api != tc.theirs {
+			t.Errorf("%s lists connection %s on the page %v, through the API %v; want %v", tc.who, tc.id, page, api, tc.theirs)
+		}
 	}
-	if page, api := listed(h.anaC, h.anaKey); !page || api != 1 {
-		t.Errorf("Ana lists her connection: on the page %v, %d through the API", page, api)
-	}
-	base := "/settings/bank_connections/" + conn
-	notFound(t, h.benC, http.MethodGet, base+"/link", base+"/status")
-	notFound(t, h.benC, http.MethodPost, base+"/link", base+"/sync", base+"/settings", base+"/reconnect", base+"/renew", base+"/delete")
-	api := "/api/v1/bank_connections/" + conn
-	apiNotFound(t, h.benC, h.benKey, http.MethodGet, api)
-	apiNotFound(t, h.benC, h.benKey, http.MethodPost, api+"/sync", api+"/renew")
-	apiNotFound(t, h.benC, h.benKey, http.MethodDelete, api)
-	if r := h.anaC.API(http.MethodGet, api, h.anaKey, nil); r.Status != http.StatusOK {
-		t.Errorf("Ana's connection through the API: %d", r.Status)
+	for _, tc := range []struct {
+		c    *testkit.Client
+		key  string
+		conn string
+	}{{h.benC, h.benKey, conn}, {h.anaC, h.anaKey, family[0]}} {
+		base := "/settings/bank_connections/" + tc.conn
+		notFound(t, tc.c, http.MethodGet, base+"/link", base+"/status")
+		notFound(t, tc.c, http.MethodPost, base+"/link", base+"/sync", base+"/settings", base+"/reconnect", base+"/renew", base+"/delete")
+		api := "/api/v1/bank_connections/" + tc.conn
+		apiNotFound(t, tc.c, tc.key, http.MethodGet, api)
+		apiNotFound(t, tc.c, tc.key, http.MethodPost, api+"/sync", api+"/renew")
+		apiNotFound(t, tc.c, tc.key, http.MethodPatch, api+"/accounts/ACT-1")
+		apiNotFound(t, tc.c, tc.key, http.MethodDelete, api)
 	}
 
-	// A connection of the family's is every admin's.
-	h.exec(t, "UPDATE bank_connections SET user_id = NULL")
-	if r := h.benC.API(http.MethodGet, api, h.benKey, nil); r.Status != http.StatusOK {
-		t.Errorf("Ben and the family's connection: %d", r.Status)
+	// Ana removes hers; the account stays hers, as a manual one.
+	waitForSyncsToFinish(t, h.srv)
+	if r := h.anaC.PostForm(base+"/delete", nil); r.Status != http.StatusSeeOther {
+		t.Fatalf("Ana disconnects: %d", r.Status)
+	}
+	if got := testkitStrings(t, h.srv, "SELECT id::text FROM bank_connections"); !slices.Equal(got, family) {
+		t.Errorf("after Ana disconnects: %v, want the family's %v", got, family)
 	}
 }

@@ -224,14 +224,15 @@ func (a *app) routes(e *echo.Echo) {
 	api.GET("/import_sessions/:id", a.apiSessionShow, requireScope(models.ScopeRead))
 	api.POST("/import_sessions/:id/chunks", a.apiSessionChunk, requireScope(models.ScopeReadWrite))
 	api.POST("/import_sessions/:id/publish", a.apiSessionPublish, requireScope(models.ScopeReadWrite))
-	// Bank connections hold the family's bank access: family admins only.
-	api.GET("/bank_connections", a.apiBankConnections, requireScope(models.ScopeRead), requireAPIBankAdmin)
-	api.POST("/bank_connections", a.apiBankConnectionCreate, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
-	api.GET("/bank_connections/:id", a.apiBankConnectionShow, requireScope(models.ScopeRead), requireAPIBankAdmin)
-	api.DELETE("/bank_connections/:id", a.apiBankConnectionDelete, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
-	api.PATCH("/bank_connections/:id/accounts/:uid", a.apiBankAccountLink, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
-	api.POST("/bank_connections/:id/sync", a.apiBankConnectionSync, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
-	api.POST("/bank_connections/:id/renew", a.apiBankConnectionRenew, requireScope(models.ScopeReadWrite), requireAPIBankAdmin)
+	// Bank connections: each person's own, and the family's for its admins (theirConnection);
+	// a viewer's key reads at most.
+	api.GET("/bank_connections", a.apiBankConnections, requireScope(models.ScopeRead))
+	api.POST("/bank_connections", a.apiBankConnectionCreate, requireScope(models.ScopeReadWrite))
+	api.GET("/bank_connections/:id", a.apiBankConnectionShow, requireScope(models.ScopeRead))
+	api.DELETE("/bank_connections/:id", a.apiBankConnectionDelete, requireScope(models.ScopeReadWrite))
+	api.PATCH("/bank_connections/:id/accounts/:uid", a.apiBankAccountLink, requireScope(models.ScopeReadWrite))
+	api.POST("/bank_connections/:id/sync", a.apiBankConnectionSync, requireScope(models.ScopeReadWrite))
+	api.POST("/bank_connections/:id/renew", a.apiBankConnectionRenew, requireScope(models.ScopeReadWrite))
 	// Webhooks send the family's events wherever they point: family admins only.
 	api.GET("/webhooks", a.apiWebhooks, requireScope(models.ScopeRead), requireAPIAdmin)
 	api.POST("/webhooks", a.apiWebhookCreate, requireScope(models.ScopeReadWrite), requireAPIAdmin)

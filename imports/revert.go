@@ -49,8 +49,15 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 		if err != nil {
 			return err
 		}
+		// What it changes back rather than removes records who asked for the revert (a member
+		// deleted since is nobody known).
+		actor := models.ActorOf(ctx)
 		for _, stmt := range revertStatements {
-			if _, err := tx.NewRaw(stmt.sql, id).Exec(ctx); err != nil {
+			args := []any{id}
+			if changedBack[stmt.what] {
+				args = append(args, actor.UserID, actor.ViaOrNil())
+			}
+			if _, err := tx.NewRaw(stmt.sql, args...).Exec(ctx); err != nil {
 				return fmt.Errorf("revert %s: %w", stmt.what, err)
 			}
 		}
@@ -82,21 +89,28 @@ func (s *Service) RunRevert(ctx context.Context, id uuid.UUID) error {
 	return s.finish(ctx, id, StatusReverting, StatusRevertFailed, "revert", err)
 }
 
-// revertStatements remove an import's data, most dependent first. Each takes the import's id.
+// changedBack are the revertStatements that change records back, which record who reverted.
+var changedBack = map[string]bool{"updated rules": true, "updated entries": true, "transfer counterparts": true}
+
+// revertStatements remove an import's data, most dependent first. Each takes the import's id;
+// those of changedBack, what they change back rather than remove, also the actor's user id
+// (?1) and updated_via (?2), the import's id being ?0.
 var revertStatements = []struct{ what, sql string }{
 	// Records that existed before the import get back the values it replaced.
 	{"updated categories", `UPDATE categories c SET color = u.previous->>'color', lucide_icon = u.previous->>'lucide_icon',
 			classification = u.previous->>'classification', parent_id = (u.previous->>'parent_id')::uuid, updated_at = now()
 		FROM import_undo u WHERE u.import_id = ? AND u.target = 'category' AND c.id = u.record_id`},
 	{"updated rules", `UPDATE rules r SET conditions = u.previous->'conditions', actions = u.previous->'actions',
-			active = (u.previous->>'active')::boolean, effective_date = (u.previous->>'effective_date')::date, updated_at = now()
-		FROM import_undo u WHERE u.import_id = ? AND u.target = 'rule' AND r.id = u.record_id`},
+			active = (u.previous->>'active')::boolean, effective_date = (u.previous->>'effective_date')::date, updated_at = now(),
+			updated_by = (SELECT id FROM users WHERE id = ?1), updated_via = ?2
+		FROM import_undo u WHERE u.import_id = ?0 AND u.target = 'rule' AND r.id = u.record_id`},
 	{"updated entries", `UPDATE entries e SET date = (u.previous->>'date')::date, amount = (u.previous->>'amount')::numeric,
 			currency = u.previous->>'currency', name = u.previous->>'name', notes = u.previous->>'notes',
 			-- An undo record written before they kept original_name leaves it as it is.
 			original_name = CASE WHEN u.previous->'original_name' IS NOT NULL THEN u.previous->>'original_name' ELSE e.original_name END,
-			pending = (u.previous->>'pending')::boolean, external_id = u.previous->>'external_id', updated_at = now()
-		FROM import_undo u WHERE u.import_id = ? AND u.target = 'entry' AND e.id = u.record_id`},
+			pending = (u.previous->>'pending')::boolean, external_id = u.previous->>'external_id', updated_at = now(),
+			updated_by = (SELECT id FROM users WHERE id = ?1), updated_via = ?2
+		FROM import_undo u WHERE u.import_id = ?0 AND u.target = 'entry' AND e.id = u.record_id`},
 	{"undo records", `DELETE FROM import_undo WHERE import_id = ?`},
 	{"account identifiers", `DELETE FROM account_identifiers WHERE import_id = ?`},
 	// An account the import created that other entries use now stays, and keeps the opening
@@ -107,9 +121,10 @@ var revertStatements = []struct{ what, sql string }{
 			AND EXISTS (SELECT 1 FROM accounts a WHERE a.id = v.account_id AND a.import_id = v.import_id)
 			AND EXISTS (SELECT 1 FROM entries o WHERE o.account_id = v.account_id AND o.import_id IS DISTINCT FROM v.import_id)`},
 	// A transfer's other side, outside the import, counts as spending or income again.
-	{"transfer counterparts", `UPDATE entries o SET transaction_kind = 'standard', updated_at = now()
+	{"transfer counterparts", `UPDATE entries o SET transaction_kind = 'standard', updated_at = now(),
+			updated_by = (SELECT id FROM users WHERE id = ?1), updated_via = ?2
 		FROM transfers t JOIN entries e ON e.id IN (t.inflow_entry_id, t.outflow_entry_id)
-		WHERE e.import_id = ? AND o.id IN (t.inflow_entry_id, t.outflow_entry_id) AND o.import_id IS DISTINCT FROM e.import_id`},
+		WHERE e.import_id = ?0 AND o.id IN (t.inflow_entry_id, t.outflow_entry_id) AND o.import_id IS DISTINCT FROM e.import_id`},
 	{"transfers", `DELETE FROM transfers WHERE import_id = ?`},
 	{"rejected transfers", `DELETE FROM rejected_transfers WHERE import_id = ?`},
 	{"balances", `DELETE FROM balances WHERE import_id = ?`},

@@ -11,6 +11,7 @@ import (
 	"tally/imports"
 	"tally/internal/db"
 	"tally/internal/metrics"
+	"tally/models"
 )
 
 // PublishImportArgs asks for an import to be published.
@@ -24,6 +25,9 @@ func (PublishImportArgs) Kind() string { return "import_publish" }
 // RevertImportArgs asks for an import's data to be removed.
 type RevertImportArgs struct {
 	ImportID uuid.UUID `json:"import_id"`
+	// ByUserID is the member who asked for the revert: the records it changes back (rather
+	// than removes) record them as their last change's maker.
+	ByUserID *uuid.UUID `json:"by_user_id,omitempty"`
 }
 
 // Kind names the job.
@@ -63,6 +67,9 @@ type revertWorker struct {
 func (w *revertWorker) Timeout(*river.Job[RevertImportArgs]) time.Duration { return w.timeout }
 
 func (w *revertWorker) Work(ctx context.Context, job *river.Job[RevertImportArgs]) error {
+	if job.Args.ByUserID != nil {
+		ctx = models.WithActor(ctx, models.MemberActor(*job.Args.ByUserID))
+	}
 	return measured(ctx, w.svc, "revert", imports.StatusPending, job.Args.ImportID, w.svc.RunRevert)
 }
 
@@ -144,9 +151,10 @@ func (e Enqueuer) EnqueuePublish(ctx context.Context, tx db.Tx, importID uuid.UU
 	return res.Job.ID, nil
 }
 
-// EnqueueRevert inserts a revert job for the import inside tx.
+// EnqueueRevert inserts a revert job for the import inside tx, for the member of ctx's actor.
 func (e Enqueuer) EnqueueRevert(ctx context.Context, tx db.Tx, importID uuid.UUID) (int64, error) {
-	res, err := e.Client.InsertTx(ctx, tx.Pgx, RevertImportArgs{ImportID: importID}, &river.InsertOpts{MaxAttempts: 5})
+	args := RevertImportArgs{ImportID: importID, ByUserID: models.ActorOf(ctx).UserID}
+	res, err := e.Client.InsertTx(ctx, tx.Pgx, args, &river.InsertOpts{MaxAttempts: 5})
 	if err != nil {
 		return 0, err
 	}

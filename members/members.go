@@ -247,7 +247,8 @@ func AcceptWithSSO(ctx context.Context, tx db.Tx, email string, now time.Time, m
 }
 
 // Join moves the signed-in user u, whose address the invitation is for, into the inviting
-// family with its role. Only the membership moves: what u entered stays with their old family.
+// family with its role. Only the membership moves: what u entered stays with their old family,
+// and the accounts u kept private there become its shared accounts (models.ShareWhenLeaving).
 // The last admin of a family with other members must hand it over first.
 //
 // A family that u is the only member of would be left to no one: it is deleted. When it holds
@@ -278,6 +279,12 @@ func (s *Service) Join(ctx context.Context, token string, u *models.User, delete
 			msg := "Confirm that " + alone.Name + " is deleted with its accounts and transactions, or export them first."
 			return apperr.New(apperr.Invalid, msg).WithFields(map[string][]string{"delete_family": {msg}})
 		}
+		shared := 0
+		if !alone.Alone {
+			if shared, err = models.ShareWhenLeaving(ctx, tx, u.FamilyID, u.ID); err != nil {
+				return err
+			}
+		}
 		if err := models.MoveToFamily(ctx, tx, u.ID, inv.FamilyID, inv.Role); err != nil {
 			return err
 		}
@@ -286,15 +293,17 @@ func (s *Service) Join(ctx context.Context, token string, u *models.User, delete
 				return err
 			}
 		}
-		return accepted(ctx, tx, inv, u, meta, "existing_user")
+		return accepted(ctx, tx, inv, u, meta, "existing_user", map[string]any{"private_accounts_shared": shared})
 	})
 }
 
 // OldFamily is what joining another family leaves behind: whether u is its only member
-// (Alone), and then whether it holds accounts or imports that go with it (Holds).
+// (Alone), and then whether it holds accounts or imports that go with it (Holds); otherwise how
+// many accounts u keeps private there, which become its shared accounts (PrivateAccounts).
 type OldFamily struct {
-	Name         string
-	Alone, Holds bool
+	Name            string
+	Alone, Holds    bool
+	PrivateAccounts int
 }
 
 // LeavesFamilyEmpty says what u leaving their family leaves behind.
@@ -304,7 +313,11 @@ func LeavesFamilyEmpty(ctx context.Context, db bun.IDB, u *models.User) (OldFami
 		old.Name = u.Family.Name
 	}
 	alone, err := models.LastOfFamily(ctx, db, u)
-	if err != nil || !alone {
+	if err != nil {
+		return old, err
+	}
+	if !alone {
+		old.PrivateAccounts, err = models.PrivateAccountsOf(ctx, db, u.FamilyID, u.ID)
 		return old, err
 	}
 	old.Alone = true
@@ -325,14 +338,19 @@ func refuseLastAdminLeaving(ctx context.Context, tx db.Tx, u *models.User, old O
 	return apperr.New(apperr.Conflict, "You are the only admin of your current family: make another member admin there first.")
 }
 
-// accepted closes the invitation as accepted by u and audits it.
-func accepted(ctx context.Context, tx db.Tx, inv *models.Invitation, u *models.User, meta auditlog.Meta, how string) error {
+// accepted closes the invitation as accepted by u and audits it, with data's further facts.
+func accepted(ctx context.Context, tx db.Tx, inv *models.Invitation, u *models.User, meta auditlog.Meta, how string, data ...map[string]any) error {
 	if err := models.CloseInvitation(ctx, tx, inv, models.InvitationAccepted, &u.ID); err != nil {
 		return err
 	}
 	e := invitationEvent(auditlog.EventInvitationAccepted, nil, inv, meta)
 	e.UserID = &u.ID
 	e.Data["via"] = how
+	for _, d := range data {
+		for k, v := range d {
+			e.Data[k] = v
+		}
+	}
 	return auditlog.Record(ctx, tx, e)
 }
 
@@ -371,7 +389,8 @@ func (s *Service) ChangeRole(ctx context.Context, admin *models.User, id uuid.UU
 
 // Remove takes the admin's family member id out of Tally: their user goes, and with it at
 // once their sessions, API keys and OAuth tokens (as when a super admin deletes a user). What
-// they entered stays with the family.
+// they entered stays with the family, and the accounts they kept private become its shared
+// accounts (models.ShareWhenLeaving), in the same transaction, audited with their count.
 func (s *Service) Remove(ctx context.Context, admin *models.User, id uuid.UUID, meta auditlog.Meta) (*models.User, error) {
 	var m *models.User
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
@@ -382,8 +401,12 @@ func (s *Service) Remove(ctx context.Context, admin *models.User, id uuid.UUID, 
 		if err := refuseLastAdmin(ctx, tx, m, "removed"); err != nil {
 			return err
 		}
+		shared, err := models.ShareWhenLeaving(ctx, tx, m.FamilyID, m.ID)
+		if err != nil {
+			return err
+		}
 		e := auditlog.Event{Type: auditlog.EventMemberRemoved, Meta: meta, Data: map[string]any{
-			"target_user_id": m.ID.String(), "email": m.Email, "actor_user_id": admin.ID.String()}}
+			"target_user_id": m.ID.String(), "email": m.Email, "actor_user_id": admin.ID.String(), "private_accounts_shared": shared}}
 		if err := auditlog.Record(ctx, tx, e); err != nil {
 			return err
 		}

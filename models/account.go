@@ -441,9 +441,11 @@ type Valuation struct {
 }
 
 func insertValuation(ctx context.Context, db bun.IDB, a *Account, v Valuation) (*Entry, error) {
+	actor := ActorOf(ctx) // a reconciliation's "trust the bank", a balance typed: the member's
 	e := &Entry{
 		ID: newID(), FamilyID: a.FamilyID, AccountID: a.ID, Kind: EntryValuation, Date: v.Date,
 		Amount: v.Amount, Currency: a.Currency, Name: v.Name, TransactionKind: KindStandard, Source: v.Source,
+		UpdatedBy: actor.UserID, UpdatedVia: actor.ViaOrNil(),
 	}
 	if _, err := db.NewInsert().Model(e).Exec(ctx); err != nil {
 		return nil, err

@@ -253,9 +253,12 @@ func DeleteCategory(ctx context.Context, db bun.IDB, viewer Viewer, id uuid.UUID
 				return v.Err()
 			}
 		} else {
-			if err := tx.NewRaw(`WITH moved AS (UPDATE entries SET category_id = ?, updated_at = now()
+			// The moved transactions and rules record who deleted the category; the count is
+			// of the moved transactions the deleter sees.
+			actor := ActorOf(ctx)
+			if err := tx.NewRaw(`WITH moved AS (UPDATE entries SET category_id = ?, updated_at = now(), `+SetActorSQL+`
 				WHERE family_id = ? AND category_id = ? RETURNING account_id) SELECT count(*) FROM moved WHERE `+visible,
-				append([]any{*replacementID, familyID, id}, args...)...).Scan(ctx, &moved); err != nil {
+				append([]any{*replacementID, actor.UserID, actor.ViaOrNil(), familyID, id}, args...)...).Scan(ctx, &moved); err != nil {
 				return err
 			}
 			if len(rules) > 0 {
@@ -264,8 +267,8 @@ func DeleteCategory(ctx context.Context, db bun.IDB, viewer Viewer, id uuid.UUID
 					ids[i] = r.ID
 				}
 				if _, err := tx.NewRaw(`UPDATE rules SET conditions = replace(conditions::text, ?0, ?1)::jsonb,
-					actions = replace(actions::text, ?0, ?1)::jsonb, updated_at = now() WHERE id IN (?2)`,
-					id.String(), replacementID.String(), bun.In(ids)).Exec(ctx); err != nil {
+					actions = replace(actions::text, ?0, ?1)::jsonb, updated_at = now(), updated_by = ?3, updated_via = ?4 WHERE id IN (?2)`,
+					id.String(), replacementID.String(), bun.In(ids), actor.UserID, actor.ViaOrNil()).Exec(ctx); err != nil {
 					return err
 				}
 			}

@@ -17,6 +17,9 @@ type Member struct {
 	Role        Role       `bun:"role"`
 	Status      string     `bun:"status"`
 	LastLoginAt *time.Time `bun:"last_login_at"`
+	// PrivateAccounts counts the family's accounts private to them: what becomes the family's
+	// shared accounts when they leave (ShareWhenLeaving). Never which.
+	PrivateAccounts int `bun:"private_accounts"`
 }
 
 // DisplayName is the member's name, or their email.
@@ -28,8 +31,9 @@ func (m *Member) DisplayName() string {
 // few, and every one is listed.
 func FamilyMembers(ctx context.Context, db bun.IDB, familyID uuid.UUID) ([]Member, error) {
 	var out []Member
-	err := db.NewRaw(`SELECT id, email, first_name, last_name, role, status, last_login_at FROM users
-		WHERE family_id = ? ORDER BY email`, familyID).Scan(ctx, &out)
+	err := db.NewRaw(`SELECT id, email, first_name, last_name, role, status, last_login_at,
+			(SELECT count(*) FROM accounts a WHERE a.family_id = u.family_id AND a.owner_id = u.id AND a.private) AS private_accounts
+		FROM users u WHERE family_id = ? ORDER BY email`, familyID).Scan(ctx, &out)
 	return out, err
 }
 

@@ -498,7 +498,9 @@ func adjust(ctx context.Context, tx bun.Tx, a *Account, anchor *Anchor, c *Check
 		date, change = c.Date.AddDate(0, 0, 1), change.Neg()
 	}
 	source := SourceReconciliation
+	actor := ActorOf(ctx)
 	e := &Entry{
+		UpdatedBy: actor.UserID, UpdatedVia: actor.ViaOrNil(),
 		ID: newID(), FamilyID: a.FamilyID, AccountID: a.ID, Kind: EntryTransaction, Date: date,
 		// A balance moves by the flow sign times an amount.
 		Amount: change.Mul(decimal.NewFromInt(int64(a.flowSign()))), Currency: a.Currency,

@@ -113,3 +113,44 @@ func share(ctx context.Context, tx bun.Tx, by *User, a *Account, s Sharing) erro
 		a.ID, pgdialect.Array(members)).Exec(ctx)
 	return err
 }
+
+// PrivateAccountsOf counts the family's accounts private to userID: what becomes the family's
+// when they leave it (ShareWhenLeaving).
+func PrivateAccountsOf(ctx context.Context, db bun.IDB, familyID, userID uuid.UUID) (int, error) {
+	var n int
+	err := db.NewRaw("SELECT count(*) FROM accounts WHERE family_id = ? AND owner_id = ? AND private", familyID, userID).Scan(ctx, &n)
+	return n, err
+}
+
+// ShareWhenLeaving hands the family what userID keeps in it as they leave it (removed, deleted,
+// or joining another family), in the caller's transaction, so that nothing is lost and nothing
+// is left private to nobody: their private accounts become shared accounts of the family
+// without an owner (and without the members they were shared with), the other accounts they
+// own lose their owner (so that an admin may make one private again), the family's accounts
+// shared with them forget them, and their own bank connections become the family's, its
+// admins' to manage. The accounts record the change as the actor of ctx's. It returns how many
+// private accounts became shared.
+func ShareWhenLeaving(ctx context.Context, db bun.IDB, familyID, userID uuid.UUID) (int, error) {
+	actor := ActorOf(ctx)
+	var shared []uuid.UUID
+	err := db.NewRaw(`UPDATE accounts SET private = false, owner_id = NULL, updated_at = now(), `+SetActorSQL+`
+		WHERE family_id = ? AND owner_id = ? AND private RETURNING id`, actor.UserID, actor.ViaOrNil(), familyID, userID).Scan(ctx, &shared)
+	if err != nil && !isNoRows(err) {
+		return 0, err
+	}
+	if len(shared) > 0 {
+		if _, err := db.NewRaw("DELETE FROM account_shares WHERE account_id IN (?)", bun.In(shared)).Exec(ctx); err != nil {
+			return 0, err
+		}
+	}
+	for _, q := range []string{
+		"UPDATE accounts SET owner_id = NULL WHERE family_id = ? AND owner_id = ?",
+		"DELETE FROM account_shares s USING accounts a WHERE s.account_id = a.id AND a.family_id = ? AND s.user_id = ?",
+		"UPDATE bank_connections SET user_id = NULL, updated_at = now() WHERE family_id = ? AND user_id = ?",
+	} {
+		if _, err := db.NewRaw(q, familyID, userID).Exec(ctx); err != nil {
+			return 0, err
+		}
+	}
+	return len(shared), nil
+}

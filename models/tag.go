@@ -104,8 +104,10 @@ func DeleteTag(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) error {
 		if err := forgetMappings(ctx, tx, familyID, "tag", id, nil); err != nil {
 			return err
 		}
-		_, err := tx.NewRaw(`UPDATE entries SET tag_ids = array_remove(tag_ids, ?), updated_at = now()
-			WHERE family_id = ? AND tag_ids @> ARRAY[?::uuid]`, id, familyID, id).Exec(ctx)
+		// The transactions it comes off record who deleted it.
+		actor := ActorOf(ctx)
+		_, err := tx.NewRaw(`UPDATE entries SET tag_ids = array_remove(tag_ids, ?), updated_at = now(), `+SetActorSQL+`
+			WHERE family_id = ? AND tag_ids @> ARRAY[?::uuid]`, id, actor.UserID, actor.ViaOrNil(), familyID, id).Exec(ctx)
 		return err
 	})
 }

@@ -142,13 +142,20 @@ func Get(ctx context.Context, idb bun.IDB, v models.Viewer, id uuid.UUID) (*Tran
 	return &t, nil
 }
 
-// Confirm marks a proposed transfer, one whose two sides the viewer may see, as right.
+// Confirm marks a proposed transfer, one whose two sides the viewer may see, as right; its two
+// transactions record the actor of ctx as their last change's maker.
 func Confirm(ctx context.Context, idb bun.IDB, v models.Viewer, id uuid.UUID) (*Transfer, error) {
-	if _, err := Get(ctx, idb, v, id); err != nil {
+	t, err := Get(ctx, idb, v, id)
+	if err != nil {
 		return nil, err
 	}
 	if _, err := idb.NewRaw(`UPDATE transfers SET status = ?, updated_at = now() WHERE family_id = ? AND id = ?`,
 		StatusConfirmed, v.FamilyID, id).Exec(ctx); err != nil {
+		return nil, err
+	}
+	actor := models.ActorOf(ctx)
+	if _, err := idb.NewRaw(`UPDATE entries SET updated_at = now(), `+models.SetActorSQL+` WHERE family_id = ? AND id IN (?, ?)`,
+		actor.UserID, actor.ViaOrNil(), v.FamilyID, t.Inflow.EntryID, t.Outflow.EntryID).Exec(ctx); err != nil {
 		return nil, err
 	}
 	return Get(ctx, idb, v, id)
@@ -179,8 +186,9 @@ func Unlink(ctx context.Context, d *db.DB, v models.Viewer, id uuid.UUID) error 
 			uuid.Must(uuid.NewV7()), familyID, pair.In, pair.Out).Exec(ctx); err != nil {
 			return err
 		}
-		_, err := tx.NewRaw(`UPDATE entries SET transaction_kind = 'standard', `+lockTransfer+`, updated_at = now()
-			WHERE family_id = ? AND id IN (?, ?)`, familyID, pair.In, pair.Out).Exec(ctx)
+		actor := models.ActorOf(ctx)
+		_, err := tx.NewRaw(`UPDATE entries SET transaction_kind = 'standard', `+lockTransfer+`, updated_at = now(), `+models.SetActorSQL+`
+			WHERE family_id = ? AND id IN (?, ?)`, actor.UserID, actor.ViaOrNil(), familyID, pair.In, pair.Out).Exec(ctx)
 		return err
 	})
 }
@@ -284,7 +292,9 @@ func Link(ctx context.Context, d *db.DB, viewer models.Viewer, a, b uuid.UUID, n
 			VALUES (?, ?, ?, ?, ?, ?)`, id, familyID, in, out, StatusConfirmed, notes).Exec(ctx); err != nil {
 			return err
 		}
-		if _, err := tx.NewRaw(`UPDATE entries SET `+lockTransfer+` WHERE id IN (?, ?)`, in, out).Exec(ctx); err != nil {
+		actor := models.ActorOf(ctx)
+		if _, err := tx.NewRaw(`UPDATE entries SET `+lockTransfer+`, updated_at = now(), `+models.SetActorSQL+` WHERE id IN (?, ?)`,
+			actor.UserID, actor.ViaOrNil(), in, out).Exec(ctx); err != nil {
 			return err
 		}
 		return SetKinds(ctx, tx, []uuid.UUID{id})
