@@ -16,9 +16,10 @@ import (
 
 // exportQueries build the NDJSON lines of a family export, one query per record type, in the
 // order an import processes them. Each selects one JSON text per record, built by PostgreSQL;
-// its parameters are the family's id and, with account, the condition that the account id in
-// that column is one the viewer sees, or with list (merchants or tags), that the record whose
-// id is in that column is (models.Viewer.VisibleNamedSQL). Money is written as strings and dates as
+// its parameters are the family's id; with account, the condition that the account id in that
+// column is one the viewer sees, or with list (merchants or tags), that the record whose id is
+// in that column is (models.Viewer.VisibleNamedSQL); and the kind of a transaction e as the
+// viewer sees it (models.Viewer.KindSQL). Money is written as strings and dates as
 // YYYY-MM-DD. Unlike Sure's export, entries keep their provenance (external_id, source), so
 // that restored data can still be matched to its bank or file (DECISIONS 11).
 var exportQueries = []struct{ typ, sql, account, list string }{
@@ -70,7 +71,7 @@ var exportQueries = []struct{ typ, sql, account, list string }{
 			'id', e.id, 'entry_id', e.id, 'account_id', e.account_id, 'date', e.date, 'amount', e.amount::text,
 			'currency', e.currency, 'name', e.name, 'original_name', e.original_name, 'notes', nullif(e.notes, ''), 'excluded', e.excluded,
 			'category_id', e.category_id, 'merchant_id', e.merchant_id, 'tag_ids', e.tag_ids,
-			'kind', e.transaction_kind, 'external_id', e.external_id, 'source', e.source,
+			'kind', ?2, 'external_id', e.external_id, 'source', e.source,
 			'created_at', e.created_at, 'updated_at', e.updated_at, 'locked_fields', e.locked_fields,
 			'split_lines', (SELECT json_agg(json_build_object(
 				'id', s.id, 'name', s.name, 'amount', s.amount::text, 'category_id', s.category_id,
@@ -140,9 +141,10 @@ var exportQueries = []struct{ typ, sql, account, list string }{
 // per line, in the order an import processes them, lines joined by newlines. Another family's
 // data never appears: every query filters by the family. Nor does a private account kept from
 // v, its balances, transactions, trades, holdings, valuations and series, a transfer one of
-// whose sides is in it, or a merchant or tag that only its transactions use; the family's
-// categories, budgets and rules are the family's plan and come whole. The family's own export
-// (the operator's tally export) reads through models.FamilyViewer.
+// whose sides is in it, or a merchant or tag that only its transactions use, and a transfer's
+// other side says no more of it than a movement of funds does; the family's categories,
+// budgets and rules are the family's plan and come whole. The family's own export (the
+// operator's tally export) reads through models.FamilyViewer.
 func Export(ctx context.Context, idb bun.IDB, v models.Viewer, w io.Writer) (map[string]int, error) {
 	familyID := v.FamilyID
 	names, err := operandNames(ctx, idb, v)
@@ -152,8 +154,10 @@ func Export(ctx context.Context, idb bun.IDB, v models.Viewer, w io.Writer) (map
 	bw := bufio.NewWriterSize(w, 64*1024)
 	counts := map[string]int{}
 	first := true
+	kindSQL, kindArgs := v.KindSQL("e")
+	kind := bun.SafeQuery(kindSQL, kindArgs...)
 	for _, q := range exportQueries {
-		args := []any{familyID, bun.SafeQuery("TRUE")}
+		args := []any{familyID, bun.SafeQuery("TRUE"), kind}
 		switch {
 		case q.list != "":
 			args[1] = v.VisibleNamedQuery(q.list, q.account)

@@ -114,7 +114,7 @@ func page[T any](ctx context.Context, idb bun.IDB, q *bun.SelectQuery, rows *[]T
 		// A row comparison in the index's order: the scan starts at the cursor.
 		q.Where("(e.date, e.id) < (?::date, ?::uuid)", after.Date, after.ID)
 	}
-	if err := f.apply(ctx, idb, q, viewer.FamilyID); err != nil {
+	if err := f.apply(ctx, idb, q, viewer); err != nil {
 		return nil, err
 	}
 	if err := q.Scan(ctx); err != nil {
@@ -135,8 +135,9 @@ func ownOrParts(cond string) string {
 	return "(NOT e.split AND e." + cond + ") OR (e.split AND EXISTS (SELECT 1 FROM entries p WHERE p.parent_id = e.id AND p." + cond + "))"
 }
 
-// apply narrows q, a select of the family's entries e, to f.
-func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, familyID uuid.UUID) error {
+// apply narrows q, a select of the family's entries e, to f as the viewer sees them.
+func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, viewer models.Viewer) error {
+	familyID := viewer.FamilyID
 	if len(f.AccountIDs) > 0 {
 		q.Where("e.account_id IN (?)", bun.In(f.AccountIDs))
 	}
@@ -176,7 +177,8 @@ func (f Filter) apply(ctx context.Context, idb bun.IDB, q *bun.SelectQuery, fami
 		q.Where("e.pending = ?", *f.Pending)
 	}
 	if f.Kind != "" {
-		q.Where("e.transaction_kind = ?", f.Kind)
+		kind, args := viewer.KindSQL("e")
+		q.Where(kind+" = ?", append(args, f.Kind)...)
 	}
 	if f.ChangedBy != nil {
 		q.Where("e.updated_by = ?", *f.ChangedBy)
@@ -203,7 +205,7 @@ func Totals(ctx context.Context, idb bun.IDB, viewer models.Viewer, f Filter) ([
 		Where("e.family_id = ? AND e.kind = 'transaction' AND e.parent_id IS NULL", viewer.FamilyID).
 		GroupExpr("e.currency").OrderExpr("count(*) DESC, e.currency")
 	viewer.VisibleAccounts(q.QueryBuilder(), "e.account_id")
-	if err := f.apply(ctx, idb, q, viewer.FamilyID); err != nil {
+	if err := f.apply(ctx, idb, q, viewer); err != nil {
 		return nil, err
 	}
 	if err := q.Scan(ctx, &out); err != nil {
@@ -238,11 +240,12 @@ func withTransfers(ctx context.Context, idb bun.IDB, viewer models.Viewer, rows 
 		return fmt.Errorf("transfers of transactions: %w", err)
 	}
 	for _, s := range sides {
-		side := s.TransferSide
+		side, row := s.TransferSide, &rows[at[s.EntryID]]
 		if !viewer.CanSee(side.OtherAccount) {
 			side = TransferSide{ID: side.ID, Status: side.Status, OtherPrivate: true}
+			row.TransactionKind = models.SeenKind(row.TransactionKind, true)
 		}
-		rows[at[s.EntryID]].Transfer = &side
+		row.Transfer = &side
 	}
 	return nil
 }

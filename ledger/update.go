@@ -115,7 +115,7 @@ func UpdateMatching(ctx context.Context, d *db.DB, viewer models.Viewer, f Filte
 	if len(except) > 0 {
 		q.Where("e.id NOT IN (?)", bun.In(except))
 	}
-	if err := f.apply(ctx, d, q, viewer.FamilyID); err != nil {
+	if err := f.apply(ctx, d, q, viewer); err != nil {
 		return nil, err
 	}
 	var ids []uuid.UUID

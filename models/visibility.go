@@ -73,3 +73,32 @@ func (v Viewer) VisibleAllSQL(column string) (string, []any) {
 	}
 	return "NOT (? && ?::uuid[])", []any{bun.Ident(column), pgdialect.Array(v.Hidden)}
 }
+
+// A side of a transfer takes its kind from where the money went: a card's payment, a loan's,
+// an investment contribution (transfers.KindTo). Seen from a side whose other side is in an
+// account kept from the viewer, that kind would tell the hidden account's type, so the viewer
+// sees it as a plain movement of funds, as "a transfer to a private account" says no more.
+
+// SeenKind is the transaction kind as the viewer sees it: otherPrivate says the other side of
+// the transaction's transfer is in an account kept from them.
+func SeenKind(kind string, otherPrivate bool) string {
+	if otherPrivate && slices.Contains(TransferKinds, kind) {
+		return KindFundsMovement
+	}
+	return kind
+}
+
+// KindSQL is SeenKind of the transaction alias (entries AS alias), as SQL text and its
+// arguments: its transaction_kind when nothing is hidden. The transfer and its other side are
+// found through their unique indexes, and only for a side of a kind that names the other.
+func (v Viewer) KindSQL(alias string) (string, []any) {
+	kind := alias + ".transaction_kind"
+	if !v.HidesAny() {
+		return kind, nil
+	}
+	return "CASE WHEN " + kind + " IN (?) AND EXISTS (SELECT 1 FROM transfers kt JOIN entries ko ON ko.id = CASE WHEN kt.inflow_entry_id = " +
+			alias + ".id THEN kt.outflow_entry_id ELSE kt.inflow_entry_id END WHERE (kt.inflow_entry_id = " + alias +
+			".id OR kt.outflow_entry_id = " + alias + ".id) AND ko.account_id = ANY(?::uuid[])) THEN '" + KindFundsMovement +
+			"' ELSE " + kind + " END",
+		[]any{bun.In(TransferKinds[1:]), pgdialect.Array(v.Hidden)}
+}
