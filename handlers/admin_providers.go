@@ -13,6 +13,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/sso"
 	"tally/views"
@@ -158,7 +159,7 @@ func (a *app) providerCreate(c echo.Context) error {
 	}
 	p, form, rows := providerFromForm(c, nil)
 	if !slices.Contains(sso.Strategies, p.Strategy) {
-		return apperr.New(apperr.Invalid, "Choose a strategy: openid_connect, oauth2 or saml.")
+		return apperr.New(apperr.Invalid, i18n.T(inLanguage(c), "admin_providers.choose_strategy"))
 	}
 	view := views.ProviderForm{Form: form, Strategy: p.Strategy, Mappings: rows}
 	if editingOnly(c) {
@@ -170,7 +171,7 @@ func (a *app) providerCreate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” added. Test a sign-in with it before enabling it for everyone.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "admin_providers.added", "Name", p.Label))
 	return redirect(c, "/admin/sso_providers/"+p.ID.String()+"/edit")
 }
 
@@ -268,7 +269,7 @@ func (a *app) providerUpdate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "admin_providers.saved", "Name", p.Label))
 	return redirect(c, "/admin/sso_providers")
 }
 
@@ -294,7 +295,7 @@ func (a *app) providerToggle(c echo.Context) error {
 	if isHTMX(c) {
 		return a.render(c, http.StatusOK, views.ProviderRowView(a.providerRow(p), true))
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” "+action+".")
+	a.flash(c, "success", i18n.T(inLanguage(c), map[bool]string{true: "admin_providers.enabled_flash", false: "admin_providers.disabled_flash"}[p.Enabled], "Name", p.Label))
 	return redirect(c, "/admin/sso_providers")
 }
 
@@ -314,7 +315,7 @@ func (a *app) providerDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” deleted.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "admin_providers.deleted", "Name", p.Label))
 	return redirect(c, "/admin/sso_providers")
 }
 

@@ -13,6 +13,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/oauth"
 	"tally/views"
@@ -107,14 +108,13 @@ func (a *app) oauthAppInput(c echo.Context) (in oauth.ClientInput, form *views.F
 	owner, err := models.UserByEmail(c.Request().Context(), a.DB, email)
 	switch {
 	case apperr.Is(err, apperr.NotFound):
-		return in, form, "No user has the email address " + email, nil
+		return in, form, i18n.T(inLanguage(c), "oauth_apps.no_such_owner", "Email", email), nil
 	case err != nil:
 		return in, form, "", err
 	case owner.ID != currentUser(c).ID:
 		// Client credentials act as their owner with nobody signing in: a super admin may not
 		// mint that for someone else, whose data it would read and change without their say.
-		return in, form, "Client credentials act for the administrator who sets them up: use your own email, " + currentUser(c).Email +
-			". Someone else's application is theirs to set up, or to allow through the sign-in flow.", nil
+		return in, form, i18n.T(inLanguage(c), "oauth_apps.owner_not_you", "Email", currentUser(c).Email), nil
 	}
 	in.OwnerUserID = &owner.ID
 	return in, form, "", nil
@@ -174,7 +174,7 @@ func (a *app) oauthAppCreate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Application “"+client.Name+"” created.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "oauth_apps.created", "Name", client.Name))
 	if secret == "" {
 		return redirect(c, oauthAppsPath)
 	}
@@ -223,7 +223,7 @@ func (a *app) oauthAppUpdate(c echo.Context) error {
 		}
 		return err
 	}
-	a.flash(c, "success", "Application “"+client.Name+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "oauth_apps.saved", "Name", client.Name))
 	return redirect(c, oauthAppsPath)
 }
 
@@ -236,6 +236,6 @@ func (a *app) oauthAppDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Application “"+client.Name+"” deleted. Its tokens no longer work.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "oauth_apps.deleted", "Name", client.Name))
 	return redirect(c, oauthAppsPath)
 }

@@ -88,15 +88,6 @@ func optionLabel(ctx context.Context, opts []views.SelectOption, value string) s
 	return value
 }
 
-// translatedOptions are opts with their labels (message ids) in the language of ctx.
-func translatedOptions(ctx context.Context, opts []views.SelectOption) []views.SelectOption {
-	out := make([]views.SelectOption, len(opts))
-	for i, o := range opts {
-		out[i] = views.SelectOption{Value: o.Value, Label: i18n.T(ctx, o.Label)}
-	}
-	return out
-}
-
 // familyNames are a family's categories, merchants, tags and accounts by id and by name.
 type familyNames struct {
 	byID   map[string]map[string]string // table → id → name
@@ -274,7 +265,7 @@ func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.R
 		}
 	}
 	none := []views.SelectOption{{Value: "", Label: i18n.T(ctx, "rule_words.leave")}}
-	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: translatedOptions(ctx, ruleFields), Operators: translatedOptions(ctx, ruleOperators),
+	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: views.TranslatedOptions(ctx, ruleFields), Operators: views.TranslatedOptions(ctx, ruleOperators),
 		Categories: append(none, names.lists["categories"]...), Merchants: append(none, names.lists["merchants"]...),
 		Accounts: append([]views.SelectOption{{Value: "", Label: "— not a transfer"}}, names.lists["accounts"]...),
 		Tags:     names.lists["tags"], TagsChosen: map[string]bool{}}
