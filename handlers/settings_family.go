@@ -25,10 +25,14 @@ func (a *app) familyShow(c echo.Context) error {
 // familyUpdate saves the family's settings; a bad field shows the form again with its error.
 func (a *app) familyUpdate(c echo.Context) error {
 	u := currentUser(c)
-	form := formOf(c, "name", "currency", "locale", "date_format", "week_start", "timezone")
+	form := formOf(c, "name", "currency", "locale", "date_format", "week_start", "timezone", "language")
+	if form.Value("language") == "" { // a form from before the field: the language stays
+		form.Values["language"] = u.Family.Language
+	}
 	err := models.UpdateFamilySettings(c.Request().Context(), a.DB, u.FamilyID, models.FamilySettings{
 		Name: form.Value("name"), Currency: form.Value("currency"), Locale: form.Value("locale"),
 		DateFormat: form.Value("date_format"), WeekStart: form.Value("week_start"), Timezone: form.Value("timezone"),
+		Language: form.Value("language"),
 	})
 	if err != nil {
 		status, ok := withError(form, err)
@@ -37,6 +41,9 @@ func (a *app) familyUpdate(c echo.Context) error {
 		}
 		return a.render(c, status, views.FamilySettingsPage(views.FamilySettings{Family: u.Family, Form: form}))
 	}
+	// Said in the language the admin reads the next page in: the family's new one, unless
+	// they chose their own.
+	u.Family.Language = form.Value("language")
 	a.flash(c, "success", i18n.T(inLanguage(c), "family.saved"))
 	return redirect(c, "/settings/family")
 }

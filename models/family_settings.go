@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 )
 
 // WeekStarts are the days a family's week may start on; the first is the default.
@@ -28,6 +29,9 @@ type FamilySettings struct {
 	// Timezone is an IANA name such as Europe/Berlin: it decides what "today" is and when
 	// the daily bank sync runs.
 	Timezone string
+	// Language is one of i18n.Languages(): the language of the pages and mails of the members
+	// who chose none on their profile, and of the family's invitations.
+	Language string
 }
 
 // Validate trims the settings and upper-cases the currency, then checks every field; the
@@ -54,6 +58,9 @@ func (s *FamilySettings) Validate() error {
 	}
 	if !validZone(s.Timezone) {
 		v.Add("timezone", msgZone)
+	}
+	if !i18n.Supported(s.Language) {
+		v.Add("language", "Choose one of the languages offered")
 	}
 	return v.Err()
 }
@@ -89,7 +96,7 @@ func UpdateFamilySettings(ctx context.Context, db bun.IDB, familyID uuid.UUID, i
 	res, err := db.NewUpdate().Model((*Family)(nil)).
 		Set("name = ?", in.Name).Set("currency = ?", in.Currency).Set("locale = ?", in.Locale).
 		Set("date_format = ?", in.DateFormat).Set("week_start = ?", in.WeekStart).Set("timezone = ?", in.Timezone).
-		Set("updated_at = now()").Where("id = ?", familyID).Exec(ctx)
+		Set("language = ?", in.Language).Set("updated_at = now()").Where("id = ?", familyID).Exec(ctx)
 	if err != nil {
 		return err
 	}
