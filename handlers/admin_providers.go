@@ -35,12 +35,12 @@ func (a *app) adminProviderRoutes(g *echo.Group) {
 	saving := func(c echo.Context) bool { return !editingOnly(c) }
 	g.GET("/sso_providers", a.providersIndex)
 	g.GET("/sso_providers/new", a.providerNew)
-	g.POST("/sso_providers", a.providerCreate, a.stepUp("add a sign-in provider", saving))
+	g.POST("/sso_providers", a.providerCreate, a.stepUp("step_up_action.add_provider", saving))
 	g.GET("/sso_providers/mapping_row", a.providerMappingRow)
 	g.GET("/sso_providers/:id/edit", a.providerEdit)
-	g.POST("/sso_providers/:id", a.providerUpdate, a.stepUp("change a sign-in provider", saving))
-	g.POST("/sso_providers/:id/toggle", a.providerToggle, a.stepUp("turn a sign-in provider on or off", nil))
-	g.POST("/sso_providers/:id/delete", a.providerDelete, a.stepUp("delete a sign-in provider", nil))
+	g.POST("/sso_providers/:id", a.providerUpdate, a.stepUp("step_up_action.change_provider", saving))
+	g.POST("/sso_providers/:id/toggle", a.providerToggle, a.stepUp("step_up_action.toggle_provider", nil))
+	g.POST("/sso_providers/:id/delete", a.providerDelete, a.stepUp("step_up_action.delete_provider", nil))
 	g.GET("/sso_providers/:id/test", a.providerTest)
 }
 

@@ -31,13 +31,13 @@ const adminUsersPerPage = 25
 func (a *app) adminUserRoutes(g *echo.Group) {
 	g.GET("/users", a.usersIndex)
 	g.GET("/users/:id", a.userShow)
-	g.POST("/users/:id/role", a.userRole, a.stepUp("change a user's role", nil))
-	g.POST("/users/:id/suspend", a.userSuspend, a.stepUp("suspend a user", nil))
-	g.POST("/users/:id/reactivate", a.userReactivate, a.stepUp("let a suspended user sign in again", nil))
+	g.POST("/users/:id/role", a.userRole, a.stepUp("step_up_action.change_user_role", nil))
+	g.POST("/users/:id/suspend", a.userSuspend, a.stepUp("step_up_action.suspend_user", nil))
+	g.POST("/users/:id/reactivate", a.userReactivate, a.stepUp("step_up_action.reactivate_user", nil))
 	// Without the typed email, the request only asks for it (userDelete).
-	g.POST("/users/:id/delete", a.userDelete, a.stepUp("delete a user", func(c echo.Context) bool { return c.FormValue("confirm") != "" }))
-	g.POST("/users/:id/sync_roles", a.userSyncRoles, a.stepUp("sync a user's role from their groups", nil))
-	g.POST("/users/:id/reset_mfa", a.userResetMFA, a.stepUp("reset a user's second factor", nil))
+	g.POST("/users/:id/delete", a.userDelete, a.stepUp("step_up_action.delete_user", func(c echo.Context) bool { return c.FormValue("confirm") != "" }))
+	g.POST("/users/:id/sync_roles", a.userSyncRoles, a.stepUp("step_up_action.sync_user_role", nil))
+	g.POST("/users/:id/reset_mfa", a.userResetMFA, a.stepUp("step_up_action.reset_user_mfa", nil))
 }
 
 // usersIndex is GET /admin/users: every user of the instance, filtered by role, provider

@@ -29,7 +29,7 @@ const oauthAppsPath = "/oauth/applications"
 func (a *app) oauthAppRoutes(g *echo.Group) {
 	// An application with client credentials acts as its owner without anyone signing in: a
 	// way in that outlives a session, so setting one up takes the second factor again.
-	credentials := a.stepUp("let an application act as you", func(c echo.Context) bool { return c.FormValue("client_credentials") != "" })
+	credentials := a.stepUp("step_up_action.application_acts_as_you", func(c echo.Context) bool { return c.FormValue("client_credentials") != "" })
 	g.GET("", a.oauthAppsIndex)
 	g.GET("/new", a.oauthAppNew)
 	g.POST("", a.oauthAppCreate, credentials)
