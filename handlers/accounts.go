@@ -208,7 +208,7 @@ func (a *app) accountCreate(c echo.Context) error {
 		acct, err = models.CreateAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form}))
 		}
 		return err
@@ -299,7 +299,7 @@ func (a *app) accountUpdate(c echo.Context) error {
 		updated, err = models.ShareAccount(ctx, a.DB, u, v, id, *s)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct, MayDelete: u.MayDeleteAccounts(), Sharing: sharing}))
 		}
 		return err
@@ -346,7 +346,7 @@ func (a *app) accountDelete(c echo.Context) error {
 	form := formOf(c, "confirm")
 	del, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), v, acct.ID, form.Value("confirm"))
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Account: acct, Delete: form, MayDelete: true}))
 		}
 		return err

@@ -45,7 +45,7 @@ func (a *app) auditIndex(c echo.Context) error {
 	f, err := auditQuery(form).Parse()
 	if err != nil {
 		var ok bool
-		if status, ok = withError(form, err); !ok {
+		if status, ok = withError(inLanguage(c), form, err); !ok {
 			return err
 		}
 		for _, field := range views.AuditFilterFields {

@@ -166,7 +166,7 @@ func (a *app) providerCreate(c echo.Context) error {
 		return a.render(c, http.StatusOK, views.ProviderFormPage(view))
 	}
 	if err := a.saveProvider(c, reg, p, nil); err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.ProviderFormPage(view))
 		}
 		return err
@@ -264,7 +264,7 @@ func (a *app) providerUpdate(c echo.Context) error {
 		return a.render(c, http.StatusOK, views.ProviderFormPage(view))
 	}
 	if err := a.saveProvider(c, reg, p, before); err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.ProviderFormPage(view))
 		}
 		return err

@@ -284,7 +284,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 		err = a.mfaSucceeded(c, id)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			// The wrong password of a held sign-in is audited already (login_failed).
 			if !passwordWrong {
 				if rerr := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
@@ -389,7 +389,7 @@ func (a *app) totpConfirm(c echo.Context) error {
 	form := formOf(c)
 	codes, err := a.MFA.ConfirmTOTP(ctx, u.ID, c.FormValue("code"))
 	if apperr.Is(err, apperr.Invalid) {
-		withError(form, err)
+		withError(inLanguage(c), form, err)
 		return a.totpPage(c, http.StatusUnprocessableEntity, form)
 	}
 	if err != nil {
@@ -514,7 +514,7 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 					}
 					return next(c)
 				}
-				if _, ok := withError(form, err); !ok {
+				if _, ok := withError(inLanguage(c), form, err); !ok {
 					return err
 				}
 				if msgs := form.Errors["code"]; msgs != nil {

@@ -169,7 +169,7 @@ func (a *app) oauthAppCreate(c echo.Context) error {
 		return cl, err
 	})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.OAuthAppFormPage(views.OAuthAppForm{Form: form}))
 		}
 		return err
@@ -218,7 +218,7 @@ func (a *app) oauthAppUpdate(c echo.Context) error {
 		return a.OAuth.UpdateClient(ctx, tx, before.ID, in)
 	})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.OAuthAppFormPage(views.OAuthAppForm{Form: form, Client: before}))
 		}
 		return err

@@ -35,7 +35,7 @@ func (a *app) familyUpdate(c echo.Context) error {
 		Language: form.Value("language"),
 	})
 	if err != nil {
-		status, ok := withError(form, err)
+		status, ok := withError(inLanguage(c), form, err)
 		if !ok {
 			return err
 		}

@@ -73,7 +73,7 @@ func (a *app) invitationCreate(c echo.Context) error {
 	form := formOf(c, "email", "role")
 	sent, err := a.Members.Invite(c.Request().Context(), currentUser(c), form.Value("email"), models.Role(form.Value("role")), a.meta(c))
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.membersPage(c, status, views.Members{Form: form})
 		}
 		return err

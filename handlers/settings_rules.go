@@ -502,8 +502,8 @@ var conditionField = regexp.MustCompile(`^conditions\[(\d+)\]`)
 
 // ruleProblems puts a rule's problems on the form's fields: conditions on their rows,
 // actions together.
-func ruleProblems(form *views.Form, err error, rowOf []int) (int, bool) {
-	status, ok := withError(form, err)
+func ruleProblems(ctx context.Context, form *views.Form, err error, rowOf []int) (int, bool) {
+	status, ok := withError(ctx, form, err)
 	if !ok {
 		return 0, false
 	}
@@ -543,7 +543,7 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 		}
 	}
 	if err != nil {
-		status, ok := ruleProblems(form, err, rowOf)
+		status, ok := ruleProblems(inLanguage(c), form, err, rowOf)
 		if !ok {
 			return err
 		}
@@ -651,7 +651,7 @@ func (a *app) ruleToggle(c echo.Context) error {
 	}
 	active := !r.Active
 	if _, err := rules.Update(ctx, a.DB, u.FamilyID, r.ID, rules.Input{Active: &active}); err != nil {
-		if _, ok := withError(&views.Form{}, err); ok {
+		if _, ok := withError(inLanguage(c), &views.Form{}, err); ok {
 			a.flash(c, "error", i18n.T(inLanguage(c), "rule_words.edit_first", "Problem", apperr.As(err).Message))
 			return redirect(c, "/settings/rules")
 		}

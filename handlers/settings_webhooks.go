@@ -54,7 +54,7 @@ func (a *app) webhookCreate(c echo.Context) error {
 	ep, secret, err := a.Webhooks.Create(c.Request().Context(), currentUser(c).FamilyID, a.webhookActor(c),
 		webhooks.Input{URL: &url, Description: &description, Events: &events})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.renderWebhooks(c, status, views.Webhooks{Form: form, Events: events})
 		}
 		return err

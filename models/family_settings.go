@@ -41,11 +41,11 @@ func (s *FamilySettings) Validate() error {
 	s.Currency = strings.ToUpper(strings.TrimSpace(s.Currency))
 	var v apperr.Validation
 	if s.Name == "" {
-		v.Add("name", "Family name can't be blank")
+		v.AddText("name", "validation.family_name_blank")
 	}
 	CheckText(&v, "name", "Family name", s.Name, MaxName)
 	if !ValidCurrency(s.Currency) {
-		v.Add("currency", "Currency must be a three-letter ISO code such as EUR")
+		v.AddText("currency", "validation.currency_code")
 	}
 	if !validLocale(s.Locale) {
 		v.Add("locale", "Choose one of the number styles offered")
@@ -57,15 +57,13 @@ func (s *FamilySettings) Validate() error {
 		v.Add("week_start", "The week starts on Monday or Sunday")
 	}
 	if !validZone(s.Timezone) {
-		v.Add("timezone", msgZone)
+		v.AddText("timezone", "validation.time_zone")
 	}
 	if !i18n.Supported(s.Language) {
 		v.Add("language", "Choose one of the languages offered")
 	}
 	return v.Err()
 }
-
-const msgZone = "Not a time zone Tally knows: enter one by its name, such as Europe/Berlin or America/New_York"
 
 // validZone reports whether name is a time zone Go knows by its IANA name. "Local" (the
 // server's zone) and "" (which Go reads as UTC) are not names a family can mean.
@@ -90,7 +88,7 @@ func UpdateFamilySettings(ctx context.Context, db bun.IDB, familyID uuid.UUID, i
 	}
 	if !known {
 		var v apperr.Validation
-		v.Add("timezone", msgZone)
+		v.AddText("timezone", "validation.time_zone")
 		return v.Err()
 	}
 	res, err := db.NewUpdate().Model((*Family)(nil)).
