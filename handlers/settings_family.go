@@ -26,9 +26,6 @@ func (a *app) familyShow(c echo.Context) error {
 func (a *app) familyUpdate(c echo.Context) error {
 	u := currentUser(c)
 	form := formOf(c, "name", "currency", "locale", "date_format", "week_start", "timezone", "language")
-	if form.Value("language") == "" { // a form from before the field: the language stays
-		form.Values["language"] = u.Family.Language
-	}
 	err := models.UpdateFamilySettings(c.Request().Context(), a.DB, u.FamilyID, models.FamilySettings{
 		Name: form.Value("name"), Currency: form.Value("currency"), Locale: form.Value("locale"),
 		DateFormat: form.Value("date_format"), WeekStart: form.Value("week_start"), Timezone: form.Value("timezone"),
@@ -43,7 +40,9 @@ func (a *app) familyUpdate(c echo.Context) error {
 	}
 	// Said in the language the admin reads the next page in: the family's new one, unless
 	// they chose their own.
-	u.Family.Language = form.Value("language")
+	if l := form.Value("language"); l != "" { // a form from before the field leaves it
+		u.Family.Language = l
+	}
 	a.flash(c, "success", i18n.T(inLanguage(c), "family.saved"))
 	return redirect(c, "/settings/family")
 }

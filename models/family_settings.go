@@ -30,7 +30,7 @@ type FamilySettings struct {
 	// the daily bank sync runs.
 	Timezone string
 	// Language is one of i18n.Languages(): the language of the pages and mails of the members
-	// who chose none on their profile, and of the family's invitations.
+	// who chose none on their profile, and of the family's invitations; "" leaves it as it is.
 	Language string
 }
 
@@ -59,7 +59,7 @@ func (s *FamilySettings) Validate() error {
 	if !validZone(s.Timezone) {
 		v.AddText("timezone", "validation.time_zone")
 	}
-	if !i18n.Supported(s.Language) {
+	if s.Language != "" && !i18n.Supported(s.Language) {
 		v.Add("language", "Choose one of the languages offered")
 	}
 	return v.Err()
@@ -94,7 +94,7 @@ func UpdateFamilySettings(ctx context.Context, db bun.IDB, familyID uuid.UUID, i
 	res, err := db.NewUpdate().Model((*Family)(nil)).
 		Set("name = ?", in.Name).Set("currency = ?", in.Currency).Set("locale = ?", in.Locale).
 		Set("date_format = ?", in.DateFormat).Set("week_start = ?", in.WeekStart).Set("timezone = ?", in.Timezone).
-		Set("language = ?", in.Language).Set("updated_at = now()").Where("id = ?", familyID).Exec(ctx)
+		Set("language = COALESCE(NULLIF(?, ''), language)", in.Language).Set("updated_at = now()").Where("id = ?", familyID).Exec(ctx)
 	if err != nil {
 		return err
 	}
