@@ -312,14 +312,14 @@ type Onboarding struct {
 // so only one can win.
 func (s *Service) Onboard(ctx context.Context, in Onboarding) (*models.User, error) {
 	var v apperr.Validation
-	if msg := password.Validate(in.Password); msg != "" {
-		v.Add("password", msg)
+	if id, data := password.Problem(in.Password); id != "" {
+		v.AddText("password", id, data...)
 	}
 	if strings.TrimSpace(in.FamilyName) == "" {
-		v.Add("family_name", "Family name can't be blank")
+		v.AddText("family_name", "validation.family_name_blank")
 	}
 	if strings.TrimSpace(in.Email) == "" {
-		v.Add("email", "Email can't be blank")
+		v.AddText("email", "validation.email_blank")
 	}
 	if err := v.Err(); err != nil {
 		return nil, err

@@ -26,16 +26,16 @@ func (s *Service) UpdateProfile(ctx context.Context, u *models.User, ch ProfileC
 		var v apperr.Validation
 		switch {
 		case u.PasswordHash == nil:
-			v.Add("email", "Your email comes from your sign-in provider: change it there")
+			v.AddText("email", "validation.email_from_provider")
 		case ch.CurrentPassword == "":
-			v.Add("current_password", "Enter your current password to change your email")
+			v.AddText("current_password", "validation.current_password_for_email")
 		default:
 			ok, err := checkPassword(*u.PasswordHash, ch.CurrentPassword)
 			if err != nil {
 				return fmt.Errorf("check password: %w", err)
 			}
 			if !ok {
-				v.Add("current_password", "Current password is not right")
+				v.AddText("current_password", "validation.current_password_wrong")
 			}
 		}
 		if err := v.Err(); err != nil {
@@ -50,7 +50,7 @@ func (s *Service) UpdateProfile(ctx context.Context, u *models.User, ch ProfileC
 func (s *Service) ChangePassword(ctx context.Context, u *models.User, current, next, confirmation, keep string) (int64, error) {
 	var v apperr.Validation
 	if u.PasswordHash == nil {
-		v.Add("current_password", "You sign in through your provider and have no Tally password")
+		v.AddText("current_password", "validation.no_tally_password")
 		return 0, v.Err()
 	}
 	ok, err := checkPassword(*u.PasswordHash, current)
@@ -58,12 +58,12 @@ func (s *Service) ChangePassword(ctx context.Context, u *models.User, current, n
 		return 0, fmt.Errorf("check password: %w", err)
 	}
 	if !ok {
-		v.Add("current_password", "Current password is not right")
+		v.AddText("current_password", "validation.current_password_wrong")
 	}
-	if msg := password.Validate(next); msg != "" {
-		v.Add("password", msg)
+	if id, data := password.Problem(next); id != "" {
+		v.AddText("password", id, data...)
 	} else if next != confirmation {
-		v.Add("password_confirmation", "Password confirmation doesn't match the password")
+		v.AddText("password_confirmation", "validation.password_confirmation")
 	}
 	if err := v.Err(); err != nil {
 		return 0, err

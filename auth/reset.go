@@ -74,9 +74,9 @@ func (s *Service) ResetPassword(ctx context.Context, token, newPassword string) 
 	if !s.Policy.PasswordResetEnabled() {
 		return nil, apperr.New(apperr.Forbidden, MsgPasswordResetOff)
 	}
-	if msg := password.Validate(newPassword); msg != "" {
+	if id, data := password.Problem(newPassword); id != "" {
 		var v apperr.Validation
-		v.Add("password", msg)
+		v.AddText("password", id, data...)
 		return nil, v.Err()
 	}
 	hash, err := password.Hash(newPassword)

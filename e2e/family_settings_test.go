@@ -66,3 +66,22 @@ func TestFamilySettings(t *testing.T) {
 		wantText(t, ctx, "net-worth", "1.234,56\u00a0€")
 	})
 }
+
+// TestFamilyLanguage is a family admin making the family's language German after onboarding:
+// the next page, and the dashboard of the admin who chose no language of their own, speak it.
+func TestFamilyLanguage(t *testing.T) {
+	ctx := newTab(t)
+	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	signInAs(t, ctx, srv, u.Email)
+	clickNav(t, ctx, "family")
+	visible(t, ctx, "family-form")
+	choose(t, ctx, "field-language", "de")
+	click(t, ctx, "family-save")
+	wantText(t, ctx, "flash-success", "Die Einstellungen der Familie sind gespeichert.")
+	if got := run(t, ctx, "read the page's language", chromedp.Evaluate[string](`document.documentElement.lang`)); got != "de" {
+		t.Errorf("<html lang=%q> after saving German", got)
+	}
+	visit(t, ctx, srv.URL+"/")
+	wantText(t, ctx, "page-title", "Übersicht")
+}

@@ -21,10 +21,6 @@ import (
 // that it leaves this list: the list only shrinks. A page is taken off when its own template
 // (views/<page>.templ) and its handler's messages are in the catalogues.
 var pendingGerman = map[string]string{
-	"/admin/sso_providers":  "views/admin_providers.templ",
-	"/admin/users":          "views/admin_users.templ",
-	"/admin/sso_audit_logs": "views/admin_audit.templ",
-	"/oauth/applications":   "views/oauth_apps.templ",
 }
 
 // englishStopWords are words of English that are no German words: a text with one of them

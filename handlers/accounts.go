@@ -207,7 +207,7 @@ func (a *app) accountCreate(c echo.Context) error {
 		acct, err = models.CreateAccount(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form}))
 		}
 		return err
@@ -301,7 +301,7 @@ func (a *app) accountUpdate(c echo.Context) error {
 		updated, err = models.ChangeAccount(ctx, a.DB, v, id, ch)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Form: form, Account: acct, MayDelete: u.MayDeleteAccounts(), Sharing: sharing}))
 		}
 		return err
@@ -349,7 +349,7 @@ func (a *app) accountDelete(c echo.Context) error {
 	form := formOf(c, "confirm")
 	del, err := models.DeleteAccount(c.Request().Context(), a.DB, currentUser(c), v, acct.ID, form.Value("confirm"))
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.AccountFormPage(views.AccountForm{Account: acct, Delete: form, MayDelete: true}))
 		}
 		return err

@@ -10,6 +10,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"tally/auditlog"
+	"tally/internal/i18n"
 	"tally/views"
 )
 
@@ -44,12 +45,12 @@ func (a *app) auditIndex(c echo.Context) error {
 	f, err := auditQuery(form).Parse()
 	if err != nil {
 		var ok bool
-		if status, ok = withError(form, err); !ok {
+		if status, ok = withError(inLanguage(c), form, err); !ok {
 			return err
 		}
 		for _, field := range views.AuditFilterFields {
 			for _, msg := range form.Errors[field] {
-				l.Problems = append(l.Problems, auditFieldLabel(field)+": "+msg)
+				l.Problems = append(l.Problems, i18n.T(inLanguage(c), "admin_audit.problem", "Field", views.AuditFieldLabel(inLanguage(c), field), "Problem", msg))
 			}
 		}
 	} else {
@@ -146,20 +147,6 @@ func csvCell(s string) string {
 func auditQuery(form *views.Form) auditlog.Query {
 	return auditlog.Query{EventType: form.Value("event_type"), User: form.Value("user"), Provider: form.Value("provider"),
 		From: form.Value("from"), To: form.Value("to")}
-}
-
-func auditFieldLabel(field string) string {
-	switch field {
-	case "event_type":
-		return "Event"
-	case "user":
-		return "User email"
-	case "from":
-		return "From"
-	case "to":
-		return "To"
-	}
-	return "Provider"
 }
 
 // auditArchive is the archive a search with f reads: none unless the retention tier archives

@@ -13,6 +13,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/sso"
 	"tally/views"
@@ -34,12 +35,12 @@ func (a *app) adminProviderRoutes(g *echo.Group) {
 	saving := func(c echo.Context) bool { return !editingOnly(c) }
 	g.GET("/sso_providers", a.providersIndex)
 	g.GET("/sso_providers/new", a.providerNew)
-	g.POST("/sso_providers", a.providerCreate, a.stepUp("add a sign-in provider", saving))
+	g.POST("/sso_providers", a.providerCreate, a.stepUp("step_up_action.add_provider", saving))
 	g.GET("/sso_providers/mapping_row", a.providerMappingRow)
 	g.GET("/sso_providers/:id/edit", a.providerEdit)
-	g.POST("/sso_providers/:id", a.providerUpdate, a.stepUp("change a sign-in provider", saving))
-	g.POST("/sso_providers/:id/toggle", a.providerToggle, a.stepUp("turn a sign-in provider on or off", nil))
-	g.POST("/sso_providers/:id/delete", a.providerDelete, a.stepUp("delete a sign-in provider", nil))
+	g.POST("/sso_providers/:id", a.providerUpdate, a.stepUp("step_up_action.change_provider", saving))
+	g.POST("/sso_providers/:id/toggle", a.providerToggle, a.stepUp("step_up_action.toggle_provider", nil))
+	g.POST("/sso_providers/:id/delete", a.providerDelete, a.stepUp("step_up_action.delete_provider", nil))
 	g.GET("/sso_providers/:id/test", a.providerTest)
 }
 
@@ -158,19 +159,19 @@ func (a *app) providerCreate(c echo.Context) error {
 	}
 	p, form, rows := providerFromForm(c, nil)
 	if !slices.Contains(sso.Strategies, p.Strategy) {
-		return apperr.New(apperr.Invalid, "Choose a strategy: openid_connect, oauth2 or saml.")
+		return apperr.New(apperr.Invalid, i18n.T(inLanguage(c), "admin_providers.choose_strategy"))
 	}
 	view := views.ProviderForm{Form: form, Strategy: p.Strategy, Mappings: rows}
 	if editingOnly(c) {
 		return a.render(c, http.StatusOK, views.ProviderFormPage(view))
 	}
 	if err := a.saveProvider(c, reg, p, nil); err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.ProviderFormPage(view))
 		}
 		return err
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” added. Test a sign-in with it before enabling it for everyone.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "admin_providers.added", "Name", p.Label))
 	return redirect(c, "/admin/sso_providers/"+p.ID.String()+"/edit")
 }
 
@@ -263,12 +264,12 @@ func (a *app) providerUpdate(c echo.Context) error {
 		return a.render(c, http.StatusOK, views.ProviderFormPage(view))
 	}
 	if err := a.saveProvider(c, reg, p, before); err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.ProviderFormPage(view))
 		}
 		return err
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "admin_providers.saved", "Name", p.Label))
 	return redirect(c, "/admin/sso_providers")
 }
 
@@ -294,7 +295,7 @@ func (a *app) providerToggle(c echo.Context) error {
 	if isHTMX(c) {
 		return a.render(c, http.StatusOK, views.ProviderRowView(a.providerRow(p), true))
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” "+action+".")
+	a.flash(c, "success", i18n.T(inLanguage(c), map[bool]string{true: "admin_providers.enabled_flash", false: "admin_providers.disabled_flash"}[p.Enabled], "Name", p.Label))
 	return redirect(c, "/admin/sso_providers")
 }
 
@@ -314,7 +315,7 @@ func (a *app) providerDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Provider “"+p.Label+"” deleted.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "admin_providers.deleted", "Name", p.Label))
 	return redirect(c, "/admin/sso_providers")
 }
 

@@ -15,6 +15,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/internal/mail"
 	"tally/internal/sessions"
 	"tally/models"
@@ -31,13 +32,13 @@ const adminUsersPerPage = 25
 func (a *app) adminUserRoutes(g *echo.Group) {
 	g.GET("/users", a.usersIndex)
 	g.GET("/users/:id", a.userShow)
-	g.POST("/users/:id/role", a.userRole, a.stepUp("change a user's role", nil))
-	g.POST("/users/:id/suspend", a.userSuspend, a.stepUp("suspend a user", nil))
-	g.POST("/users/:id/reactivate", a.userReactivate, a.stepUp("let a suspended user sign in again", nil))
+	g.POST("/users/:id/role", a.userRole, a.stepUp("step_up_action.change_user_role", nil))
+	g.POST("/users/:id/suspend", a.userSuspend, a.stepUp("step_up_action.suspend_user", nil))
+	g.POST("/users/:id/reactivate", a.userReactivate, a.stepUp("step_up_action.reactivate_user", nil))
 	// Without the typed email, the request only asks for it (userDelete).
-	g.POST("/users/:id/delete", a.userDelete, a.stepUp("delete a user", func(c echo.Context) bool { return c.FormValue("confirm") != "" }))
-	g.POST("/users/:id/sync_roles", a.userSyncRoles, a.stepUp("sync a user's role from their groups", nil))
-	g.POST("/users/:id/reset_mfa", a.userResetMFA, a.stepUp("reset a user's second factor", nil))
+	g.POST("/users/:id/delete", a.userDelete, a.stepUp("step_up_action.delete_user", func(c echo.Context) bool { return c.FormValue("confirm") != "" }))
+	g.POST("/users/:id/sync_roles", a.userSyncRoles, a.stepUp("step_up_action.sync_user_role", nil))
+	g.POST("/users/:id/reset_mfa", a.userResetMFA, a.stepUp("step_up_action.reset_user_mfa", nil))
 }
 
 // usersIndex is GET /admin/users: every user of the instance, filtered by role, provider
@@ -132,22 +133,23 @@ func privateAccountsLeft(ctx context.Context, idb bun.IDB, u *models.User) (int,
 	return models.PrivateAccountsOf(ctx, idb, u.FamilyID, u.ID)
 }
 
-// refuseSelf stops an admin from acting on their own account.
-func refuseSelf(c echo.Context, u *models.User, what string) error {
+// refuseSelf stops an admin from acting on their own account; id says, in the catalogues,
+// which action they cannot take.
+func refuseSelf(c echo.Context, u *models.User, id string) error {
 	if currentUser(c).ID == u.ID {
-		return apperr.New(apperr.Conflict, "You cannot "+what+" your own account. Ask another super admin.")
+		return apperr.New(apperr.Conflict, i18n.T(inLanguage(c), id))
 	}
 	return nil
 }
 
 // refuseLastSuperAdmin stops the instance's only active super admin from being demoted,
 // suspended or deleted.
-func refuseLastSuperAdmin(ctx context.Context, tx db.Tx, u *models.User) error {
+func refuseLastSuperAdmin(c echo.Context, ctx context.Context, tx db.Tx, u *models.User) error {
 	last, err := models.LastActiveSuperAdmin(ctx, tx, u)
 	if err != nil || !last {
 		return err
 	}
-	return apperr.New(apperr.Conflict, "This is the only active super admin: make another user super admin first.")
+	return apperr.New(apperr.Conflict, i18n.T(inLanguage(c), "admin_users.last_super_admin"))
 }
 
 // userAction runs a change to a user and its audit event in one transaction, then shows the
@@ -189,18 +191,19 @@ func (a *app) adminEvent(c echo.Context, kind string, target *models.User, data 
 // userRole is POST /admin/users/:id/role.
 func (a *app) userRole(c echo.Context) error {
 	role := models.Role(c.FormValue("role"))
+	in := inLanguage(c)
 	return a.userAction(c, "role", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
 		if !role.Valid() {
-			return "", apperr.New(apperr.Invalid, "Choose a role: member, admin or super admin.")
+			return "", apperr.New(apperr.Invalid, i18n.T(in, "admin_users.choose_role"))
 		}
 		if role == u.Role {
-			return u.Email + " is already " + role.Label() + ".", nil
+			return i18n.T(in, "admin_users.role_unchanged", "Email", u.Email, "Role", role.In(in)), nil
 		}
 		if role.Rank() < u.Role.Rank() {
-			if err := refuseSelf(c, u, "demote"); err != nil {
+			if err := refuseSelf(c, u, "admin_users.self_demote"); err != nil {
 				return "", err
 			}
-			if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
+			if err := refuseLastSuperAdmin(c, ctx, tx, u); err != nil {
 				return "", err
 			}
 		}
@@ -208,7 +211,7 @@ func (a *app) userRole(c echo.Context) error {
 			return "", err
 		}
 		e := a.adminEvent(c, auditlog.EventRoleChanged, u, map[string]any{"from": u.Role, "to": role, "by": "admin"})
-		return u.Email + " is now " + role.Label() + ".", auditlog.Record(ctx, tx, e)
+		return i18n.T(in, "admin_users.role_changed", "Email", u.Email, "Role", role.In(in)), auditlog.Record(ctx, tx, e)
 	})
 }
 
@@ -216,10 +219,10 @@ func (a *app) userRole(c echo.Context) error {
 // password, SSO and API keys are refused until reactivation.
 func (a *app) userSuspend(c echo.Context) error {
 	return a.userAction(c, "suspend", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
-		if err := refuseSelf(c, u, "suspend"); err != nil {
+		if err := refuseSelf(c, u, "admin_users.self_suspend"); err != nil {
 			return "", err
 		}
-		if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
+		if err := refuseLastSuperAdmin(c, ctx, tx, u); err != nil {
 			return "", err
 		}
 		if err := models.SetSuspended(ctx, tx, u.ID, true); err != nil {
@@ -230,7 +233,7 @@ func (a *app) userSuspend(c echo.Context) error {
 			return "", err
 		}
 		e := a.adminEvent(c, auditlog.EventUserSuspended, u, map[string]any{"sessions_revoked": n})
-		return u.Email + " is suspended: their sessions ended, and their password, single sign-on and API keys are refused.", auditlog.Record(ctx, tx, e)
+		return i18n.T(inLanguage(c), "admin_users.suspended_flash", "Email", u.Email), auditlog.Record(ctx, tx, e)
 	})
 }
 
@@ -238,12 +241,12 @@ func (a *app) userSuspend(c echo.Context) error {
 func (a *app) userReactivate(c echo.Context) error {
 	return a.userAction(c, "reactivate", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
 		if u.Active() {
-			return u.Email + " is already active.", nil
+			return i18n.T(inLanguage(c), "admin_users.already_active", "Email", u.Email), nil
 		}
 		if err := models.SetSuspended(ctx, tx, u.ID, false); err != nil {
 			return "", err
 		}
-		return u.Email + " can sign in again.", auditlog.Record(ctx, tx, a.adminEvent(c, auditlog.EventUserReactivated, u, nil))
+		return i18n.T(inLanguage(c), "admin_users.reactivated", "Email", u.Email), auditlog.Record(ctx, tx, a.adminEvent(c, auditlog.EventUserReactivated, u, nil))
 	})
 }
 
@@ -265,13 +268,13 @@ func (a *app) userDelete(c echo.Context) error {
 		return a.render(c, http.StatusOK, views.UserDeletePage(u, private))
 	}
 	return a.userAction(c, "delete", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
-		if err := refuseSelf(c, u, "delete"); err != nil {
+		if err := refuseSelf(c, u, "admin_users.self_delete"); err != nil {
 			return "", err
 		}
 		if subtle.ConstantTimeCompare([]byte(c.FormValue("confirm")), []byte(u.Email)) != 1 {
-			return "", apperr.New(apperr.Invalid, "The email typed did not match: the user was not deleted.")
+			return "", apperr.New(apperr.Invalid, i18n.T(inLanguage(c), "admin_users.confirm_mismatch"))
 		}
-		if err := refuseLastSuperAdmin(ctx, tx, u); err != nil {
+		if err := refuseLastSuperAdmin(c, ctx, tx, u); err != nil {
 			return "", err
 		}
 		last, err := models.LastOfFamily(ctx, tx, u)
@@ -297,7 +300,7 @@ func (a *app) userDelete(c echo.Context) error {
 		if err := models.DeleteUser(ctx, tx, u, last); err != nil {
 			return "", err
 		}
-		return u.Email + " was deleted.", nil
+		return i18n.T(inLanguage(c), "admin_users.deleted", "Email", u.Email), nil
 	})
 }
 
@@ -305,6 +308,7 @@ func (a *app) userDelete(c echo.Context) error {
 // groups of the user's last sign-in through each provider, within the same floors as at
 // sign-in.
 func (a *app) userSyncRoles(c echo.Context) error {
+	in := inLanguage(c)
 	return a.userAction(c, "sync", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
 		ids, err := models.UserIdentities(ctx, tx, u.ID)
 		if err != nil {
@@ -325,17 +329,17 @@ func (a *app) userSyncRoles(c echo.Context) error {
 			}
 		}
 		if target == "" {
-			return "None of " + u.Email + "'s providers maps groups to roles: nothing to sync.", nil
+			return i18n.T(in, "admin_users.sync_nothing", "Email", u.Email), nil
 		}
 		target = sso.WithFloors(u, target)
 		if target == u.Role {
-			return u.Email + "'s role already matches their groups (" + target.Label() + ").", nil
+			return i18n.T(in, "admin_users.sync_unchanged", "Email", u.Email, "Role", target.In(in)), nil
 		}
 		if err := models.SetRole(ctx, tx, u.ID, target, "sso"); err != nil {
 			return "", err
 		}
 		e := a.adminEvent(c, auditlog.EventRoleChanged, u, map[string]any{"from": u.Role, "to": target, "by": "sync"})
-		return u.Email + " is now " + target.Label() + ", from their groups.", auditlog.Record(ctx, tx, e)
+		return i18n.T(in, "admin_users.sync_changed", "Email", u.Email, "Role", target.In(in)), auditlog.Record(ctx, tx, e)
 	})
 }
 
@@ -345,35 +349,35 @@ func (a *app) userSyncRoles(c echo.Context) error {
 func (a *app) userResetMFA(c echo.Context) error {
 	reason := strings.TrimSpace(c.FormValue("reason"))
 	var target *models.User
+	in := inLanguage(c)
 	err := a.userAction(c, "reset_mfa", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
-		if err := refuseSelf(c, u, "reset the second factor of"); err != nil {
+		if err := refuseSelf(c, u, "admin_users.self_reset_mfa"); err != nil {
 			return "", err
 		}
 		if reason == "" {
-			return "", apperr.New(apperr.Invalid, "Give a reason for the reset: it goes to the audit log and to the user.")
+			return "", apperr.New(apperr.Invalid, i18n.T(in, "admin_users.reset_reason_missing"))
 		}
 		st, err := a.MFA.StatusOf(ctx, u.ID)
 		if err != nil {
 			return "", err
 		}
 		if !st.Any() {
-			return u.Email + " has no second factor to reset.", nil
+			return i18n.T(in, "admin_users.reset_nothing", "Email", u.Email), nil
 		}
 		if err := a.MFA.ResetAll(ctx, tx, u.ID); err != nil {
 			return "", err
 		}
 		target = u
 		e := a.adminEvent(c, auditlog.EventMFADisabled, u, map[string]any{"by": "admin", "reason": reason})
-		return "The second factor of " + u.Email + " is removed: their password alone signs them in until they set one up again. They were told by mail.", auditlog.Record(ctx, tx, e)
+		return i18n.T(in, "admin_users.reset_done", "Email", u.Email), auditlog.Record(ctx, tx, e)
 	})
 	if err == nil && target != nil {
-		admin := currentUser(c)
+		link := a.Config.AppURL + "/settings/security"
+		told := i18n.WithLanguage(c.Request().Context(), target.Lang()) // the mail is in the language its reader chose
 		if merr := a.Auth.Mailer.Send(c.Request().Context(), mail.Message{To: target.Email,
-			Subject: "Your Tally two-factor sign-in was removed",
-			Body: "An administrator of your Tally (" + admin.Email + ") removed the two-factor sign-in of your account.\n\n" +
-				"Reason given: " + reason + "\n\nYour password alone signs you in now. Set up an authenticator app again at " +
-				a.Config.AppURL + "/settings/security.\n\nIf you did not ask for this, tell your administrator at once.\n",
-			Link: a.Config.AppURL + "/settings/security"}); merr != nil {
+			Subject: i18n.T(told, "mail.mfa_reset.subject"),
+			Body:    i18n.T(told, "mail.mfa_reset.body", "Admin", currentUser(c).Email, "Reason", reason, "Link", link),
+			Link:    link}); merr != nil {
 			a.Log.ErrorContext(c.Request().Context(), "mail about a second-factor reset", "error", merr.Error(), "user_id", target.ID)
 		}
 	}

@@ -35,7 +35,7 @@ func (a *app) apiKeyCreate(c echo.Context) error {
 	}
 	k, key, err := models.CreateAPIKey(c.Request().Context(), a.DB, currentUser(c).ID, form.Value("name"), form.Value("scope"))
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.apiKeysPage(c, status, views.APIKeys{Form: form})
 		}
 		return err

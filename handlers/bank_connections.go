@@ -83,7 +83,7 @@ func (a *app) bankConnect(c echo.Context) error {
 	u := currentUser(c)
 	conn, err := a.Bank.Connect(c.Request().Context(), u.FamilyID, banksync.MakerOf(u.ID, u.Role), c.FormValue("setup_token"))
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.renderBanks(c, status, form)
 		}
 		return err

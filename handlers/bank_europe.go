@@ -46,7 +46,7 @@ func (a *app) bankEuropeStart(c echo.Context) error {
 	auth, err := a.Bank.Start(c.Request().Context(), u.FamilyID, u.ID, banksync.StartInput{Country: c.FormValue("country"),
 		ASPSP: c.FormValue("aspsp"), Days: days})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.renderEurope(c, status, c.FormValue("country"), form)
 		}
 		return err

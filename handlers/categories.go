@@ -110,7 +110,7 @@ func (a *app) categoryCreate(c echo.Context) error {
 		cat, err = models.CreateCategory(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.renderCategories(c, status, form)
 		}
 		return err
@@ -148,7 +148,7 @@ func (a *app) categoryUpdate(c echo.Context) error {
 		updated, err = models.UpdateCategory(c.Request().Context(), a.DB, viewer, cat.ID, in)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.CategoryEditPage(views.CategoryEdit{Category: cat, All: all, Form: form}))
 		}
 		return err
@@ -186,7 +186,7 @@ func (a *app) categoryDelete(c echo.Context) error {
 		moved, err = models.DeleteCategory(c.Request().Context(), a.DB, viewer, cat.ID, replacement)
 	}
 	if err != nil {
-		status, ok := withError(form, err)
+		status, ok := withError(inLanguage(c), form, err)
 		if !ok {
 			return err
 		}

@@ -100,7 +100,7 @@ func (a *app) invitationFormRefused(c echo.Context, token string, form *views.Fo
 	if openErr != nil {
 		return a.invitationRefused(c, openErr)
 	}
-	status, _ := withError(form, err)
+	status, _ := withError(inLanguage(c), form, err)
 	return a.renderInvitation(c, status, inv, token, form)
 }
 

@@ -162,10 +162,10 @@ func (a *app) mfaRoutes(web, signedIn *echo.Group) {
 	// Changing the second factors takes the second factor (when there is one): a stolen
 	// session must not add its own, renew the codes, or take them away.
 	signedIn.GET("/settings/mfa/totp/new", a.totpNew)
-	signedIn.POST("/settings/mfa/totp", a.totpConfirm, a.stepUp("set up an authenticator app", nil))
-	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable, a.rateLimitUser("mfa_disable", mfaDisableRule), a.stepUp("turn off two-factor sign-in", nil))
-	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew, a.stepUp("make new recovery codes", nil))
-	signedIn.POST("/settings/mfa/confirm", a.mfaConfirmed, a.stepUp("change your passkeys", nil))
+	signedIn.POST("/settings/mfa/totp", a.totpConfirm, a.stepUp("step_up_action.set_up_totp", nil))
+	signedIn.POST("/settings/mfa/totp/disable", a.totpDisable, a.rateLimitUser("mfa_disable", mfaDisableRule), a.stepUp("step_up_action.turn_off_mfa", nil))
+	signedIn.POST("/settings/mfa/recovery_codes", a.recoveryCodesRenew, a.stepUp("step_up_action.new_recovery_codes", nil))
+	signedIn.POST("/settings/mfa/confirm", a.mfaConfirmed, a.stepUp("step_up_action.change_passkeys", nil))
 	signedIn.POST("/settings/step_up/passkey/options", a.stepUpPasskeyOptions)
 }
 
@@ -284,7 +284,7 @@ func (a *app) mfaVerify(c echo.Context) error {
 		err = a.mfaSucceeded(c, id)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			// The wrong password of a held sign-in is audited already (login_failed).
 			if !passwordWrong {
 				if rerr := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAFailed, UserID: &id, Meta: a.meta(c)}); rerr != nil {
@@ -389,7 +389,7 @@ func (a *app) totpConfirm(c echo.Context) error {
 	form := formOf(c)
 	codes, err := a.MFA.ConfirmTOTP(ctx, u.ID, c.FormValue("code"))
 	if apperr.Is(err, apperr.Invalid) {
-		withError(form, err)
+		withError(inLanguage(c), form, err)
 		return a.totpPage(c, http.StatusUnprocessableEntity, form)
 	}
 	if err != nil {
@@ -460,13 +460,16 @@ func (a *app) totpDisable(c echo.Context) error {
 	return redirect(c, "/settings/security")
 }
 
-// stepUp asks a user with a second factor for it again before a sensitive action (what, as
-// in "create an API key") when they last gave it more than stepUpAfter ago. The question is
+// stepUp asks a user with a second factor for it again before a sensitive action (what, the
+// id of its name in the catalogues: "step_up_action.create_api_key", "create an API key")
+// when they last gave it more than stepUpAfter ago. The page names the action in the user's
+// language, the audit log in English. The question is
 // a page whose form posts the action again, with the values of the original form (but no
 // password: withheld) and the code: a right code lets the action through at once, and tells
 // it so (steppedUp). applies, when not nil, narrows the check to some requests (an approval,
 // not a refusal).
 func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.MiddlewareFunc {
+	audited := i18n.T(context.Background(), what)
 	return func(next echo.HandlerFunc) echo.HandlerFunc {
 		return func(c echo.Context) error {
 			ctx, u := c.Request().Context(), currentUser(c)
@@ -505,24 +508,24 @@ func (a *app) stepUp(what string, applies func(echo.Context) bool) echo.Middlewa
 					c.Set(ctxSteppedUp, true)
 					if method == mfa.MethodRecovery {
 						if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFARecoveryUsed, UserID: &u.ID, Meta: a.meta(c),
-							Data: map[string]any{"step_up": what}}); err != nil {
+							Data: map[string]any{"step_up": audited}}); err != nil {
 							return err
 						}
 					}
 					return next(c)
 				}
-				if _, ok := withError(form, err); !ok {
+				if _, ok := withError(inLanguage(c), form, err); !ok {
 					return err
 				}
 				if msgs := form.Errors["code"]; msgs != nil {
 					form.Errors = map[string][]string{"step_up_code": msgs}
 				}
 				if err := auditlog.Record(ctx, a.DB, auditlog.Event{Type: auditlog.EventMFAFailed, UserID: &u.ID, Meta: a.meta(c),
-					Data: map[string]any{"step_up": what, "method": method}}); err != nil {
+					Data: map[string]any{"step_up": audited, "method": method}}); err != nil {
 					return err
 				}
 			}
-			p := views.StepUp{What: what, Action: c.Request().URL.RequestURI(), Form: form,
+			p := views.StepUp{What: i18n.T(inLanguage(c), what), Action: c.Request().URL.RequestURI(), Form: form,
 				Code: st.TOTP, Passkey: st.Passkeys > 0 && a.MFA.PasskeysEnabled()}
 			p.Fields, p.Again = carried(c.Request().PostForm)
 			status := http.StatusOK

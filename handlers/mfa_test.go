@@ -416,3 +416,27 @@ func TestAKnownBrowserGetsPastTheCodeLimit(t *testing.T) {
 		t.Fatalf("the owner's right code at home, while the strangers and the laptop are held back: %d", got)
 	}
 }
+
+// TestStepUpNamesTheActionInTheUsersLanguage is a German user asked for their code before
+// new recovery codes: the page names the action in German, and the audit log, which the API
+// and the CSV read, in English.
+func TestStepUpNamesTheActionInTheUsersLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{})
+	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	if _, err := srv.DB.NewRaw("UPDATE users SET language = 'de' WHERE id = ?", u.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	c := apptest.NewClient(t, srv)
+	c.SignIn(u.Email, testkit.Password)
+	apptest.MustEnrolTOTP(t, srv, u)
+	c.Get("/settings/security")
+	page := c.PostForm("/settings/mfa/recovery_codes", nil)
+	if got := page.TestID(t, "step-up-what"); !strings.HasPrefix(got, "Um neue Wiederherstellungscodes zu erzeugen, bestätige") {
+		t.Errorf("the step-up says %q", got)
+	}
+	c.PostForm("/settings/mfa/recovery_codes", url.Values{"step_up_code": {"000000"}})
+	if got := testkitStrings(t, srv, "SELECT metadata->>'step_up' FROM sso_audit_logs WHERE user_id = ? AND event_type = 'mfa_failed'", u.ID); len(got) != 1 || got[0] != "make new recovery codes" {
+		t.Errorf("the audit log names the action %v", got)
+	}
+}

@@ -31,7 +31,7 @@ func (a *app) oauthRoutes(e *echo.Echo, signedIn *echo.Group) {
 	e.POST("/oauth/introspect", a.oauthIntrospect, a.limitBody)
 	e.POST("/register", a.oauthRegister, a.limitBody, a.rateLimit("oauth_register", oauthRule))
 	signedIn.GET("/oauth/authorize", a.oauthAuthorize)
-	signedIn.POST("/oauth/authorize", a.oauthDecide, a.stepUp("allow an application into your account",
+	signedIn.POST("/oauth/authorize", a.oauthDecide, a.stepUp("step_up_action.allow_application",
 		func(c echo.Context) bool { return c.FormValue("decision") == "allow" }))
 }
 

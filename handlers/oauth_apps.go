@@ -13,6 +13,7 @@ import (
 	"tally/auditlog"
 	"tally/internal/apperr"
 	"tally/internal/db"
+	"tally/internal/i18n"
 	"tally/models"
 	"tally/oauth"
 	"tally/views"
@@ -28,7 +29,7 @@ const oauthAppsPath = "/oauth/applications"
 func (a *app) oauthAppRoutes(g *echo.Group) {
 	// An application with client credentials acts as its owner without anyone signing in: a
 	// way in that outlives a session, so setting one up takes the second factor again.
-	credentials := a.stepUp("let an application act as you", func(c echo.Context) bool { return c.FormValue("client_credentials") != "" })
+	credentials := a.stepUp("step_up_action.application_acts_as_you", func(c echo.Context) bool { return c.FormValue("client_credentials") != "" })
 	g.GET("", a.oauthAppsIndex)
 	g.GET("/new", a.oauthAppNew)
 	g.POST("", a.oauthAppCreate, credentials)
@@ -107,14 +108,13 @@ func (a *app) oauthAppInput(c echo.Context) (in oauth.ClientInput, form *views.F
 	owner, err := models.UserByEmail(c.Request().Context(), a.DB, email)
 	switch {
 	case apperr.Is(err, apperr.NotFound):
-		return in, form, "No user has the email address " + email, nil
+		return in, form, i18n.T(inLanguage(c), "oauth_apps.no_such_owner", "Email", email), nil
 	case err != nil:
 		return in, form, "", err
 	case owner.ID != currentUser(c).ID:
 		// Client credentials act as their owner with nobody signing in: a super admin may not
 		// mint that for someone else, whose data it would read and change without their say.
-		return in, form, "Client credentials act for the administrator who sets them up: use your own email, " + currentUser(c).Email +
-			". Someone else's application is theirs to set up, or to allow through the sign-in flow.", nil
+		return in, form, i18n.T(inLanguage(c), "oauth_apps.owner_not_you", "Email", currentUser(c).Email), nil
 	}
 	in.OwnerUserID = &owner.ID
 	return in, form, "", nil
@@ -169,12 +169,12 @@ func (a *app) oauthAppCreate(c echo.Context) error {
 		return cl, err
 	})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.OAuthAppFormPage(views.OAuthAppForm{Form: form}))
 		}
 		return err
 	}
-	a.flash(c, "success", "Application “"+client.Name+"” created.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "oauth_apps.created", "Name", client.Name))
 	if secret == "" {
 		return redirect(c, oauthAppsPath)
 	}
@@ -218,12 +218,12 @@ func (a *app) oauthAppUpdate(c echo.Context) error {
 		return a.OAuth.UpdateClient(ctx, tx, before.ID, in)
 	})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.OAuthAppFormPage(views.OAuthAppForm{Form: form, Client: before}))
 		}
 		return err
 	}
-	a.flash(c, "success", "Application “"+client.Name+"” saved.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "oauth_apps.saved", "Name", client.Name))
 	return redirect(c, oauthAppsPath)
 }
 
@@ -236,6 +236,6 @@ func (a *app) oauthAppDelete(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	a.flash(c, "success", "Application “"+client.Name+"” deleted. Its tokens no longer work.")
+	a.flash(c, "success", i18n.T(inLanguage(c), "oauth_apps.deleted", "Name", client.Name))
 	return redirect(c, oauthAppsPath)
 }

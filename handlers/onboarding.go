@@ -54,7 +54,7 @@ func (a *app) onboardingCreate(c echo.Context) error {
 			a.flash(c, "error", e)
 			return redirect(c, "/sessions/new")
 		}
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.OnboardingPage(form, models.StarterCategories(form.Value("locale"))))
 		}
 		return err

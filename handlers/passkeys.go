@@ -35,7 +35,7 @@ func (a *app) passkeyRoutes(web, signedIn *echo.Group) {
 	signedIn.GET("/settings/passkeys", a.passkeysPage)
 	signedIn.POST("/settings/passkeys/options", a.passkeyRegisterOptions)
 	signedIn.POST("/settings/passkeys/register", a.passkeyRegister)
-	signedIn.POST("/settings/passkeys/:id/delete", a.passkeyDelete, a.stepUp("remove a passkey", nil))
+	signedIn.POST("/settings/passkeys/:id/delete", a.passkeyDelete, a.stepUp("step_up_action.remove_passkey", nil))
 }
 
 // isPasskeyCeremony reports whether path is one of the JSON steps of a passkey ceremony,

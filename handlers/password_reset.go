@@ -71,7 +71,7 @@ func (a *app) passwordResetUpdate(c echo.Context) error {
 			return redirect(c, "/password_reset/new")
 		}
 		form := &views.Form{}
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.PasswordResetEditPage(form, token))
 		}
 		return err

@@ -179,7 +179,7 @@ func (a *app) recurringUpdate(c echo.Context) error {
 	}
 	r, err := models.UpdateRecurring(c.Request().Context(), a.DB, v, id, in)
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.recurringForm(c, status, form)
 		}
 		return err

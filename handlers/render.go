@@ -108,15 +108,16 @@ func formOf(c echo.Context, fields ...string) *views.Form {
 	return f
 }
 
-// withError puts err's problems on f: per-field ones under their fields, the rest as the form
-// message. It returns the status to answer with, or false when err is not the client's.
-func withError(f *views.Form, err error) (int, bool) {
+// withError puts err's problems on f: per-field ones under their fields, in the language of
+// ctx where they have an id in the catalogues, the rest as the form message. It returns the
+// status to answer with, or false when err is not the client's.
+func withError(ctx context.Context, f *views.Form, err error) (int, bool) {
 	e := apperr.As(err)
 	if e == nil || e.Code == apperr.Internal {
 		return 0, false
 	}
 	if len(e.Fields) > 0 {
-		f.Errors = e.Fields
+		f.Errors = e.FieldsIn(ctx)
 	} else {
 		f.Message = e.Message
 	}

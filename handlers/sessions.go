@@ -50,7 +50,7 @@ func (a *app) sessionCreate(c echo.Context) error {
 	res, err := a.Auth.SignIn(ctx, auth.Attempt{Email: c.FormValue("email"), Password: c.FormValue("password"),
 		Browser: a.browserMarks(c), Meta: a.meta(c)})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.SignInPage(a.signInView(c, form)))
 		}
 		return err

@@ -73,7 +73,7 @@ func (a *app) exchangeRateCreate(c echo.Context) error {
 		Date: form.Value("date"), Base: form.Value("base"), Quote: form.Value("quote"),
 		Rate: currentUser(c).NumberLocale().PlainNumber(form.Value("rate"))})
 	if err != nil {
-		status, ok := withError(form, err)
+		status, ok := withError(inLanguage(c), form, err)
 		if !ok || status == http.StatusForbidden {
 			return err // a member is shown no form to show it on
 		}

@@ -185,3 +185,64 @@ func TestBankSyncTimeIsInTheFamilysTimeZone(t *testing.T) {
 		t.Errorf("next sync %q, want 06:00 in Europe/Berlin", got)
 	}
 }
+
+// TestFamilyLanguageIsChangedOnItsSettings is the family's language after onboarding: its
+// admins change it on Settings › Family; the members who chose none on their profile (and the
+// admin saving it) read the next page in it, a member who chose their own keeps theirs, and a
+// language Tally does not speak is refused on the field with nothing stored.
+func TestFamilyLanguageIsChangedOnItsSettings(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	admin := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+	follows := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{FamilyID: admin.FamilyID, Role: models.RoleMember})
+	own := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{FamilyID: admin.FamilyID, Role: models.RoleMember})
+	if _, err := srv.DB.NewRaw("UPDATE users SET language = 'en' WHERE id = ?", own.ID).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	lang := func(c *testkit.Client) string {
+		t.Helper()
+		return c.Get("/").Doc(t).Find("html").AttrOr("lang", "?")
+	}
+	c := apptest.NewClient(t, srv)
+	c.SignIn(admin.Email, testkit.Password)
+	mf, mo := apptest.NewClient(t, srv), apptest.NewClient(t, srv)
+	mf.SignIn(follows.Email, testkit.Password)
+	mo.SignIn(own.Email, testkit.Password)
+	if v := c.Get("/settings/family").Doc(t).Find(`#field-language option[selected]`).AttrOr("value", "?"); v != "en" {
+		t.Errorf("the language field shows %q, want the family's en", v)
+	}
+
+	bad := berlinForm("Die Müllers")
+	bad.Set("language", "xx")
+	r := c.PostForm("/settings/family", bad)
+	wantPage(t, r, http.StatusUnprocessableEntity)
+	if !r.Has(t, "error-language") {
+		t.Error("no error on the language")
+	}
+	if got := testkitStrings(t, srv, "SELECT language FROM families WHERE id = ?", admin.FamilyID); got[0] != "en" {
+		t.Fatalf("a refused language was stored: %v", got)
+	}
+
+	german := berlinForm("Die Müllers")
+	german.Set("language", "de")
+	wantRedirect(t, c.PostForm("/settings/family", german), "/settings/family")
+	page := c.Get("/settings/family")
+	if got := page.TestID(t, "flash-success"); got != "Die Einstellungen der Familie sind gespeichert." {
+		t.Errorf("the admin, who follows the family, is told %q", got)
+	}
+	if got := page.Doc(t).Find("html").AttrOr("lang", "?"); got != "de" {
+		t.Errorf("the admin's next page is in %q", got)
+	}
+	if got := lang(mf); got != "de" {
+		t.Errorf("a member who chose no language reads %q, want the family's de", got)
+	}
+	if got := lang(mo); got != "en" {
+		t.Errorf("a member who chose English reads %q", got)
+	}
+
+	// A form without the field (one sent before it existed) leaves the language as it is.
+	wantRedirect(t, c.PostForm("/settings/family", berlinForm("Die Müllers")), "/settings/family")
+	if got := testkitStrings(t, srv, "SELECT language FROM families WHERE id = ?", admin.FamilyID); got[0] != "de" {
+		t.Fatalf("a form without a language changed it to %v", got)
+	}
+}

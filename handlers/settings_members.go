@@ -24,11 +24,11 @@ var inviteRule = ratelimit.Rule{Limit: 30, Window: time.Hour}
 // again, as on Admin › Users: one stolen session must not hand the family over.
 func (a *app) memberRoutes(f *echo.Group) {
 	f.GET("/members", a.membersIndex)
-	f.POST("/invitations", a.invitationCreate, a.limitInvitations, a.stepUp("invite an admin", invitesAnAdmin))
+	f.POST("/invitations", a.invitationCreate, a.limitInvitations, a.stepUp("step_up_action.invite_admin", invitesAnAdmin))
 	f.POST("/invitations/:id/resend", a.invitationResend, a.limitInvitations)
 	f.POST("/invitations/:id/revoke", a.invitationRevoke)
-	f.POST("/members/:id/role", a.memberRole, a.stepUp("change a member's role", nil))
-	f.POST("/members/:id/remove", a.memberRemove, a.stepUp("remove a member", nil))
+	f.POST("/members/:id/role", a.memberRole, a.stepUp("step_up_action.change_member_role", nil))
+	f.POST("/members/:id/remove", a.memberRemove, a.stepUp("step_up_action.remove_member", nil))
 }
 
 // invitesAnAdmin reports whether the invitation form asks for the admin role.
@@ -73,7 +73,7 @@ func (a *app) invitationCreate(c echo.Context) error {
 	form := formOf(c, "email", "role")
 	sent, err := a.Members.Invite(c.Request().Context(), currentUser(c), form.Value("email"), models.Role(form.Value("role")), a.meta(c))
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.membersPage(c, status, views.Members{Form: form})
 		}
 		return err

@@ -34,7 +34,7 @@ func (a *app) profileUpdate(c echo.Context) error {
 		CurrentPassword: c.FormValue("email_password"),
 	})
 	if err != nil {
-		status, ok := withError(form, err)
+		status, ok := withError(inLanguage(c), form, err)
 		if !ok {
 			return err
 		}
@@ -59,7 +59,7 @@ func (a *app) profilePassword(c echo.Context) error {
 	n, err := a.Auth.ChangePassword(ctx, u, c.FormValue("current_password"), c.FormValue("password"),
 		c.FormValue("password_confirmation"), a.Sessions.Token(ctx))
 	if err != nil {
-		status, ok := withError(form, err)
+		status, ok := withError(inLanguage(c), form, err)
 		if !ok {
 			return err
 		}

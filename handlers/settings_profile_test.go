@@ -121,3 +121,27 @@ func TestProfileChangesThePassword(t *testing.T) {
 	}
 	apptest.NewClient(t, srv).SignIn(u.Email, next)
 }
+
+// TestValidationSpeaksTheReadersLanguage is a form's problems, written by the domain packages
+// by message id: a German reader sees them in German on the page, an English one as they
+// were.
+func TestValidationSpeaksTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	for lang, want := range map[string]string{
+		"de": "Das Passwort muss mindestens 8 Zeichen lang sein",
+		"en": "Password must be at least 8 characters",
+	} {
+		u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+		if _, err := srv.DB.NewRaw("UPDATE users SET language = ? WHERE id = ?", lang, u.ID).Exec(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		c := apptest.NewClient(t, srv)
+		c.SignIn(u.Email, testkit.Password)
+		c.Get("/settings/profile")
+		r := c.PostForm("/settings/profile/password", url.Values{"current_password": {testkit.Password}, "password": {"short"}, "password_confirmation": {"short"}})
+		if got := r.TestID(t, "error-password"); r.Status != http.StatusUnprocessableEntity || got != want {
+			t.Errorf("in %s: %d %q, want %q", lang, r.Status, got, want)
+		}
+	}
+}

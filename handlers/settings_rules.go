@@ -88,15 +88,6 @@ func optionLabel(ctx context.Context, opts []views.SelectOption, value string) s
 	return value
 }
 
-// translatedOptions are opts with their labels (message ids) in the language of ctx.
-func translatedOptions(ctx context.Context, opts []views.SelectOption) []views.SelectOption {
-	out := make([]views.SelectOption, len(opts))
-	for i, o := range opts {
-		out[i] = views.SelectOption{Value: o.Value, Label: i18n.T(ctx, o.Label)}
-	}
-	return out
-}
-
 // familyNames are a family's categories, merchants, tags and accounts by id and by name.
 type familyNames struct {
 	byID   map[string]map[string]string // table → id → name
@@ -283,7 +274,7 @@ func (a *app) ruleFormPage(c echo.Context, id string, form *views.Form) (views.R
 		}
 	}
 	none := []views.SelectOption{{Value: "", Label: i18n.T(ctx, "rule_words.leave")}}
-	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: translatedOptions(ctx, ruleFields), Operators: translatedOptions(ctx, ruleOperators),
+	p := views.RuleFormPage{ID: id, Form: form, Rows: rows, Fields: views.TranslatedOptions(ctx, ruleFields), Operators: views.TranslatedOptions(ctx, ruleOperators),
 		Categories: append(none, names.lists["categories"]...), Merchants: append(none, names.lists["merchants"]...),
 		Accounts: append([]views.SelectOption{{Value: "", Label: i18n.T(ctx, "rule_words.not_transfer")}}, names.lists["accounts"]...),
 		Tags:     names.lists["tags"], TagsChosen: map[string]bool{}}
@@ -525,8 +516,8 @@ var conditionField = regexp.MustCompile(`^conditions\[(\d+)\]`)
 
 // ruleProblems puts a rule's problems on the form's fields: conditions on their rows,
 // actions together.
-func ruleProblems(form *views.Form, err error, rowOf []int) (int, bool) {
-	status, ok := withError(form, err)
+func ruleProblems(ctx context.Context, form *views.Form, err error, rowOf []int) (int, bool) {
+	status, ok := withError(ctx, form, err)
 	if !ok {
 		return 0, false
 	}
@@ -570,7 +561,7 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 		}
 	}
 	if err != nil {
-		status, ok := ruleProblems(form, err, rowOf)
+		status, ok := ruleProblems(inLanguage(c), form, err, rowOf)
 		if !ok {
 			return err
 		}
@@ -694,7 +685,7 @@ func (a *app) ruleToggle(c echo.Context) error {
 	}
 	active := !r.Active
 	if _, err := rules.Update(ctx, a.DB, v, r.ID, rules.Input{Active: &active}); err != nil {
-		if _, ok := withError(&views.Form{}, err); ok {
+		if _, ok := withError(inLanguage(c), &views.Form{}, err); ok {
 			a.flash(c, "error", i18n.T(inLanguage(c), "rule_words.edit_first", "Problem", apperr.As(err).Message))
 			return redirect(c, "/settings/rules")
 		}

@@ -20,7 +20,7 @@ import (
 // securityRoutes registers /settings/security on the signed-in group.
 func (a *app) securityRoutes(g *echo.Group) {
 	g.GET("/settings/security", a.securityShow)
-	g.POST("/settings/security/identities/:id/disconnect", a.identityDisconnect, a.stepUp("disconnect a single sign-on account", nil))
+	g.POST("/settings/security/identities/:id/disconnect", a.identityDisconnect, a.stepUp("step_up_action.disconnect_identity", nil))
 	g.POST("/settings/security/sessions/sign_out_others", a.sessionsSignOutOthers)
 	g.POST("/settings/security/browsers/:id/forget", a.browserForget)
 	g.POST("/settings/security/applications/:client_id/revoke", a.appRevoke)

@@ -19,11 +19,11 @@ func (a *app) webhookRoutes(g *echo.Group) {
 	}
 	w := g.Group("/settings/webhooks", requireFamilyAdmin)
 	w.GET("", a.webhooksIndex)
-	w.POST("", a.webhookCreate, a.stepUp("add a webhook", nil))
+	w.POST("", a.webhookCreate, a.stepUp("step_up_action.add_webhook", nil))
 	w.GET("/:id", a.webhookShow)
 	w.POST("/:id/pause", a.webhookPause)
 	w.POST("/:id/resume", a.webhookResume)
-	w.POST("/:id/rotate_secret", a.webhookRotateSecret, a.stepUp("make a new webhook secret", nil))
+	w.POST("/:id/rotate_secret", a.webhookRotateSecret, a.stepUp("step_up_action.new_webhook_secret", nil))
 	w.POST("/:id/delete", a.webhookDelete)
 	w.POST("/:id/deliveries/:delivery_id/redeliver", a.webhookRedeliver)
 }
@@ -54,7 +54,7 @@ func (a *app) webhookCreate(c echo.Context) error {
 	ep, secret, err := a.Webhooks.Create(c.Request().Context(), currentUser(c).FamilyID, a.webhookActor(c),
 		webhooks.Input{URL: &url, Description: &description, Events: &events})
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.renderWebhooks(c, status, views.Webhooks{Form: form, Events: events})
 		}
 		return err

@@ -329,7 +329,7 @@ func (a *app) ssoLinkConfirm(c echo.Context) error {
 			return a.ssoFailed(c, f)
 		}
 		form := &views.Form{}
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.SSOLinkPage(views.SSOLink{Provider: p.Label, Email: pl.Identity.Email, Form: form}))
 		}
 		return err

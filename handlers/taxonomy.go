@@ -99,7 +99,7 @@ func (p taxonomyPages[M, In]) add(a *app, c echo.Context) error {
 	form, in := p.input(c)
 	m, err := p.create(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return p.index(a, c, status, form)
 		}
 		return err
@@ -144,7 +144,7 @@ func (p taxonomyPages[M, In]) change(a *app, c echo.Context) error {
 	form, in := p.input(c)
 	updated, err := p.update(c.Request().Context(), a.DB, viewer, id, in)
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.render(c, status, views.TaxonomyEditPage(views.TaxonomyEdit{Kind: p.kind, Item: p.item(m), Form: form}))
 		}
 		return err

@@ -56,7 +56,7 @@ func (a *app) transactionCreate(c echo.Context) error {
 		entryID, err = ledger.Create(ctx, a.DB, a.Log, viewer, in)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			return a.transactionForm(c, status, form)
 		}
 		return err

@@ -246,7 +246,7 @@ func (a *app) transactionUpdate(c echo.Context) error {
 		_, err = ledger.Update(ctx, a.DB, viewer, id, p)
 	}
 	if err != nil {
-		if status, ok := withError(form, err); ok {
+		if status, ok := withError(inLanguage(c), form, err); ok {
 			for field := range form.Errors {
 				if strings.HasPrefix(field, "tag_ids[") {
 					form.Errors["tag_ids"] = append(form.Errors["tag_ids"], form.Errors[field]...)

@@ -198,9 +198,9 @@ type NewMember struct {
 // role and the password they chose. An address that already has a user is refused: that user
 // signs in and confirms (Join).
 func (s *Service) AcceptWithPassword(ctx context.Context, token string, n NewMember, meta auditlog.Meta) (*models.User, error) {
-	if msg := password.Validate(n.Password); msg != "" {
+	if id, data := password.Problem(n.Password); id != "" {
 		var v apperr.Validation
-		v.Add("password", msg)
+		v.AddText("password", id, data...)
 		return nil, v.Err()
 	}
 	hash, err := password.Hash(n.Password)

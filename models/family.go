@@ -9,6 +9,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 )
 
 // Family is a household: the unit that owns accounts and data, and the tenant of every query.
@@ -48,8 +49,9 @@ func (f *Family) Today() time.Time {
 
 // CreateFamily inserts a family named name with locale, one of Locales (the first when empty),
 // and currency (the locale's usual when empty); it writes dates as the locale's people do
-// (SetDateFormat changes that). Its time zone is zone, the one a person's browser said, when
-// the database knows it, else the usual one of the currency (UTC when none is usual).
+// (SetDateFormat changes that) and speaks the default language (SetFamilyLanguage changes
+// that). Its time zone is zone, the one a person's browser said, when the database knows
+// it, else the usual one of the currency (UTC when none is usual).
 func CreateFamily(ctx context.Context, db bun.IDB, name, currency, locale, zone string) (*Family, error) {
 	name = strings.TrimSpace(name)
 	if locale == "" {
@@ -80,7 +82,7 @@ func CreateFamily(ctx context.Context, db bun.IDB, name, currency, locale, zone 
 		zone = currencyZone(currency)
 	}
 	f := &Family{ID: newID(), Name: name, Currency: currency, Locale: locale, DateFormat: LocaleOf(locale).DateFormat,
-		Timezone: zone, WeekStart: "monday"}
+		Timezone: zone, WeekStart: "monday", Language: i18n.Default}
 	if _, err := db.NewInsert().Model(f).Exec(ctx); err != nil {
 		return nil, err
 	}

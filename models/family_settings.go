@@ -10,6 +10,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
+	"tally/internal/i18n"
 )
 
 // WeekStarts are the days a family's week may start on; the first is the default.
@@ -28,6 +29,9 @@ type FamilySettings struct {
 	// Timezone is an IANA name such as Europe/Berlin: it decides what "today" is and when
 	// the daily bank sync runs.
 	Timezone string
+	// Language is one of i18n.Languages(): the language of the pages and mails of the members
+	// who chose none on their profile, and of the family's invitations; "" leaves it as it is.
+	Language string
 }
 
 // Validate trims the settings and upper-cases the currency, then checks every field; the
@@ -37,11 +41,11 @@ func (s *FamilySettings) Validate() error {
 	s.Currency = strings.ToUpper(strings.TrimSpace(s.Currency))
 	var v apperr.Validation
 	if s.Name == "" {
-		v.Add("name", "Family name can't be blank")
+		v.AddText("name", "validation.family_name_blank")
 	}
 	CheckText(&v, "name", "Family name", s.Name, MaxName)
 	if !ValidCurrency(s.Currency) {
-		v.Add("currency", "Currency must be a three-letter ISO code such as EUR")
+		v.AddText("currency", "validation.currency_code")
 	}
 	if !validLocale(s.Locale) {
 		v.Add("locale", "Choose one of the number styles offered")
@@ -53,12 +57,13 @@ func (s *FamilySettings) Validate() error {
 		v.Add("week_start", "The week starts on Monday or Sunday")
 	}
 	if !validZone(s.Timezone) {
-		v.Add("timezone", msgZone)
+		v.AddText("timezone", "validation.time_zone")
+	}
+	if s.Language != "" && !i18n.Supported(s.Language) {
+		v.Add("language", "Choose one of the languages offered")
 	}
 	return v.Err()
 }
-
-const msgZone = "Not a time zone Tally knows: enter one by its name, such as Europe/Berlin or America/New_York"
 
 // validZone reports whether name is a time zone Go knows by its IANA name. "Local" (the
 // server's zone) and "" (which Go reads as UTC) are not names a family can mean.
@@ -83,13 +88,13 @@ func UpdateFamilySettings(ctx context.Context, db bun.IDB, familyID uuid.UUID, i
 	}
 	if !known {
 		var v apperr.Validation
-		v.Add("timezone", msgZone)
+		v.AddText("timezone", "validation.time_zone")
 		return v.Err()
 	}
 	res, err := db.NewUpdate().Model((*Family)(nil)).
 		Set("name = ?", in.Name).Set("currency = ?", in.Currency).Set("locale = ?", in.Locale).
 		Set("date_format = ?", in.DateFormat).Set("week_start = ?", in.WeekStart).Set("timezone = ?", in.Timezone).
-		Set("updated_at = now()").Where("id = ?", familyID).Exec(ctx)
+		Set("language = COALESCE(NULLIF(?, ''), language)", in.Language).Set("updated_at = now()").Where("id = ?", familyID).Exec(ctx)
 	if err != nil {
 		return err
 	}

@@ -161,9 +161,9 @@ func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in Profile
 	email := NormalizeEmail(in.Email)
 	var v apperr.Validation
 	if email == "" {
-		v.Add("email", "Email can't be blank")
+		v.AddText("email", "validation.email_blank")
 	} else if a, err := mail.ParseAddress(email); err != nil || a.Address != email {
-		v.Add("email", "Email is not a valid address")
+		v.AddText("email", "validation.email_invalid")
 	}
 	checkPerson(&v, strings.TrimSpace(in.FirstName), strings.TrimSpace(in.LastName), email)
 	if in.Locale != "" && !validLocale(in.Locale) {
@@ -183,7 +183,7 @@ func UpdateProfile(ctx context.Context, db bun.IDB, userID uuid.UUID, in Profile
 		Set("email = ?", email).Set("locale = ?", in.Locale).Set("date_format = ?", in.DateFormat).
 		Set("language = NULLIF(?, '')", in.Language).Set("updated_at = now()").Where("id = ?", userID).Exec(ctx)
 	if c, ok := apperr.UniqueViolation(err); ok && c == "users_email_key" {
-		v.Add("email", "Email has already been taken")
+		v.AddText("email", "validation.email_taken")
 		return v.Err()
 	}
 	return err

@@ -177,25 +177,18 @@ func Plural(n int, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-func yesNo(b bool) string {
+func yesNo(ctx context.Context, b bool) string {
 	if b {
-		return "Yes"
+		return i18n.T(ctx, "common_words.yes")
 	}
-	return "No"
+	return i18n.T(ctx, "common_words.no")
 }
 
-func groupsText(groups []string) string {
+func groupsText(ctx context.Context, groups []string) string {
 	if len(groups) == 0 {
-		return "None"
+		return i18n.T(ctx, "common_words.none")
 	}
 	return strings.Join(groups, ", ")
-}
-
-func testRole(t ProviderTest) string {
-	if !t.Mapped {
-		return "No group mappings: a new account gets the default role (" + t.Provider.DefaultRole.Label() + "), at least admin of its own family"
-	}
-	return t.Role.Label()
 }
 
 func claimsJSON(claims map[string]any) string {

@@ -2,7 +2,13 @@ package views
 
 import (
 	"context"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
 	"time"
+
+	"github.com/a-h/templ"
 
 	"tally/internal/i18n"
 	"tally/models"
@@ -53,4 +59,52 @@ func userSubtype(ctx context.Context, subtype string) string {
 		return i18n.T(ctx, id)
 	}
 	return models.SubtypeLabel(subtype)
+}
+
+// Mark is a placeholder's value that a Sentence sets apart: its text in a span of class, with
+// TestID as its data-testid when given.
+type Mark struct{ Text, Class, TestID string }
+
+// Sentence is the message id in the language of the page, its placeholders filled from data
+// (name and value pairs, as i18n.T takes them), with each value given as a Mark in a span of
+// its own class: one message a translator may reorder, however its parts are styled.
+func Sentence(id string, data ...any) templ.Component {
+	return templ.ComponentFunc(func(ctx context.Context, w io.Writer) error {
+		args := slices.Clone(data)
+		marks := map[string]Mark{}
+		for i := 1; i < len(args); i += 2 {
+			if m, ok := args[i].(Mark); ok {
+				key := "\x00" + strconv.Itoa(i) + "\x00"
+				marks[key], args[i] = m, key
+			}
+		}
+		var b strings.Builder
+		for s := i18n.T(ctx, id, args...); s != ""; {
+			start := strings.IndexByte(s, 0)
+			end := strings.IndexByte(s[start+1:], 0) + start + 1
+			if start < 0 || end <= start {
+				b.WriteString(templ.EscapeString(s))
+				break
+			}
+			m := marks[s[start:end+1]]
+			b.WriteString(templ.EscapeString(s[:start]))
+			b.WriteString(`<span class="` + templ.EscapeString(m.Class) + `"`)
+			if m.TestID != "" {
+				b.WriteString(` data-testid="` + templ.EscapeString(m.TestID) + `"`)
+			}
+			b.WriteString(`>` + templ.EscapeString(m.Text) + `</span>`)
+			s = s[end+1:]
+		}
+		_, err := io.WriteString(w, b.String())
+		return err
+	})
+}
+
+// TranslatedOptions are opts with their labels (message ids) in the language of ctx.
+func TranslatedOptions(ctx context.Context, opts []SelectOption) []SelectOption {
+	out := make([]SelectOption, len(opts))
+	for i, o := range opts {
+		out[i] = SelectOption{Value: o.Value, Label: i18n.T(ctx, o.Label)}
+	}
+	return out
 }

@@ -3,11 +3,15 @@
 package apperr
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/jackc/pgx/v5/pgconn"
+
+	"tally/internal/i18n"
 )
 
 // Code classifies an error. Handlers map codes to statuses in exactly one function.
@@ -36,6 +40,10 @@ type Error struct {
 	Message string
 	// Fields holds per-field problems (field name to messages), for forms and the API.
 	Fields map[string][]string
+	// Texts are the Fields' messages that have an id in the catalogues (internal/i18n), by
+	// field, in the same order, a zero Text where one has none: a page says them in its
+	// reader's language (FieldsIn), the API as Fields says them, in English.
+	Texts map[string][]Text
 	// Details is extra machine-readable context for the API's "details" field.
 	Details any
 	Err     error
@@ -101,18 +109,53 @@ func Is(err error, code Code) bool { return As(err) != nil && CodeOf(err) == cod
 // Validation collects field problems so that all of them are reported at once.
 type Validation struct {
 	fields map[string][]string
+	texts  map[string][]Text
 	order  []string
 }
 
+// Text is a message for people by the id of its text in the catalogues (internal/i18n) and
+// its placeholders' values, as name and value pairs.
+type Text struct {
+	ID   string
+	Data []any
+}
+
+// AddText adds the message id (with its placeholders' values, as name and value pairs) to
+// field: in English, as Add does, and by id, so that a page says it in its reader's language.
+func (v *Validation) AddText(field, id string, data ...any) {
+	v.add(field, i18n.T(context.Background(), id, data...), Text{ID: id, Data: data})
+}
+
+// FieldsIn are e's field messages in the language of ctx: those added by id translated, the
+// others as they are (English).
+func (e *Error) FieldsIn(ctx context.Context) map[string][]string {
+	if len(e.Texts) == 0 {
+		return e.Fields
+	}
+	out := make(map[string][]string, len(e.Fields))
+	for field, msgs := range e.Fields {
+		out[field] = slices.Clone(msgs)
+		for i, t := range e.Texts[field] {
+			if t.ID != "" && i < len(msgs) {
+				out[field][i] = i18n.T(ctx, t.ID, t.Data...)
+			}
+		}
+	}
+	return out
+}
+
 // Add records a problem with field.
-func (v *Validation) Add(field, msg string) {
+func (v *Validation) Add(field, msg string) { v.add(field, msg, Text{}) }
+
+func (v *Validation) add(field, msg string, t Text) {
 	if v.fields == nil {
-		v.fields = map[string][]string{}
+		v.fields, v.texts = map[string][]string{}, map[string][]Text{}
 	}
 	if _, ok := v.fields[field]; !ok {
 		v.order = append(v.order, field)
 	}
 	v.fields[field] = append(v.fields[field], msg)
+	v.texts[field] = append(v.texts[field], t)
 }
 
 // Has reports whether a problem with field was recorded.
@@ -125,8 +168,12 @@ func (v *Validation) Merge(err error) {
 		return
 	}
 	for field, msgs := range e.Fields {
-		for _, m := range msgs {
-			v.Add(field, m)
+		for i, m := range msgs {
+			var t Text
+			if i < len(e.Texts[field]) {
+				t = e.Texts[field][i]
+			}
+			v.add(field, m, t)
 		}
 	}
 }
@@ -142,7 +189,7 @@ func (v *Validation) Err() error {
 			msgs = append(msgs, m)
 		}
 	}
-	return &Error{Code: Invalid, Message: strings.Join(msgs, "; "), Fields: v.fields}
+	return &Error{Code: Invalid, Message: strings.Join(msgs, "; "), Fields: v.fields, Texts: v.texts}
 }
 
 // UniqueViolation reports whether err is PostgreSQL's unique-violation (23505), and on which

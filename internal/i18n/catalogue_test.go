@@ -63,8 +63,9 @@ func TestCatalogueOfEveryLanguageIsComplete(t *testing.T) {
 	}
 }
 
-// messageCall is a call of T or N with its message id written out, as every call is.
-var messageCall = regexp.MustCompile(`\bi18n\.[TN]\(\s*ctx,\s*"([^"]+)"`)
+// messageCall is a call of T or N, or a validation problem added by id (AddText), with its
+// message id written out, as every call is.
+var messageCall = regexp.MustCompile(`\bi18n\.[TN]\(\s*ctx,\s*"([^"]+)"|\.AddText\(\s*"[^"]+",\s*"([^"]+)"`)
 
 // TestCatalogueMessagesAreUsed fails on a message of the English catalogue that no code or
 // template of the module names (as a quoted string: the id itself, never built from parts), and
@@ -102,7 +103,8 @@ func TestCatalogueMessagesAreUsed(t *testing.T) {
 		}
 	}
 	for _, call := range messageCall.FindAllStringSubmatch(code, -1) {
-		if _, found := slices.BinarySearch(english, call[1]); !found {
+		id := call[1] + call[2]
+		if _, found := slices.BinarySearch(english, id); !found {
 			t.Errorf("%s: locales/%s.toml has no such message", call[0], Default)
 		}
 	}

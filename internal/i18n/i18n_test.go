@@ -50,7 +50,7 @@ func TestPluralsFollowTheLanguagesRules(t *testing.T) {
 func TestMatchReadsAcceptLanguage(t *testing.T) {
 	for header, want := range map[string]string{
 		"de-DE,de;q=0.9,en;q=0.8": "de", "de-AT": "de", "de-CH,fr;q=0.5": "de", "en-GB,en;q=0.9": "en",
-		"fr-FR,de;q=0.5": "de", "ja": "en", "": "en", "garbage;;;": "en",
+		"qaa-QA,de;q=0.5": "de", "ja": "en", "": "en", "garbage;;;": "en",
 		// Longer than any browser's: not read, whatever it asks for (its parsing would cost
 		// more than the page).
 		strings.Repeat("de,", 200): "en",

@@ -2,6 +2,7 @@
 package password
 
 import (
+	"context"
 	"crypto/rand"
 	"crypto/subtle"
 	"encoding/base64"
@@ -10,6 +11,8 @@ import (
 	"strings"
 
 	"golang.org/x/crypto/argon2"
+
+	"tally/internal/i18n"
 )
 
 // argon2id parameters: OWASP's recommended minimum (19 MiB, 2 passes, 1 lane).
@@ -72,13 +75,22 @@ var Dummy = func() string {
 	return h
 }()
 
-// Validate returns what is wrong with a new password, or "".
+// Validate returns what is wrong with a new password, in English, or "".
 func Validate(password string) string {
-	switch {
-	case len(password) < MinLength:
-		return fmt.Sprintf("Password must be at least %d characters", MinLength)
-	case len(password) > 1024:
-		return "Password must be at most 1024 characters"
+	if id, data := Problem(password); id != "" {
+		return i18n.T(context.Background(), id, data...)
 	}
 	return ""
+}
+
+// Problem is what is wrong with a new password, as the id of its message in the catalogues
+// (internal/i18n) and its placeholders' values, or "".
+func Problem(password string) (id string, data []any) {
+	switch {
+	case len(password) < MinLength:
+		return "validation.password_short", []any{"Min", MinLength}
+	case len(password) > 1024:
+		return "validation.password_long", []any{"Max", 1024}
+	}
+	return "", nil
 }

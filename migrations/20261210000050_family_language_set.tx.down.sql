@@ -1,0 +1,1 @@
+ALTER TABLE families DROP CONSTRAINT families_language_set;
