@@ -20,8 +20,7 @@ import (
 // sweep checks them too and logs what it finds, and fails once one is German throughout, so
 // that it leaves this list: the list only shrinks. A page is taken off when its own template
 // (views/<page>.templ) and its handler's messages are in the catalogues.
-var pendingGerman = map[string]string{
-}
+var pendingGerman = map[string]string{}
 
 // englishStopWords are words of English that are no German words: a text with one of them
 // is English, whatever the catalogue says.
