@@ -1,0 +1,124 @@
+package handlers_test
+
+import (
+	"net/http"
+	"net/url"
+	"strings"
+	"testing"
+
+	"tally/app/apptest"
+	"tally/models"
+	"tally/testkit"
+)
+
+// reader is a family reading Tally in one language, signed in, with an account.
+type reader struct {
+	c    *testkit.Client
+	user *models.User
+	acct *models.Account
+}
+
+// readersOf are an English and a German family on srv, by language.
+func readersOf(t *testing.T, srv *apptest.Server) map[string]reader {
+	t.Helper()
+	readers := map[string]reader{}
+	for _, lang := range []string{"en", "de"} {
+		u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
+		if _, err := srv.DB.NewUpdate().Model((*models.Family)(nil)).Set("language = ?", lang).Where("id = ?", u.FamilyID).Exec(t.Context()); err != nil {
+			t.Fatal(err)
+		}
+		c := apptest.NewClient(t, srv)
+		c.SignIn(u.Email, testkit.Password)
+		readers[lang] = reader{c: c, user: u, acct: testkit.MustCreateAccount(t, srv.DB, u.FamilyID, "Checking", "Depository", "100")}
+	}
+	return readers
+}
+
+// TestTransactionFormSpeaksTheReadersLanguage: adding a transaction by hand says what it did,
+// and what is wrong with the form, in the family's language; English as it always has.
+func TestTransactionFormSpeaksTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	readers := readersOf(t, srv)
+	for _, tc := range []struct {
+		name   string
+		form   url.Values
+		testID string
+		want   map[string]string // by language, exactly
+	}{
+		{name: "added", form: url.Values{"date": {"2026-03-02"}, "amount": {"12,50"}, "direction": {"out"}, "name": {"Bäcker"}},
+			testID: "flash-success",
+			want:   map[string]string{"en": "Transaction “Bäcker” added.", "de": "Buchung „Bäcker“ hinzugefügt."}},
+		{name: "no amount", form: url.Values{"date": {"2026-03-02"}, "direction": {"out"}, "name": {"Bäcker"}},
+			testID: "error-amount",
+			want:   map[string]string{"en": "Amount is required.", "de": "Gib einen Betrag ein."}},
+		{name: "no description", form: url.Values{"date": {"2026-03-02"}, "amount": {"3"}, "direction": {"out"}},
+			testID: "error-name",
+			want:   map[string]string{"en": "Description is required.", "de": "Gib eine Beschreibung ein."}},
+		{name: "an amount that is no number", form: url.Values{"date": {"2026-03-02"}, "amount": {"viel"}, "direction": {"out"}, "name": {"Bäcker"}},
+			testID: "error-amount",
+			want: map[string]string{"en": `Amount: "viel" is not a number: write it like 1250.00`,
+				"de": "Gib den Betrag als Zahl ein, etwa 1250,00, mit höchstens so vielen Nachkommastellen, wie die Währung hat."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for lang, r := range readers {
+				path := "/accounts/" + r.acct.ID.String()
+				page := r.c.Get(path + "/transactions/new")
+				if lang == "de" {
+					if got := page.Doc(t).Find(`[data-testid="field-category_id"] option[value=""]`).Text(); got != "— den Regeln überlassen" {
+						t.Errorf("de: the category left open is %q", got)
+					}
+				}
+				resp := r.c.PostForm(path+"/transactions", tc.form)
+				if resp.Status == http.StatusSeeOther {
+					resp = r.c.Get(resp.Header.Get("Location"))
+				}
+				if got := resp.TestID(t, tc.testID); got != tc.want[lang] {
+					t.Errorf("%s: %q, want %q", lang, got, tc.want[lang])
+				}
+			}
+		})
+	}
+}
+
+// TestTransactionEditSpeaksTheReadersLanguage: the edit form offers no category and no
+// merchant in the family's language, and a bulk change that sets nothing says why in it.
+func TestTransactionEditSpeaksTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	readers := readersOf(t, srv)
+	noCategory := map[string]string{"en": "— none", "de": "— keine"}
+	noMerchant := map[string]string{"en": "— none", "de": "— keiner"}
+	nothing := map[string]string{"en": "Nothing changed: Choose a category, a merchant or a tag to set.",
+		"de": "Nichts geändert: Wähle eine Kategorie, einen Händler oder ein Schlagwort, das gesetzt werden soll."}
+	for lang, r := range readers {
+		path := "/accounts/" + r.acct.ID.String()
+		r.c.Get(path + "/transactions/new")
+		resp := r.c.PostForm(path+"/transactions", url.Values{"date": {"2026-03-02"}, "amount": {"3"}, "direction": {"out"}, "name": {"Kiosk"}})
+		if resp.Status != http.StatusSeeOther {
+			t.Fatalf("%s: add: %d\n%s", lang, resp.Status, resp.Body)
+		}
+		var id string
+		if err := srv.DB.NewRaw(`SELECT id::text FROM entries WHERE family_id = ? AND name = 'Kiosk'`, r.user.FamilyID).Scan(t.Context(), &id); err != nil {
+			t.Fatal(err)
+		}
+		doc := r.c.Get("/transactions/" + id).Doc(t)
+		if got := doc.Find(`select[name="category_id"] option[value=""]`).Text(); got != noCategory[lang] {
+			t.Errorf("%s: no category is %q, want %q", lang, got, noCategory[lang])
+		}
+		if got := doc.Find(`select[name="merchant_id"] option[value=""]`).Text(); got != noMerchant[lang] {
+			t.Errorf("%s: no merchant is %q, want %q", lang, got, noMerchant[lang])
+		}
+		r.c.Get("/transactions")
+		resp = r.c.PostForm("/transactions/bulk", url.Values{"ids": {id}, "return": {"/transactions"}})
+		if resp.Status != http.StatusSeeOther {
+			t.Fatalf("%s: bulk: %d\n%s", lang, resp.Status, resp.Body)
+		}
+		if got := r.c.Get(resp.Header.Get("Location")).TestID(t, "flash-error"); got != nothing[lang] {
+			t.Errorf("%s: a bulk change of nothing: %q, want %q", lang, got, nothing[lang])
+		}
+		if strings.Contains(doc.Text(), "— none") && lang == "de" {
+			t.Errorf("de: the edit form says “— none”")
+		}
+	}
+}
