@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/uuid"
+
 	"tally/app/apptest"
 	"tally/models"
 	"tally/testkit"
@@ -119,6 +121,56 @@ func TestTransactionEditSpeaksTheReadersLanguage(t *testing.T) {
 		}
 		if strings.Contains(doc.Text(), "— none") && lang == "de" {
 			t.Errorf("de: the edit form says “— none”")
+		}
+	}
+}
+
+// TestErrorPagesSpeakTheReadersLanguage: a page that is not found, or a form that expired,
+// says so in the family's language (English with the error's own words, as before), while
+// the API's JSON says the same English to every reader.
+func TestErrorPagesSpeakTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	readers := readersOf(t, srv)
+	missing := "/transactions/" + uuid.NewString()
+	for _, tc := range []struct {
+		name   string
+		send   func(r reader) *testkit.Response
+		status int
+		want   map[string]string
+	}{
+		{name: "a transfer's side that is no id", send: func(r reader) *testkit.Response { return r.c.Get("/transfers/new?from=nonsense") },
+			status: http.StatusNotFound,
+			want:   map[string]string{"en": "Transaction not found", "de": "Was du aufrufen wolltest, gibt es nicht."}},
+		{name: "a transaction that does not exist", send: func(r reader) *testkit.Response { return r.c.Get(missing) },
+			status: http.StatusNotFound,
+			want:   map[string]string{"en": "Transaction not found", "de": "Was du aufrufen wolltest, gibt es nicht."}},
+		{name: "a form without the page's token", send: func(r reader) *testkit.Response {
+			return r.c.PostForm("/transactions/bulk", url.Values{"_csrf": {"stale"}})
+		},
+			status: http.StatusForbidden,
+			want: map[string]string{"en": "This form has expired. Reload the page and try again.",
+				"de": "Dieses Formular ist abgelaufen. Lade die Seite neu und versuch es noch einmal."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for lang, r := range readers {
+				r.c.Get("/transactions")
+				resp := tc.send(r)
+				if resp.Status != tc.status {
+					t.Fatalf("%s: %d, want %d", lang, resp.Status, tc.status)
+				}
+				if got := resp.TestID(t, "error-message"); got != tc.want[lang] {
+					t.Errorf("%s: %q, want %q", lang, got, tc.want[lang])
+				}
+			}
+		})
+	}
+	// The API's answer is English, whatever the family's language.
+	for lang, r := range readers {
+		key := testkit.MustCreateAPIKey(t, srv.DB, r.user.ID, "read")
+		resp := r.c.Do(http.MethodGet, "/api/v1"+missing, nil, map[string]string{"X-Api-Key": key, "Accept-Language": "de"})
+		if resp.Status != http.StatusNotFound || !strings.Contains(resp.Body, `"message":"The requested resource was not found"`) {
+			t.Errorf("%s: the API answered %d: %s", lang, resp.Status, resp.Body)
 		}
 	}
 }

@@ -523,8 +523,8 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 var conditionField = regexp.MustCompile(`^conditions\[(\d+)\]`)
 
 // ruleProblems puts a rule's problems on the form's fields: conditions on their rows,
-// actions together.
-func ruleProblems(form *views.Form, err error, rowOf []int) (int, bool) {
+// actions together, in the language of ctx.
+func ruleProblems(ctx context.Context, form *views.Form, err error, rowOf []int) (int, bool) {
 	status, ok := withError(form, err)
 	if !ok {
 		return 0, false
@@ -538,7 +538,7 @@ func ruleProblems(form *views.Form, err error, rowOf []int) (int, bool) {
 				k = fmt.Sprintf("cond_%d", rowOf[i])
 			} else {
 				k = "grouped"
-				form.Message = "A grouped condition cannot run: " + strings.Join(msgs, "; ")
+				form.Message = i18n.T(ctx, "rule_problem.grouped", "Problem", strings.Join(msgs, "; "))
 			}
 		case strings.HasPrefix(k, "actions"):
 			k = "actions"
@@ -569,7 +569,7 @@ func (a *app) ruleSave(c echo.Context, id *uuid.UUID) error {
 		}
 	}
 	if err != nil {
-		status, ok := ruleProblems(form, err, rowOf)
+		status, ok := ruleProblems(inLanguage(c), form, err, rowOf)
 		if !ok {
 			return err
 		}
