@@ -174,3 +174,55 @@ func TestErrorPagesSpeakTheReadersLanguage(t *testing.T) {
 		}
 	}
 }
+
+// TestTransferRefusalsSpeakTheReadersLanguage: a link the transfers page refuses says why in
+// the family's language; in English, with the API's words, as before.
+func TestTransferRefusalsSpeakTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	readers := readersOf(t, srv)
+	for _, tc := range []struct {
+		name   string
+		to     []string // the other side: in the same account or not, and which way
+		amount string   // of both sides: each case its own, so that no case's side pairs with another's
+		want   map[string]string
+	}{
+		{name: "both sides in one account", to: []string{"same", "in"}, amount: "40",
+			want: map[string]string{"en": "to_transaction_id is in the same account: a transfer moves money between two accounts",
+				"de": "Die Gegenseite ist auf demselben Konto: Eine Umbuchung bewegt Geld zwischen zwei Konten."}},
+		{name: "both sides money out", to: []string{"other", "out"}, amount: "55",
+			want: map[string]string{"en": "to_transaction_id must go the other way: one side of a transfer is money out, the other money in",
+				"de": "Die Gegenseite muss in die andere Richtung gehen: Eine Seite einer Umbuchung ist ein Ausgang, die andere ein Eingang."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			for lang, r := range readers {
+				other := testkit.MustCreateAccount(t, srv.DB, r.user.FamilyID, "Savings "+tc.name, "Depository", "0")
+				add := func(acct, direction, name string) string {
+					r.c.Get("/accounts/" + acct + "/transactions/new")
+					resp := r.c.PostForm("/accounts/"+acct+"/transactions", url.Values{"date": {"2026-03-02"}, "amount": {tc.amount}, "direction": {direction}, "name": {name}})
+					if resp.Status != http.StatusSeeOther {
+						t.Fatalf("%s: add %s: %d\n%s", lang, name, resp.Status, resp.Body)
+					}
+					var id string
+					if err := srv.DB.NewRaw(`SELECT id::text FROM entries WHERE family_id = ? AND name = ?`, r.user.FamilyID, name).Scan(t.Context(), &id); err != nil {
+						t.Fatal(err)
+					}
+					return id
+				}
+				toAcct := r.acct.ID.String()
+				if tc.to[0] == "other" {
+					toAcct = other.ID.String()
+				}
+				from, to := add(r.acct.ID.String(), "out", "From "+tc.name), add(toAcct, tc.to[1], "To "+tc.name)
+				r.c.Get("/transfers/new?from=" + from)
+				resp := r.c.PostForm("/transfers", url.Values{"from_transaction_id": {from}, "to_transaction_id": {to}})
+				if resp.Status != http.StatusSeeOther {
+					t.Fatalf("%s: link: %d\n%s", lang, resp.Status, resp.Body)
+				}
+				if got := r.c.Get(resp.Header.Get("Location")).TestID(t, "flash-error"); got != tc.want[lang] {
+					t.Errorf("%s: %q, want %q", lang, got, tc.want[lang])
+				}
+			}
+		})
+	}
+}
