@@ -117,6 +117,12 @@ const msgTooLong = "This took too long and was stopped, so nothing was changed. 
 // msgDatabaseDown is the answer to every request while the database cannot be reached.
 const msgDatabaseDown = "Tally can't reach its database right now. Nothing was changed; please try again in a moment."
 
+// msgCrossSite is the answer to a form another site submitted.
+const msgCrossSite = "Cross-site form submissions are not accepted."
+
+// msgFormExpired is the answer to a form sent without the session's CSRF token.
+const msgFormExpired = "This form has expired. Reload the page and try again."
+
 // askToWait sets Retry-After on a 503, and on a 429 that has not said its own wait (a rate
 // limit's does; busy upload readers do not).
 func askToWait(c echo.Context, status int) {
@@ -177,7 +183,7 @@ func (a *app) handleError(err error, c echo.Context) {
 			renderErr = c.JSON(status, body)
 		}
 	case c.Request().Header.Get("HX-Request") == "true":
-		renderErr = a.render(c, status, views.ErrorFragment(pageMessage(inLanguage(c), e.Message)))
+		renderErr = a.render(c, status, views.ErrorFragment(pageMessage(inLanguage(c), e)))
 	case dbDown:
 		// Rendered without the session, the user or anything else from the database.
 		c.Response().Header().Set(echo.HeaderContentType, echo.MIMETextHTMLCharsetUTF8)
@@ -185,10 +191,10 @@ func (a *app) handleError(err error, c echo.Context) {
 		st := &views.State{}
 		st.RequestID, _ = c.Get(echo.HeaderXRequestID).(string)
 		ctx := inLanguage(c)
-		renderErr = views.ErrorPage(status, i18n.T(ctx, "error.database_down_title"), pageMessage(ctx, e.Message)).Render(views.WithState(ctx, st), c.Response())
+		renderErr = views.ErrorPage(status, i18n.T(ctx, "error.database_down_title"), pageMessage(ctx, e)).Render(views.WithState(ctx, st), c.Response())
 	default:
 		ctx := inLanguage(c)
-		renderErr = a.render(c, status, views.ErrorPage(status, titleFor(ctx, status), pageMessage(ctx, e.Message)))
+		renderErr = a.render(c, status, views.ErrorPage(status, titleFor(ctx, status), pageMessage(ctx, e)))
 	}
 	if renderErr != nil {
 		a.Log.ErrorContext(c.Request().Context(), "render error response", slog.String("error", renderErr.Error()))
@@ -220,15 +226,22 @@ var pageMessages = map[string]string{
 	msgNotFound:     "error.not_found",
 	msgTooLong:      "error.too_long",
 	msgDatabaseDown: "error.database_down",
+	msgCrossSite:    "error_page.cross_site",
+	msgFormExpired:  "error_page.form_expired",
 }
 
-// pageMessage is message as a page says it in the language of ctx: one of pageMessages
-// translated, any other as it is.
-func pageMessage(ctx context.Context, message string) string {
-	if id, ok := pageMessages[message]; ok {
+// pageMessage is e's message as a page says it in the language of ctx: one of pageMessages
+// translated; for anything not found, the not-found page's own sentence, which English says
+// with the error's words ("Transaction not found") and which names nothing the reader could
+// not see; any other message as it is.
+func pageMessage(ctx context.Context, e *apperr.Error) string {
+	if id, ok := pageMessages[e.Message]; ok {
 		return i18n.T(ctx, id)
 	}
-	return message
+	if e.Code == apperr.NotFound {
+		return i18n.T(ctx, "error_page.not_found", "Message", e.Message)
+	}
+	return e.Message
 }
 
 // isAPI reports whether the request is an application's, answered in JSON: the API and the

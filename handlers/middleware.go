@@ -196,7 +196,7 @@ func (a *app) csrf(next echo.HandlerFunc) echo.HandlerFunc {
 			return next(c)
 		}
 		if c.Request().Header.Get("Sec-Fetch-Site") == "cross-site" {
-			return apperr.New(apperr.Forbidden, "Cross-site form submissions are not accepted.")
+			return a.refuseForm(c, msgCrossSite)
 		}
 		sent := c.Request().Header.Get("X-CSRF-Token")
 		if sent == "" {
@@ -206,10 +206,20 @@ func (a *app) csrf(next echo.HandlerFunc) echo.HandlerFunc {
 			sent = c.FormValue("_csrf")
 		}
 		if subtle.ConstantTimeCompare([]byte(sent), []byte(token)) != 1 {
-			return apperr.New(apperr.Forbidden, "This form has expired. Reload the page and try again.")
+			return a.refuseForm(c, msgFormExpired)
 		}
 		return next(c)
 	}
+}
+
+// refuseForm is the error of a form csrf refuses, saying why. The page that says it is in its
+// reader's language, so the signed-in user, whom loadUser has not read yet, is read for it
+// (without loadUser's ending of a stale session: a refused request changes nothing).
+func (a *app) refuseForm(c echo.Context, why string) error {
+	if u, err := a.sessionUser(c); err == nil && u != nil {
+		c.Set(ctxUser, u)
+	}
+	return apperr.New(apperr.Forbidden, why)
 }
 
 // loadUser puts the signed-in user into the context. A session whose user was suspended or
@@ -217,25 +227,37 @@ func (a *app) csrf(next echo.HandlerFunc) echo.HandlerFunc {
 func (a *app) loadUser(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		ctx := c.Request().Context()
-		raw := a.Sessions.GetString(ctx, sessions.UserIDKey)
-		if raw == "" {
+		if a.Sessions.GetString(ctx, sessions.UserIDKey) == "" {
 			return next(c)
 		}
-		if id, err := uuid.Parse(raw); err == nil {
-			u, err := a.Auth.UserForSession(ctx, id)
-			if err == nil {
-				c.Set(ctxUser, u)
-				return next(c)
-			}
-			if !apperr.Is(err, apperr.NotFound) {
-				return err
-			}
+		u, err := a.sessionUser(c)
+		switch {
+		case err != nil:
+			return err
+		case u != nil:
+			c.Set(ctxUser, u)
+			return next(c)
 		}
 		if err := a.Sessions.Destroy(ctx); err != nil {
 			return err
 		}
 		return next(c)
 	}
+}
+
+// sessionUser is the user the session is signed in as: nil when it is signed in as nobody, or
+// as a user suspended or deleted since.
+func (a *app) sessionUser(c echo.Context) (*models.User, error) {
+	ctx := c.Request().Context()
+	id, err := uuid.Parse(a.Sessions.GetString(ctx, sessions.UserIDKey))
+	if err != nil {
+		return nil, nil
+	}
+	u, err := a.Auth.UserForSession(ctx, id)
+	if apperr.Is(err, apperr.NotFound) {
+		return nil, nil
+	}
+	return u, err
 }
 
 // requireUser sends people who are not signed in to the sign-in page (or onboarding on a new

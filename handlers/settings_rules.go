@@ -515,7 +515,7 @@ func ruleFromForm(c echo.Context, names *familyNames) (*views.Form, rules.Input,
 var conditionField = regexp.MustCompile(`^conditions\[(\d+)\]`)
 
 // ruleProblems puts a rule's problems on the form's fields: conditions on their rows,
-// actions together.
+// actions together, in the language of ctx.
 func ruleProblems(ctx context.Context, form *views.Form, err error, rowOf []int) (int, bool) {
 	status, ok := withError(ctx, form, err)
 	if !ok {
@@ -530,7 +530,7 @@ func ruleProblems(ctx context.Context, form *views.Form, err error, rowOf []int)
 				k = fmt.Sprintf("cond_%d", rowOf[i])
 			} else {
 				k = "grouped"
-				form.Message = "A grouped condition cannot run: " + strings.Join(msgs, "; ")
+				form.Message = i18n.T(ctx, "rule_problem.grouped", "Problem", strings.Join(msgs, "; "))
 			}
 		case strings.HasPrefix(k, "actions"):
 			k = "actions"

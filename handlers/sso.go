@@ -183,7 +183,7 @@ func (a *app) ssoFinish(c echo.Context, p *sso.Provider, id *sso.Identity, purpo
 	metrics.SSOSignIns.WithLabelValues(p.Name, "ok").Inc()
 	switch {
 	case purpose == sso.PurposeLink:
-		a.flash(c, "success", p.Label+" is now connected to your account.")
+		a.flash(c, "success", i18n.T(inLanguage(c), "sso_flash.connected", "Provider", p.Label))
 		return redirect(c, "/settings/security")
 	case out.PendingEmail != "":
 		raw, err := json.Marshal(pendingLink{Provider: p.Name, Identity: id})

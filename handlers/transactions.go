@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 	"strings"
 	"time"
@@ -10,6 +11,7 @@ import (
 
 	"tally/internal/apperr"
 	"tally/internal/dates"
+	"tally/internal/i18n"
 	"tally/ledger"
 	"tally/models"
 	"tally/views"
@@ -32,7 +34,7 @@ func (a *app) transactionForm(c echo.Context, status int, form *views.Form) erro
 	if err != nil {
 		return err
 	}
-	categories := append([]views.SelectOption{{Value: "", Label: "— leave it to the rules"}}, names.lists["categories"]...)
+	categories := append([]views.SelectOption{{Value: "", Label: i18n.T(inLanguage(c), "tx_form.leave_to_rules")}}, names.lists["categories"]...)
 	return a.render(c, status, views.TransactionFormPage(acct, form, categories))
 }
 
@@ -50,7 +52,7 @@ func (a *app) transactionCreate(c echo.Context) error {
 		return err
 	}
 	form := formOf(c, transactionFields...)
-	in, err := transactionInput(form, acct)
+	in, err := transactionInput(inLanguage(c), form, acct)
 	var entryID uuid.UUID
 	if err == nil {
 		entryID, err = ledger.Create(ctx, a.DB, a.Log, viewer, in)
@@ -61,49 +63,49 @@ func (a *app) transactionCreate(c echo.Context) error {
 		}
 		return err
 	}
-	msg := "Transaction “" + strings.TrimSpace(in.Name) + "” added."
+	added := "tx_flash.added"
 	if t, err := ledger.Get(ctx, a.DB, viewer, entryID); err == nil && t.Transfer != nil {
-		msg += " It looks like a transfer: confirm it on the Transfers page."
+		added = "tx_flash.added_transfer"
 	}
-	a.flash(c, "success", msg)
+	a.flash(c, "success", i18n.T(inLanguage(c), added, "Name", strings.TrimSpace(in.Name)))
 	return redirect(c, "/accounts/"+acct.ID.String())
 }
 
 // transactionInput reads the form: a positive amount with its direction (money out is the
-// ledger's positive sign), every problem at once.
-func transactionInput(form *views.Form, acct *models.Account) (ledger.NewTransaction, error) {
+// ledger's positive sign), every problem at once, said in the language of ctx.
+func transactionInput(ctx context.Context, form *views.Form, acct *models.Account) (ledger.NewTransaction, error) {
 	in := ledger.NewTransaction{AccountID: acct.ID, Name: form.Value("name"), Notes: strings.TrimSpace(form.Value("notes"))}
 	var v apperr.Validation
 	if raw := strings.TrimSpace(form.Value("date")); raw == "" {
-		v.Add("date", "Date is required.")
+		v.Add("date", i18n.T(ctx, "tx_problem.date_required"))
 	} else if d, err := dates.Day("date", raw); err != nil {
-		v.Merge(err)
+		v.Add("date", i18n.T(ctx, "tx_problem.date", "Problem", apperr.As(err).Message))
 	} else {
 		in.Date = d
 	}
 	switch amount, err := models.ParseAmount(form.Value("amount"), acct.Currency); {
 	case strings.TrimSpace(form.Value("amount")) == "":
-		v.Add("amount", "Amount is required.")
+		v.Add("amount", i18n.T(ctx, "tx_problem.amount_required"))
 	case err != nil:
-		v.Add("amount", "Amount: "+apperr.As(err).Message)
+		v.Add("amount", i18n.T(ctx, "tx_problem.amount_number", "Problem", apperr.As(err).Message))
 	case !amount.IsPositive():
-		v.Add("amount", "Amount must be more than zero; choose money in or money out for its direction.")
+		v.Add("amount", i18n.T(ctx, "tx_problem.amount_positive"))
 	case form.Value("direction") == "in":
 		in.Amount = amount.Neg()
 	case form.Value("direction") == "out":
 		in.Amount = amount
 	default:
-		v.Add("direction", "Choose money in or money out.")
+		v.Add("direction", i18n.T(ctx, "tx_problem.direction"))
 	}
 	if raw := form.Value("category_id"); raw != "" {
 		if cat, err := uuid.Parse(raw); err != nil {
-			v.Add("category_id", "Choose a category from the list.")
+			v.Add("category_id", i18n.T(ctx, "tx_problem.category"))
 		} else {
 			in.CategoryID = &cat
 		}
 	}
 	if strings.TrimSpace(in.Name) == "" {
-		v.Add("name", "Description is required.")
+		v.Add("name", i18n.T(ctx, "tx_problem.name_required"))
 	}
 	return in, v.Err()
 }

@@ -1,7 +1,7 @@
 package handlers
 
 import (
-	"fmt"
+	"context"
 	"maps"
 	"net/http"
 	"net/url"
@@ -192,11 +192,11 @@ func (a *app) transactionEditForm(c echo.Context, status int, t *ledger.Transact
 	if err != nil {
 		return err
 	}
-	none := func(table string) []views.SelectOption {
-		return append([]views.SelectOption{{Value: "", Label: "— none"}}, names.lists[table]...)
+	none := func(table, label string) []views.SelectOption {
+		return append([]views.SelectOption{{Value: "", Label: i18n.T(inLanguage(c), label)}}, names.lists[table]...)
 	}
 	e := views.TransactionEdit{Form: form, Entry: row, Manual: t.Manual(), ChangedBy: row.LastChange().Named(members),
-		Categories: none("categories"), Merchants: none("merchants"), Tags: names.lists["tags"], Return: back}
+		Categories: none("categories", "tx_form.no_category"), Merchants: none("merchants", "tx_form.no_merchant"), Tags: names.lists["tags"], Return: back}
 	if isFragment(c, "tx-panel") {
 		return a.render(c, status, views.TransactionEditPanel(e))
 	}
@@ -241,7 +241,7 @@ func (a *app) transactionUpdate(c echo.Context) error {
 		form.Values["tag:"+tag] = "on"
 	}
 	back := returnTo(c.FormValue("return"))
-	p, err := transactionFormPatch(form, params["tag_ids"], t)
+	p, err := transactionFormPatch(inLanguage(c), form, params["tag_ids"], t)
 	if err == nil && !p.Empty() {
 		_, err = ledger.Update(ctx, a.DB, viewer, id, p)
 	}
@@ -268,8 +268,9 @@ func (a *app) transactionUpdate(c echo.Context) error {
 }
 
 // transactionFormPatch is the change the form makes to t: the fields whose value differs from
-// the transaction's, so that saving the form locks only what the person changed.
-func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction) (ledger.Patch, error) {
+// the transaction's, so that saving the form locks only what the person changed. Its problems
+// are said in the language of ctx.
+func transactionFormPatch(ctx context.Context, form *views.Form, tags []string, t *ledger.Transaction) (ledger.Patch, error) {
 	var p ledger.Patch
 	var v apperr.Validation
 	ref := func(field string, current *uuid.UUID) *ledger.Ref {
@@ -282,7 +283,7 @@ func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction
 		}
 		id, err := uuid.Parse(raw)
 		if err != nil {
-			v.Add(field, "Choose one from the list.")
+			v.Add(field, i18n.T(ctx, "tx_problem.from_list"))
 			return nil
 		}
 		if current != nil && *current == id {
@@ -295,7 +296,7 @@ func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction
 	for _, raw := range tags {
 		id, err := uuid.Parse(raw)
 		if err != nil {
-			v.Add("tag_ids", "Choose tags from the list.")
+			v.Add("tag_ids", i18n.T(ctx, "tx_problem.tags_from_list"))
 			continue
 		}
 		tagIDs = append(tagIDs, id)
@@ -315,15 +316,15 @@ func transactionFormPatch(form *views.Form, tags []string, t *ledger.Transaction
 	if t.Manual() {
 		switch d, err := dates.Day("date", form.Value("date")); {
 		case err != nil:
-			v.Merge(err)
+			v.Add("date", i18n.T(ctx, "tx_problem.date", "Problem", apperr.As(err).Message))
 		case !d.Equal(t.Date):
 			p.Date = &d
 		}
 		switch amount, err := models.ParseAmount(form.Value("amount"), t.Currency); {
 		case err != nil:
-			v.Add("amount", "Amount: "+apperr.As(err).Message)
+			v.Add("amount", i18n.T(ctx, "tx_problem.amount_number", "Problem", apperr.As(err).Message))
 		case !amount.IsPositive():
-			v.Add("amount", "Amount must be more than zero; choose money in or money out for its direction.")
+			v.Add("amount", i18n.T(ctx, "tx_problem.amount_positive"))
 		default:
 			if form.Value("direction") == "in" {
 				amount = amount.Neg()
@@ -373,7 +374,7 @@ func untickedRows(c echo.Context) ([]uuid.UUID, error) {
 		return nil, nil
 	}
 	if len(shown) > ledger.MaxMatching {
-		return nil, apperr.New(apperr.Invalid, fmt.Sprintf("At most %d rows can be left out; narrow the filters instead.", ledger.MaxMatching))
+		return nil, apperr.New(apperr.Invalid, i18n.T(inLanguage(c), "tx_problem.too_many_unticked", "N", ledger.MaxMatching))
 	}
 	isTicked := make(map[uuid.UUID]bool, len(ticked))
 	for _, id := range ticked {
@@ -400,7 +401,7 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		default:
 			id, err := uuid.Parse(raw)
 			if err != nil {
-				v.Add(field, "Choose one from the list.")
+				v.Add(field, i18n.T(inLanguage(c), "tx_problem.from_list"))
 				return nil
 			}
 			return &ledger.Ref{ID: &id}
@@ -411,7 +412,7 @@ func (a *app) transactionsBulk(c echo.Context) error {
 		if id, err := uuid.Parse(raw); err == nil {
 			p.AddTagIDs = []uuid.UUID{id}
 		} else {
-			v.Add("add_tag_id", "Choose a tag from the list.")
+			v.Add("add_tag_id", i18n.T(inLanguage(c), "tx_problem.tag_from_list"))
 		}
 	}
 	var change *models.Change
@@ -419,19 +420,19 @@ func (a *app) transactionsBulk(c echo.Context) error {
 	switch {
 	case err != nil:
 	case p.Empty():
-		err = apperr.New(apperr.Invalid, "Choose a category, a merchant or a tag to set.")
+		err = apperr.New(apperr.Invalid, i18n.T(inLanguage(c), "tx_problem.bulk_nothing"))
 	case c.FormValue("all") == "1":
 		var f ledger.Filter
 		var except []uuid.UUID
 		if except, err = untickedRows(c); err == nil {
-			if f, err = filterOf(c.FormValue("filter"), u.NumberLocale()); err == nil {
+			if f, err = filterOf(inLanguage(c), c.FormValue("filter"), u.NumberLocale()); err == nil {
 				change, err = ledger.UpdateMatching(ctx, a.DB, viewer, f, p, except...)
 			}
 		}
 	default:
 		ids := formIDs(c, "ids")
 		if len(ids) == 0 {
-			err = apperr.New(apperr.Invalid, "Tick the transactions to change, or choose all that match.")
+			err = apperr.New(apperr.Invalid, i18n.T(inLanguage(c), "tx_problem.bulk_none_ticked"))
 		} else {
 			change, err = ledger.UpdateMany(ctx, a.DB, viewer, ids, p)
 		}
@@ -456,11 +457,12 @@ func (a *app) transactionsBulk(c echo.Context) error {
 	return redirect(c, back+sep+"changed="+change.ID.String())
 }
 
-// filterOf reads a list's filters from its query string, as the list itself does.
-func filterOf(raw string, l models.Locale) (ledger.Filter, error) {
+// filterOf reads a list's filters from its query string, as the list itself does; a query
+// it cannot read is said in the language of ctx.
+func filterOf(ctx context.Context, raw string, l models.Locale) (ledger.Filter, error) {
 	q, err := url.ParseQuery(raw)
 	if err != nil {
-		return ledger.Filter{}, apperr.New(apperr.Invalid, "The filters could not be read: reload the list and try again.")
+		return ledger.Filter{}, apperr.New(apperr.Invalid, i18n.T(ctx, "tx_problem.filters_unreadable"))
 	}
 	return personsFilter(q, l)
 }

@@ -1,6 +1,8 @@
 package handlers
 
 import (
+	"context"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
@@ -71,7 +73,7 @@ func (a *app) transferLink(c echo.Context) error {
 	t, err := transfers.Link(c.Request().Context(), a.DB, viewer, from, to, "")
 	if err != nil {
 		if e := apperr.As(err); e != nil && e.Code == apperr.Invalid {
-			a.flash(c, "error", e.Message)
+			a.flash(c, "error", transferRefused(inLanguage(c), e))
 			return redirect(c, "/transfers/new?from="+url.QueryEscape(from.String()))
 		}
 		return err
@@ -119,4 +121,41 @@ func back(c echo.Context, fallback string) string {
 		return fallback
 	}
 	return ref.RequestURI()
+}
+
+// transferProblems are the message ids of what the link page says of each reason
+// transfers.Link refuses a pair for: of the side it started from, and of the side chosen.
+// Their English is the API's ({{.Problem}}); another language says what to do in its own.
+var transferProblems = map[transfers.Reason][2]string{
+	transfers.NotFound:        {"transfer_problem.from_not_found", "transfer_problem.to_not_found"},
+	transfers.NotATransaction: {"transfer_problem.from_not_transaction", "transfer_problem.to_not_transaction"},
+	transfers.Split:           {"transfer_problem.from_split", "transfer_problem.to_split"},
+	transfers.Linked:          {"transfer_problem.from_linked", "transfer_problem.to_linked"},
+	transfers.Same:            {"transfer_problem.same", "transfer_problem.same"},
+	transfers.SameAccount:     {"transfer_problem.same_account", "transfer_problem.same_account"},
+	transfers.SameDirection:   {"transfer_problem.same_direction", "transfer_problem.same_direction"},
+	transfers.Amounts:         {"transfer_problem.amounts", "transfer_problem.amounts"},
+	transfers.TooFarApart:     {"transfer_problem.too_far_apart", "transfer_problem.too_far_apart"},
+}
+
+// transferRefused is what the link page says of e, a link transfers.Link refused, in the
+// language of ctx: a sentence for each problem; e's own words when it says no Refusal.
+func transferRefused(ctx context.Context, e *apperr.Error) string {
+	var r *transfers.Refusal
+	if _, notes := e.Fields["notes"]; notes || !errors.As(e, &r) || len(r.Problems) == 0 {
+		return e.Message
+	}
+	said := make([]string, 0, len(r.Problems))
+	for _, p := range r.Problems {
+		ids, ok := transferProblems[p.Reason]
+		if !ok {
+			return e.Message
+		}
+		id := ids[0]
+		if p.Field == "to_transaction_id" {
+			id = ids[1]
+		}
+		said = append(said, i18n.T(ctx, id, "Problem", p.Message, "Days", p.Days, "Max", transfers.ManualDays))
+	}
+	return strings.Join(said, i18n.T(ctx, "transfer_problem.separator"))
 }

@@ -242,6 +242,7 @@ func Link(ctx context.Context, d *db.DB, viewer models.Viewer, a, b uuid.UUID, n
 		}
 		v := &apperr.Validation{}
 		models.CheckText(v, "notes", "Notes", notes, models.MaxNotes)
+		r := &refusal{v: v}
 		for _, f := range []struct {
 			field string
 			id    uuid.UUID
@@ -249,35 +250,41 @@ func Link(ctx context.Context, d *db.DB, viewer models.Viewer, a, b uuid.UUID, n
 			i, ok := found[f.id]
 			switch {
 			case !ok:
-				v.Add(f.field, f.field+" is not a transaction of this family")
+				r.add(Problem{Field: f.field, Reason: NotFound}, "is not a transaction of this family")
 			case sides[i].Kind != "transaction":
-				v.Add(f.field, f.field+" is a "+sides[i].Kind+", not a transaction")
+				r.add(Problem{Field: f.field, Reason: NotATransaction}, "is a "+sides[i].Kind+", not a transaction")
 			case sides[i].Split:
-				v.Add(f.field, f.field+" is split into parts: link one of its parts")
+				r.add(Problem{Field: f.field, Reason: Split}, "is split into parts: link one of its parts")
 			case sides[i].Linked:
-				v.Add(f.field, f.field+" is already one side of a transfer: unlink that first")
+				r.add(Problem{Field: f.field, Reason: Linked}, "is already one side of a transfer: unlink that first")
 			}
 		}
-		if err := v.Err(); err != nil {
+		if err := r.err(); err != nil {
 			return err
 		}
+		to := Problem{Field: "to_transaction_id"}
 		if a == b {
-			return invalid("to_transaction_id", "is the same transaction as from_transaction_id")
+			to.Reason = Same
+			return r.add(to, "is the same transaction as from_transaction_id").err()
 		}
 		x, y := sides[found[a]], sides[found[b]]
 		if x.AccountID == y.AccountID {
-			return invalid("to_transaction_id", "is in the same account: a transfer moves money between two accounts")
+			to.Reason = SameAccount
+			return r.add(to, "is in the same account: a transfer moves money between two accounts").err()
 		}
 		if x.Amount.Sign() == y.Amount.Sign() || x.Amount.IsZero() {
-			return invalid("to_transaction_id", "must go the other way: one side of a transfer is money out, the other money in")
+			to.Reason = SameDirection
+			return r.add(to, "must go the other way: one side of a transfer is money out, the other money in").err()
 		}
 		if x.Currency == y.Currency && !x.Amount.Equal(y.Amount.Neg()) {
-			return invalid("to_transaction_id", fmt.Sprintf("has the amount %s %s, and from_transaction_id %s %s: in one currency a transfer's sides are opposite amounts",
-				y.Amount.Abs().StringFixed(2), y.Currency, x.Amount.Abs().StringFixed(2), x.Currency))
+			to.Reason = Amounts
+			return r.add(to, fmt.Sprintf("has the amount %s %s, and from_transaction_id %s %s: in one currency a transfer's sides are opposite amounts",
+				y.Amount.Abs().StringFixed(2), y.Currency, x.Amount.Abs().StringFixed(2), x.Currency)).err()
 		}
 		if gap := x.Date.Sub(y.Date).Abs(); gap > ManualDays*24*time.Hour {
-			return invalid("to_transaction_id", fmt.Sprintf("is dated %d days from from_transaction_id; a transfer's sides are at most %d days apart",
-				int(gap.Hours()/24), ManualDays))
+			to.Reason, to.Days = TooFarApart, int(gap.Hours()/24)
+			return r.add(to, fmt.Sprintf("is dated %d days from from_transaction_id; a transfer's sides are at most %d days apart",
+				to.Days, ManualDays)).err()
 		}
 		in, out := x.ID, y.ID
 		if x.Amount.IsPositive() {
@@ -305,11 +312,64 @@ func Link(ctx context.Context, d *db.DB, viewer models.Viewer, a, b uuid.UUID, n
 	return Get(ctx, d, viewer, id)
 }
 
-// invalid is a problem with the field, which msg follows in its message.
-func invalid(field, msg string) error {
-	v := &apperr.Validation{}
-	v.Add(field, field+" "+msg)
-	return v.Err()
+// Reason is why Link refused one side of a pair, or the pair.
+type Reason string
+
+// The reasons Link refuses a pair for.
+const (
+	NotFound        Reason = "not_found"       // no transaction of the family the viewer may see
+	NotATransaction Reason = "not_transaction" // a valuation or a trade
+	Split           Reason = "split"           // split into parts: one of them is linked
+	Linked          Reason = "linked"          // already one side of a transfer
+	Same            Reason = "same"            // the same transaction twice
+	SameAccount     Reason = "same_account"    // both in one account
+	SameDirection   Reason = "same_direction"  // both money out, or both money in
+	Amounts         Reason = "amounts"         // in one currency, amounts that are not opposite
+	TooFarApart     Reason = "too_far_apart"   // dated more than ManualDays apart
+)
+
+// Problem is one thing Link refused: a side (Field) or the pair, with why, in the API's
+// English (Message) and as a Reason a page says in its reader's language.
+type Problem struct {
+	Field   string // from_transaction_id or to_transaction_id
+	Reason  Reason
+	Message string
+	Days    int // TooFarApart: how many days apart the sides are
+}
+
+// Refusal is every Problem Link refused a pair for, in the order of its error's message. The
+// Invalid error Link returns wraps it (errors.As finds it), so that a page can say each in
+// its reader's words while the API says the error's English.
+type Refusal struct {
+	Problems []Problem
+}
+
+func (r *Refusal) Error() string {
+	return fmt.Sprintf("transfer refused: %d problems", len(r.Problems))
+}
+
+// refusal collects Link's problems as field problems and as a Refusal.
+type refusal struct {
+	v *apperr.Validation
+	Refusal
+}
+
+// add records p, msg following the field's name in its message.
+func (r *refusal) add(p Problem, msg string) *refusal {
+	p.Message = p.Field + " " + msg
+	r.v.Add(p.Field, p.Message)
+	r.Problems = append(r.Problems, p)
+	return r
+}
+
+// err is the Invalid error of the problems, wrapping the Refusal; nil without any.
+func (r *refusal) err() error {
+	e := apperr.As(r.v.Err())
+	if e == nil {
+		return nil
+	}
+	e.Err = &r.Refusal
+	return e
 }
 
 // SetKinds gives both sides of the transfers their kinds: the inflow a funds movement, the
