@@ -226,3 +226,35 @@ func TestTransferRefusalsSpeakTheReadersLanguage(t *testing.T) {
 		})
 	}
 }
+
+// TestRecurringFormProblemsSpeakTheReadersLanguage: the edit form of a recurring series says
+// what is wrong with a field in the family's language; in English, the series' own words,
+// which the API says too.
+func TestRecurringFormProblemsSpeakTheReadersLanguage(t *testing.T) {
+	t.Parallel()
+	srv := apptest.StartServer(t, apptest.ServerOptions{NoWorker: true})
+	readers := readersOf(t, srv)
+	form := url.Values{"name": {" "}, "amount": {"0"}, "interval": {"weekly"}, "next_date": {"2026-03-02"}, "status": {"confirmed"}}
+	want := map[string]map[string]string{
+		"en": {"error-name": "Name can't be blank", "error-amount": "Amount must not be zero: money out is positive, money in negative"},
+		"de": {"error-name": "Gib einen Namen mit höchstens 200 Zeichen ein.",
+			"error-amount": "Gib einen Betrag ungleich null ein, etwa 12,50: Ausgehendes Geld ist positiv, eingehendes negativ."},
+	}
+	for lang, r := range readers {
+		testkit.MustCreateSeries(t, srv.DB, r.user.FamilyID, nil, 1, "proposed")
+		var id string
+		if err := srv.DB.NewRaw(`SELECT id::text FROM recurring_transactions WHERE family_id = ?`, r.user.FamilyID).Scan(t.Context(), &id); err != nil {
+			t.Fatal(err)
+		}
+		r.c.Get("/recurring/" + id + "/edit")
+		resp := r.c.PostForm("/recurring/"+id, form)
+		if resp.Status != http.StatusUnprocessableEntity {
+			t.Fatalf("%s: %d\n%s", lang, resp.Status, resp.Body)
+		}
+		for testID, text := range want[lang] {
+			if got := resp.TestID(t, testID); got != text {
+				t.Errorf("%s: %s says %q, want %q", lang, testID, got, text)
+			}
+		}
+	}
+}

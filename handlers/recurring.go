@@ -1,6 +1,7 @@
 package handlers
 
 import (
+	"context"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
@@ -180,10 +181,29 @@ func (a *app) recurringUpdate(c echo.Context) error {
 	r, err := models.UpdateRecurring(c.Request().Context(), a.DB, v, id, in)
 	if err != nil {
 		if status, ok := withError(inLanguage(c), form, err); ok {
+			recurringProblems(inLanguage(c), form)
 			return a.recurringForm(c, status, form)
 		}
 		return err
 	}
 	a.flash(c, "success", i18n.T(inLanguage(c), "recurring_page.saved", "Name", r.Name))
 	return redirect(c, "/recurring")
+}
+
+// recurringProblemIDs are the message ids of what the edit form says of a problem with each
+// of its fields. Their English repeats the series' own words, the API's too ({{.Problem}});
+// another language says what to do in its own.
+var recurringProblemIDs = map[string]string{
+	"name": "recurring_problem.name", "amount": "recurring_problem.amount", "interval": "recurring_problem.interval",
+	"next_date": "recurring_problem.next_date", "category_id": "recurring_problem.category_id", "status": "recurring_problem.status",
+}
+
+// recurringProblems says the problem under each of form's fields in the language of ctx:
+// one sentence a field (its first problem, the one the form shows).
+func recurringProblems(ctx context.Context, form *views.Form) {
+	for field, msgs := range form.Errors {
+		if id, ok := recurringProblemIDs[field]; ok {
+			form.Errors[field] = []string{i18n.T(ctx, id, "Problem", msgs[0])}
+		}
+	}
 }
