@@ -82,7 +82,7 @@ func (v Viewer) VisibleAllSQL(column string) (string, []any) {
 // SeenKind is the transaction kind as the viewer sees it: otherPrivate says the other side of
 // the transaction's transfer is in an account kept from them.
 func SeenKind(kind string, otherPrivate bool) string {
-	if otherPrivate && slices.Contains(TransferKinds, kind) {
+	if otherPrivate && slices.Contains(kindsNamingTheOtherSide, kind) {
 		return KindFundsMovement
 	}
 	return kind
@@ -100,5 +100,9 @@ func (v Viewer) KindSQL(alias string) (string, []any) {
 			alias + ".id THEN kt.outflow_entry_id ELSE kt.inflow_entry_id END WHERE (kt.inflow_entry_id = " + alias +
 			".id OR kt.outflow_entry_id = " + alias + ".id) AND ko.account_id = ANY(?::uuid[])) THEN '" + KindFundsMovement +
 			"' ELSE " + kind + " END",
-		[]any{bun.In(TransferKinds[1:]), pgdialect.Array(v.Hidden)}
+		[]any{bun.In(kindsNamingTheOtherSide), pgdialect.Array(v.Hidden)}
 }
+
+// kindsNamingTheOtherSide are the transfer kinds that say what the other side is: all but a
+// plain movement of funds.
+var kindsNamingTheOtherSide = slices.DeleteFunc(slices.Clone(TransferKinds), func(k string) bool { return k == KindFundsMovement })
