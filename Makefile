@@ -3,6 +3,14 @@ GO      ?= go
 PKGS    := ./...
 TESTFLAGS ?=
 
+# Every target builds as the image does: static, with no build machine's paths. Lint, the tests
+# and the image test's own build then share one compile cache, so a fresh machine compiles the
+# tree once, not twice. Test binaries leave out DWARF (-w), which only a debugger reads: a
+# third of each link.
+export CGO_ENABLED := 0
+export GOFLAGS := -trimpath $(GOFLAGS)
+TESTLDFLAGS := -ldflags=-w
+
 FUZZTIME ?= 10s
 
 .PHONY: run test bench bench-check bench-compare generate assets lint build image fuzz clean
@@ -37,7 +45,7 @@ run: assets
 # two at a time on two cores, so that they start first and the short ones fill in beside them.
 SLOWPKGS := ./e2e ./handlers ./cmd/tally ./imports ./cmd/tally-image
 test: assets
-	$(GO) test $(TESTFLAGS) -count=1 -timeout 12m $(SLOWPKGS) $(PKGS)
+	$(GO) test $(TESTLDFLAGS) $(TESTFLAGS) -count=1 -timeout 12m $(SLOWPKGS) $(PKGS)
 	$(MAKE) --no-print-directory bench-check
 
 # Every benchmark; the scale matrix at 1,000 to 500,000 rows (TALLY_BENCH_ROWS to choose; its
@@ -56,7 +64,7 @@ bench: assets
 # made faster lowers its own), which the noise of a shared 2-core machine stays under. The
 # hand-back after SIGKILL is measured by `make bench`.
 bench-check: assets
-	TALLY_BENCH_ROWS=20000 TALLY_BENCH_CHECK=1 TALLY_BENCH_HANDBACK=off $(GO) test ./cmd/tally -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 10m
+	TALLY_BENCH_ROWS=20000 TALLY_BENCH_CHECK=1 TALLY_BENCH_HANDBACK=off $(GO) test $(TESTLDFLAGS) ./cmd/tally -run '^$$' -bench '^BenchmarkScale$$' -benchtime 1x -timeout 10m
 
 # The publish of a 10 MB file by the commit REF against the working tree's, ROUNDS times each,
 # alternating, on fresh databases, with a bare COPY into each build's entries (cmd/benchcompare).
@@ -91,9 +99,9 @@ lint:
 		before=$$(sum); if ! $(GO) tool templ generate >/dev/null 2>&1; then $(GO) tool templ generate 2>&1 | grep -v '^(✓)'; exit 1; fi; \
 		if [ "$$before" != "$$(sum)" ]; then echo "generated templ files were stale: they are regenerated now, commit them"; exit 1; fi
 	@# Each layer's import rule (docs/architecture.md, "Where things are built"), read from go list.
-	$(GO) test -count=1 -run '^TestLayer' ./app
+	$(GO) test $(TESTLDFLAGS) -count=1 -run '^TestLayer' ./app
 	@# Every message of the English catalogue is in every other, and used (internal/i18n).
-	$(GO) test -count=1 -run '^TestCatalogue' ./internal/i18n
+	$(GO) test $(TESTLDFLAGS) -count=1 -run '^TestCatalogue' ./internal/i18n
 
 clean:
 	rm -rf bin static/dist/*.css static/dist/*.js

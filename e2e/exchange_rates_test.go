@@ -96,10 +96,11 @@ func TestExchangeRatesPage(t *testing.T) {
 		signInAs(t, ctx, srv, member.Email)
 		clickNav(t, ctx, "exchange_rates")
 		wantPath(t, ctx, "/settings/exchange_rates")
+		visible(t, ctx, "exchange-rate-row") // the page has loaded, not only its address
+		visible(t, ctx, "exchange-rates-admins")
 		if !pageContains(t, ctx, "1 GBP = 1.3 USD") {
 			t.Error("the member does not see the family's rate")
 		}
-		visible(t, ctx, "exchange-rates-admins")
 		if n := count(t, ctx, "exchange-rate-form") + count(t, ctx, "exchange-rate-delete-"+attr(t, ctx, "exchange-rate-row", "data-id")); n != 0 {
 			t.Errorf("the member is offered %d forms to change the rates", n)
 		}

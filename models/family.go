@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
@@ -126,10 +127,21 @@ func knownZone(ctx context.Context, db bun.IDB, zone string) (bool, error) {
 	if !validZone(zone) {
 		return false, nil
 	}
+	if _, ok := zonesKnown.Load(zone); ok {
+		return true, nil
+	}
 	var known bool
 	err := db.NewRaw("SELECT EXISTS (SELECT 1 FROM pg_timezone_names WHERE name = ?)", zone).Scan(ctx, &known)
+	if known {
+		zonesKnown.Store(zone, struct{}{})
+	}
 	return known, err
 }
+
+// zonesKnown holds the zones the database was found to know. pg_timezone_names reads and
+// parses every file of the server's time zone database, tens of milliseconds each time, and
+// every sign-up asks; the server's zones do not change while it runs.
+var zonesKnown sync.Map
 
 // FamilyByID returns the family with id.
 func FamilyByID(ctx context.Context, db bun.IDB, id uuid.UUID) (*Family, error) {

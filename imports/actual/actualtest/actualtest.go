@@ -13,7 +13,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"runtime"
 	"testing"
 	"time"
 
@@ -232,9 +231,24 @@ func (g *generator) budgets(first time.Time, months int) {
 }
 
 // fixture is the household export whose database the generated budgets are written into.
+// It is found from the test's working directory (its package's folder), up to the module's
+// root: tests are built with -trimpath, so the source file's own path is not at hand.
 func fixture(tb testing.TB) []byte {
-	_, here, _, _ := runtime.Caller(0)
-	content, err := os.ReadFile(filepath.Join(filepath.Dir(here), "..", "testdata", "household.zip"))
+	dir, err := os.Getwd()
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			break
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			tb.Fatal("actualtest: no go.mod above the test's working directory")
+		}
+		dir = parent
+	}
+	content, err := os.ReadFile(filepath.Join(dir, "imports", "actual", "testdata", "household.zip"))
 	if err != nil {
 		tb.Fatal(err)
 	}
