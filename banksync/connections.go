@@ -230,18 +230,70 @@ func (s *Service) Delete(ctx context.Context, familyID, id uuid.UUID) error {
 		if locked[0].SessionID != nil {
 			session = *locked[0].SessionID
 		}
-		if _, err := tx.NewRaw(`UPDATE accounts a SET source = NULL, external_id = NULL, updated_at = now()
-			FROM bank_accounts b WHERE b.account_id = a.id AND b.connection_id = ?`, id).Exec(ctx); err != nil {
-			return err
-		}
-		_, err := tx.NewRaw("DELETE FROM bank_connections WHERE id = ?", id).Exec(ctx)
-		return err
+		return detach(ctx, tx, id)
 	})
 	if err != nil {
 		return err
 	}
 	s.deleteSession(context.WithoutCancel(ctx), session)
 	return nil
+}
+
+// detach deletes the connection id, locked by the caller's tx, and lets its accounts go: they
+// and their history stay the family's, no longer synced.
+func detach(ctx context.Context, tx db.Tx, id uuid.UUID) error {
+	if _, err := tx.NewRaw(`UPDATE accounts a SET source = NULL, external_id = NULL, updated_at = now()
+		FROM bank_accounts b WHERE b.account_id = a.id AND b.connection_id = ?`, id).Exec(ctx); err != nil {
+		return err
+	}
+	_, err := tx.NewRaw("DELETE FROM bank_connections WHERE id = ?", id).Exec(ctx)
+	return err
+}
+
+// Departure is what a member's leaving the family did to the bank connections they made.
+type Departure struct {
+	s        *Service
+	sessions []string
+	// Disconnected counts the connections let go.
+	Disconnected int
+}
+
+// Leave disconnects, in tx, each bank connection that userID made in familyID, as Delete does
+// one: the consent at the bank was the member's, and they take it with them when they leave
+// (they are removed, their user is deleted, or they join another family). The accounts and
+// their history stay the family's, no longer synced; an admin can connect them again with a
+// consent of their own. Call End once tx has committed. A nil Service disconnects nothing.
+func (s *Service) Leave(ctx context.Context, tx db.Tx, familyID, userID uuid.UUID) (*Departure, error) {
+	d := &Departure{s: s}
+	if s == nil {
+		return d, nil
+	}
+	var locked []struct {
+		ID        uuid.UUID `bun:"id"`
+		SessionID *string   `bun:"session_id"`
+	}
+	if err := tx.NewRaw("SELECT id, session_id FROM bank_connections WHERE family_id = ? AND user_id = ? ORDER BY id FOR UPDATE",
+		familyID, userID).Scan(ctx, &locked); err != nil && !db.IsNoRows(err) {
+		return nil, err
+	}
+	for _, c := range locked {
+		if err := detach(ctx, tx, c.ID); err != nil {
+			return nil, err
+		}
+		if c.SessionID != nil {
+			d.sessions = append(d.sessions, *c.SessionID)
+		}
+	}
+	d.Disconnected = len(locked)
+	return d, nil
+}
+
+// End closes at the banks the sessions of the connections Leave let go; a failure is logged,
+// and the bank ends the session when its consent runs out.
+func (d *Departure) End(ctx context.Context) {
+	for _, session := range d.sessions {
+		d.s.deleteSession(context.WithoutCancel(ctx), session)
+	}
 }
 
 // troubleAfter is how long a connection's syncs may fail before the family is told outside

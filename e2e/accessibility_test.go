@@ -37,6 +37,7 @@ type violation struct {
 // changes only the colours, never the page's markup, so the dark pass runs the rules that read
 // colours (schemeRules); the light pass runs them all.
 func TestPagesAreAccessible(t *testing.T) {
+	t.Parallel()
 	ctx, srv, pages := household(t)
 	axe := axeSource(t)
 	for _, scheme := range []string{"light", "dark"} {

@@ -16,6 +16,7 @@ import (
 // type's subtypes, a type change drops a subtype of the old type, and the account saves with
 // the one chosen.
 func TestSubtypesFollowTheType(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -16,6 +16,7 @@ import (
 // is refused with what would go and deletes nothing, and the exact name deletes the account
 // with its history and goes back to the accounts, saying so.
 func TestDeleteAnAccount(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()

@@ -18,6 +18,7 @@ import (
 // the audit log, filters it by event type, sees only those entries, and the address carries
 // the filter, so that it can be bookmarked.
 func TestFilterTheAuditLog(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"ADMIN_RATE_LIMIT_PER_MINUTE": "1000"}})
 	root := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "root@example.com", Role: models.RoleSuperAdmin})

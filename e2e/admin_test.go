@@ -29,6 +29,7 @@ func adminServer(t *testing.T) (*apptest.Server, *models.User) {
 // TestAddTestEnableAndSignInWithAProvider is the administrator's journey: add an OIDC
 // provider, run a test login, enable it, and sign in with it.
 func TestAddTestEnableAndSignInWithAProvider(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	m, err := mockoidc.Run()
 	if err != nil {
@@ -97,6 +98,7 @@ func TestAddTestEnableAndSignInWithAProvider(t *testing.T) {
 
 // TestSuspendAndReactivateAUser suspends a user from their admin page, then reactivates them.
 func TestSuspendAndReactivateAUser(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv, root := adminServer(t)
 	testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "member@example.com", Role: models.RoleMember})
@@ -133,6 +135,7 @@ func TestSuspendAndReactivateAUser(t *testing.T) {
 // minutes enabling a provider from the list: the toggle, an htmx request, brings the step-up
 // page up whole instead of into the provider's row, and the code enables the provider.
 func TestEnablingAProviderAsksForTheCode(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv, root := adminServer(t)
 	keys, err := app.EncryptionKeys(srv.Config)

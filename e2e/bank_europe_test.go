@@ -18,6 +18,7 @@ import (
 // its transactions synced. When the bank ends the consent, the dashboard and the account's
 // page say so, and the dashboard's button renews it at the bank.
 func TestConnectAEuropeanBank(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	fake := fakeenablebanking.NewTest(t)
 	fake.AddASPSP(fakeenablebanking.ASPSP{Name: "Testbank", Country: "DE"})

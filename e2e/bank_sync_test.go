@@ -19,6 +19,7 @@ import (
 // browser: paste a setup token, link the account, see its transactions, then the provider
 // revokes the access and a new token reconnects it with the account still linked.
 func TestConnectABankAndReconnectIt(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	fake := fakesimplefin.NewTest(t)
 	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "First Bank", OrgID: "first", OrgName: "First Bank"})
@@ -122,6 +123,7 @@ func TestConnectABankAndReconnectIt(t *testing.T) {
 // own bank through SimpleFIN from the browser: the account it brings is private to them (its
 // badge says so), and the family's admin sees neither the account nor the connection.
 func TestAMemberConnectsTheirOwnBank(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	fake := fakesimplefin.NewTest(t)
 	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "Mia's Bank", OrgID: "mia", OrgName: "Mia's Bank"})

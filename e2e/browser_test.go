@@ -22,6 +22,7 @@ import (
 // out and in again, creating an API key that is shown once, using it over HTTP, and finally an
 // instance where local login is off.
 func TestFirstRunToAPIKey(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 

@@ -16,6 +16,7 @@ import (
 // TestBudgetGoalJourney is a person giving a category a goal on the budget page: a balance to
 // reach in three months, the month budgeted towards it in one click, and the goal removed.
 func TestBudgetGoalJourney(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -13,6 +13,7 @@ import (
 // ones behind "show all", and the money carried from the month before shown. On a 1280 px
 // screen the table fits, its rollover column included.
 func TestBudgetsFitAPhone(t *testing.T) {
+	t.Parallel()
 	ctx, srv, _ := household(t)
 	bg := context.Background()
 	var family, account string

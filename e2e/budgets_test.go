@@ -18,6 +18,7 @@ import (
 // place, every category filled from its 3-month average in one click, and a category cut
 // below what it spent marked over.
 func TestBudgetJourney(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

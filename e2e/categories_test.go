@@ -17,6 +17,7 @@ import (
 // (the page saying how many transactions move), and an unused one deleted on a plain
 // confirmation.
 func TestCategoriesJourney(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -16,6 +16,7 @@ import (
 // transaction Jana added: its form then says he changed it, on which day in his date style,
 // and the list's "Changed by" filter finds it under his name.
 func TestTransactionSaysWhoChangedIt(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()

@@ -21,6 +21,7 @@ import (
 // bookmark), its numbers in the table behind "Show data", the month's spending by category a
 // link away, and an account's balance on its page, as wide as a phone's screen and no wider.
 func TestCharts(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()

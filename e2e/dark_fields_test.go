@@ -30,6 +30,7 @@ const fieldContrastJS = `(() => {
 // border stands out from its card by 3:1 at least (WCAG 1.4.11), where they were flat grey
 // boxes with no border to see.
 func TestFieldsHaveBordersInTheDark(t *testing.T) {
+	t.Parallel()
 	ctx, srv, _ := household(t)
 	if _, err := chromedp.Call(ctx, emulation.SetEmulatedMedia, emulation.SetEmulatedMediaParams{
 		Features: []*emulation.MediaFeature{{Name: "prefers-color-scheme", Value: "dark"}}}); err != nil {

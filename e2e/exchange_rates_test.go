@@ -21,6 +21,7 @@ import (
 // the API in place of the bank's, read by a member of the family without a form to change it,
 // and deleted through its confirmation. A fetch that fails then shows on the page.
 func TestExchangeRatesPage(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	ecb := fakeecb.NewTest(t)
 	ecb.SetDay("2026-02-27", map[string]string{"USD": "1.0790", "GBP": "0.8398"})

@@ -16,6 +16,7 @@ import (
 // that does not exist is refused on its field, and once saved the dashboard shows money the
 // German way to someone who chose no style of their own.
 func TestFamilySettings(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
@@ -70,6 +71,7 @@ func TestFamilySettings(t *testing.T) {
 // TestFamilyLanguage is a family admin making the family's language German after onboarding:
 // the next page, and the dashboard of the admin who chose no language of their own, speak it.
 func TestFamilyLanguage(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

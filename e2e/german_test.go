@@ -109,6 +109,7 @@ func germanHousehold(t *testing.T, srv *apptest.Server) {
 // fails on any text or accessible name that is an English message of the catalogue or holds
 // an English word. The pages of pendingGerman are reported, not failed, until they are German.
 func TestPagesAreInGerman(t *testing.T) {
+	t.Parallel()
 	english := englishTexts()
 	ctx, srv, pages := household(t)
 	germanHousehold(t, srv)

@@ -20,6 +20,7 @@ import (
 // import page shows what it guessed and what each row reads as, a changed column reads the
 // file again in place, and the published transactions carry the right names.
 func TestAGermanExportReadsWithoutOptions(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -23,6 +23,7 @@ func uploadFile(t *testing.T, ctx context.Context, id, path string) {
 // page, publishes each from its page and checks what the pages say: the export's readback and
 // the statement's reconciliation.
 func TestUploadImportsInTheBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
@@ -136,6 +137,7 @@ func chooseLabel(t *testing.T, ctx context.Context, id, label string) {
 // a person, and the form comes back with the file still chosen, so that choosing "Detect from
 // the file" and uploading again reads it, without choosing the file a second time.
 func TestARefusedUploadKeepsTheChosenFile(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -22,6 +22,7 @@ import (
 // month first. Each is read right before anything is written, or asks; a saved profile reads
 // the bank's next file, and a re-upload finds its rows already there.
 func TestImportWizardReadsBankFiles(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -32,6 +32,7 @@ const importRows = 5_000
 // is first looked at: the progress bar is then on screen every time, not only when the
 // browser happens to be faster than the worker. The worker is started once the bar is seen.
 func TestImportJourney(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

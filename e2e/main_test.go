@@ -3,8 +3,10 @@
 // types into the forms, clicks the buttons and reads what the pages show, as a person would.
 //
 // Tests find elements by their data-testid attribute only. Chromium is started once per test
-// binary; each test gets its own tab. Without Chromium the tests are skipped, except in CI
-// (CI=true), where they fail.
+// binary; each test gets its own tab, in a browser context of its own, and its own server, so
+// the tests run in parallel (go test's -parallel, the number of CPUs by default): most of a
+// test's time is the browser, the server and the database waiting on one another. Without
+// Chromium the tests are skipped, except in CI (CI=true), where they fail.
 package e2e
 
 import (
@@ -108,7 +110,9 @@ func (b *sharedBrowser) stop() {
 }
 
 // newTab opens a tab in the shared browser for t, closed when t ends. Its context ends after
-// a minute, so a hung page fails the test rather than the whole run.
+// a minute, so a hung page fails the test rather than the whole run. Each tab has a browser
+// context of its own, as a private window has: the tests run two at a time, each against its
+// own server on 127.0.0.1, and cookies are told apart by host, not by port.
 func newTab(t *testing.T) context.Context {
 	t.Helper()
 	return newTabWithin(t, time.Minute)
@@ -117,7 +121,7 @@ func newTab(t *testing.T) context.Context {
 // newTabWithin is newTab for a test that walks many pages: its context ends after budget.
 func newTabWithin(t *testing.T, budget time.Duration) context.Context {
 	t.Helper()
-	tab, cancelTab := chromedp.NewContext(browserContext(t))
+	tab, cancelTab := chromedp.NewContext(browserContext(t), chromedp.WithNewBrowserContext())
 	ctx, cancel := context.WithTimeout(tab, budget)
 	t.Cleanup(func() { cancel(); cancelTab() })
 	// The first Do opens the tab; its life is bound to ctx.

@@ -30,6 +30,7 @@ func newFreshBrowserTab(t *testing.T) context.Context {
 // shows the link, which the partner opens in their own browser, sets a password, signs in and
 // lands in the same family; the admin then sees them on the Members page.
 func TestInvitingAMember(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	admin := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

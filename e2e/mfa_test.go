@@ -16,6 +16,7 @@ import (
 // TestTurnOnTwoFactorAndSignIn is a person turning on an authenticator app from the security
 // page, keeping the recovery codes, and signing in again with the password and a code.
 func TestTurnOnTwoFactorAndSignIn(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
@@ -86,6 +87,7 @@ func TestTurnOnTwoFactorAndSignIn(t *testing.T) {
 // them by their second factor, resets it with a reason, and the member is told by mail and
 // signs in with the password alone.
 func TestSuperAdminResetsASecondFactor(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv, root := adminServer(t)
 	member := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Email: "member@example.com", Role: models.RoleMember})
@@ -128,6 +130,7 @@ func TestSuperAdminResetsASecondFactor(t *testing.T) {
 // TestRequiredSecondFactor is AUTH_REQUIRE_MFA=admins: an admin without a second factor
 // reaches nothing but its set-up until they have one; a member is not asked.
 func TestRequiredSecondFactor(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"AUTH_REQUIRE_MFA": "admins"}})
 	admin := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleAdmin})
@@ -162,6 +165,7 @@ func TestRequiredSecondFactor(t *testing.T) {
 // API key: Tally asks for a code first, refuses a wrong one, then creates the key with what
 // the form said, and asks nothing more for the next one.
 func TestStepUpBeforeAnAPIKey(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -14,6 +14,7 @@ import (
 // file is detected, the page shows what comes across and what changes on the way before
 // anything is written, and after publishing that it was read back as Actual has it.
 func TestMoveInFromActualInTheBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

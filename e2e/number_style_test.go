@@ -30,6 +30,7 @@ const usStyleJS = `(() => {
 // what the pages say: the issue's "walked from €5,961.18 on 2026-12-07" and "Copied 2026-12
 // to 2027-01".
 func TestAGermanFamilySeesItsOwnStyle(t *testing.T) {
+	t.Parallel()
 	ctx, srv, pages := household(t)
 	if _, err := srv.DB.NewRaw("UPDATE families SET locale = 'de-DE', date_format = '%d.%m.%Y'").Exec(context.Background()); err != nil {
 		t.Fatal(err)

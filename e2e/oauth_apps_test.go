@@ -46,6 +46,7 @@ func clientCredentialsStatus(t *testing.T, srv *apptest.Server, id, secret strin
 // confidential application, copy its secret from the one page that shows it, rename it, and
 // delete it through the confirmation dialog.
 func TestOAuthAppJourney(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"ADMIN_RATE_LIMIT_PER_MINUTE": "1000"}})
 	root := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{Role: models.RoleSuperAdmin})

@@ -93,6 +93,7 @@ func accountsStatus(t *testing.T, srv *apptest.Server, token string) int {
 // registers, sends the person to Tally's consent page, is denied, then allowed; it uses the
 // API with its token, until the person revokes it under Settings › Security.
 func TestOAuthConsentDenyAllowAndRevoke(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

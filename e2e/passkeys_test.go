@@ -73,6 +73,7 @@ func putBackCredential(t *testing.T, ctx context.Context, auth webauthn.Authenti
 // second factor after a password, signing in with it once it reports a sign counter of 0 (as
 // synced passkeys do), and removing it with a word on what is left.
 func TestPasskeys(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{Localhost: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})
@@ -204,6 +205,7 @@ func TestPasskeys(t *testing.T) {
 // that goes backwards is refused as a copy's would be, a second passkey is listed beside it,
 // and a browser without WebAuthn is told so.
 func TestDeviceBoundPasskey(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{Localhost: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

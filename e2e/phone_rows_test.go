@@ -12,6 +12,7 @@ import (
 // it), so a month of 30 fits in a few screens, and the dashboard is short. On a desktop the
 // rows stay table rows.
 func TestTransactionsAreCompactOnAPhone(t *testing.T) {
+	t.Parallel()
 	ctx, srv, pages := household(t)
 	var account string
 	for _, p := range pages {

@@ -73,6 +73,7 @@ func household(t *testing.T) (context.Context, *apptest.Server, []string) {
 // TestPagesFitAPhone opens each page a person uses on a 390 px wide screen, with data in its
 // lists, and checks that none is wider than the screen: nothing scrolls sideways.
 func TestPagesFitAPhone(t *testing.T) {
+	t.Parallel()
 	ctx, srv, pages := household(t)
 	run(t, ctx, "use a phone's screen", chromedp.EmulateViewport(390, 844))
 

@@ -16,6 +16,7 @@ import (
 // bank each settle it and each is undone; and a balance typed anew on the edit page becomes
 // what the history is walked from.
 func TestReconcileAnAccount(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

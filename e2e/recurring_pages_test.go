@@ -15,6 +15,7 @@ import (
 // page holds: the proposed list shows its first page with a pager, "Next" swaps the next page
 // in place and puts it in the address, and the confirmed list stays as it was.
 func TestRecurringListsPageOnTheirOwn(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -18,6 +18,7 @@ import (
 // (a wrong amount is named under its field), and the confirmed gym shows on the dashboard's
 // "Coming up" and in the checking account's forecast.
 func TestRecurringPage(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()

@@ -16,6 +16,7 @@ import (
 // saved rule is applied to existing transactions from the list and undone there, then applied
 // as it is saved.
 func TestRulesPage(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

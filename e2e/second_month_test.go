@@ -25,6 +25,7 @@ import (
 // takes; the dashboard then names only eating out as over, not the rent, and shows the bills
 // and the income to come apart; the budget shows the group's available as its parts' and which is overspent.
 func TestTheSecondMonth(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()

@@ -10,6 +10,7 @@ import (
 // TestProfileAndExportPages changes a person's number style, date format and password in the
 // browser, and shows an admin what the family's export holds.
 func TestProfileAndExportPages(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -17,6 +17,7 @@ import (
 // who signs in with a password opens Security, disconnects their Corp account through the
 // confirmation dialog and sees it gone.
 func TestSecurityDisconnectProvider(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	file := filepath.Join(t.TempDir(), "auth.yml")
 	yaml := "default:\n  providers:\n    - id: corp\n      strategy: openid_connect\n      name: corp\n      label: Sign in with Corp\n" +
@@ -84,6 +85,7 @@ func TestSecurityDisconnectProvider(t *testing.T) {
 // TestForgetABrowser is a person who signed in: Security lists this browser as one Tally
 // remembers, and forgetting it takes it off the list and out of the database.
 func TestForgetABrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

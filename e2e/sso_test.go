@@ -15,6 +15,7 @@ import (
 // TestSignInWithSSO clicks the provider's button on the sign-in page, signs in at an
 // in-process OpenID Connect provider and lands on the dashboard, signed in.
 func TestSignInWithSSO(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	m, err := mockoidc.Run()
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 // older QFX of the account ending 4321 on the New import page. The page preselects Chase
 // Checking and says why; publishing puts the entries there, and no account is made.
 func TestFirstStatementGoesToTheAccountTypedByHand(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

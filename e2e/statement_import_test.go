@@ -15,6 +15,7 @@ import (
 // account instead of a new one, publishes, and then uploads the same file again: nothing is
 // added, and each row says it was already there by the bank's id.
 func TestStatementFileInTheBrowser(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

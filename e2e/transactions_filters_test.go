@@ -11,6 +11,7 @@ import (
 // screen: the nine filters are folded under a summary that counts the active ones, so the
 // first transaction is on the first screen; the summary opens them. A desktop shows them open.
 func TestTransactionFiltersFoldOnAPhone(t *testing.T) {
+	t.Parallel()
 	ctx, srv, _ := household(t)
 	run(t, ctx, "use a phone's screen", chromedp.EmulateViewport(390, 844))
 	visit(t, ctx, srv.URL+"/transactions?q=grocery&min_amount=1")

@@ -21,6 +21,7 @@ import (
 // search and a category that narrow the list and its totals and stay in the URL for a
 // bookmark, and a wrong amount named on its field.
 func TestFindTransactions(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{NoWorker: true})
 	bg := context.Background()

@@ -20,6 +20,7 @@ import (
 // category chosen by hand beats the rule, and a card payment entered on both accounts is
 // proposed as a transfer.
 func TestAddATransactionByHand(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	bg := context.Background()

@@ -12,6 +12,7 @@ import (
 // and gives the rest a category: the header box says some are ticked, and the one unticked
 // keeps its own.
 func TestTickAllTransactions(t *testing.T) {
+	t.Parallel()
 	ctx, srv, _ := household(t)
 	visit(t, ctx, srv.URL+"/transactions")
 	click(t, ctx, "tx-select-all")

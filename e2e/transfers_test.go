@@ -18,6 +18,7 @@ import (
 // transfer between currencies is linked by hand, and a rule is made from a transaction that
 // marks such payments as transfers to the card from then on.
 func TestTransfersPages(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{})
 	bg := context.Background()

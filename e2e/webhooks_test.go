@@ -19,6 +19,7 @@ import (
 // shown once, an import's event arrives at the receiver signed with it, and its delivery is
 // listed on the endpoint's page, where it can be sent again.
 func TestWebhooksPage(t *testing.T) {
+	t.Parallel()
 	ctx := newTab(t)
 	srv := startServer(t, apptest.ServerOptions{Env: map[string]string{"WEBHOOKS_ALLOW_INSECURE": "true"}})
 	u := testkit.MustCreateUser(t, srv.DB, testkit.UserOpts{})

@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/auditlog"
+	"tally/banksync"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/i18n"
@@ -267,6 +268,14 @@ func (a *app) userDelete(c echo.Context) error {
 		}
 		return a.render(c, http.StatusOK, views.UserDeletePage(u, private))
 	}
+	// Set when the deletion's last step has passed, so that the banks' sessions are ended only
+	// for connections whose deletion is being committed.
+	var departure *banksync.Departure
+	defer func() {
+		if departure != nil {
+			departure.End(c.Request().Context())
+		}
+	}()
 	return a.userAction(c, "delete", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
 		if err := refuseSelf(c, u, "admin_users.self_delete"); err != nil {
 			return "", err
@@ -281,15 +290,19 @@ func (a *app) userDelete(c echo.Context) error {
 		if err != nil {
 			return "", err
 		}
-		shared := 0
+		shared, left := 0, &banksync.Departure{}
 		if !last {
-			// What they kept private becomes their family's, rather than nobody's.
+			// What they kept private becomes their family's, rather than nobody's; the bank
+			// connections they made go with them (banksync.Service.Leave).
+			if left, err = a.Bank.Leave(ctx, tx, u.FamilyID, u.ID); err != nil {
+				return "", err
+			}
 			if shared, err = models.ShareWhenLeaving(ctx, tx, u.FamilyID, u.ID); err != nil {
 				return "", err
 			}
 		}
 		e := a.adminEvent(c, auditlog.EventUserDeleted, u, map[string]any{"target_user_id": u.ID.String(), "family_deleted": last,
-			"private_accounts_shared": shared})
+			"private_accounts_shared": shared, "bank_connections_disconnected": left.Disconnected})
 		e.UserID = nil // the row is about to go; the ids stay in the metadata
 		if err := auditlog.Record(ctx, tx, e); err != nil {
 			return "", err
@@ -300,6 +313,7 @@ func (a *app) userDelete(c echo.Context) error {
 		if err := models.DeleteUser(ctx, tx, u, last); err != nil {
 			return "", err
 		}
+		departure = left
 		return i18n.T(inLanguage(c), "admin_users.deleted", "Email", u.Email), nil
 	})
 }

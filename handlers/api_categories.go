@@ -1,10 +1,12 @@
 package handlers
 
 import (
+	"context"
 	"encoding/json"
 	"net/http"
 
 	"github.com/labstack/echo/v4"
+	"github.com/uptrace/bun"
 
 	"tally/internal/apperr"
 	"tally/models"
@@ -50,7 +52,7 @@ func decodeCategory(c echo.Context) (models.CategoryInput, error) {
 }
 
 // categoriesAPI is how the API serves the family's categories.
-var categoriesAPI = apiResource[models.Category, CategoryJSON, models.CategoryInput]{list: models.Categories, byID: models.CategoryByID, create: models.CreateCategory,
+var categoriesAPI = apiResource[models.Category, CategoryJSON, models.CategoryInput]{list: models.Categories, byID: models.CategoryByID, create: createCategory,
 	update: models.UpdateCategory, decode: decodeCategory, json: categoryJSON}
 
 // apiCategories is GET /api/v1/categories: a page of the family's categories by name.
@@ -85,4 +87,10 @@ func (a *app) apiCategoryDelete(c echo.Context) error {
 		return err
 	}
 	return c.NoContent(http.StatusNoContent)
+}
+
+// createCategory creates a category in the viewer's family: categories are the family's
+// whoever uses them, so no viewer hides one.
+func createCategory(ctx context.Context, db bun.IDB, v models.Viewer, in models.CategoryInput) (*models.Category, error) {
+	return models.CreateCategory(ctx, db, v.FamilyID, in)
 }

@@ -16,7 +16,7 @@ import (
 type apiResource[M, J, In any] struct {
 	list   func(context.Context, bun.IDB, models.Viewer, models.Page) ([]M, int, error)
 	byID   func(context.Context, bun.IDB, models.Viewer, uuid.UUID) (*M, error)
-	create func(context.Context, bun.IDB, uuid.UUID, In) (*M, error)
+	create func(context.Context, bun.IDB, models.Viewer, In) (*M, error)
 	update func(context.Context, bun.IDB, models.Viewer, uuid.UUID, In) (*M, error)
 	decode func(echo.Context) (In, error)
 	json   func(*M) J
@@ -63,7 +63,11 @@ func (r apiResource[M, J, In]) add(a *app, c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	m, err := r.create(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	m, err := r.create(c.Request().Context(), a.DB, viewer, in)
 	if err != nil {
 		return err
 	}

@@ -114,11 +114,11 @@ func newPrivacyEnv(t *testing.T) *privacyEnv {
 	if err != nil {
 		t.Fatal(err)
 	}
-	merchant, err := models.CreateMerchant(ctx, srv.DB, e.a.FamilyID, models.MerchantInput{Name: new("Corner Shop")})
+	merchant, err := models.CreateMerchant(ctx, srv.DB, models.FamilyViewer(e.a.FamilyID), models.MerchantInput{Name: new("Corner Shop")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	tag, err := models.CreateTag(ctx, srv.DB, e.a.FamilyID, models.TagInput{Name: new("household")})
+	tag, err := models.CreateTag(ctx, srv.DB, models.FamilyViewer(e.a.FamilyID), models.TagInput{Name: new("household")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +135,11 @@ func newPrivacyEnv(t *testing.T) *privacyEnv {
 	e.pTx = add(e.p, "Xylophone Payee Secret", "marmalade-note-secret", "7654.32")
 	out := add(e.p, "Zephyr transfer out secret", "", "250")
 	in := add(e.s, "From the other account", "", "-250")
-	pMerchant, err := models.CreateMerchant(ctx, srv.DB, e.a.FamilyID, models.MerchantInput{Name: new("Yodelay Hidden Grocer")})
+	pMerchant, err := models.CreateMerchant(ctx, srv.DB, models.FamilyViewer(e.a.FamilyID), models.MerchantInput{Name: new("Yodelay Hidden Grocer")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	pTag, err := models.CreateTag(ctx, srv.DB, e.a.FamilyID, models.TagInput{Name: new("yodelay-hidden-tag")})
+	pTag, err := models.CreateTag(ctx, srv.DB, models.FamilyViewer(e.a.FamilyID), models.TagInput{Name: new("yodelay-hidden-tag")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -196,11 +196,11 @@ func newPrivacyEnv(t *testing.T) *privacyEnv {
 		t.Fatalf("the other family's transfer: %v %v", list, err)
 	}
 	e.other.transfer = list[0].ID
-	xm, err := models.CreateMerchant(ctx, srv.DB, x.FamilyID, models.MerchantInput{Name: new("Their shop")})
+	xm, err := models.CreateMerchant(ctx, srv.DB, models.FamilyViewer(x.FamilyID), models.MerchantInput{Name: new("Their shop")})
 	if err != nil {
 		t.Fatal(err)
 	}
-	xt, err := models.CreateTag(ctx, srv.DB, x.FamilyID, models.TagInput{Name: new("theirs")})
+	xt, err := models.CreateTag(ctx, srv.DB, models.FamilyViewer(x.FamilyID), models.TagInput{Name: new("theirs")})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -739,10 +739,10 @@ func TestMerchantsAndTagsOfHiddenTransactionsAreHidden(t *testing.T) {
 	t.Parallel()
 	e := newPrivacyEnv(t)
 	a, b := e.member("A", e.a, models.ScopeRead), e.member("B", e.b, models.ScopeRead)
-	if _, err := models.CreateMerchant(context.Background(), e.srv.DB, e.a.FamilyID, models.MerchantInput{Name: new("Handmade Stall")}); err != nil {
+	if _, err := models.CreateMerchant(context.Background(), e.srv.DB, models.FamilyViewer(e.a.FamilyID), models.MerchantInput{Name: new("Handmade Stall")}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := models.CreateTag(context.Background(), e.srv.DB, e.a.FamilyID, models.TagInput{Name: new("handmade")}); err != nil {
+	if _, err := models.CreateTag(context.Background(), e.srv.DB, models.FamilyViewer(e.a.FamilyID), models.TagInput{Name: new("handmade")}); err != nil {
 		t.Fatal(err)
 	}
 	type list struct {
@@ -851,6 +851,63 @@ func TestATransferToAPrivateAccountTellsNothingOfItsType(t *testing.T) {
 	for line := range strings.SplitSeq(export, "\n") {
 		if strings.Contains(line, out.String()) && (!strings.Contains(line, `"kind" : "funds_movement"`) && !strings.Contains(line, `"kind":"funds_movement"`)) {
 			t.Errorf("D's export of the payment: %s", line)
+		}
+	}
+}
+
+// B names a new merchant and a new tag exactly as P's kept ones are named, on the API and on
+// the page. Told "already exists", B would learn of P's transactions; B gets the record
+// instead, as a new one would look to B (no transactions of B's), and sees it from then on.
+// A name taken by a record B sees is still refused, and P's transactions stay kept from B.
+func TestNamingAKeptMerchantOrTagClaimsIt(t *testing.T) {
+	t.Parallel()
+	e := newPrivacyEnv(t)
+	b := e.member("B", e.b, models.ScopeReadWrite)
+	for _, tc := range []struct {
+		path, name, seen string
+		kept             uuid.UUID
+	}{{"/api/v1/merchants", "Yodelay Hidden Grocer", "Corner Shop", e.merchant}, {"/api/v1/tags", "yodelay-hidden-tag", "household", e.tag}} {
+		r := b.web.API(http.MethodPost, tc.path, b.key, map[string]any{"name": tc.name})
+		var got struct {
+			Data struct {
+				ID                string
+				Name              string
+				TransactionsCount int `json:"transactions_count"`
+			}
+		}
+		r.JSON(t, &got)
+		if r.Status != http.StatusCreated || got.Data.ID != tc.kept.String() || got.Data.TransactionsCount != 0 {
+			t.Errorf("B names %q on %s: %d %s", tc.name, tc.path, r.Status, r.Body)
+		}
+		if r := b.do(http.MethodGet, tc.path+"/"+tc.kept.String(), nil); r.Status != http.StatusOK {
+			t.Errorf("B reads the claimed %s: %d", tc.path, r.Status)
+		}
+		if r := b.web.API(http.MethodPost, tc.path, b.key, map[string]any{"name": tc.seen}); r.Status != http.StatusUnprocessableEntity ||
+			!strings.Contains(r.Body, "already exists") {
+			t.Errorf("B names %q, which B sees, on %s: %d %s", tc.seen, tc.path, r.Status, r.Body)
+		}
+	}
+	// On the page, a tag B cannot see yet: P's second one.
+	hidden, err := models.CreateTag(context.Background(), e.srv.DB, models.FamilyViewer(e.a.FamilyID), models.TagInput{Name: new("quokka-kept-tag")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := e.srv.DB.NewRaw("UPDATE entries SET tag_ids = tag_ids || ?::uuid WHERE id = ?", hidden.ID, e.pTx).Exec(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(b.web.Get("/tags").Body, "quokka-kept-tag") {
+		t.Fatal("P's second tag is shown to B before B names it")
+	}
+	b.web.Get("/tags")
+	if r := b.web.PostForm("/tags", url.Values{"name": {"quokka-kept-tag"}, "color": {"#e99537"}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("B names P's second tag on the page: %d %s", r.Status, r.Body)
+	}
+	if page := b.web.Get("/tags").Body; !strings.Contains(page, "quokka-kept-tag") || strings.Contains(page, "already exists") {
+		t.Error("the tag B named is not on B's tags page")
+	}
+	for _, r := range []*testkit.Response{b.do(http.MethodGet, "/api/v1/transactions/"+e.pTx.String(), nil), b.web.Get("/transactions?q=Xylophone")} {
+		if strings.Contains(r.Body, "Xylophone Payee Secret") {
+			t.Errorf("P's transaction shows to B after the claim: %s", r.Body)
 		}
 	}
 }

@@ -583,3 +583,46 @@ func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 		t.Errorf("after Ana disconnects: %v, want the family's %v", got, family)
 	}
 }
+
+// A member who leaves takes the consent at their bank with them: Ben removes Ana, and the
+// connection she made is disconnected in the removal's transaction, as if she had disconnected
+// it herself. The account it brought stays the family's, with its history, no longer synced,
+// and the removal's audit event counts the connection. The family's own connection stays.
+func TestARemovedMembersBankConnectionGoesWithThem(t *testing.T) {
+	t.Parallel()
+	fake := fakesimplefin.NewTest(t)
+	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "First Bank", OrgID: "first", OrgName: "First Bank"})
+	fake.AddAccount(fakesimplefin.Account{ID: "ACT-1", ConnID: "CON-1", Name: "Ana's Checking", Currency: "USD", Balance: "500.00", BalanceDate: time.Now()})
+	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T1", Posted: time.Now().Add(-48 * time.Hour), Amount: "-19.99", Description: "Bookshop"})
+	h := newPrivateHousehold(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true"}})
+	h.exec(t, "UPDATE users SET role = 'member' WHERE id = ?", h.ana.ID)
+	h.anaC.Get("/settings/bank_connections")
+	r := h.anaC.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}})
+	if r.Status != http.StatusSeeOther {
+		t.Fatalf("Ana connects: %d %s", r.Status, r.Body)
+	}
+	linkEveryAccount(t, h.anaC, r.Location())
+	waitForEntries(t, h.srv, 1)
+	waitForSyncsToFinish(t, h.srv)
+	h.benC.Get("/settings/bank_connections")
+	if r := h.benC.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}}); r.Status != http.StatusSeeOther {
+		t.Fatalf("Ben connects the family's: %d", r.Status)
+	}
+	family := testkitStrings(t, h.srv, "SELECT id::text FROM bank_connections WHERE user_id IS NULL")
+	waitForSyncsToFinish(t, h.srv)
+
+	h.benC.Get("/settings/family/members")
+	wantRedirect(t, h.benC.PostForm("/settings/family/members/"+h.ana.ID.String()+"/remove", nil), "/settings/family/members")
+	if got := testkitStrings(t, h.srv, "SELECT id::text FROM bank_connections"); !slices.Equal(got, family) {
+		t.Errorf("after Ana leaves the connections are %v, want only the family's %v", got, family)
+	}
+	want := []string{"Ana's Checking source:none private:false owner:none entries:1"}
+	if got := testkitStrings(t, h.srv, `SELECT a.name || ' source:' || coalesce(a.source, 'none') || ' private:' || a.private ||
+		' owner:' || coalesce(a.owner_id::text, 'none') || ' entries:' || (SELECT count(*) FROM entries e WHERE e.account_id = a.id AND e.kind = 'transaction')
+		FROM accounts a WHERE a.name = 'Ana''s Checking'`); !slices.Equal(got, want) {
+		t.Errorf("the account Ana's connection brought: %v, want %v", got, want)
+	}
+	if got := testkitStrings(t, h.srv, "SELECT metadata->>'bank_connections_disconnected' FROM sso_audit_logs WHERE event_type = 'member_removed'"); !slices.Equal(got, []string{"1"}) {
+		t.Errorf("the removal audited %v bank connections disconnected, want 1", got)
+	}
+}

@@ -66,7 +66,7 @@ type taxonomyPages[M, In any] struct {
 	kind   views.Taxonomy
 	list   func(context.Context, bun.IDB, models.Viewer, models.Page) ([]M, int, error)
 	byID   func(context.Context, bun.IDB, models.Viewer, uuid.UUID) (*M, error)
-	create func(context.Context, bun.IDB, uuid.UUID, In) (*M, error)
+	create func(context.Context, bun.IDB, models.Viewer, In) (*M, error)
 	update func(context.Context, bun.IDB, models.Viewer, uuid.UUID, In) (*M, error)
 	remove func(context.Context, bun.IDB, models.Viewer, uuid.UUID) error
 	item   func(*M) views.TaxonomyItem
@@ -97,7 +97,11 @@ func (p taxonomyPages[M, In]) index(a *app, c echo.Context, status int, form *vi
 // add is POST /<kind>.
 func (p taxonomyPages[M, In]) add(a *app, c echo.Context) error {
 	form, in := p.input(c)
-	m, err := p.create(c.Request().Context(), a.DB, currentUser(c).FamilyID, in)
+	viewer, err := a.viewer(c)
+	if err != nil {
+		return err
+	}
+	m, err := p.create(c.Request().Context(), a.DB, viewer, in)
 	if err != nil {
 		if status, ok := withError(inLanguage(c), form, err); ok {
 			return p.index(a, c, status, form)

@@ -25,7 +25,7 @@ func TestPublishDerivesMerchants(t *testing.T) {
 	im := newImporter(t)
 	acct := im.account("Girokonto")
 	merchant := func(name string) uuid.UUID {
-		m, err := models.CreateMerchant(ctx, im.d, im.user.FamilyID, models.MerchantInput{Name: &name})
+		m, err := models.CreateMerchant(ctx, im.d, models.FamilyViewer(im.user.FamilyID), models.MerchantInput{Name: &name})
 		if err != nil {
 			t.Fatal(err)
 		}

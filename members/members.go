@@ -13,6 +13,7 @@ import (
 	"github.com/uptrace/bun"
 
 	"tally/auditlog"
+	"tally/banksync"
 	"tally/internal/apperr"
 	"tally/internal/db"
 	"tally/internal/i18n"
@@ -37,6 +38,9 @@ type Service struct {
 	// Log records why a mail failed: the mail server's words are the operator's, not the
 	// family admin's.
 	Log *slog.Logger
+	// Bank disconnects the bank connections of a member who leaves (banksync.Service.Leave);
+	// nil disconnects none.
+	Bank *banksync.Service
 }
 
 // Sent is an invitation just created or resent: Link is its one-time link, shown to the admin
@@ -254,7 +258,8 @@ func AcceptWithSSO(ctx context.Context, tx db.Tx, email string, now time.Time, m
 // A family that u is the only member of would be left to no one: it is deleted. When it holds
 // accounts or imports, u must say so (deleteOld), or Join refuses, naming delete_family.
 func (s *Service) Join(ctx context.Context, token string, u *models.User, deleteOld bool, meta auditlog.Meta) error {
-	return s.inTxKeepingExpiry(ctx, func(ctx context.Context, tx db.Tx) error {
+	var departure *banksync.Departure
+	err := s.inTxKeepingExpiry(ctx, func(ctx context.Context, tx db.Tx) error {
 		inv, err := s.live(ctx, tx, token)
 		if err != nil {
 			return err
@@ -279,8 +284,12 @@ func (s *Service) Join(ctx context.Context, token string, u *models.User, delete
 			msg := "Confirm that " + alone.Name + " is deleted with its accounts and transactions, or export them first."
 			return apperr.New(apperr.Invalid, msg).WithFields(map[string][]string{"delete_family": {msg}})
 		}
-		shared := 0
+		shared, disconnected := 0, 0
 		if !alone.Alone {
+			if departure, err = s.Bank.Leave(ctx, tx, u.FamilyID, u.ID); err != nil {
+				return err
+			}
+			disconnected = departure.Disconnected
 			if shared, err = models.ShareWhenLeaving(ctx, tx, u.FamilyID, u.ID); err != nil {
 				return err
 			}
@@ -293,8 +302,13 @@ func (s *Service) Join(ctx context.Context, token string, u *models.User, delete
 				return err
 			}
 		}
-		return accepted(ctx, tx, inv, u, meta, "existing_user", map[string]any{"private_accounts_shared": shared})
+		return accepted(ctx, tx, inv, u, meta, "existing_user", map[string]any{"private_accounts_shared": shared,
+			"bank_connections_disconnected": disconnected})
 	})
+	if err == nil && departure != nil {
+		departure.End(ctx)
+	}
+	return err
 }
 
 // OldFamily is what joining another family leaves behind: whether u is its only member
@@ -389,10 +403,12 @@ func (s *Service) ChangeRole(ctx context.Context, admin *models.User, id uuid.UU
 
 // Remove takes the admin's family member id out of Tally: their user goes, and with it at
 // once their sessions, API keys and OAuth tokens (as when a super admin deletes a user). What
-// they entered stays with the family, and the accounts they kept private become its shared
-// accounts (models.ShareWhenLeaving), in the same transaction, audited with their count.
+// they entered stays with the family, the accounts they kept private become its shared
+// accounts (models.ShareWhenLeaving), and the bank connections they made are disconnected
+// (banksync.Service.Leave), in the same transaction, audited with their counts.
 func (s *Service) Remove(ctx context.Context, admin *models.User, id uuid.UUID, meta auditlog.Meta) (*models.User, error) {
 	var m *models.User
+	var departure *banksync.Departure
 	err := s.DB.InTx(ctx, func(ctx context.Context, tx db.Tx) error {
 		var err error
 		if m, err = s.lockedMember(ctx, tx, admin, id); err != nil {
@@ -401,12 +417,16 @@ func (s *Service) Remove(ctx context.Context, admin *models.User, id uuid.UUID, 
 		if err := refuseLastAdmin(ctx, tx, m, "removed"); err != nil {
 			return err
 		}
+		if departure, err = s.Bank.Leave(ctx, tx, m.FamilyID, m.ID); err != nil {
+			return err
+		}
 		shared, err := models.ShareWhenLeaving(ctx, tx, m.FamilyID, m.ID)
 		if err != nil {
 			return err
 		}
 		e := auditlog.Event{Type: auditlog.EventMemberRemoved, Meta: meta, Data: map[string]any{
-			"target_user_id": m.ID.String(), "email": m.Email, "actor_user_id": admin.ID.String(), "private_accounts_shared": shared}}
+			"target_user_id": m.ID.String(), "email": m.Email, "actor_user_id": admin.ID.String(), "private_accounts_shared": shared,
+			"bank_connections_disconnected": departure.Disconnected}}
 		if err := auditlog.Record(ctx, tx, e); err != nil {
 			return err
 		}
@@ -415,6 +435,9 @@ func (s *Service) Remove(ctx context.Context, admin *models.User, id uuid.UUID, 
 		}
 		return models.DeleteUser(ctx, tx, m, false)
 	})
+	if err == nil {
+		departure.End(ctx)
+	}
 	return m, err
 }
 

@@ -21,8 +21,11 @@ type Merchant struct {
 	WebsiteURL string     `bun:"website_url"`
 	LogoURL    string     `bun:"logo_url"`
 	ImportID   *uuid.UUID `bun:"import_id,type:uuid"`
-	CreatedAt  time.Time  `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt  time.Time  `bun:"updated_at,nullzero,default:now()"`
+	// Claimed: a member named it while only accounts kept from them used it (taxon.claim);
+	// every member sees it from then on.
+	Claimed   bool      `bun:"claimed"`
+	CreatedAt time.Time `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt time.Time `bun:"updated_at,nullzero,default:now()"`
 	// TransactionsCount is how many transactions are with the merchant, as Merchants and
 	// MerchantByID read it.
 	TransactionsCount int `bun:"transactions_count,scanonly"`
@@ -69,12 +72,16 @@ func MerchantByID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*Mer
 	return merchantList.byID(ctx, db, v, id)
 }
 
-// CreateMerchant creates a merchant in the family.
-func CreateMerchant(ctx context.Context, db bun.IDB, familyID uuid.UUID, in MerchantInput) (*Merchant, error) {
+// CreateMerchant creates a merchant in v's family. Named as one that only accounts kept from v
+// use, it is that one, claimed (taxon.claim).
+func CreateMerchant(ctx context.Context, db bun.IDB, v Viewer, in MerchantInput) (*Merchant, error) {
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
-	m := &Merchant{ID: newID(), FamilyID: familyID, Name: *in.Name}
+	if m, err := merchantList.claim(ctx, db, v, *in.Name); m != nil || err != nil {
+		return m, err
+	}
+	m := &Merchant{ID: newID(), FamilyID: v.FamilyID, Name: *in.Name}
 	assign(&m.Color, in.Color)
 	assign(&m.WebsiteURL, in.WebsiteURL)
 	assign(&m.LogoURL, in.LogoURL)

@@ -127,8 +127,8 @@ func PrivateAccountsOf(ctx context.Context, db bun.IDB, familyID, userID uuid.UU
 // is left private to nobody: their private accounts become shared accounts of the family
 // without an owner (and without the members they were shared with), the other accounts they
 // own lose their owner (so that an admin may make one private again), the family's accounts
-// shared with them forget them, and their own bank connections become the family's, its
-// admins' to manage. The accounts record the change as the actor of ctx's. It returns how many
+// shared with them forget them, and any bank connection of theirs still standing becomes the
+// family's, its admins' to manage (the callers disconnect them first: banksync.Service.Leave). The accounts record the change as the actor of ctx's. It returns how many
 // private accounts became shared.
 func ShareWhenLeaving(ctx context.Context, db bun.IDB, familyID, userID uuid.UUID) (int, error) {
 	actor := ActorOf(ctx)

@@ -14,13 +14,16 @@ import (
 type Tag struct {
 	bun.BaseModel `bun:"table:tags,alias:t"`
 
-	ID        uuid.UUID  `bun:"id,pk,type:uuid"`
-	FamilyID  uuid.UUID  `bun:"family_id,type:uuid"`
-	Name      string     `bun:"name"`
-	Color     string     `bun:"color"`
-	ImportID  *uuid.UUID `bun:"import_id,type:uuid"`
-	CreatedAt time.Time  `bun:"created_at,nullzero,default:now()"`
-	UpdatedAt time.Time  `bun:"updated_at,nullzero,default:now()"`
+	ID       uuid.UUID  `bun:"id,pk,type:uuid"`
+	FamilyID uuid.UUID  `bun:"family_id,type:uuid"`
+	Name     string     `bun:"name"`
+	Color    string     `bun:"color"`
+	ImportID *uuid.UUID `bun:"import_id,type:uuid"`
+	// Claimed: a member named it while only accounts kept from them used it (taxon.claim);
+	// every member sees it from then on.
+	Claimed   bool      `bun:"claimed"`
+	CreatedAt time.Time `bun:"created_at,nullzero,default:now()"`
+	UpdatedAt time.Time `bun:"updated_at,nullzero,default:now()"`
 	// TransactionsCount is how many transactions carry the tag, as Tags and TagByID read it.
 	TransactionsCount int `bun:"transactions_count,scanonly"`
 }
@@ -59,12 +62,16 @@ func TagByID(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) (*Tag, err
 	return tagList.byID(ctx, db, v, id)
 }
 
-// CreateTag creates a tag in the family.
-func CreateTag(ctx context.Context, db bun.IDB, familyID uuid.UUID, in TagInput) (*Tag, error) {
+// CreateTag creates a tag in v's family. Named as one that only accounts kept from v use, it
+// is that one, claimed (taxon.claim).
+func CreateTag(ctx context.Context, db bun.IDB, v Viewer, in TagInput) (*Tag, error) {
 	if err := in.Validate(true); err != nil {
 		return nil, err
 	}
-	t := &Tag{ID: newID(), FamilyID: familyID, Name: *in.Name, Color: DefaultTagColor}
+	if t, err := tagList.claim(ctx, db, v, *in.Name); t != nil || err != nil {
+		return t, err
+	}
+	t := &Tag{ID: newID(), FamilyID: v.FamilyID, Name: *in.Name, Color: DefaultTagColor}
 	assign(&t.Color, in.Color)
 	if _, err := db.NewInsert().Model(t).Exec(ctx); err != nil {
 		return nil, nameTaken(err, t.Name)

@@ -170,6 +170,32 @@ func (x taxon[T]) seen(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) 
 	return err
 }
 
+// claim is what creating a record named name does when the family already has one so named
+// that only accounts kept from v use: that record, marked claimed so that every member sees it
+// from then on, and returned as v reads it. Saying the name is taken would tell v of
+// transactions kept from them; v gets what a new record would have shown them, one their
+// accounts do not use yet. The record keeps its own colour and addresses. nil, nil when there
+// is none such: the caller inserts, and a name taken by a record v sees is refused as before.
+func (x taxon[T]) claim(ctx context.Context, db bun.IDB, v Viewer, name string) (*T, error) {
+	if x.use == nil || !v.HidesAny() {
+		return nil, nil
+	}
+	table := x.use.table
+	var id uuid.UUID
+	err := db.NewRaw("SELECT id FROM ? WHERE family_id = ? AND name = ? AND NOT claimed AND "+x.use.keptSQL(),
+		bun.Ident(table), v.FamilyID, name, pgdialect.Array(v.Hidden), pgdialect.Array(v.Hidden)).Scan(ctx, &id)
+	if isNoRows(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if _, err := db.NewRaw("UPDATE ? SET claimed = true, updated_at = now() WHERE id = ?", bun.Ident(table), id).Exec(ctx); err != nil {
+		return nil, err
+	}
+	return x.byID(ctx, db, v, id)
+}
+
 // taxonUse is how the family's entries use its merchants or its tags, for the rule that a
 // merchant or a tag used only by transactions of accounts kept from a viewer is kept from them
 // too (its name would tell of those transactions), while one nobody uses yet, made by hand,
@@ -177,7 +203,8 @@ func (x taxon[T]) seen(ctx context.Context, db bun.IDB, v Viewer, id uuid.UUID) 
 // same array twice): the ids the hidden accounts' entries use, read through their account
 // index, bounded by what those accounts hold; then of these few, those no entry of another
 // account uses, each looked up in the index on the record's column.
-type taxonUse struct{ onlyBy string }
+// A record a member claimed (taxon.claim) is everyone's whoever uses it.
+type taxonUse struct{ table, onlyBy string }
 
 // visibleSQL is the condition that the record with the id in column is one v may see, and its
 // arguments: one subquery, run once per query.
@@ -186,14 +213,20 @@ func (u *taxonUse) visibleSQL(v Viewer, column string) (string, []any) {
 	return column + " <> ALL(ARRAY(" + u.onlyBy + "))", []any{hidden, hidden}
 }
 
+// keptSQL is visibleSQL's opposite on the id column of the record's own table, for a query of
+// that table; its arguments are the hidden accounts, twice.
+func (u *taxonUse) keptSQL() string { return "id = ANY(ARRAY(" + u.onlyBy + "))" }
+
 // taxonUses are the uses of the merchants and the tags, by table.
 var taxonUses = map[string]*taxonUse{
-	"merchants": {onlyBy: `SELECT h.id FROM (SELECT DISTINCT e.merchant_id AS id FROM entries e
+	"merchants": {table: "merchants", onlyBy: `SELECT h.id FROM (SELECT DISTINCT e.merchant_id AS id FROM entries e
 		WHERE e.account_id = ANY(?::uuid[]) AND e.merchant_id IS NOT NULL) AS h
-		WHERE NOT EXISTS (SELECT 1 FROM entries o WHERE o.merchant_id = h.id AND o.account_id <> ALL(?::uuid[]))`},
-	"tags": {onlyBy: `SELECT h.id FROM (SELECT DISTINCT u.id FROM entries e, unnest(e.tag_ids) AS u(id)
+		WHERE NOT EXISTS (SELECT 1 FROM entries o WHERE o.merchant_id = h.id AND o.account_id <> ALL(?::uuid[]))
+		AND NOT EXISTS (SELECT 1 FROM merchants c WHERE c.id = h.id AND c.claimed)`},
+	"tags": {table: "tags", onlyBy: `SELECT h.id FROM (SELECT DISTINCT u.id FROM entries e, unnest(e.tag_ids) AS u(id)
 		WHERE e.account_id = ANY(?::uuid[]) AND e.tag_ids <> '{}') AS h
-		WHERE NOT EXISTS (SELECT 1 FROM entries o WHERE o.tag_ids <> '{}' AND o.tag_ids @> ARRAY[h.id] AND o.account_id <> ALL(?::uuid[]))`},
+		WHERE NOT EXISTS (SELECT 1 FROM entries o WHERE o.tag_ids <> '{}' AND o.tag_ids @> ARRAY[h.id] AND o.account_id <> ALL(?::uuid[]))
+		AND NOT EXISTS (SELECT 1 FROM tags c WHERE c.id = h.id AND c.claimed)`},
 }
 
 // VisibleNamedSQL is the condition that the family's record of table ("categories", "merchants"

@@ -193,7 +193,7 @@ func (f *family) mustInsert(t testing.TB, d *db.DB, txns []txn, importID *uuid.U
 		var m, c uuid.UUID
 		if x.merchant != "" {
 			if m = f.merchants[x.merchant]; m == uuid.Nil {
-				mm, err := models.CreateMerchant(ctx, d, f.user.FamilyID, models.MerchantInput{Name: &x.merchant})
+				mm, err := models.CreateMerchant(ctx, d, models.FamilyViewer(f.user.FamilyID), models.MerchantInput{Name: &x.merchant})
 				if err != nil {
 					t.Fatal(err)
 				}

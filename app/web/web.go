@@ -73,7 +73,7 @@ func New(a *app.App, opts Options) (*echo.Echo, error) {
 		RecurringQueue: jobs.RecurringQueue{Client: a.Jobs},
 		Now:            time.Now,
 	}
-	deps.Members = &members.Service{DB: d, Mailer: mailer, SendMail: cfg.SMTPURL != "", AppURL: cfg.AppURL, Now: time.Now, Log: log}
+	deps.Members = &members.Service{DB: d, Mailer: mailer, SendMail: cfg.SMTPURL != "", AppURL: cfg.AppURL, Now: time.Now, Log: log, Bank: a.Bank}
 	if opts.Now != nil {
 		deps.Now = opts.Now
 		deps.Members.Now = opts.Now

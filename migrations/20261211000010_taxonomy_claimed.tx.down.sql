@@ -1,0 +1,2 @@
+ALTER TABLE tags DROP COLUMN claimed;
+ALTER TABLE merchants DROP COLUMN claimed;
