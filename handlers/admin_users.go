@@ -268,15 +268,10 @@ func (a *app) userDelete(c echo.Context) error {
 		}
 		return a.render(c, http.StatusOK, views.UserDeletePage(u, private))
 	}
-	// Set when the deletion's last step has passed, so that the banks' sessions are ended only
-	// for connections whose deletion is being committed.
+	// Set when the deletion's last step has passed; the banks' sessions are ended once the
+	// deletion has committed.
 	var departure *banksync.Departure
-	defer func() {
-		if departure != nil {
-			departure.End(c.Request().Context())
-		}
-	}()
-	return a.userAction(c, "delete", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
+	err := a.userAction(c, "delete", func(ctx context.Context, tx db.Tx, u *models.User) (string, error) {
 		if err := refuseSelf(c, u, "admin_users.self_delete"); err != nil {
 			return "", err
 		}
@@ -316,6 +311,10 @@ func (a *app) userDelete(c echo.Context) error {
 		departure = left
 		return i18n.T(inLanguage(c), "admin_users.deleted", "Email", u.Email), nil
 	})
+	if err == nil && departure != nil {
+		departure.End(c.Request().Context())
+	}
+	return err
 }
 
 // userSyncRoles is POST /admin/users/:id/sync_roles: the role the group mappings give the

@@ -180,17 +180,13 @@ func (x taxon[T]) claim(ctx context.Context, db bun.IDB, v Viewer, name string) 
 	if x.use == nil || !v.HidesAny() {
 		return nil, nil
 	}
-	table := x.use.table
 	var id uuid.UUID
-	err := db.NewRaw("SELECT id FROM ? WHERE family_id = ? AND name = ? AND NOT claimed AND "+x.use.keptSQL(),
-		bun.Ident(table), v.FamilyID, name, pgdialect.Array(v.Hidden), pgdialect.Array(v.Hidden)).Scan(ctx, &id)
+	err := db.NewRaw("UPDATE ? SET claimed = true, updated_at = now() WHERE family_id = ? AND name = ? AND NOT claimed AND "+
+		x.use.keptSQL()+" RETURNING id", bun.Ident(x.use.table), v.FamilyID, name, pgdialect.Array(v.Hidden), pgdialect.Array(v.Hidden)).Scan(ctx, &id)
 	if isNoRows(err) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, err
-	}
-	if _, err := db.NewRaw("UPDATE ? SET claimed = true, updated_at = now() WHERE id = ?", bun.Ident(table), id).Exec(ctx); err != nil {
 		return nil, err
 	}
 	return x.byID(ctx, db, v, id)

@@ -12,9 +12,12 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/jackc/pgx/v5"
 	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" database/sql driver pgtestdb uses
@@ -50,7 +53,11 @@ func startCluster(tb testing.TB) *pgtmp.Cluster {
 	if cluster != nil {
 		return cluster
 	}
-	dir, err := os.MkdirTemp(clusterRoot(), "tally-test-")
+	root := clusterRoot()
+	if root != "" {
+		sweepStale(root)
+	}
+	dir, err := os.MkdirTemp(root, "tally-test-")
 	if err != nil {
 		tb.Fatalf("temp dir: %v", err)
 	}
@@ -97,6 +104,30 @@ func clusterRoot() string {
 		return ""
 	}
 	return shm
+}
+
+// sweepStale removes from root the clusters of test binaries that were killed before they
+// could (an interrupt, go test's -timeout): on a memory-backed file system they would hold the
+// machine's memory until it restarts. A cluster is stale when it is an hour old and no
+// postmaster of its runs; a younger one may still be starting.
+func sweepStale(root string) {
+	dirs, _ := filepath.Glob(filepath.Join(root, "tally-test-*"))
+	for _, dir := range dirs {
+		info, err := os.Stat(dir)
+		if err != nil || time.Since(info.ModTime()) < time.Hour {
+			continue
+		}
+		if pid, err := os.ReadFile(filepath.Join(dir, "data", "postmaster.pid")); err == nil {
+			first, _, _ := strings.Cut(string(pid), "\n")
+			if n, err := strconv.Atoi(strings.TrimSpace(first)); err == nil {
+				// EPERM: alive, run as another user (the postgres user, under root).
+				if err := syscall.Kill(n, 0); err == nil || err == syscall.EPERM {
+					continue
+				}
+			}
+		}
+		os.RemoveAll(dir)
+	}
 }
 
 type migrator struct{}
