@@ -42,13 +42,11 @@ run: assets
 # Every test, then the scale matrix at 20,000 rows, so that a path about 1.5 times slower
 # than it was fails the run (bench-check says how nearly).
 # The longest packages are named first: go test starts its binaries in the order of its list,
-# so that they start first and the short ones fill in beside them. At least four run at once
-# (TESTP): much of a package's time is its browser, server, database or child processes waiting
-# on one another, and with two at a time on two cores a quarter of the CPU stood idle.
+# two at a time on two cores, so that they start first and the short ones fill in beside them.
+# (Four at a time was slower: the e2e and crash-test packages took 2.5 times as long.)
 SLOWPKGS := ./e2e ./handlers ./cmd/tally ./imports ./cmd/tally-image
-TESTP ?= $(shell n=$$(getconf _NPROCESSORS_ONLN 2>/dev/null || echo 2); echo $$(( n < 4 ? 4 : n )))
 test: assets
-	$(GO) test $(TESTLDFLAGS) $(TESTFLAGS) -p $(TESTP) -count=1 -timeout 12m $(SLOWPKGS) $(PKGS)
+	$(GO) test $(TESTLDFLAGS) $(TESTFLAGS) -count=1 -timeout 12m $(SLOWPKGS) $(PKGS)
 	$(MAKE) --no-print-directory bench-check
 
 # Every benchmark; the scale matrix at 1,000 to 500,000 rows (TALLY_BENCH_ROWS to choose; its

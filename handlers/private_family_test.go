@@ -488,18 +488,26 @@ func TestExportHoldsOnlyWhatTheReaderCanSee(t *testing.T) {
 	}
 }
 
-// A member's own bank connection is theirs, made through the router: Ana, a member, opens the
-// bank pages and connects her bank; the account it brings is private to her. Ben, a family
-// admin, neither lists her connection nor reaches any of its routes (404 as another family's),
-// and Ana neither lists nor reaches the family's connection Ben made, which is the admins'.
-func TestAMembersBankConnectionIsTheirs(t *testing.T) {
-	t.Parallel()
+// newBankHousehold is a private household whose Ana is a member, not an admin, and a fake
+// SimpleFIN with one bank of one account ("Ana's Checking") holding one transaction.
+func newBankHousehold(t *testing.T) (*privateHousehold, *fakesimplefin.Server) {
+	t.Helper()
 	fake := fakesimplefin.NewTest(t)
 	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "First Bank", OrgID: "first", OrgName: "First Bank"})
 	fake.AddAccount(fakesimplefin.Account{ID: "ACT-1", ConnID: "CON-1", Name: "Ana's Checking", Currency: "USD", Balance: "500.00", BalanceDate: time.Now()})
 	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T1", Posted: time.Now().Add(-48 * time.Hour), Amount: "-19.99", Description: "Bookshop"})
 	h := newPrivateHousehold(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true"}})
 	h.exec(t, "UPDATE users SET role = 'member' WHERE id = ?", h.ana.ID)
+	return h, fake
+}
+
+// A member's own bank connection is theirs, made through the router: Ana, a member, opens the
+// bank pages and connects her bank; the account it brings is private to her. Ben, a family
+// admin, neither lists her connection nor reaches any of its routes (404 as another family's),
+// and Ana neither lists nor reaches the family's connection Ben made, which is the admins'.
+func TestAMembersBankConnectionIsTheirs(t *testing.T) {
+	t.Parallel()
+	h, fake := newBankHousehold(t)
 	page := h.anaC.Get("/settings/bank_connections")
 	if page.Status != http.StatusOK || !page.Has(t, "connect-form") || !page.Has(t, "bank-own-note") {
 		t.Fatalf("a member's bank page: %d", page.Status)
@@ -590,12 +598,7 @@ func TestAMembersBankConnectionIsTheirs(t *testing.T) {
 // and the removal's audit event counts the connection. The family's own connection stays.
 func TestARemovedMembersBankConnectionGoesWithThem(t *testing.T) {
 	t.Parallel()
-	fake := fakesimplefin.NewTest(t)
-	fake.AddConnection(fakesimplefin.Connection{ID: "CON-1", Name: "First Bank", OrgID: "first", OrgName: "First Bank"})
-	fake.AddAccount(fakesimplefin.Account{ID: "ACT-1", ConnID: "CON-1", Name: "Ana's Checking", Currency: "USD", Balance: "500.00", BalanceDate: time.Now()})
-	fake.AddTransaction("ACT-1", fakesimplefin.Transaction{ID: "T1", Posted: time.Now().Add(-48 * time.Hour), Amount: "-19.99", Description: "Bookshop"})
-	h := newPrivateHousehold(t, apptest.ServerOptions{Env: map[string]string{"BANKSYNC_ALLOW_INSECURE": "true"}})
-	h.exec(t, "UPDATE users SET role = 'member' WHERE id = ?", h.ana.ID)
+	h, fake := newBankHousehold(t)
 	h.anaC.Get("/settings/bank_connections")
 	r := h.anaC.PostForm("/settings/bank_connections", url.Values{"setup_token": {fake.NewSetupToken()}})
 	if r.Status != http.StatusSeeOther {
