@@ -180,9 +180,10 @@ func (x taxon[T]) claim(ctx context.Context, db bun.IDB, v Viewer, name string) 
 	if x.use == nil || !v.HidesAny() {
 		return nil, nil
 	}
+	kept, args := x.use.keptSQL(v)
 	var id uuid.UUID
-	err := db.NewRaw("UPDATE ? SET claimed = true, updated_at = now() WHERE family_id = ? AND name = ? AND NOT claimed AND "+
-		x.use.keptSQL()+" RETURNING id", bun.Ident(x.use.table), v.FamilyID, name, pgdialect.Array(v.Hidden), pgdialect.Array(v.Hidden)).Scan(ctx, &id)
+	err := db.NewRaw("UPDATE ? SET claimed = true, updated_at = now() WHERE family_id = ? AND name = ? AND NOT claimed AND "+kept+" RETURNING id",
+		append([]any{bun.Ident(x.use.table), v.FamilyID, name}, args...)...).Scan(ctx, &id)
 	if isNoRows(err) {
 		return nil, nil
 	}
@@ -198,20 +199,26 @@ func (x taxon[T]) claim(ctx context.Context, db bun.IDB, v Viewer, name string) 
 // is everyone's. onlyBy selects those ids, each once, of the accounts in its arguments (the
 // same array twice): the ids the hidden accounts' entries use, read through their account
 // index, bounded by what those accounts hold; then of these few, those no entry of another
-// account uses, each looked up in the index on the record's column.
-// A record a member claimed (taxon.claim) is everyone's whoever uses it.
+// account uses, each looked up in the index on the record's column. A record a member claimed
+// (taxon.claim) is everyone's, whoever uses it. table is the records' own.
 type taxonUse struct{ table, onlyBy string }
 
 // visibleSQL is the condition that the record with the id in column is one v may see, and its
 // arguments: one subquery, run once per query.
 func (u *taxonUse) visibleSQL(v Viewer, column string) (string, []any) {
-	hidden := pgdialect.Array(v.Hidden)
-	return column + " <> ALL(ARRAY(" + u.onlyBy + "))", []any{hidden, hidden}
+	return column + " <> ALL(ARRAY(" + u.onlyBy + "))", u.args(v)
 }
 
-// keptSQL is visibleSQL's opposite on the id column of the record's own table, for a query of
-// that table; its arguments are the hidden accounts, twice.
-func (u *taxonUse) keptSQL() string { return "id = ANY(ARRAY(" + u.onlyBy + "))" }
+// keptSQL is visibleSQL's opposite, on the id column of a query of the records' own table.
+func (u *taxonUse) keptSQL(v Viewer) (string, []any) {
+	return "id = ANY(ARRAY(" + u.onlyBy + "))", u.args(v)
+}
+
+// args are onlyBy's arguments: the accounts kept from v, twice.
+func (u *taxonUse) args(v Viewer) []any {
+	hidden := pgdialect.Array(v.Hidden)
+	return []any{hidden, hidden}
+}
 
 // taxonUses are the uses of the merchants and the tags, by table.
 var taxonUses = map[string]*taxonUse{
